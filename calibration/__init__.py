@@ -1,0 +1,1 @@
+"""Table geometry, seats, card references and microphone channels."""

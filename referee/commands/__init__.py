@@ -1,0 +1,1 @@
+"""The CLI's sub-commands, one module per verb."""

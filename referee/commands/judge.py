@@ -1,0 +1,64 @@
+"""``referee judge`` and ``referee demo``: verdicts and a scoreboard from a session record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from referee import announce
+from referee.errors import RecordError
+from referee.judge import judge
+from referee.options import parse_option_args
+from referee.record import read_record
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+DEMO_SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"
+
+
+def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> int:
+    record = read_record(path)
+    for issue in record.issues:
+        click.echo(f"{path}:{issue}", err=True)
+    if strict and record.errors:
+        raise RecordError(f"{path}: {len(record.errors)} malformed line(s); not judged (--strict)")
+    judgement = judge(record, parse_option_args(options))
+    for note in judgement.notes:
+        click.echo(f"{path}:{note}", err=True)
+    if as_json:
+        click.echo(judgement.jsonl(), nl=False)
+    else:
+        click.echo(announce.table(judgement, record.header))
+    return 0
+
+
+option_arg = click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE",
+    help="Override a rule option of the record's header, e.g. -o window=2.5 (repeatable).",
+)
+
+
+@click.command("judge")
+@click.argument("session", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="JSON lines: one verdict per card, then the result.")
+@click.option("--strict", is_flag=True, help="Refuse to judge a record with malformed lines (exit 2).")
+@option_arg
+def judge_cmd(session: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> None:
+    """Judge a recorded SESSION (JSON lines) and print the verdicts and the scoreboard.
+
+    Malformed lines are reported on stderr and skipped; with --strict they stop the judging.
+    """
+    _judge_file(session, as_json, strict, options)
+
+
+@click.command("demo")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of the table.")
+def demo_cmd(as_json: bool) -> None:
+    """Judge the bundled IKATAKO versus session and print the table."""
+    if not DEMO_SESSION.is_file():
+        raise RecordError(
+            f"the demo session {DEMO_SESSION} is missing: run the demo from a clone of the "
+            "project installed with 'pip install -e .'"
+        )
+    click.echo(f"Judging the bundled session {DEMO_SESSION.relative_to(FIXTURES.parent)}", err=True)
+    _judge_file(DEMO_SESSION, as_json, False, ())

@@ -1,0 +1,17 @@
+"""``referee rules GAME ...``: ask the rules of one game a question."""
+
+from __future__ import annotations
+
+import click
+
+from referee.cli import LazyGroup
+
+GAME_COMMANDS = {
+    "ikatako": "referee.commands.rules_ikatako:cli",
+    "mokochaka": "referee.commands.rules_mokochaka:cli",
+}
+
+
+@click.group("rules", cls=LazyGroup, lazy=GAME_COMMANDS)
+def rules_cmd() -> None:
+    """Ask the rules of a game: expected reactions, calls, scores."""

@@ -1,0 +1,316 @@
+"""Typed events of the session record (the contract in shared EVENTS.md).
+
+Every line of a session record is one event. Each known ``type`` has a frozen
+dataclass with its documented fields; whatever else a line carries is kept in
+``extra`` (never dropped, written back in the same place), and a line of an unknown
+type becomes an :class:`UnknownEvent` that the judge ignores. ``Event.from_dict``
+is the one adapter from JSON objects; ``to_dict`` writes them back.
+
+Perception (``vision/``, ``audio/``) builds these objects and the referee judges them;
+both sides import this module only, so it must stay free of heavy dependencies.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Mapping
+
+from referee.errors import EventError
+
+GAMES = ("ikatako", "mokochaka", "takoyaki", "seasaltpaper", "toratanu")
+SIDES = ("left", "right")
+HAND_STATES = ("up", "down")
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise EventError(f"field {name!r} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise EventError(f"field {name!r} must be finite, got {value!r}")
+    return value
+
+
+def _text(value: Any, name: str, *, allow_none: bool = False) -> str | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str) or not value:
+        raise EventError(f"field {name!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise EventError(f"field {name!r} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _conf(value: Any) -> float | None:
+    return None if value is None else _number(value, "conf")
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events: ``t`` seconds on the session clock, plus unknown fields."""
+
+    t: float
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    type: ClassVar[str] = ""
+    _registry: ClassVar[dict[str, type["Event"]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.type:
+            Event._registry[cls.type] = cls
+
+    @staticmethod
+    def from_dict(obj: Any) -> "Event":
+        """Build the typed event of a JSON object; raise :class:`EventError` naming the problem."""
+        if not isinstance(obj, dict):
+            raise EventError(f"an event must be a JSON object, got {type(obj).__name__}")
+        kind = obj.get("type")
+        if not isinstance(kind, str):
+            raise EventError("missing or non-string field 'type'")
+        if "t" not in obj:
+            raise EventError(f"{kind} event without field 't'")
+        t = _number(obj["t"], "t")
+        cls = Event._registry.get(kind)
+        if cls is None:
+            return UnknownEvent(t=t, extra=dict(obj), kind=kind)
+        known = {f.name for f in fields(cls)} - {"t", "extra"}
+        extra = {k: v for k, v in obj.items() if k not in known and k not in ("t", "type")}
+        return cls._parse(t, obj, extra)
+
+    @classmethod
+    def _parse(cls, t: float, obj: dict, extra: dict) -> "Event":
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this event: ``t``, ``type``, the known fields, then the rest."""
+        out: dict[str, Any] = {"t": self.t, "type": self.type}
+        for f in fields(self):
+            if f.name in ("t", "extra"):
+                continue
+            value = getattr(self, f.name)
+            if value is None and f.name in self._optional:
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    _optional: ClassVar[frozenset[str]] = frozenset()
+
+
+@dataclass(frozen=True)
+class SessionHeader(Event):
+    """First line: which game, which mode, who plays (in turn order), the table's options."""
+
+    game: str = ""
+    mode: str | None = None
+    players: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    type: ClassVar[str] = "session"
+    _optional: ClassVar[frozenset[str]] = frozenset({"mode"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        game = _choice(obj.get("game"), "game", GAMES)
+        players = obj.get("players")
+        if not isinstance(players, list) or not players:
+            raise EventError("field 'players' must be a non-empty list of names")
+        for p in players:
+            _text(p, "players")
+        if len(set(players)) != len(players):
+            raise EventError(f"field 'players' names a player twice: {players}")
+        options = obj.get("options", {})
+        if not isinstance(options, dict):
+            raise EventError("field 'options' must be an object")
+        mode = obj.get("mode")
+        if mode is not None:
+            _text(mode, "mode")
+        return cls(t=t, extra=extra, game=game, mode=mode, players=tuple(players), options=dict(options))
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["options"] = dict(self.options)
+        return out
+
+
+@dataclass(frozen=True)
+class CardEvent(Event):
+    """A card became visible face up in ``zone`` (default the field)."""
+
+    card: str = ""
+    zone: str | None = None
+    by: str | None = None
+    conf: float | None = None
+
+    type: ClassVar[str] = "card"
+    _optional: ClassVar[frozenset[str]] = frozenset({"zone", "by", "conf"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(
+            t=t,
+            extra=extra,
+            card=_text(obj.get("card"), "card"),
+            zone=_text(obj.get("zone"), "zone", allow_none=True),
+            by=_text(obj.get("by"), "by", allow_none=True),
+            conf=_conf(obj.get("conf")),
+        )
+
+
+@dataclass(frozen=True)
+class HandEvent(Event):
+    """A player's hand (their own side) went up or came down."""
+
+    player: str = ""
+    side: str = ""
+    state: str = ""
+    conf: float | None = None
+
+    type: ClassVar[str] = "hand"
+    _optional: ClassVar[frozenset[str]] = frozenset({"conf"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(
+            t=t,
+            extra=extra,
+            player=_text(obj.get("player"), "player"),
+            side=_choice(obj.get("side"), "side", SIDES),
+            state=_choice(obj.get("state"), "state", HAND_STATES),
+            conf=_conf(obj.get("conf")),
+        )
+
+
+@dataclass(frozen=True)
+class ShoutEvent(Event):
+    """Onset of an utterance, as canonical tokens; ``player`` None when unattributed."""
+
+    player: str | None = None
+    words: tuple[str, ...] = ()
+    t_end: float | None = None
+    text: str | None = None
+    conf: float | None = None
+
+    type: ClassVar[str] = "shout"
+    _optional: ClassVar[frozenset[str]] = frozenset({"t_end", "text", "conf"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        words = obj.get("words")
+        if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
+            raise EventError("field 'words' must be a list of tokens (strings)")
+        t_end = obj.get("t_end")
+        text = obj.get("text")
+        if text is not None and not isinstance(text, str):
+            raise EventError("field 'text' must be a string")
+        return cls(
+            t=t,
+            extra=extra,
+            player=_text(obj.get("player"), "player", allow_none=True),
+            words=tuple(w.lower() for w in words),
+            t_end=None if t_end is None else _number(t_end, "t_end"),
+            text=text,
+            conf=_conf(obj.get("conf")),
+        )
+
+
+@dataclass(frozen=True)
+class GrabEvent(Event):
+    """A player's hand touched the token (MOKOCHAKA)."""
+
+    player: str = ""
+    conf: float | None = None
+
+    type: ClassVar[str] = "grab"
+    _optional: ClassVar[frozenset[str]] = frozenset({"conf"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(t=t, extra=extra, player=_text(obj.get("player"), "player"), conf=_conf(obj.get("conf")))
+
+
+@dataclass(frozen=True)
+class DecisionEvent(Event):
+    """The table settled a tie on the latest card: ``first`` takes it."""
+
+    first: str = ""
+
+    type: ClassVar[str] = "decision"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(t=t, extra=extra, first=_text(obj.get("first"), "first"))
+
+
+@dataclass(frozen=True)
+class ChoiceEvent(Event):
+    """A choice the rules leave to a player; the action's own fields stay in ``extra``."""
+
+    player: str | None = None
+    action: str = ""
+
+    type: ClassVar[str] = "choice"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(
+            t=t,
+            extra=extra,
+            player=_text(obj.get("player"), "player", allow_none=True),
+            action=_text(obj.get("action"), "action"),
+        )
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.extra.get(key, default)
+
+
+@dataclass(frozen=True)
+class CorrectionEvent(Event):
+    """A human overrides the event on line ``ref``; ``replace`` None deletes it."""
+
+    ref: int = 0
+    replace: Mapping[str, Any] | None = None
+
+    type: ClassVar[str] = "correction"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        ref = obj.get("ref")
+        if isinstance(ref, bool) or not isinstance(ref, int) or ref < 1:
+            raise EventError(f"field 'ref' must be a line number (an integer ≥ 1), got {ref!r}")
+        replace = obj.get("replace")
+        if replace is not None:
+            if not isinstance(replace, dict):
+                raise EventError("field 'replace' must be an event object or null")
+            Event.from_dict(replace)  # validate now, so the error names this line
+        return cls(t=t, extra=extra, ref=ref, replace=replace)
+
+
+@dataclass(frozen=True)
+class EndEvent(Event):
+    """The record ends here; the result is the standing at this moment."""
+
+    type: ClassVar[str] = "end"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(t=t, extra=extra)
+
+
+@dataclass(frozen=True)
+class UnknownEvent(Event):
+    """A line of a type this version does not know: kept verbatim, ignored by the judge."""
+
+    kind: str = ""
+
+    type: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.extra)

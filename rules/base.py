@@ -1,0 +1,115 @@
+"""The one interface every game's rules implement (OpenSpiel-like), and what they share.
+
+A game module is pure: no clocks, no I/O, no global randomness. Its :class:`Game` makes
+:class:`State` objects; a state changes only through :meth:`State.apply` with an action
+(a small frozen dataclass of the module). Shuffles and deals are explicit chance actions,
+and the simultaneous reactions of a reaction game are one explicit action per card, so
+a whole game is a list of actions: replayable, comparable, testable.
+
+``random_action(rng)`` draws one legal action (chance or player) with the caller's
+``random.Random``; the conformance test plays random games with it and checks that
+nothing crashes, that the same seed gives the same game, and that
+``check_invariants()`` (e.g. "cards are conserved") holds after every action.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+from referee.errors import OptionError
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option the table may change ([policy] in RULES.md), with its default."""
+
+    name: str
+    default: Any
+    doc: str
+    kind: type | tuple[type, ...] = object
+    choices: tuple[Any, ...] | None = None
+
+    def check(self, value: Any) -> Any:
+        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, bool) and self.kind is not bool and self.kind is not object:
+            raise OptionError(f"option {self.name!r} must be {self._kind_name()}, got {value!r}")
+        if not isinstance(value, self.kind):
+            raise OptionError(f"option {self.name!r} must be {self._kind_name()}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(
+                f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}, got {value!r}"
+            )
+        return value
+
+    def _kind_name(self) -> str:
+        kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
+        return " or ".join(k.__name__ for k in kinds)
+
+
+def resolve_options(declared: Sequence[Option], given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The full option set: defaults overridden by ``given``; unknown names are errors."""
+    by_name = {o.name: o for o in declared}
+    out = {o.name: o.default for o in declared}
+    for name, value in (given or {}).items():
+        if name not in by_name:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise OptionError(f"unknown rule option {name!r} (this game knows: {known})")
+        out[name] = by_name[name].check(value)
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one applied action did, as data (python-chess style): a kind and details."""
+
+    kind: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class State(ABC):
+    """One game in progress."""
+
+    @abstractmethod
+    def apply(self, action: Any) -> Outcome:
+        """Apply a legal action; raise :class:`referee.errors.IllegalAction` otherwise."""
+
+    @abstractmethod
+    def random_action(self, rng: random.Random) -> Any | None:
+        """A legal action drawn with ``rng``; None when the game is over."""
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> dict[str, Any]:
+        """The standing now (final when ``is_over``), as a JSON-able dict."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """Everything that defines the state, JSON-able, for determinism checks."""
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError if the state breaks a rule of the game (cards conserved…)."""
+
+
+class Game(ABC):
+    """The rules of one game: its name, modes, options, and how to start a state."""
+
+    name: ClassVar[str]
+    modes: ClassVar[tuple[str, ...]] = ("default",)
+    options: ClassVar[tuple[Option, ...]] = ()
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 8
+
+    @abstractmethod
+    def new_state(self, players: Sequence[str], mode: str | None = None,
+                  options: Mapping[str, Any] | None = None) -> State:
+        """A new game for ``players`` in turn order (mode None = the game's first mode)."""
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        return resolve_options(self.options, given)

@@ -1,0 +1,111 @@
+"""The session record reader/writer keeps the EVENTS.md contract."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from referee.events import CardEvent, HandEvent, SessionHeader, ShoutEvent, UnknownEvent
+from referee.record import RecordWriter, parse_lines, read_record
+
+HEADER = {"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus",
+          "players": ["aki", "ben"], "options": {"window": 3.0}}
+
+
+def lines(*objs):
+    return [json.dumps(o) for o in objs]
+
+
+def test_header_and_typed_events():
+    rec = parse_lines(lines(
+        HEADER,
+        {"t": 1.0, "type": "card", "card": "ika", "zone": "field"},
+        {"t": 1.4, "type": "hand", "player": "ben", "side": "right", "state": "up", "conf": 0.9},
+        {"t": 1.41, "type": "shout", "player": "ben", "words": ["IKA"], "text": "イカ"},
+    ))
+    assert rec.issues == []
+    assert isinstance(rec.header, SessionHeader) and rec.header.players == ("aki", "ben")
+    card, hand, shout = rec.events
+    assert isinstance(card, CardEvent) and card.card == "ika"
+    assert isinstance(hand, HandEvent) and hand.side == "right" and hand.conf == 0.9
+    assert isinstance(shout, ShoutEvent) and shout.words == ("ika",)
+    assert [e.line for e in rec.entries] == [2, 3, 4]
+
+
+def test_unknown_fields_and_types_are_kept():
+    src = lines(HEADER, {"t": 1.0, "type": "card", "card": "2", "camera": 1},
+                {"t": 1.2, "type": "audio_status", "device": 3, "state": "lost"})
+    rec = parse_lines(src)
+    assert rec.issues == []
+    card, unknown = rec.events
+    assert card.extra == {"camera": 1}
+    assert card.to_dict() == {"t": 1.0, "type": "card", "card": "2", "camera": 1}
+    assert isinstance(unknown, UnknownEvent) and unknown.kind == "audio_status"
+    assert unknown.to_dict() == json.loads(src[2])
+
+
+def test_malformed_lines_are_named_and_skipped():
+    src = [json.dumps(HEADER), "{not json", json.dumps({"t": 1, "type": "hand", "player": "aki",
+           "side": "middle", "state": "up"}), "", json.dumps({"type": "card", "card": "2"}),
+           json.dumps({"t": 2.0, "type": "card", "card": "3"})]
+    rec = parse_lines(src)
+    assert [(i.line, i.severity) for i in rec.issues] == [(2, "error"), (3, "error"), (5, "error")]
+    assert "side" in rec.issues[1].message and "middle" in rec.issues[1].message
+    assert "'t'" in rec.issues[2].message
+    assert [e.line for e in rec.entries] == [6]
+
+
+def test_missing_header_is_an_error():
+    rec = parse_lines(lines({"t": 1.0, "type": "card", "card": "2"}))
+    assert rec.header is None
+    assert any("header" in i.message for i in rec.errors)
+
+
+def test_not_utf8_is_an_error_not_a_crash():
+    raw = (json.dumps(HEADER) + "\n").encode() + b'{"t": 1, "type": "card", "card": "\xff"}\n'
+    rec = read_record(raw)
+    assert rec.errors and rec.errors[0].line == 2 and "UTF-8" in rec.errors[0].message
+
+
+def test_writer_flushes_every_event(tmp_path):
+    path = tmp_path / "s.jsonl"
+    with RecordWriter(path) as w:
+        w.write(HEADER)
+        w.write(CardEvent(t=1.0, card="ika"))
+        # readable by another reader before the writer closes
+        rec = read_record(path)
+        assert rec.header is not None and [e.card for e in rec.events] == ["ika"]
+    assert read_record(path).issues == []
+
+
+def test_round_trip_is_byte_identical(tmp_path):
+    src = lines(HEADER, {"t": 1.5, "type": "shout", "player": None, "words": ["8", "8"], "t_end": 1.9,
+                         "text": "はち はち", "conf": 0.5, "seat": 2})
+    rec = parse_lines(src)
+    path = tmp_path / "out.jsonl"
+    with RecordWriter(path) as w:
+        w.write(rec.header)
+        for e in rec.events:
+            w.write(e)
+    again = read_record(path)
+    assert [e.to_dict() for e in again.events] == [e.to_dict() for e in rec.events]
+    assert again.header.to_dict() == rec.header.to_dict()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(), st.binary().map(lambda b: b.decode("latin-1")),
+                          st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(),
+                                       lambda c: st.lists(c) | st.dictionaries(st.text(), c)).map(json.dumps)),
+                max_size=6))
+def test_parser_never_raises(raw_lines):
+    rec = parse_lines([json.dumps(HEADER)] + raw_lines)
+    for issue in rec.issues:
+        assert issue.line >= 1 and issue.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_reader_never_raises_on_bytes(raw):
+    rec = read_record(raw)
+    assert rec.header is None or rec.header.game
