@@ -9,6 +9,9 @@ from referee.cli import LazyGroup
 GAME_COMMANDS = {
     "ikatako": "referee.commands.rules_ikatako:cli",
     "mokochaka": "referee.commands.rules_mokochaka:cli",
+    "takoyaki": "referee.commands.rules_takoyaki:cli",
+    "seasaltpaper": "referee.commands.rules_seasaltpaper:cli",
+    "toratanu": "referee.commands.rules_toratanu:cli",
 }
 
 
