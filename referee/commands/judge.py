@@ -17,12 +17,13 @@ DEMO_SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"
 
 
 def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> int:
+    overrides = parse_option_args(options)
     record = read_record(path)
     for issue in record.issues:
         click.echo(f"{path}:{issue}", err=True)
     if strict and record.errors:
         raise RecordError(f"{path}: {len(record.errors)} malformed line(s); not judged (--strict)")
-    judgement = judge(record, parse_option_args(options))
+    judgement = judge(record, overrides)
     for note in judgement.notes:
         click.echo(f"{path}:{note}", err=True)
     if as_json:
