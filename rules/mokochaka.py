@@ -493,6 +493,8 @@ class MokochakaState(State):
             if not reacted:
                 fault(active, window, "stuck", f"stuck: nobody called {expected} within {window:g} s")
 
+        # validate every choice before moving any card
+        bonus_piles = self._bonus_piles(a.piles) if winner is not None else ()
         # penalties in time order (ties: turn order from the active player), then the bonus
         receivers = {}
         for who, to in a.penalty_to:
@@ -514,7 +516,7 @@ class MokochakaState(State):
 
         bonus = None
         if winner is not None:
-            piles = self._bonus_piles(a.piles)
+            piles = bonus_piles
             taken = 0
             for i in piles:
                 taken += len(self.piles[i])
