@@ -19,7 +19,9 @@ Decisions where RULES.md is silent (also in the README, section MOKOCHAKA):
 - The first player in the header's list starts (the rulebook's "slept the least").
 - A player's call is their FIRST call token in the play (self-corrections do not count).
 - Only the active player's normal call is judged; another player's normal call is ignored
-  (noted in ``why``), but another player's special call that does not hold is a wrong call.
+  (noted in ``why``): their call is their first SPECIAL call if they make one (so muttering
+  the normal call along does not spoil a later grab), and a special call that does not
+  hold is a wrong call.
 - "Late" (a call starting ``window`` s or more after the card) applies to the active
   player only; the others simply race for the token.
 - A player is penalised at most once per play, even with several faults (e.g. a wrong
@@ -434,6 +436,8 @@ class MokochakaState(State):
         first: dict[str, Shout] = {}
         for s in sorted(a.calls, key=lambda s: s.dt):
             self._index(s.player)
+            if s.player != active and s.call in SPECIAL_CALLS and first.get(s.player, s).call not in SPECIAL_CALLS:
+                first[s.player] = s  # another player's first SPECIAL call is their call
             first.setdefault(s.player, s)
         faults: dict[str, _Fault] = {}
         why: dict[str, str] = {}
@@ -551,6 +555,7 @@ class MokochakaState(State):
             "late": mine is not None and mine.dt >= window,
             "grab_winner": winner, "penalties": penalties, "bonus": bonus, "why": why,
             "next": nxt, "over": self.phase == "over", "hands": self.counts(),
+            "calls": {p: {"call": first[p].call, "dt": first[p].dt} for p in self.players if p in first},
         })
 
     def _receiver(self, giver: str) -> str:

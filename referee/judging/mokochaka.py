@@ -229,9 +229,7 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
     for who in sorted(set(penalty_to) - penalised):
         session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored")
 
-    first_calls: dict[str, Shout] = {}
-    for s in sorted(calls, key=lambda s: s.dt):
-        first_calls.setdefault(s.player, s)
+    first_calls = d["calls"]  # the call that counts for each player (the rules decide)
     call = played.details["call"]
     return {
         "type": "verdict", "t": ev.t, "card": cid, "pile": pile, "by": player,
@@ -245,8 +243,8 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
             for p in d["penalties"]
         ],
         "bonus": d["bonus"],
-        "calls": {p: first_calls[p].call for p in players if p in first_calls},
-        "times": {p: round(first_calls[p].dt, 3) for p in players if p in first_calls},
+        "calls": {p: c["call"] for p, c in first_calls.items()},
+        "times": {p: round(c["dt"], 3) for p, c in first_calls.items()},
         "why": {p: d["why"][p] for p in players if p in d["why"]},
         "next": d["next"], "hands": d["hands"],
     }

@@ -435,3 +435,12 @@ def test_too_few_players_and_unknown_mode():
         GAME.new_state(["aki"])
     with pytest.raises(IllegalAction):
         GAME.new_state(P3, mode="coop")
+
+
+def test_another_players_normal_call_does_not_spoil_their_special_call():
+    st = played(*CHAKAMOKO)
+    d = resolve(st, [("ben", "pakamoko", 0.3), ("ben", "chakamoko", 0.6)], [("ben", 0.7)])
+    assert d["grab_winner"] == "ben" and d["penalties"] == []
+    st = played(*CHAKAMOKO)  # the active player's first call counts, even when a special follows
+    d = resolve(st, [("aki", "pakamoko", 0.3), ("aki", "chakamoko", 0.6)], [("aki", 0.7)])
+    assert d["grab_winner"] is None and d["penalties"][0]["reasons"] == ["wrong_call", "grab_without_call"]
