@@ -229,13 +229,22 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
     for who in sorted(set(penalty_to) - penalised):
         session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored")
 
+    first_touch: dict[str, float] = {}
+    for g in touches:
+        first_touch.setdefault(g.player, g.dt)
+    margin = None
+    if d["grab_winner"] is not None:
+        won = first_touch[d["grab_winner"]]
+        later = [dt for p, dt in first_touch.items() if p != d["grab_winner"] and dt >= won]
+        margin = _rt(min(later) - won) if later else None
     first_calls = d["calls"]  # the call that counts for each player (the rules decide)
     call = played.details["call"]
     return {
         "type": "verdict", "t": ev.t, "card": cid, "pile": pile, "by": player,
         "tops": call["tops"], "caller": d["caller"], "call": d["call"],
         "accepted": d["accepted"], "special": d["special"], "ok": d["ok"], "late": d["late"],
-        "grab_winner": d["grab_winner"],
+        "grab_winner": d["grab_winner"], "margin": margin,
+        "grabs": {p: first_touch[p] for p in players if p in first_touch},
         "penalties": [
             {"player": p["player"], "reason": p["reason"], "reasons": p["reasons"], "t": _rt(ev.t + p["dt"]),
              "to": p["to"],
@@ -258,10 +267,11 @@ def _reaction(v: dict[str, Any]) -> str:
         parts.append(f"{v['caller']} said nothing")
     else:
         t = v["times"].get(v["caller"])
-        parts.append(f"{v['caller']} said {v['call']}" + (f" at {t:.2f} s" if t is not None else ""))
+        parts.append(f"{v['caller']} said {v['call']}" + (f" +{t:.2f} s" if t is not None else ""))
     if v["grab_winner"]:
         w = v["grab_winner"]
-        parts.append(f"token: {w} ({v['calls'].get(w, '?')})")
+        margin = f", {w} +{v['margin']:.3f} s" if v["margin"] is not None else ""
+        parts.append(f"token: {w} ({v['calls'].get(w, '?')}{margin})")
     return "; ".join(parts)
 
 

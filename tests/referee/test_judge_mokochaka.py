@@ -234,3 +234,38 @@ def test_shifting_every_timestamp_changes_nothing(name, shift_ms):
     for va, vb in zip(_judge_objs(objs).lines, _judge_objs(moved).lines):
         if va["type"] == "verdict":
             assert vb["t"] == pytest.approx(va["t"] + shift, abs=1e-6)
+
+
+def test_full_game_on_the_command_line(run_cli):
+    res = run_cli("judge", GAME_FIXTURE)
+    assert res.exit_code == 0
+    assert "Result (game over, chie played their last card)" in res.output and "Winners: aki" in res.output
+
+
+_NAMES = st.sampled_from(["aki", "ben", "chie", "zed"])
+_EVENT = st.one_of(
+    st.fixed_dictionaries({"type": st.just("card"), "card": st.sampled_from(["moko1", "paka2", "pome3", "gabu4", "moko9", "ika"]),
+                           "zone": st.sampled_from(["pile0", "pile1", "pile2", "pile3", "field"]),
+                           "by": st.one_of(st.none(), _NAMES)}),
+    st.fixed_dictionaries({"type": st.just("shout"), "player": st.one_of(st.none(), _NAMES),
+                           "words": st.lists(st.sampled_from(["moko", "paka", "chakamoko", "mokochaka", "chakamokochaka",
+                                                              "pakamoko", "gabu", "stop", "8"]), min_size=1, max_size=3)}),
+    st.fixed_dictionaries({"type": st.just("grab"), "player": _NAMES}),
+    st.fixed_dictionaries({"type": st.just("decision"), "first": _NAMES}),
+    st.fixed_dictionaries({"type": st.just("choice"), "player": _NAMES,
+                           "action": st.sampled_from(["penalty", "piles", "gabu", "uzushio"]),
+                           "to": st.one_of(_NAMES, st.integers()), "piles": st.lists(st.integers(-1, 3), max_size=3),
+                           "count": st.one_of(st.integers(-2, 40), st.text(max_size=2))}),
+    st.just({"type": "end"}),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), _EVENT), max_size=40))
+def test_any_well_formed_record_is_judged_without_crashing(items):
+    objs = [{"t": 0, "type": "session", "game": "mokochaka", "players": ["aki", "ben", "chie"]}]
+    objs += [{"t": t / 10, **ev} for t, ev in sorted(items, key=lambda x: x[0])]
+    judgement = _judge_objs(objs)
+    result = judgement.lines[-1]
+    assert result["type"] == "result"
+    assert sum(result["hands"].values()) + sum(result["piles"]) == 32
