@@ -36,10 +36,7 @@ from typing import Any, Iterator
 
 from referee.errors import IllegalAction, RulesError
 from referee.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
-from rules.mokochaka import (
-    DECK_SIZE, GAME, N_PILES, SPECIAL_CALLS, DeclareGabu, Play, Resolve, Setup, Shout, Touch, card_id,
-    is_call_token,
-)
+from rules.mokochaka import GAME, N_PILES, DeclareGabu, Play, Resolve, Setup, Shout, Touch, card_id, is_call_token
 
 
 def _rt(x: float) -> float:
@@ -329,6 +326,3 @@ def format_table(judgement, header) -> str:
             out.append(f"  note: {result['note']}")
         out.append(f"Winners: {', '.join(result['winners'])}")
     return "\n".join(out)
-
-
-__all__ = ["judge", "format_table", "call_token", "SPECIAL_CALLS", "DECK_SIZE"]
