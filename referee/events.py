@@ -56,6 +56,8 @@ class Event:
 
     t: float
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The record line it came from (0 = not from a record); never written back.
+    line: int = field(default=0, compare=False, repr=False)
 
     type: ClassVar[str] = ""
     _registry: ClassVar[dict[str, type["Event"]]] = {}
@@ -79,7 +81,7 @@ class Event:
         cls = Event._registry.get(kind)
         if cls is None:
             return UnknownEvent(t=t, extra=dict(obj), kind=kind)
-        known = {f.name for f in fields(cls)} - {"t", "extra"}
+        known = {f.name for f in fields(cls)} - {"t", "extra", "line"}
         extra = {k: v for k, v in obj.items() if k not in known and k not in ("t", "type")}
         return cls._parse(t, obj, extra)
 
@@ -91,7 +93,7 @@ class Event:
         """The JSON object of this event: ``t``, ``type``, the known fields, then the rest."""
         out: dict[str, Any] = {"t": self.t, "type": self.type}
         for f in fields(self):
-            if f.name in ("t", "extra"):
+            if f.name in ("t", "extra", "line"):
                 continue
             value = getattr(self, f.name)
             if value is None and f.name in self._optional:

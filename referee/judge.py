@@ -17,7 +17,7 @@ every collection that reaches the output is ordered.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import rules
@@ -43,7 +43,9 @@ class Session:
     def players(self) -> tuple[str, ...]:
         return self.header.players
 
-    def warn(self, message: str, line: int = 0) -> None:
+    def warn(self, message: str, at: Event | int = 0) -> None:
+        """Note a problem met while judging, at an event's record line (or a line number)."""
+        line = at.line if isinstance(at, Event) else at
         self.notes.append(RecordIssue(line, message, "warning"))
 
 
@@ -77,7 +79,7 @@ def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
             notes.append(RecordIssue(entry.line, f"correction refers to line {ev.ref}, which holds no event to correct", "warning"))
             continue
         try:
-            replacements[ev.ref] = None if ev.replace is None else Event.from_dict(ev.replace)
+            replacements[ev.ref] = None if ev.replace is None else replace(Event.from_dict(ev.replace), line=ev.ref)
         except EventError as exc:  # validated at parse time; kept for safety
             notes.append(RecordIssue(entry.line, f"correction ignored: {exc}", "warning"))
     events: list[Event] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
@@ -121,7 +121,7 @@ def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
             seen_content = True
             continue
         try:
-            event = Event.from_dict(obj)
+            event = replace(Event.from_dict(obj), line=number)
         except EventError as exc:
             record.issues.append(RecordIssue(number, str(exc)))
             seen_content = True

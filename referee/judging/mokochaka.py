@@ -64,7 +64,7 @@ def judge(session) -> Iterator[dict[str, Any]]:
     for i, ev in enumerate(events):
         if isinstance(ev, EndEvent):
             if i + 1 < len(events):
-                session.warn(f"{len(events) - i - 1} event(s) after the end event at t={ev.t:g} ignored")
+                session.warn(f"{len(events) - i - 1} event(s) after the end event at t={ev.t:g} ignored", ev)
             events = events[:i]
             break
 
@@ -82,10 +82,10 @@ def judge(session) -> Iterator[dict[str, Any]]:
         try:
             cid = card_id(ev.card)
         except RulesError as exc:
-            session.warn(f"setup card at t={ev.t:g}: {exc}; ignored")
+            session.warn(f"setup card at t={ev.t:g}: {exc}; ignored", ev)
             continue
         if pile is None:
-            session.warn(f"setup card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored")
+            session.warn(f"setup card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
             continue
         piles[pile].append(cid)
     shown = sum(map(len, piles))
@@ -105,29 +105,29 @@ def judge(session) -> Iterator[dict[str, Any]]:
             try:
                 cid = card_id(ev.card)
             except RulesError as exc:
-                session.warn(f"t={ev.t:g}: {exc}; ignored")
+                session.warn(f"t={ev.t:g}: {exc}; ignored", ev)
                 continue
             if _pile(ev.zone) is None:
-                session.warn(f"card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored")
+                session.warn(f"card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
                 continue
             plays.append(i)
     gabu: dict[str, int] = {}
     for ev in events:
         if isinstance(ev, ChoiceEvent) and ev.action == "gabu":
             if ev.player not in players:
-                session.warn(f"gabu count for unknown player {ev.player!r} at t={ev.t:g} ignored")
+                session.warn(f"gabu count for unknown player {ev.player!r} at t={ev.t:g} ignored", ev)
             else:
                 gabu[ev.player] = ev.get("count")
     first_play = plays[0] if plays else len(events)
     for ev in events[:first_play]:
         if isinstance(ev, (ShoutEvent, GrabEvent)):
-            session.warn(f"{ev.type} at t={ev.t:g} before the first play ignored")
+            session.warn(f"{ev.type} at t={ev.t:g} before the first play ignored", ev)
 
     for k, i in enumerate(plays):
         ev = events[i]
         window = events[i + 1: plays[k + 1] if k + 1 < len(plays) else len(events)]
         if state.is_over:
-            session.warn(f"card {ev.card} at t={ev.t:g} after the game ended (someone played their last card); ignored")
+            session.warn(f"card {ev.card} at t={ev.t:g} after the game ended (someone played their last card); ignored", ev)
             continue
         verdict = _judge_play(session, state, ev, window)
         if verdict is not None:
@@ -148,20 +148,20 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
     cid, pile = card_id(ev.card), _pile(ev.zone)  # both validated when the plays were found
     player = ev.by
     if player is not None and player not in players:
-        session.warn(f"card {cid} at t={ev.t:g} played by unknown player {player!r}: taken as {state.to_play}'s")
+        session.warn(f"card {cid} at t={ev.t:g} played by unknown player {player!r}: taken as {state.to_play}'s", ev)
         player = None
     if player is None:
         player = state.to_play
     if not state.hands[player]:
-        session.warn(f"card {cid} at t={ev.t:g}: {player} holds no cards by the referee's count; ignored")
+        session.warn(f"card {cid} at t={ev.t:g}: {player} holds no cards by the referee's count; ignored", ev)
         return None
     try:
         played = state.apply(Play(player, pile, cid, strict=False))
     except IllegalAction as exc:
-        session.warn(f"card {cid} at t={ev.t:g}: {exc}; ignored")
+        session.warn(f"card {cid} at t={ev.t:g}: {exc}; ignored", ev)
         return None
     for note in played.details["notes"]:
-        session.warn(f"t={ev.t:g}: {note}")
+        session.warn(f"t={ev.t:g}: {note}", ev)
 
     calls: list[Shout] = []
     grabs: list[tuple[float, str]] = []
@@ -172,38 +172,38 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
         dt = _rt(w.t - ev.t)
         if isinstance(w, ShoutEvent):
             if w.player is None:
-                session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored")
+                session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored", w)
             elif w.player not in players:
-                session.warn(f"shout by unknown player {w.player!r} at t={w.t:g} ignored")
+                session.warn(f"shout by unknown player {w.player!r} at t={w.t:g} ignored", w)
             else:
                 token = call_token(w.words)
                 if token is not None:
                     calls.append(Shout(w.player, token, dt))
         elif isinstance(w, GrabEvent):
             if w.player not in players:
-                session.warn(f"grab by unknown player {w.player!r} at t={w.t:g} ignored")
+                session.warn(f"grab by unknown player {w.player!r} at t={w.t:g} ignored", w)
             else:
                 grabs.append((dt, w.player))
         elif isinstance(w, DecisionEvent):
             if w.first in players:
                 tie_first = w.first
             else:
-                session.warn(f"decision for unknown player {w.first!r} at t={w.t:g} ignored")
+                session.warn(f"decision for unknown player {w.first!r} at t={w.t:g} ignored", w)
         elif isinstance(w, ChoiceEvent):
             if w.action == "penalty":
                 to = w.get("to")
                 if w.player in players and to in players and to != w.player:
                     penalty_to[w.player] = to
                 else:
-                    session.warn(f"penalty choice at t={w.t:g} ({w.player!r} -> {to!r}) names no valid players; ignored")
+                    session.warn(f"penalty choice at t={w.t:g} ({w.player!r} -> {to!r}) names no valid players; ignored", w)
             elif w.action == "piles":
                 value = w.get("piles")
                 if isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value):
                     chosen_piles = (w.player, tuple(value))
                 else:
-                    session.warn(f"piles choice at t={w.t:g} must list pile numbers, got {value!r}; ignored")
+                    session.warn(f"piles choice at t={w.t:g} must list pile numbers, got {value!r}; ignored", w)
             elif w.action != "gabu":
-                session.warn(f"choice {w.action!r} at t={w.t:g} is not a MOKOCHAKA choice; ignored")
+                session.warn(f"choice {w.action!r} at t={w.t:g} is not a MOKOCHAKA choice; ignored", w)
 
     active = state.active
     order = {p: (players.index(p) - players.index(active)) % len(players) for p in players}
@@ -215,16 +215,16 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
     try:
         out = state.apply(action)
     except IllegalAction as exc:
-        session.warn(f"card {cid} at t={ev.t:g}: choice ignored ({exc})")
+        session.warn(f"card {cid} at t={ev.t:g}: choice ignored ({exc})", ev)
         out = state.apply(Resolve(tuple(calls), touches, tuple(sorted(penalty_to.items())), None))
     d = out.details
     if chosen_piles and d["grab_winner"] and chosen_piles[0] not in (None, d["grab_winner"]):
-        session.warn(f"t={ev.t:g}: piles chosen by {chosen_piles[0]}, but {d['grab_winner']} won the token")
+        session.warn(f"t={ev.t:g}: piles chosen by {chosen_piles[0]}, but {d['grab_winner']} won the token", ev)
     if chosen_piles and not d["grab_winner"]:
-        session.warn(f"t={ev.t:g}: piles choice ignored, nobody won the token")
+        session.warn(f"t={ev.t:g}: piles choice ignored, nobody won the token", ev)
     penalised = {p["player"] for p in d["penalties"]}
     for who in sorted(set(penalty_to) - penalised):
-        session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored")
+        session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored", ev)
 
     first_touch: dict[str, float] = {}
     for g in touches:
