@@ -475,16 +475,17 @@ def _table_versus(lines, header) -> str:
     verdicts = [v for v in lines if v.get("type") == "verdict"]
     result = next((v for v in lines if v.get("type") == "result"), None)
     out = []
-    cols = f"{'#':>3}  {'t (s)':>8}  {'card':<9} {'expected':<22} {'first':<30} wrong / missed"
+    cols = f"{'#':>3}  {'t (s)':>8}  {'card':<9} {'expected':<22} {'first':<34} wrong / missed"
     out += [cols, "-" * len(cols)]
     for i, v in enumerate(verdicts, 1):
         lead = (f"{i:>3}  {v['t']:>8.3f}  {v['card']:<9} {describe_expected(v['expected']):<22} "
-                f"{_first_cell(v):<30} ")
+                f"{_first_cell(v):<34} ")
         notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
         for p, card in v["penalties"].items():
-            notes.append(f"{p} turns down {card}" if card else f"{p} has no point card to turn down")
+            if card:
+                notes.append(f"{p} turns down {card}")
         for e in v.get("effects", []):
             if e["action"] == "salvage":
                 notes.append(f"{e['player']} salvages {e['card']}")
