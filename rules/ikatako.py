@@ -419,11 +419,12 @@ class VersusState(State):
         self.deck[cid] -= 1
         if self.deck[cid] == 0:
             del self.deck[cid]
+        flipper = self.players[self.turn]
         self.turn = (self.turn + 1) % len(self.players)
         self.revealed += 1
         self.pending_effect = None
         self.current = cid
-        return Outcome("revealed", {"card": cid, "troubles": list(self.troubles)})
+        return Outcome("revealed", {"card": cid, "by": flipper, "troubles": list(self.troubles)})
 
     def penalty_card(self, player: str, chosen: str | None = None) -> str | None:
         """The point card ``player`` turns face down: ``chosen`` if they hold it, else by policy."""

@@ -215,7 +215,7 @@ def _hand_problem(act: Act, required: frozenset[str], moment: int) -> str | None
     return None
 
 
-def _window(session, slot: Slot, seconds: float) -> int:
+def _window(slot: Slot, seconds: float) -> int:
     end = slot.t0 + us(seconds)
     return end if slot.stop is None else min(end, slot.stop)
 
@@ -229,7 +229,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     cid = reveal["card"]
     troubles = reveal["troubles"]
     expected = rk.expected_reaction(cid, troubles)
-    window_end = _window(session, slot, opts["window"])
+    window_end = _window(slot, opts["window"])
     acts = _collect(slot, players, hands, window_end)
     correct: dict[str, int] = {}
     wrong: dict[str, str] = {}
@@ -359,7 +359,7 @@ def _judge_versus(session) -> Iterator[dict[str, Any]]:
             session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict")
             _collect(slot, players, hands, -1)  # keep the hands' state
             continue
-        yield _judge_card_versus(session, slot, {**out.details, "by": by}, state, hands, players)
+        yield _judge_card_versus(session, slot, dict(out.details), state, hands, players)
     yield {"type": "result", "mode": "versus", **state.result()}
 
 
@@ -370,7 +370,7 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     player = state.active_player
     expected = state.expected()
     total = int(expected.say[-1])
-    window_end = _window(session, slot, seconds)
+    window_end = _window(slot, seconds)
     act = _collect(slot, players, hands, window_end)[player]
     tokens: list[str] = []
     done_at = None
@@ -399,7 +399,7 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     return {
         "type": "verdict",
         "t": sec(slot.t0),
-        "card": slot.card.card,
+        "card": rk.check_card(slot.card.card),
         "player": player,
         "expected": expected.to_dict(),
         "ok": ok,
