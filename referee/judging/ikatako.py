@@ -88,7 +88,8 @@ class Act:
 
 
 def _words(words: tuple[str, ...] | list[str]) -> str:
-    return " ".join(words) if words else "nothing"
+    """What a player said, for ``why`` (an utterance without tokens was not understood)."""
+    return " ".join(words) if words else "something unrecognised"
 
 
 def _hands_text(sides: set[str] | frozenset[str]) -> str:
@@ -387,7 +388,9 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
         hand_problem = _hand_problem(act, expected.sides, moment)
         if hand_problem:
             problems.append(hand_problem)
-        if tuple(tokens) != expected.say:
+        if not act.shouts:
+            problems.append(f"said nothing, expected {' '.join(expected.say)}")
+        elif tuple(tokens) != expected.say:
             problems.append(f"said {_words(tokens)}, expected {' '.join(expected.say)}")
     for ev in slot.events:
         if isinstance(ev, (DecisionEvent, ChoiceEvent)):
@@ -503,13 +506,14 @@ def _table_versus(lines, header) -> str:
     return "\n".join(out)
 
 
-def _table_coop(lines, header) -> str:
+def _table_coop(lines, mode) -> str:
     verdicts = [v for v in lines if v.get("type") == "verdict"]
     result = next((v for v in lines if v.get("type") == "result"), None)
     cols = f"{'#':>3}  {'t (s)':>8}  {'player':<10} {'card':<9} {'expected':<24} {'ok':<4} {'time':>7}  note"
     out = [cols, "-" * len(cols)]
     for i, v in enumerate(verdicts, 1):
-        note = v["why"] or (f"uzushio: order reversed" if v["effect"] == "reversed" else
+        reversed_note = "uzushio: order reversed" if mode != "solo" else ""
+        note = v["why"] or (reversed_note if v["effect"] == "reversed" else
                             "salvage: oldest miss pile back under the deck" if v["effect"] == "salvaged" else "")
         if not v["ok"]:
             note = f"MISS ({v['miss_piles']} pile(s)): {note}"
@@ -530,5 +534,5 @@ def format_table(judgement, header) -> str:
     title = f"IKATAKO {mode}"
     if header is not None:
         title += f" · {', '.join(header.players)}"
-    body = _table_versus(judgement.lines, header) if mode == "versus" else _table_coop(judgement.lines, header)
+    body = _table_versus(judgement.lines, header) if mode == "versus" else _table_coop(judgement.lines, mode)
     return f"{title}\n\n{body}"

@@ -274,3 +274,42 @@ def test_shifting_every_timestamp_changes_only_the_t_fields(session, shift):
 def test_judging_twice_gives_the_same_bytes(session):
     mode, events = session
     assert _judged(mode, events) == _judged(mode, events)
+
+
+# ----------------------------------------------------------------------------- options and odd input
+
+
+def _solo(options: dict, *events: dict):
+    header = {"t": 0.0, "type": "session", "game": "ikatako", "mode": "solo", "players": ["emi"], "options": options}
+    return judge(parse_lines([json.dumps(header)] + [json.dumps(e) for e in events])).lines
+
+
+def test_three_count_caps_the_coop_window_at_3_s():
+    events = ({"t": 1.0, "type": "card", "card": "4"}, {"t": 4.5, "type": "shout", "player": "emi", "words": ["4"]})
+    assert _solo({"window": 5.0}, *events)[0]["ok"] is True  # 3.5 s inside a 5 s window
+    late = _solo({"window": 5.0, "three_count": True}, *events)[0]
+    assert late["ok"] is False and late["why"] == "no declaration within 3 s"
+
+
+def test_an_utterance_without_tokens_is_not_nothing():
+    lines = _solo({}, {"t": 1.0, "type": "card", "card": "4"},
+                  {"t": 1.5, "type": "shout", "player": "emi", "words": [], "text": "uhh"})
+    assert lines[0]["ok"] is False and lines[0]["why"] == "said something unrecognised, expected 4"
+
+
+def test_a_hand_without_words_in_coop_is_a_wrong_action():
+    lines = _solo({}, {"t": 1.0, "type": "card", "card": "ika"},
+                  {"t": 1.5, "type": "hand", "player": "emi", "side": "right", "state": "up"})
+    assert lines[0]["why"] == "said nothing, expected ika 10"
+
+
+def test_bad_header_for_the_mode_is_one_clear_error(run_cli, tmp_path):
+    path = tmp_path / "two_solo.jsonl"
+    path.write_text(json.dumps({"t": 0, "type": "session", "game": "ikatako", "mode": "solo",
+                                "players": ["aki", "ben"]}) + "\n", encoding="utf-8")
+    res = run_cli("judge", path)
+    assert res.exit_code == 2 and "solo is played by one player" in res.stderr
+    path.write_text(json.dumps({"t": 0, "type": "session", "game": "ikatako", "mode": "blitz",
+                                "players": ["aki", "ben"]}) + "\n", encoding="utf-8")
+    res = run_cli("judge", path)
+    assert res.exit_code == 2 and "unknown IKATAKO mode 'blitz'" in res.stderr
