@@ -275,10 +275,10 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         if isinstance(ev, DecisionEvent):
             if not tie:
                 session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, but card {cid} "
-                             f"(t={sec(slot.t0):.3f} s) has no tie; ignored")
+                             f"(t={sec(slot.t0):.3f} s) has no tie; ignored", ev)
             elif ev.first not in tie:
                 session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, who is not in the tie "
-                             f"({', '.join(tie)}) on card {cid}; ignored")
+                             f"({', '.join(tie)}) on card {cid}; ignored", ev)
             else:
                 decision = ev.first
         elif isinstance(ev, ChoiceEvent):
@@ -286,16 +286,16 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
                 card = ev.get("card")
                 if ev.player not in wrong and ev.player not in missed:
                     session.warn(f"penalty choice by {ev.player} at t={ev.t:.3f} s, who owes no penalty "
-                                 f"on card {cid}; ignored")
+                                 f"on card {cid}; ignored", ev)
                 elif card not in state.points[ev.player]:
                     session.warn(f"penalty choice at t={ev.t:.3f} s: {ev.player} holds no point card "
-                                 f"{card!r}; the {opts['penalty_card']} one is turned down")
+                                 f"{card!r}; the {opts['penalty_card']} one is turned down", ev)
                 else:
                     penalty_choices[ev.player] = card
             elif ev.action in ("uzushio", "salvage"):
                 effects.append(ev)
             else:
-                session.warn(f"choice {ev.action!r} at t={ev.t:.3f} s means nothing in IKATAKO; ignored")
+                session.warn(f"choice {ev.action!r} at t={ev.t:.3f} s means nothing in IKATAKO; ignored", ev)
     if tie and decision is not None:
         first = decision
     outcome = state.apply(rk.ReactionOutcome(
@@ -310,7 +310,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         try:
             out = state.apply(choice)
         except RulesError as exc:
-            session.warn(f"{ev.action} choice at t={ev.t:.3f} s ignored: {exc}")
+            session.warn(f"{ev.action} choice at t={ev.t:.3f} s ignored: {exc}", ev)
             continue
         applied.append({"action": out.kind, **out.details})
     if state.pending_effect is not None and state.current is None:
@@ -352,12 +352,12 @@ def _judge_versus(session) -> Iterator[dict[str, Any]]:
         by = slot.card.by if slot.card.by in session.players else None
         if slot.card.by is not None and by is None:
             session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
-                         f"{slot.card.by!r}, who is not at the table; 'by' ignored")
+                         f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
         try:
             rk.check_card(slot.card.card)
             out = state.apply(rk.Reveal(slot.card.card, by))
         except RulesError as exc:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict")
+            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict", slot.card)
             _collect(slot, players, hands, -1)  # keep the hands' state
             continue
         yield _judge_card_versus(session, slot, dict(out.details), state, hands, players)
@@ -395,7 +395,7 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     for ev in slot.events:
         if isinstance(ev, (DecisionEvent, ChoiceEvent)):
             session.warn(f"{ev.type} at t={ev.t:.3f} s means nothing in {state.mode}; ignored "
-                         "(effects follow a correct declaration by themselves)")
+                         "(effects follow a correct declaration by themselves)", ev)
     ok = not problems
     out = state.apply(rk.Declare(ok))
     time = max([done_at] + [act.ups[s] for s in expected.sides]) - slot.t0 if ok else None
@@ -429,16 +429,16 @@ def _judge_coop(session, mode: str) -> Iterator[dict[str, Any]]:
         by = slot.card.by if slot.card.by in session.players else None
         if slot.card.by is not None and by is None:
             session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
-                         f"{slot.card.by!r}, who is not at the table; 'by' ignored")
+                         f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
         if state.is_over:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s comes after the game is over; no verdict")
+            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s comes after the game is over; no verdict", slot.card)
             _collect(slot, players, hands, -1)
             continue
         try:
             rk.check_card(slot.card.card)
             state.apply(rk.Reveal(slot.card.card, by))
         except RulesError as exc:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict")
+            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict", slot.card)
             _collect(slot, players, hands, -1)
             continue
         yield _judge_card_coop(session, slot, state, hands, players, seconds)
