@@ -339,20 +339,32 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     }
 
 
-def _judge_versus(session) -> Iterator[dict[str, Any]]:
-    players = list(session.players)
-    state = rk.GAME.new_state(players, "versus", session.options)
-    state.apply(rk.Remove(None))
+def _start(session, players: list[str]) -> tuple["_Reader", "_Hands"]:
+    """The record cut into card slots, and the hands as they stand before the first card."""
     reader = _Reader(session)
     hands = _Hands(players)
     for ev in reader.prelude:
         if isinstance(ev, HandEvent):
             hands.update(ev)
+    return reader, hands
+
+
+def _flipper(session, slot) -> str | None:
+    """Who flipped the slot's card, when the record names a player at the table."""
+    by = slot.card.by if slot.card.by in session.players else None
+    if slot.card.by is not None and by is None:
+        session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
+                     f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
+    return by
+
+
+def _judge_versus(session) -> Iterator[dict[str, Any]]:
+    players = list(session.players)
+    state = rk.GAME.new_state(players, "versus", session.options)
+    state.apply(rk.Remove(None))
+    reader, hands = _start(session, players)
     for slot in reader.slots:
-        by = slot.card.by if slot.card.by in session.players else None
-        if slot.card.by is not None and by is None:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
-                         f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
+        by = _flipper(session, slot)
         try:
             rk.check_card(slot.card.card)
             out = state.apply(rk.Reveal(slot.card.card, by))
@@ -420,16 +432,9 @@ def _judge_coop(session, mode: str) -> Iterator[dict[str, Any]]:
     seconds = session.options["window"]
     if session.options["three_count"]:
         seconds = min(seconds, rk.THREE_COUNT_S)
-    reader = _Reader(session)
-    hands = _Hands(players)
-    for ev in reader.prelude:
-        if isinstance(ev, HandEvent):
-            hands.update(ev)
+    reader, hands = _start(session, players)
     for slot in reader.slots:
-        by = slot.card.by if slot.card.by in session.players else None
-        if slot.card.by is not None and by is None:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
-                         f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
+        by = _flipper(session, slot)
         if state.is_over:
             session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s comes after the game is over; no verdict", slot.card)
             _collect(slot, players, hands, -1)
