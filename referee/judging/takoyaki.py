@@ -30,7 +30,7 @@ from typing import Any, Iterator
 
 from referee.errors import RulesError
 from referee.events import CardEvent, EndEvent
-from rules.takoyaki import (JOKER, decks_for, full_deck, parse_card, placement, rank_value,
+from rules.takoyaki import (GAME, JOKER, decks_for, full_deck, parse_card, placement, rank_value,
                             ranking, slot_name)
 
 ZONE = re.compile(r"^p:(?P<player>[^:]+):(?P<what>draw|take|slot(?P<slot>\d+))$")
@@ -54,7 +54,8 @@ class _Table:
         self.turns = {p: 0 for p in self.players}
         self.illegal = {p: 0 for p in self.players}
         n = len(self.players)
-        total = len(full_deck(decks_for(n), session.options["jokers"]))
+        decks = 1 if session.header.mode == "solo" else decks_for(n)
+        total = len(full_deck(decks, session.options["jokers"]))
         self.deck_left = total - sum(self.sizes.values())
         self.discards: list[str] = []
 
@@ -72,6 +73,8 @@ def _verdict(ev: CardEvent, player: str, action: str, legal: bool, why: str, nxt
 
 
 def judge(session) -> Iterator[dict[str, Any]]:
+    # the rules validate the players, the mode and the griddle sizes (RulesError names them)
+    GAME.new_state(list(session.players), mode=session.header.mode, options=session.options)
     tb = _Table(session)
     for ev in session.events:
         if isinstance(ev, EndEvent):
@@ -110,6 +113,8 @@ def judge(session) -> Iterator[dict[str, Any]]:
         result["champion"] = tb.winner if tb.sizes[tb.winner] == 1 else None
     if tb.winner is None:
         result["finished"] = False
+    if session.header.mode == "solo":
+        result["turns_needed"] = tb.turns[tb.players[0]] if tb.winner else None
     yield result
 
 

@@ -136,3 +136,21 @@ def test_rules_takoyaki_place_bad_input(run_cli):
     assert r.exit_code == 2 and "malformed griddle 'x.x..?'" in r.output
     r = run_cli("rules", "takoyaki", "place", "--griddle", "x.x...", "7Z")
     assert r.exit_code == 2 and "unknown card '7Z'" in r.output
+
+
+def test_solo_counts_turns_and_bad_sizes_are_one_clear_error():
+    header = {"t": 0, "type": "session", "game": "takoyaki", "mode": "solo", "players": ["aki"],
+              "options": {"kachinuki": True, "sizes": {"aki": 1}}}
+    events = [{"t": 1, "type": "card", "card": "KS", "zone": "p:aki:draw"},
+              {"t": 2, "type": "card", "card": "KS", "zone": "discard"},
+              {"t": 3, "type": "card", "card": "AD", "zone": "p:aki:draw"},
+              {"t": 4, "type": "card", "card": "AD", "zone": "p:aki:slot1"}]  # a 1-card griddle: full
+    j = judge(parse_lines([json.dumps(header)] + [json.dumps(e) for e in events]))
+    res = j.lines[-1]
+    assert res["winners"] == ["aki"] and res["turns_needed"] == 2
+    assert res["next_sizes"] == {"aki": 0} and res["champion"] == "aki"
+    header["options"] = {"sizes": {"aki": "nine"}}
+    import pytest
+    from referee.errors import RulesError
+    with pytest.raises(RulesError, match="sizes"):
+        judge(parse_lines([json.dumps(header)]))
