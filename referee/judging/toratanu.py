@@ -54,6 +54,10 @@ def judge(session) -> Iterator[dict[str, Any]]:
             if ev.player not in totals:
                 session.warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored")
                 continue
+            problem = _shape_problem(ev)
+            if problem:
+                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}")
+                continue
             if special is None:
                 session.warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)")
             try:
@@ -84,6 +88,21 @@ def judge(session) -> Iterator[dict[str, Any]]:
     yield {"type": "result", "scores": totals, "games": played, "of": games,
            "winners": [p for p in players if totals[p] == top] if played >= games else [],
            "finished": played >= games}
+
+
+def _shape_problem(ev: ChoiceEvent) -> str | None:
+    """What is wrong with the shape of a tally's fields (None when fine)."""
+    hand = ev.get("hand")
+    if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
+        return "field 'hand' must be a list of cards"
+    for key in ("captured", "doubutsuen", "sets"):
+        value = ev.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(
+                isinstance(s, list) and all(isinstance(c, str) for c in s) for s in value):
+            return f"field {key!r} must be a list of sets (lists of cards)"
+    return None
 
 
 def _best(ev: ChoiceEvent, special):

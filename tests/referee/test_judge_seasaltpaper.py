@@ -68,3 +68,13 @@ def test_bad_hand_is_a_warning_naming_the_card():
     j = judge(_record({"t": 5, "player": "ben", "action": "hand", "cards": ["whale:blue"]}))
     assert [o["type"] for o in j.lines] == ["result"]
     assert "whale" in j.notes[0].message
+
+
+def test_a_tie_goes_to_who_played_last_in_the_final_round():
+    rich = ["shell:blue"] * 6 + ["octopus:pink"] * 5  # 10 + 12 = 22 card points
+    # after STOP the caller played last (LAST CHANCE order: tests/rules/test_seasaltpaper.py)
+    for caller, winner in (("aki", "aki"), ("ben", "ben")):
+        events = _round(10, caller, "stop", rich, rich) + _round(20, caller, "stop", rich, rich)
+        res = judge(_record(*events)).lines[-1]
+        assert res["scores"]["aki"] == res["scores"]["ben"] >= 40
+        assert res["winners"] == [winner], caller

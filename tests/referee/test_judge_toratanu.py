@@ -57,3 +57,11 @@ def test_table_for_people(run_cli, tmp_path):
     path.write_text("\n".join(json.dumps(e) for e in [header] + [{"type": "choice", **e} for e in NIGHT1]) + "\n")
     r = run_cli("judge", path)
     assert r.exit_code == 0 and "winner: aki" in r.output and "+50 special animal" in r.output
+
+
+def test_malformed_tally_fields_warn_not_crash():
+    j = judge(_record({"t": 1, "player": None, "action": "special", "card": "owl:blue"},
+                      {"t": 2, "player": "aki", "action": "tally", "hand": ["owl:red"], "captured": 3},
+                      {"t": 3, "player": "ben", "action": "tally", "hand": "owl:red"}))
+    assert [o["type"] for o in j.lines] == ["result"]
+    assert ["captured" in j.notes[0].message, "hand" in j.notes[1].message] == [True, True]

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import rules
 from referee.errors import RulesError, UnknownCard
-from rules.seasaltpaper import (BASE_DECK, COLLECTORS, KINDS, SALT_DECK, last_played_order, parse_card,
+from rules.seasaltpaper import (BASE_DECK, COLLECTORS, SALT_DECK, last_played_order, parse_card,
                                 resolve_round, score, target, winners)
 
 GAME = rules.get("seasaltpaper")
