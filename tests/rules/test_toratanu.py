@@ -90,6 +90,10 @@ def test_special_card_bonuses():
 def test_doubutsuen():
     a = best_arrangement(["goat"] * 3, doubutsuen=[["tiger"] * 4])
     assert a.total == 100 + 50 + 20
+    # four tigers in the hand but not declared in the round: only a herd set
+    assert best_arrangement(["goat"] * 3 + ["tiger"] * 4).total == 100 + 20
+    with pytest.raises(RulesError, match="4 cards"):
+        best_arrangement([], doubutsuen=[["tiger"] * 3])
 
 
 def test_full_colour():
