@@ -1,0 +1,143 @@
+"""Judging TORATANU at the tally (RULES.md §5).
+
+Record shape (our decision; EVENTS.md leaves it to the game): ``choice`` events.
+- ``{"action": "special", "card": "owl:blue"}``: a new game (night) starts with this
+  special card face up.
+- ``{"action": "tally", "player": P, "hand": [...], "captured": [[3 cards], ...],
+  "doubutsuen": [[4 cards], ...], "sets": [[3 cards], ...]}``: P's cards at the tally
+  (``hand`` = the cards not in open sets), the open sets, and optionally the sets P laid
+  out. ``sets`` absent: P is scored with the best arrangement (the search).
+A game is scored (one verdict) once every player's tally is in: ``scores``, ``best``
+(each player's best arrangement and its explanation), ``declared`` (the score of the
+sets a player laid out, or null) and ``missed`` (points the best arrangement would have
+added), and running ``totals``. After ``games`` games (5) the result names the winners.
+
+Decisions: a tally naming a card the catalogue lacks, or a card whose needed data is
+missing, is ignored with a warning naming the card and field (the game is then not
+scored until a good tally comes); a declared arrangement that is not legal (not 3 of an
+animal / of a colour, or cards not in the hand) is scored as the best one, with a warning.
+Herd effects at the tally are not applied (the catalogue lacks them).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterator
+
+from referee.errors import RulesError
+from referee.events import ChoiceEvent, EndEvent
+from rules.toratanu import best_arrangement, parse_card, score_arrangement
+
+
+def judge(session) -> Iterator[dict[str, Any]]:
+    players = list(session.players)
+    games = session.options["games"]
+    totals = {p: 0 for p in players}
+    special: str | None = None
+    tallies: dict[str, ChoiceEvent] = {}
+    played = 0
+    for ev in session.events:
+        if isinstance(ev, EndEvent):
+            break
+        if not isinstance(ev, ChoiceEvent) or played >= games:
+            continue
+        if ev.action == "special":
+            try:
+                special = str(parse_card(ev.get("card")))
+            except RulesError as exc:
+                session.warn(f"t={ev.t}: special card ignored: {exc}")
+                continue
+            if tallies:
+                session.warn(f"t={ev.t}: a new game started before every tally was in: the last game is not scored")
+            tallies = {}
+        elif ev.action == "tally":
+            if ev.player not in totals:
+                session.warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored")
+                continue
+            problem = _shape_problem(ev)
+            if problem:
+                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}")
+                continue
+            if special is None:
+                session.warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)")
+            try:
+                _best(ev, special)
+            except RulesError as exc:
+                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {exc}")
+                continue
+            tallies[ev.player] = ev
+            if all(p in tallies for p in players):
+                played += 1
+                verdict = {"type": "verdict", "t": ev.t, "game": played, "special": special,
+                           "scores": {}, "declared": {}, "missed": {}, "best": {}}
+                for p in players:
+                    best = _best(tallies[p], special)
+                    declared = _declared(session, tallies[p], special)
+                    got = best.total if declared is None else declared
+                    verdict["scores"][p] = got
+                    verdict["declared"][p] = declared
+                    verdict["missed"][p] = best.total - got
+                    verdict["best"][p] = {**best.to_dict(), "explain": best.explain()}
+                    totals[p] += got
+                verdict["totals"] = dict(totals)
+                yield verdict
+                tallies, special = {}, None
+    if tallies:
+        session.warn("the record ends before every tally of the last game was in: not scored")
+    top = max(totals.values())
+    yield {"type": "result", "scores": totals, "games": played, "of": games,
+           "winners": [p for p in players if totals[p] == top] if played >= games else [],
+           "finished": played >= games}
+
+
+def _shape_problem(ev: ChoiceEvent) -> str | None:
+    """What is wrong with the shape of a tally's fields (None when fine)."""
+    hand = ev.get("hand")
+    if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
+        return "field 'hand' must be a list of cards"
+    for key in ("captured", "doubutsuen", "sets"):
+        value = ev.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(
+                isinstance(s, list) and all(isinstance(c, str) for c in s) for s in value):
+            return f"field {key!r} must be a list of sets (lists of cards)"
+    return None
+
+
+def _best(ev: ChoiceEvent, special):
+    return best_arrangement(ev.get("hand") or [], special, ev.get("captured") or [], ev.get("doubutsuen") or [])
+
+
+def _declared(session, ev: ChoiceEvent, special) -> int | None:
+    sets = ev.get("sets")
+    if sets is None:
+        return None
+    hand = [str(parse_card(c)) for c in ev.get("hand") or []]
+    used = [str(parse_card(c)) for s in sets for c in s]
+    if Counter(used) - Counter(hand):
+        session.warn(f"t={ev.t}: {ev.player}'s sets use cards not in the hand: scored with the best arrangement")
+        return None
+    loose = list((Counter(hand) - Counter(used)).elements())
+    try:
+        return score_arrangement(sets, loose, special, ev.get("captured") or [], ev.get("doubutsuen") or [])
+    except RulesError as exc:
+        session.warn(f"t={ev.t}: {ev.player}'s sets are not legal ({exc}): scored with the best arrangement")
+        return None
+
+
+def format_table(judgement, header) -> str:
+    lines = []
+    for obj in judgement.lines:
+        if obj.get("type") == "verdict":
+            lines.append(f"game {obj['game']} (special {obj['special'] or '-'})")
+            for p, v in obj["scores"].items():
+                how = "best arrangement" if obj["declared"][p] is None else "as laid out"
+                miss = f", {obj['missed'][p]} short of the best" if obj["missed"][p] else ""
+                lines.append(f"    {p:8} {v:4} ({how}{miss})  total {obj['totals'][p]:4}")
+                for line in obj["best"][p]["explain"][:-1]:
+                    lines.append(f"        {line}")
+        elif obj.get("type") == "result":
+            w = ", ".join(obj["winners"]) or f"nobody yet ({obj['games']} of {obj['of']} games)"
+            lines.append(f"winner: {w}  (" + ", ".join(f"{p} {v}" for p, v in obj["scores"].items()) + ")")
+    return "\n".join(lines)

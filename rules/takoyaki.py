@@ -1,0 +1,353 @@
+"""TAKOYAKI (RULES.md §3, seed 001): turn the face-down "griddle" face up, slot by slot.
+
+Cards use standard notation: rank ``A 2 … 10 J Q K`` + suit ``S H D C`` (``AS``, ``10H``,
+``QD``), ``JK`` for a joker. Slot ``n`` of a griddle takes rank ``n`` (A = 1).
+
+A whole game is a list of actions: :class:`Shuffle` (chance: the deal, and every
+reshuffle of the discards into a new deck), :class:`Draw`, :class:`TakeDiscard` (option
+``take_discard``), :class:`Place` (the card in hand onto a slot; the face-down card there
+comes into the hand and the chain goes on) and :class:`Discard` (the card in hand cannot
+go anywhere: the turn ends). A placeable card must be placed; an unplaceable one must be
+discarded.
+
+Decisions where RULES.md and the rulebook are silent (also in the final report):
+- Two decks from 4 players up, and up to 6 players (the rulebook: "4 or more: two decks").
+- ``jokers`` counts jokers *per deck* (two decks with ``jokers=2`` hold 4 jokers).
+- A joker goes on a face-down slot only (the rulebook: 裏向きの好きな場所), never on a slot
+  that is already face up, and it fills that slot for good.
+- The card turned from under the last face-down slot is discarded: the game is won.
+- The game ends at the first player to fill their griddle whatever the player count;
+  the others rank by face-up count (ties share a rank).
+- Solo (mode ``solo``): one player, one deck; the result is the number of turns taken.
+- ``kachinuki``: ``sizes`` gives each player's griddle size this game (default the full
+  griddle); the winner's size for the next game is one less; a winner at size 1 is the
+  champion. A griddle of size ``n`` has slots A..n, so every rank above n ends the turn.
+- The deal gives each player their slots A..n in order from the shuffled deck.
+- The game cannot block: with at most 7 players a rank still needed by someone always has
+  a copy outside the face-down slots (4 copies per deck vs. one slot per player).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from referee.errors import IllegalAction, RulesError, UnknownCard
+from rules.base import Game, Option, Outcome, State
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+JOKER = "JK"
+FACE = ("J", "Q", "K")
+
+
+def parse_card(card: str) -> str:
+    """The canonical id of a card (``10h`` -> ``10H``); :class:`UnknownCard` otherwise."""
+    if not isinstance(card, str):
+        raise UnknownCard(f"unknown card {card!r}: use rank+suit like AS, 10H, QD, or JK")
+    c = card.strip().upper()
+    if c in (JOKER, "JOKER"):
+        return JOKER
+    if len(c) >= 2 and c[:-1] in RANKS and c[-1] in SUITS:
+        return c
+    if c.startswith("1") and c[:-1] == "1" and c[-1] in SUITS:  # "1S" for the ace
+        return "A" + c[-1]
+    raise UnknownCard(f"unknown card {card!r}: use rank+suit like AS, 10H, QD, or JK for a joker")
+
+
+def rank_value(card: str) -> int | None:
+    """1..13 for a rank card (A=1, J=11, Q=12, K=13); None for a joker."""
+    if card == JOKER:
+        return None
+    return RANKS.index(card[:-1]) + 1
+
+
+def full_deck(decks: int, jokers: int) -> list[str]:
+    one = [r + s for s in SUITS for r in RANKS] + [JOKER] * jokers
+    return one * decks
+
+
+def decks_for(players: int) -> int:
+    return 2 if players >= 4 else 1
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a card may go on a griddle, and why (the answer of ``rules takoyaki place``)."""
+
+    card: str
+    slots: tuple[int, ...]  # legal slots (empty: the card is discarded)
+    continues: bool  # the turn goes on (a face-down card comes into the hand)
+    wins: bool  # placing fills the griddle
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"card": self.card, "slots": list(self.slots), "continues": self.continues,
+                "wins": self.wins, "why": self.why}
+
+
+def slot_name(n: int) -> str:
+    return "A" if n == 1 else str(n)
+
+
+def placement(card: str, face_up: Sequence[bool]) -> Placement:
+    """Where ``card`` may go on a griddle whose slot ``i+1`` is face up iff ``face_up[i]``."""
+    card = parse_card(card)
+    size = len(face_up)
+    down = [i + 1 for i, up in enumerate(face_up) if not up]
+    if card == JOKER:
+        if not down:
+            return Placement(card, (), False, False, "no face-down slot left for the joker")
+        return Placement(card, tuple(down), True, len(down) == 1,
+                         "a joker goes on any face-down slot: " + ", ".join(map(slot_name, down)))
+    v = rank_value(card)
+    if card[:-1] in FACE:
+        return Placement(card, (), False, False,
+                         f"{card} has no slot: J, Q and K are discarded and end the turn")
+    if v > size:
+        return Placement(card, (), False, False,
+                         f"{card} has no slot on a {size}-card griddle: discard it, the turn ends")
+    if face_up[v - 1]:
+        return Placement(card, (), False, False,
+                         f"slot {slot_name(v)} is already face up: discard {card}, the turn ends")
+    return Placement(card, (v,), True, len(down) == 1,
+                     f"{card} goes on slot {slot_name(v)}" + (
+                         ": the griddle is full, the game is won" if len(down) == 1
+                         else "; turn the card that was there and go on"))
+
+
+def parse_griddle(text: str) -> list[bool]:
+    """Griddle notation: one character per slot A, 2, 3, … in order, ``x`` (or ``j`` for a
+    joker) = face up, ``.`` = face down; the length (1–10) is the griddle size.
+    ``x.x.......`` = a 10-card griddle with A and 3 face up."""
+    if not isinstance(text, str) or not 1 <= len(text) <= 10 or any(c not in "xXjJ." for c in text):
+        raise RulesError(
+            f"malformed griddle {text!r}: give one character per slot from A up (1 to 10 slots), "
+            "'x' (or 'j' for a joker) face up, '.' face down, e.g. x.x......."
+        )
+    return [c != "." for c in text]
+
+
+# ----------------------------------------------------------------------------- actions
+@dataclass(frozen=True)
+class Shuffle:
+    """Chance: the order of the cards shuffled (the deal, or discards into a new deck)."""
+    order: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True)
+class TakeDiscard:
+    pass
+
+
+@dataclass(frozen=True)
+class Place:
+    slot: int
+
+
+@dataclass(frozen=True)
+class Discard:
+    pass
+
+
+class TakoyakiState(State):
+    def __init__(self, players: Sequence[str], mode: str, options: Mapping[str, Any]):
+        self.players = tuple(players)
+        self.mode = mode
+        self.options = dict(options)
+        n = len(self.players)
+        self.decks = 1 if mode == "solo" else decks_for(n)
+        self.all_cards = full_deck(self.decks, self.options["jokers"])
+        base = self.options["griddle"]
+        sizes = self.options["sizes"] or {}
+        for name, size in sizes.items():
+            if name not in self.players:
+                raise RulesError(f"option 'sizes' names {name!r}, who is not playing")
+            if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= base:
+                raise RulesError(f"option 'sizes': {name}'s griddle must be 1..{base} cards, got {size!r}")
+        self.sizes = {p: sizes.get(p, base) for p in self.players}
+        self.phase = "deal"
+        self.deck: list[str] = list(self.all_cards)  # index 0 = top
+        self.discard: list[str] = []  # last = top
+        self.cards: dict[str, list[str | None]] = {p: [None] * self.sizes[p] for p in self.players}
+        self.up: dict[str, list[bool]] = {p: [False] * self.sizes[p] for p in self.players}
+        self.current = 0
+        self.hand: str | None = None
+        self.turns = {p: 0 for p in self.players}
+        self.winner: str | None = None
+
+    # -- helpers
+    @property
+    def player(self) -> str:
+        return self.players[self.current]
+
+    def _placement(self, card: str) -> Placement:
+        return placement(card, self.up[self.player])
+
+    def legal_actions(self) -> list[Any]:
+        if self.phase in ("deal", "reshuffle"):
+            return []  # chance: see random_action
+        if self.phase == "draw":
+            acts: list[Any] = [Draw()]
+            if self.options["take_discard"] and self.discard and self._placement(self.discard[-1]).slots:
+                acts.append(TakeDiscard())
+            return acts
+        if self.phase == "place":
+            p = self._placement(self.hand)
+            return [Place(s) for s in p.slots] if p.slots else [Discard()]
+        return []
+
+    # -- State interface
+    def random_action(self, rng: random.Random):
+        if self.phase == "over":
+            return None
+        if self.phase == "deal":
+            order = list(range(len(self.deck)))
+            rng.shuffle(order)
+            return Shuffle(tuple(order))
+        if self.phase == "reshuffle":
+            order = list(range(len(self.discard)))
+            rng.shuffle(order)
+            return Shuffle(tuple(order))
+        return rng.choice(self.legal_actions())
+
+    def apply(self, action: Any) -> Outcome:
+        if self.phase == "over":
+            raise IllegalAction("the game is over")
+        if isinstance(action, Shuffle):
+            return self._shuffle(action)
+        if action not in self.legal_actions():
+            raise IllegalAction(f"{action!r} is not legal now (phase {self.phase}, {self.player} to play"
+                                + (f", holding {self.hand})" if self.hand else ")"))
+        p = self.player
+        if isinstance(action, Draw):
+            self.hand = self.deck.pop(0)
+            self.turns[p] += 1
+            self.phase = "place"
+            return Outcome("draw", {"player": p, "card": self.hand})
+        if isinstance(action, TakeDiscard):
+            self.hand = self.discard.pop()
+            self.turns[p] += 1
+            self.phase = "place"
+            return Outcome("take", {"player": p, "card": self.hand})
+        if isinstance(action, Place):
+            i = action.slot - 1
+            card, self.hand = self.hand, self.cards[p][i]
+            self.cards[p][i] = card
+            self.up[p][i] = True
+            if all(self.up[p]):
+                self.discard.append(self.hand)
+                self.hand = None
+                self.winner = p
+                self.phase = "over"
+                return Outcome("win", {"player": p, "card": card, "slot": action.slot})
+            return Outcome("place", {"player": p, "card": card, "slot": action.slot, "turned": self.hand})
+        if isinstance(action, Discard):
+            card, self.hand = self.hand, None
+            self.discard.append(card)
+            self.current = (self.current + 1) % len(self.players)
+            self.phase = "draw" if self.deck else "reshuffle"
+            return Outcome("discard", {"player": p, "card": card, "next": self.player})
+        raise IllegalAction(f"unknown action {action!r}")
+
+    def _shuffle(self, action: Shuffle) -> Outcome:
+        pile = self.deck if self.phase == "deal" else self.discard
+        if self.phase not in ("deal", "reshuffle") or sorted(action.order) != list(range(len(pile))):
+            raise IllegalAction(f"a shuffle of {len(pile)} cards is not legal now (phase {self.phase})")
+        cards = [pile[i] for i in action.order]
+        if self.phase == "deal":
+            for p in self.players:
+                for i in range(self.sizes[p]):
+                    self.cards[p][i] = cards.pop(0)
+            self.deck = cards
+            self.phase = "draw"
+            return Outcome("deal", {"deck": len(self.deck)})
+        self.discard = []
+        self.deck = cards
+        self.phase = "draw"
+        return Outcome("reshuffle", {"deck": len(self.deck)})
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def result(self) -> dict[str, Any]:
+        face_up = {p: sum(self.up[p]) for p in self.players}
+        out: dict[str, Any] = {"face_up": face_up, "turns": dict(self.turns),
+                               "winners": [self.winner] if self.winner else []}
+        if self.mode == "solo":
+            out["cleared"] = self.winner is not None
+            out["turns_needed"] = self.turns[self.players[0]] if self.winner else None
+            return out
+        out["ranking"] = ranking(face_up, self.winner)
+        if self.options["kachinuki"] and self.winner:
+            nxt = dict(self.sizes)
+            nxt[self.winner] -= 1
+            out["next_sizes"] = nxt
+            out["champion"] = self.winner if self.sizes[self.winner] == 1 else None
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"phase": self.phase, "current": self.current, "hand": self.hand,
+                "deck": list(self.deck), "discard": list(self.discard),
+                "cards": {p: list(c) for p, c in self.cards.items()},
+                "up": {p: list(u) for p, u in self.up.items()},
+                "turns": dict(self.turns), "winner": self.winner}
+
+    def check_invariants(self) -> None:
+        held = list(self.deck) + list(self.discard) + ([self.hand] if self.hand else [])
+        for p in self.players:
+            held += [c for c in self.cards[p] if c is not None]
+        assert Counter(held) == Counter(self.all_cards), "cards are not conserved"
+        for p in self.players:
+            for i, up in enumerate(self.up[p]):
+                c = self.cards[p][i]
+                if up:
+                    assert c == JOKER or rank_value(c) == i + 1, f"{p}: {c} face up on slot {i + 1}"
+        if self.phase == "place":
+            assert self.hand is not None
+        if self.winner:
+            assert all(self.up[self.winner])
+
+
+def ranking(face_up: Mapping[str, int], winner: str | None) -> list[list[str]]:
+    """Winner first, then the others by face-up count (ties share a rank), in seat order."""
+    rest = [p for p in face_up if p != winner]
+    counts = sorted({face_up[p] for p in rest}, reverse=True)
+    out = [[winner]] if winner else []
+    return out + [[p for p in rest if face_up[p] == c] for c in counts]
+
+
+class Takoyaki(Game):
+    name = "takoyaki"
+    modes = ("versus", "solo")
+    min_players = 2
+    max_players = 6
+    options = (
+        Option("jokers", 2, "jokers per deck (0, 1 or 2)", int, (0, 1, 2)),
+        Option("take_discard", False, "a player may take the top discard instead of drawing when it is placeable", bool),
+        Option("griddle", 10, "griddle size: 10 (A-10) or 6 (A-6, 7-10 then end the turn)", int, (10, 6)),
+        Option("kachinuki", False, "winners lay one card fewer next game (the result gives next_sizes)", bool),
+        Option("sizes", {}, "kachinuki: each player's griddle size this game, e.g. {\"aki\": 9}", dict),
+    )
+
+    def new_state(self, players, mode=None, options=None):
+        mode = mode or self.modes[0]
+        if mode not in self.modes:
+            raise RulesError(f"unknown takoyaki mode {mode!r} (known: {', '.join(self.modes)})")
+        players = list(players)
+        if mode == "solo" and len(players) != 1:
+            raise RulesError("takoyaki solo is played by exactly one player")
+        if mode == "versus" and not self.min_players <= len(players) <= self.max_players:
+            raise RulesError(f"takoyaki versus needs {self.min_players}-{self.max_players} players, got {len(players)}")
+        return TakoyakiState(players, mode, self.resolve_options(options))
+
+
+GAME = Takoyaki()
