@@ -41,20 +41,20 @@ def judge(session) -> Iterator[dict[str, Any]]:
         if not isinstance(ev, ChoiceEvent):
             continue
         if won:
-            session.warn(f"t={ev.t}: {ev.action} after the game ended: ignored")
+            session.warn(f"t={ev.t}: {ev.action} after the game ended: ignored", ev)
             continue
         if ev.player not in totals:
-            session.warn(f"t={ev.t}: {ev.action} by {ev.player!r}, who is not playing: ignored")
+            session.warn(f"t={ev.t}: {ev.action} by {ev.player!r}, who is not playing: ignored", ev)
             continue
         if ev.action == "hand":
             cards = ev.get("cards")
             if not isinstance(cards, list):
-                session.warn(f"t={ev.t}: hand of {ev.player} without a 'cards' list: ignored")
+                session.warn(f"t={ev.t}: hand of {ev.player} without a 'cards' list: ignored", ev)
                 continue
             try:
                 s = score(cards)
             except RulesError as exc:
-                session.warn(f"t={ev.t}: hand of {ev.player} ignored: {exc}")
+                session.warn(f"t={ev.t}: hand of {ev.player} ignored: {exc}", ev)
                 continue
             hands[ev.player] = list(cards)
             if s.instant_win:
@@ -74,7 +74,7 @@ def judge(session) -> Iterator[dict[str, Any]]:
             continue
         elif ev.action == "call":
             if str(ev.get("call", "")).lower() not in ("stop", "lastchance"):
-                session.warn(f"t={ev.t}: call {ev.get('call')!r} is neither stop nor lastchance: ignored")
+                session.warn(f"t={ev.t}: call {ev.get('call')!r} is neither stop nor lastchance: ignored", ev)
                 continue
             call = ev
         else:

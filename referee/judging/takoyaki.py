@@ -83,12 +83,12 @@ def judge(session) -> Iterator[dict[str, Any]]:
             continue
         if tb.winner is not None:
             if not (ev.zone == "discard" and (ev.by in (None, tb.winner))):
-                session.warn(f"t={ev.t}: card {ev.card} after {tb.winner} won: ignored")
+                session.warn(f"t={ev.t}: card {ev.card} after {tb.winner} won: ignored", ev)
             continue
         try:
             card = parse_card(ev.card)
         except RulesError as exc:
-            session.warn(f"t={ev.t}: {exc}: event ignored")
+            session.warn(f"t={ev.t}: {exc}: event ignored", ev)
             continue
         zone = ev.zone or ""
         m = ZONE.match(zone)
@@ -101,7 +101,7 @@ def judge(session) -> Iterator[dict[str, Any]]:
             else:
                 yield _place(tb, ev, card, player, int(m["slot"]))
         else:
-            session.warn(f"t={ev.t}: card {card} in zone {zone or '(none)'}, which takoyaki does not use: ignored")
+            session.warn(f"t={ev.t}: card {card} in zone {zone or '(none)'}, which takoyaki does not use: ignored", ev)
     face_up = {p: sum(tb.up[p]) for p in tb.players}
     result: dict[str, Any] = {"type": "result", "winners": [tb.winner] if tb.winner else [],
                               "face_up": face_up, "ranking": ranking(face_up, tb.winner),
@@ -131,7 +131,7 @@ def _draw(tb: _Table, ev: CardEvent, card: str, player: str, what: str) -> dict[
         else:
             legal, why = False, f"out of turn: it is {expected}'s turn"
     elif tb.hand is not None:
-        tb.session.warn(f"t={ev.t}: no discard seen for {tb.turn} before {player} drew; turn passed")
+        tb.session.warn(f"t={ev.t}: no discard seen for {tb.turn} before {player} drew; turn passed", ev)
     if what == "take":
         if not tb.session.options["take_discard"]:
             legal, why = False, "taking the discard is not allowed (option take_discard is off)"
@@ -210,7 +210,7 @@ def _discard(tb: _Table, ev: CardEvent, card: str) -> dict[str, Any]:
     player = ev.by or tb.turn
     tb.discards.append(card)
     if player is None or player not in tb.up:
-        tb.session.warn(f"t={ev.t}: discard of {card} before anyone played")
+        tb.session.warn(f"t={ev.t}: discard of {card} before anyone played", ev)
         return {"type": "verdict", "t": ev.t, "player": player, "card": card, "zone": ev.zone,
                 "action": "discard", "legal": False, "why": "discard before anyone drew",
                 "next": None, "face_up": 0}

@@ -45,25 +45,25 @@ def judge(session) -> Iterator[dict[str, Any]]:
             try:
                 special = str(parse_card(ev.get("card")))
             except RulesError as exc:
-                session.warn(f"t={ev.t}: special card ignored: {exc}")
+                session.warn(f"t={ev.t}: special card ignored: {exc}", ev)
                 continue
             if tallies:
-                session.warn(f"t={ev.t}: a new game started before every tally was in: the last game is not scored")
+                session.warn(f"t={ev.t}: a new game started before every tally was in: the last game is not scored", ev)
             tallies = {}
         elif ev.action == "tally":
             if ev.player not in totals:
-                session.warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored")
+                session.warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored", ev)
                 continue
             problem = _shape_problem(ev)
             if problem:
-                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}")
+                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}", ev)
                 continue
             if special is None:
-                session.warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)")
+                session.warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)", ev)
             try:
                 _best(ev, special)
             except RulesError as exc:
-                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {exc}")
+                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {exc}", ev)
                 continue
             tallies[ev.player] = ev
             if all(p in tallies for p in players):
@@ -116,13 +116,13 @@ def _declared(session, ev: ChoiceEvent, special) -> int | None:
     hand = [str(parse_card(c)) for c in ev.get("hand") or []]
     used = [str(parse_card(c)) for s in sets for c in s]
     if Counter(used) - Counter(hand):
-        session.warn(f"t={ev.t}: {ev.player}'s sets use cards not in the hand: scored with the best arrangement")
+        session.warn(f"t={ev.t}: {ev.player}'s sets use cards not in the hand: scored with the best arrangement", ev)
         return None
     loose = list((Counter(hand) - Counter(used)).elements())
     try:
         return score_arrangement(sets, loose, special, ev.get("captured") or [], ev.get("doubutsuen") or [])
     except RulesError as exc:
-        session.warn(f"t={ev.t}: {ev.player}'s sets are not legal ({exc}): scored with the best arrangement")
+        session.warn(f"t={ev.t}: {ev.player}'s sets are not legal ({exc}): scored with the best arrangement", ev)
         return None
 
 
