@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -31,7 +32,7 @@ def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_eve
         for a, b, s in refs.lookalikes():
             click.echo(f"referee: warning: references {a} and {b} look alike ({s:.2f}); they may be reported as uncertain", err=True)
     info = probe(video)
-    with click.progressbar(length=info.frames or 0, label="watching", file=click.get_text_stream("stderr"),
+    with click.progressbar(length=info.frames or 0, label="watching", file=sys.stderr,
                            show_pos=True) as bar:
         events = watch_frames(read_frames(video), cal, refs=refs, workers=workers, card_every=card_every,
                               on_frame=lambda fr: bar.update(1),
