@@ -48,6 +48,10 @@ ONSET_LEVEL = 0.0
 #: a wrist seen with less MediaPipe visibility is not used (drawn and blurred arms score
 #: 0.2-0.4 while tracked correctly; wrists outside the picture score below 0.1)
 MIN_VISIBILITY = 0.05
+#: frames whose wrist visibility is below this still count for the up/down state but are
+#: left out of the onset interpolation: on fast raises pose loses the forearm for a frame or
+#: two (visibility 0.05-0.11, wrist far off) and the interpolation then bridges them
+ONSET_MIN_VISIBILITY = 0.15
 #: shoulder width is floored at this fraction of the crop height (a person in profile has
 #: almost no shoulder width, which would make every small lift look huge)
 MIN_SHOULDER_FRACTION = 0.08
@@ -212,11 +216,12 @@ class ArmTracker:
         self.run = 0
         self.history: deque[tuple[float, float]] = deque(maxlen=HISTORY)
 
-    def observe(self, t: float, lift: float | None) -> tuple[str, float] | None:
+    def observe(self, t: float, lift: float | None, visibility: float = 1.0) -> tuple[str, float] | None:
         """Feed one frame; returns ``("up"|"down", time)`` when the state changes."""
         if lift is None:
             return None  # not seen: no information (keeps the state and the run)
-        self.history.append((t, lift))
+        if visibility >= ONSET_MIN_VISIBILITY:
+            self.history.append((t, lift))
         if not self.up:
             self.run = self.run + 1 if lift >= self.raise_fraction else 0
             if self.run >= self.raise_frames:
@@ -249,8 +254,9 @@ class SeatHands:
     the same from landmarks computed elsewhere (a worker process)."""
 
     def __init__(self, player: str, box: tuple[int, int, int, int], *, estimator: PoseEstimator | None = None,
-                 **thresholds: Any):
+                 every: int = 1, phase: int = 0, **thresholds: Any):
         self.player = player
+        self.every, self.phase = max(1, every), phase
         self.box = tuple(int(v) for v in box)
         self._estimator = estimator
         self.arms = {side: ArmTracker(**thresholds) for side in ("left", "right")}
@@ -258,7 +264,14 @@ class SeatHands:
         self.frames = 0
         self.found = 0
 
+    def due(self, index: int) -> bool:
+        """Whether this seat is analysed on frame ``index`` (reduced-rate tracking: every
+        n-th frame, seats staggered by ``phase`` so the load is even)."""
+        return (index + self.phase) % self.every == 0
+
     def update(self, index: int, t: float, frame: np.ndarray) -> list[HandEvent]:
+        if not self.due(index):
+            return []
         if self._estimator is None:
             self._estimator = PoseEstimator(self.box, video=True)
         return self.observe(t, self._estimator.estimate(frame))
@@ -272,7 +285,7 @@ class SeatHands:
         out = []
         h = self.box[3] - self.box[1]
         for side, arm in self.arms.items():
-            change = arm.observe(t, landmarks.lift(side, h))
+            change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility)
             if change is not None:
                 state, when = change
                 vis = landmarks[f"{side}_wrist"].visibility

@@ -28,7 +28,8 @@ def _worker(conn, boxes) -> None:
             msg = conn.recv()
             if msg is None:
                 break
-            conn.send([est.estimate_crop(crop, box) for est, (crop, box) in zip(ests, msg)])
+            conn.send([None if crop is None else est.estimate_crop(crop, box)
+                       for est, (crop, box) in zip(ests, msg)])
     finally:
         for e in ests:
             e.close()
@@ -52,15 +53,19 @@ class PoseWorkers:
             self.procs.append(p)
             self.conns.append(parent)
 
-    def submit(self, frame: np.ndarray) -> None:
+    def submit(self, frame: np.ndarray, due: Sequence[bool] | None = None) -> None:
+        """Send the crops of the seats ``due`` on this frame (all by default)."""
+        self._due = [True] * len(self.boxes) if due is None else list(due)
         for g, conn in zip(self.groups, self.conns):
             msg = []
             for i in g:
                 x1, y1, x2, y2 = self.boxes[i]
-                msg.append((np.ascontiguousarray(frame[y1:y2, x1:x2]), self.boxes[i]))
+                crop = np.ascontiguousarray(frame[y1:y2, x1:x2]) if self._due[i] else None
+                msg.append((crop, self.boxes[i]))
             conn.send(msg)
 
     def collect(self) -> list[Landmarks | None]:
+        """Landmarks per seat (None: not found, or not due)."""
         out: list[Landmarks | None] = [None] * len(self.boxes)
         for g, conn in zip(self.groups, self.conns):
             try:

@@ -8,7 +8,9 @@ the time they *happened*; :func:`watch_video` sorts them.
 
 Speed (see ``python -m vision.bench``): ``workers`` > 0 runs the seats' pose in that many
 processes while this one decodes and watches the cards; ``card_every`` > 1 analyses card
-zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing).
+zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
+``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered (the onset is
+still interpolated between the two analysed frames around the crossing, over a longer gap).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ def sort_key(e: Event):
 
 class TableWatcher:
     def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
-                 card_every: int = 1):
+                 card_every: int = 1, pose_every: int = 1):
         if cal.card_zones and refs is None:
             refs = References.from_folder(cal.references)
         self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
-        self.seats = [SeatHands(s.name, s.box.to_list()) for s in cal.seats]
+        self.seats = [SeatHands(s.name, s.box.to_list(), every=pose_every, phase=i) for i, s in enumerate(cal.seats)]
         self.token = TokenWatcher(cal.zones["token"]) if "token" in cal.zones else None
         self.workers = None
         if workers > 0 and self.seats:
@@ -52,15 +54,17 @@ class TableWatcher:
 
     def update(self, frame: Frame) -> list[Event]:
         img = frame.image
+        due = [s.due(frame.index) for s in self.seats]
         if self.workers is not None:
-            self.workers.submit(img)
+            self.workers.submit(img, due)
         events: list[Event] = []
         for c in self.cards:
             events.extend(c.update(frame.index, frame.t, img))
         if self.workers is not None:
             lms = self.workers.collect()
-            for seat, lm in zip(self.seats, lms):
-                events.extend(seat.observe(frame.t, lm))
+            for seat, lm, d in zip(self.seats, lms, due):
+                if d:
+                    events.extend(seat.observe(frame.t, lm))
         else:
             for seat in self.seats:
                 events.extend(seat.update(frame.index, frame.t, img))
@@ -76,13 +80,13 @@ class TableWatcher:
 
 
 def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,
-                 workers: int = 0, card_every: int = 1,
+                 workers: int = 0, card_every: int = 1, pose_every: int = 1,
                  on_frame: Callable[[Frame], None] | None = None,
                  on_warning: Callable[[str], None] | None = None) -> list[Event]:
     """All events of a frame sequence, sorted by time (then kind, player, side, card)."""
     from referee.errors import MediaError
 
-    tw = TableWatcher(cal, refs, workers=workers, card_every=card_every)
+    tw = TableWatcher(cal, refs, workers=workers, card_every=card_every, pose_every=pose_every)
     events: list[Event] = []
     seen_warnings = 0
     try:

@@ -19,7 +19,9 @@ from referee.record import dumps
               help="Pose worker processes (0: all in this process).")
 @click.option("--card-every", type=click.IntRange(1, 30), default=1, show_default=True,
               help="Analyse card zones on every n-th frame (timing stays full-rate).")
-def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int) -> None:
+@click.option("--pose-every", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="Run each seat's pose on every n-th frame, seats staggered (faster, coarser onsets).")
+def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int, pose_every: int) -> None:
     """Print the card, hand and grab events seen in VIDEO, in time order (progress on stderr)."""
     from calibration.schema import load
     from vision.cards import References
@@ -35,6 +37,7 @@ def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_eve
     with click.progressbar(length=info.frames or 0, label="watching", file=sys.stderr,
                            show_pos=True) as bar:
         events = watch_frames(read_frames(video), cal, refs=refs, workers=workers, card_every=card_every,
+                              pose_every=pose_every,
                               on_frame=lambda fr: bar.update(1),
                               on_warning=lambda w: click.echo(f"\nreferee: warning: {w}", err=True))
     for e in events:
