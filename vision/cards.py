@@ -66,7 +66,8 @@ ASPECT_RANGE = (1.2, 1.9)
 #: card outline: accepted area as a fraction of the searched image
 AREA_RANGE = (0.004, 0.95)
 #: a zone whose mean absolute change since the last analysis (grey levels, on a 4x
-#: reduced image) is below this is not re-analysed (saves most of the cost between cards)
+#: reduced image scaled to mean 128, so that a light change alone does not count) is below
+#: this is not re-analysed (saves most of the cost between cards)
 STILL_DIFF = 1.5
 
 _REF_NAME = re.compile(r"^(?P<code>[^_]+?)(?:_\d+)?$")
@@ -438,9 +439,11 @@ class CardZoneWatcher:
     def _analyse(self, crop: np.ndarray) -> Match | None:
         gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         # 4x smaller: averages sensor noise away, so an unchanged zone reads as still
-        small = cv2.resize(gray, (max(1, gray.shape[1] // 4), max(1, gray.shape[0] // 4)), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(gray, (max(1, gray.shape[1] // 4), max(1, gray.shape[0] // 4)),
+                           interpolation=cv2.INTER_AREA).astype(np.float32)
+        small *= 128.0 / max(1.0, float(small.mean()))  # a global light change is no change
         if (self._last_analysed is not None and self._last_analysed.shape == small.shape
-                and float(cv2.absdiff(small, self._last_analysed).mean()) < STILL_DIFF):
+                and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
             return self._last_result
         self.analysed += 1
         ms = recognise(crop, self.refs, self.min_score, self.min_margin)
