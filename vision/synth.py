@@ -13,7 +13,7 @@ All randomness comes from the ``numpy.random.Generator`` passed in: same seed, s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -147,12 +147,13 @@ class ArmPose:
 
 
 def draw_player(scene: np.ndarray, box: tuple[int, int, int, int], arms: ArmPose,
-                shirt=(150, 60, 40), reach: tuple[float, float] | None = None) -> dict[str, tuple[float, float]]:
+                shirt=(150, 60, 40), reach: tuple[float, float] | None = None,
+                reach_side: str = "left") -> dict[str, tuple[float, float]]:
     """Draw a seated figure facing the camera inside ``box`` and return its true key points
     (image pixels): ``left_shoulder``, ``left_wrist``, ... (the figure's own sides).
 
-    ``reach`` (x, y in image pixels) makes the figure's right hand stretch to that point
-    instead (grabbing the token)."""
+    ``reach`` (x, y in image pixels) makes the figure's ``reach_side`` hand stretch to that
+    point instead (grabbing the token)."""
     x1, y1, x2, y2 = box
     w, h = x2 - x1, y2 - y1
     cx = x1 + w / 2
@@ -178,7 +179,7 @@ def draw_player(scene: np.ndarray, box: tuple[int, int, int, int], arms: ArmPose
     for side in ("left", "right"):
         sx, sy = shoulders[side]
         out = 1 if side == "left" else -1
-        if reach is not None and side == "right":
+        if reach is not None and side == reach_side:
             wx, wy = reach
             ex, ey = (sx + wx) / 2 + out * w * 0.03, (sy + wy) / 2
         else:
@@ -198,7 +199,7 @@ def draw_player(scene: np.ndarray, box: tuple[int, int, int, int], arms: ArmPose
 
 
 def player_scene(w: int, h: int, seats: list[tuple[int, int, int, int]], arms: list[ArmPose],
-                 table_top: float = 0.78, reach: dict[int, tuple[float, float]] | None = None):
+                 table_top: float = 0.78, reach: dict[int, tuple[str, tuple[float, float]]] | None = None):
     """A wall, a table edge at ``table_top`` of the height, and one drawn player per seat box.
     Returns the image and each seat's true key points."""
     img = np.empty((h, w, 3), np.uint8)
@@ -206,8 +207,8 @@ def player_scene(w: int, h: int, seats: list[tuple[int, int, int, int]], arms: l
     img[int(h * table_top):] = (60, 100, 140)
     truth = []
     for i, (box, pose) in enumerate(zip(seats, arms)):
-        truth.append(draw_player(img, box, pose, shirt=SHIRTS[i % len(SHIRTS)],
-                                 reach=(reach or {}).get(i)))
+        side, point = (reach or {}).get(i, ("left", None))
+        truth.append(draw_player(img, box, pose, shirt=SHIRTS[i % len(SHIRTS)], reach=point, reach_side=side))
     img[int(h * table_top):int(h * table_top) + 4] = (40, 70, 100)
     return img, truth
 
@@ -270,6 +271,39 @@ class Raise:
         return self.off + u * self.duration
 
 
+@dataclass(frozen=True)
+class Reach:
+    """Seat ``seat`` stretches its ``side`` hand from rest to the token centre, starting at
+    ``start`` seconds and arriving ``duration`` later (linear)."""
+
+    seat: int
+    side: str
+    start: float
+    duration: float = 0.3
+
+    def rest(self, box: tuple[int, int, int, int]) -> tuple[float, float]:
+        x1, y1, x2, y2 = box
+        w, h = x2 - x1, y2 - y1
+        out = 1 if self.side == "left" else -1
+        return x1 + w / 2 + out * (w * 0.17 + w * 0.06), y1 + h * 0.47 + h * 0.36
+
+    def point(self, t: float, box, target: tuple[float, float]) -> tuple[float, float] | None:
+        if t < self.start:
+            return None
+        u = min(1.0, (t - self.start) / self.duration)
+        (rx, ry), (tx, ty) = self.rest(box), target
+        return rx + (tx - rx) * u, ry + (ty - ry) * u
+
+    def entry(self, box, target, zone: tuple[float, float, float, float]) -> float:
+        """When the hand's path first enters ``zone`` (x1, y1, x2, y2)."""
+        for i in range(1001):
+            t = self.start + self.duration * i / 1000
+            x, y = self.point(t, box, target)
+            if zone[0] <= x <= zone[2] and zone[1] <= y <= zone[3]:
+                return t
+        return self.start + self.duration
+
+
 @dataclass
 class TableClip:
     """A generated table recording: frames, the calibration that fits it, and the truth."""
@@ -285,6 +319,7 @@ class TableClip:
     raises: list[Raise]
     deck: dict[str, np.ndarray]
     seed: int = 0
+    reaches: list[Reach] = field(default_factory=list)
 
     def calibration(self, references: str = "refs", game: str = "ikatako") -> dict:
         return {"version": 1, "game": game, "camera": {"width": self.width, "height": self.height},
@@ -302,7 +337,25 @@ class TableClip:
                 if r.seat == i:
                     lr[r.side] = max(lr[r.side], up_down_profile(t, r.on, r.off, r.duration))
             arms.append(ArmPose(**lr))
-        img, _ = player_scene(self.width, self.height, self.seats, arms, table_top=0.62)
+        reach = {}
+        if "token" in self.zones:
+            zx1, zy1, zx2, zy2 = self.zones["token"]
+            centre = ((zx1 + zx2) / 2, (zy1 + zy2) / 2)
+            for r in self.reaches:
+                p = r.point(t, self.seats[r.seat], centre)
+                if p is not None:
+                    reach[r.seat] = (r.side, p)
+        img = np.empty((self.height, self.width, 3), np.uint8)
+        if "token" in self.zones:
+            base, _ = player_scene(self.width, self.height, [], [], table_top=0.62)
+            zx1, zy1, zx2, zy2 = self.zones["token"]
+            cv2.circle(base, ((zx1 + zx2) // 2, (zy1 + zy2) // 2), (zx2 - zx1) // 2, (30, 160, 230), -1)
+            img, _ = base, None
+            for i, box in enumerate(self.seats):
+                side, point = reach.get(i, ("left", None))
+                draw_player(img, box, arms[i], shirt=SHIRTS[i % len(SHIRTS)], reach=point, reach_side=side)
+        else:
+            img, _ = player_scene(self.width, self.height, self.seats, arms, table_top=0.62, reach=reach)
         # light: a slow flicker and a warm tint; sensor noise
         gain = 0.92 + 0.06 * math.sin(k * 0.7)
         for d in self.drops:
@@ -360,3 +413,16 @@ def demo_clip(width: int = 640, height: int = 480, fps: int = 30, seconds: float
         raises.append(Raise(1, "left", 2.2, None, duration=0.45))
     names = ["aki", "ben", "chie", "dai", "emi", "fumi"][:n_seats]
     return TableClip(width, height, fps, n, seats, names, zones, drops, raises, deck, seed)
+
+
+def token_clip(width: int = 640, height: int = 480, fps: int = 30, seconds: float = 1.4,
+               starts: tuple[float, float] = (0.5, 0.6), seed: int = 0) -> TableClip:
+    """MOKOCHAKA's grab: two drawn players reach for the token between them; seat 0 with its
+    left hand, seat 1 with its right (pose followed both reaching arms)."""
+    seats = [(0, int(height * 0.04), width // 2, int(height * 0.96)),
+             (width // 2, int(height * 0.04), width, int(height * 0.96))]
+    c = width // 2
+    zones = {"token": (c - 20, int(height * 0.69), c + 20, int(height * 0.69) + 40)}
+    reaches = [Reach(0, "left", starts[0]), Reach(1, "right", starts[1])]
+    return TableClip(width, height, fps, int(seconds * fps), seats, ["aki", "ben"], zones, [], [], {},
+                     seed, reaches)
