@@ -21,7 +21,9 @@ Why this way (research, re-measured by ``python -m vision.bench``):
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -119,6 +121,27 @@ class Landmarks:
         return (s.y - w.y) / width
 
 
+@contextlib.contextmanager
+def _quiet_native_stderr():
+    """Silence MediaPipe's native start-up log lines (TFLite delegate, absl warnings), which
+    are written straight to file descriptor 2 and would bury the referee's own messages.
+    Python exceptions still propagate."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 def _solutions():
     try:
         import mediapipe as mp
@@ -136,9 +159,12 @@ class PoseEstimator:
 
     def __init__(self, box: tuple[int, int, int, int], *, video: bool = True):
         self.box = tuple(int(v) for v in box)
-        self._pose = _solutions().pose.Pose(
-            static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
-            enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+        solutions = _solutions()
+        with _quiet_native_stderr():
+            self._pose = solutions.pose.Pose(
+                static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
+                enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+        self._calls = 0
 
     def crop_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
         x1, y1, x2, y2 = self.box
@@ -153,7 +179,13 @@ class PoseEstimator:
 
     def estimate_crop(self, crop_bgr: np.ndarray, box: tuple[int, int, int, int]) -> Landmarks | None:
         """Landmarks from an already cut seat crop whose place in the frame is ``box``."""
-        res = self._pose.process(cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2RGB))
+        rgb = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2RGB)
+        self._calls += 1
+        if self._calls <= 3:  # the native warnings come with the first inferences
+            with _quiet_native_stderr():
+                res = self._pose.process(rgb)
+        else:
+            res = self._pose.process(rgb)
         if res.pose_landmarks is None:
             return None
         return Landmarks.from_mediapipe(res.pose_landmarks, box)

@@ -64,29 +64,48 @@ def probe(path: str | Path) -> VideoInfo:
         c.close()
 
 
-def read_frames(path: str | Path) -> Iterator[Frame]:
-    """Every frame of the first video stream, in order, with ``t`` from its PTS."""
+def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator[Frame]:
+    """Every frame of the first video stream, in order, with ``t`` from its PTS.
+
+    A packet that fails to decode mid-stream is skipped with a warning appended to
+    ``warnings`` (the frame clock stays right: times come from the PTS, not from counting);
+    a file with no decodable frame at all is a :class:`MediaError`.
+    """
     import av
 
     path = Path(path)
     c = _open(path)
     try:
         s = c.streams.video[0]
-        s.thread_type = "AUTO"
         t0 = None
         index = 0
+        bad = 0
+
+        def frames_of(packet):
+            nonlocal bad
+            try:
+                return packet.decode()
+            except av.error.FFmpegError as exc:
+                bad += 1
+                if warnings is not None:
+                    where = "" if packet.pts is None else f" at {float(packet.pts * packet.time_base):.3f} s"
+                    warnings.append(f"video {path}: skipped an undecodable packet{where} ({exc})")
+                return []
+
         try:
-            for fr in c.decode(s):
-                if fr.pts is None:
-                    t = index / float(s.average_rate or 30)
-                else:
-                    t = float(fr.pts * (fr.time_base or s.time_base))
-                if t0 is None:
-                    t0 = t
-                yield Frame(index, round(t - t0, 6), fr.to_ndarray(format="bgr24"))
-                index += 1
+            packets = c.demux(s)
+            for packet in packets:
+                for fr in frames_of(packet):
+                    if fr.pts is None:
+                        t = index / float(s.average_rate or 30)
+                    else:
+                        t = float(fr.pts * (fr.time_base or s.time_base))
+                    if t0 is None:
+                        t0 = t
+                    yield Frame(index, round(t - t0, 6), fr.to_ndarray(format="bgr24"))
+                    index += 1
         except av.error.FFmpegError as exc:
-            raise MediaError(f"video {path}: decoding failed after frame {index}: {exc}") from None
+            raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
         if index == 0:
             raise MediaError(f"video {path} has no decodable frame")
     finally:

@@ -34,12 +34,15 @@ def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_eve
         for a, b, s in refs.lookalikes():
             click.echo(f"referee: warning: references {a} and {b} look alike ({s:.2f}); they may be reported as uncertain", err=True)
     info = probe(video)
+    skipped: list[str] = []
     with click.progressbar(length=info.frames or 0, label="watching", file=sys.stderr,
                            show_pos=True) as bar:
-        events = watch_frames(read_frames(video), cal, refs=refs, workers=workers, card_every=card_every,
+        events = watch_frames(read_frames(video, skipped), cal, refs=refs, workers=workers, card_every=card_every,
                               pose_every=pose_every,
                               on_frame=lambda fr: bar.update(1),
                               on_warning=lambda w: click.echo(f"\nreferee: warning: {w}", err=True))
+    for w in skipped:
+        click.echo(f"referee: warning: {w}", err=True)
     for e in events:
         if as_json:
             click.echo(dumps(e))
