@@ -149,6 +149,10 @@ class Calibration:
             if channel is not None and (isinstance(channel, bool) or not isinstance(channel, int) or channel < 0):
                 raise CalibrationError(f"seats[{i}].channel: a channel number >= 0 or null expected, got {channel!r}")
             seats.append(Seat(name, Box.from_value(s.get("box"), f"seats[{i}].box", (w, h)), channel))
+        names = {x.name for x in seats}
+        for zname in zones:
+            if zname.startswith("p:") and zname.split(":")[1] not in names:
+                raise CalibrationError(f"zones.{zname}: no seat is named {zname.split(':')[1]!r}")
         refs = obj.get("references")
         ref_path = None
         if refs is not None:

@@ -115,6 +115,37 @@ def bench_appearance(seeds: int) -> None:
               f"max {max(map(abs, found)) if found else 'n/a'}")
 
 
+def bench_interpolation(seeds: int) -> None:
+    """The onset error of the interpolation alone: the drawn figures' TRUE key points fed to
+    the arm state machine (separates it from what pose adds)."""
+    errs = []
+    for seed in range(seeds):
+        clip = synth.demo_clip(640, 480, seconds=1.6, seed=seed)
+        clip.raises = [synth.Raise(r.seat, r.side, r.on + seed * 0.0071, r.off, r.duration) for r in clip.raises]
+        trackers: dict[tuple[int, str], hands.ArmTracker] = {}
+        for k in range(clip.n_frames):
+            t = k / clip.fps
+            arms = []
+            for i in range(len(clip.seats)):
+                lr = {"left": 0.0, "right": 0.0}
+                for r in clip.raises:
+                    if r.seat == i:
+                        lr[r.side] = max(lr[r.side], synth.up_down_profile(t, r.on, r.off, r.duration))
+                arms.append(synth.ArmPose(**lr))
+            _, truth = synth.player_scene(clip.width, clip.height, clip.seats, arms, table_top=0.62)
+            for i, tr in enumerate(truth):
+                sw = abs(tr["left_shoulder"][0] - tr["right_shoulder"][0])
+                for side in ("left", "right"):
+                    lift = (tr[f"{side}_shoulder"][1] - tr[f"{side}_wrist"][1]) / sw
+                    ch = trackers.setdefault((i, side), hands.ArmTracker()).observe(t, lift)
+                    if ch and ch[0] == "up":
+                        r = [r for r in clip.raises if r.seat == i and r.side == side][0]
+                        errs.append((ch[1] - r.crossing()) * 1000)
+    a = sorted(abs(e) for e in errs)
+    print(f"hand onset, interpolation alone (true key points of the drawn raises): {len(a)} raises, "
+          f"|error| median {statistics.median(a):.2f} ms, max {a[-1]:.2f} ms")
+
+
 def bench_onset(seeds: int, every: int = 1) -> None:
     errs = []
     missing = 0
@@ -236,6 +267,7 @@ def main(argv: list[str] | None = None) -> None:
         bench_arms(data)
         bench_cards(data)
     bench_appearance(seeds)
+    bench_interpolation(seeds)
     bench_onset(seeds)
     bench_onset(seeds, every=2)
     bench_grab(seeds)

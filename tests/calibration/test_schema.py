@@ -41,6 +41,7 @@ def test_round_trip(tmp_path):
     (lambda d: d["seats"][0].update(channel=-1), "seats[0].channel"),
     (lambda d: d.update(references="missing"), "references"),
     (lambda d: d.update(seats=[]), "seats"),
+    (lambda d: d["zones"].update({"p:zed:slot3": [0, 0, 5, 5]}), "zones.p:zed:slot3"),
 ])
 def test_errors_name_the_field(tmp_path, change, field):
     d = _good(tmp_path)

@@ -93,3 +93,15 @@ def test_watch_bad_inputs(run_cli, recorded, tmp_path):
     (d / "res.json").write_text(json.dumps(cal))
     res = run_cli("watch", d / "table.mp4", "--calibration", d / "res.json")
     assert res.exit_code == 2 and "1280x720" in res.output
+
+
+def test_watch_at_reduced_rates_keeps_cards_exact_and_hands_in_order(run_cli, recorded):
+    d, clip = recorded
+    res = run_cli("watch", d / "table.mp4", "--calibration", d / "cal.json", "--json",
+                  "--pose-every", "2", "--card-every", "3")
+    assert res.exit_code == 0, res.output
+    events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    cards = [(e["card"], e["frame"]) for e in events if e["type"] == "card"]
+    assert cards == [(dr.code, dr.frame) for dr in clip.drops]
+    ups = [e["player"] for e in events if e["type"] == "hand" and e["state"] == "up"]
+    assert ups == [clip.names[r.seat] for r in sorted(clip.raises, key=lambda r: r.crossing())]
