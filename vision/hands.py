@@ -43,8 +43,10 @@ RAISE_FRACTION = 0.25
 RAISE_FRAMES = 2
 #: a raised hand is down again when the wrist is below this level (hysteresis) ...
 LOWER_FRACTION = 0.0
-#: ... for this many analysed frames in a row
-LOWER_FRAMES = 3
+#: ... for this many analysed frames in a row (0.2 s at 30 fps: pose loses a drawn arm for
+#: 3-4 frames at times, which read as down-and-up-again with 3; down times are interpolated,
+#: so this delays only when a "down" is known)
+LOWER_FRAMES = 6
 #: the level whose crossing times the onset: 0 = the shoulder line
 ONSET_LEVEL = 0.0
 #: a wrist seen with less MediaPipe visibility is not used (drawn and blurred arms score

@@ -56,7 +56,7 @@ def test_horizontal_arm_is_not_raised_and_down_is_reported():
     for k, l in enumerate([-1.5, 0.1, 0.2, 0.15, 0.2]):  # held at shoulder height
         events += seat.observe(k / 30, _lm(l))
     assert events == []
-    for k, l in enumerate([0.5, 0.6, 0.6, -0.3, -0.9, -1.2, -1.4], start=5):
+    for k, l in enumerate([0.5, 0.6, 0.6, -0.3, -0.9, -1.2, -1.4, -1.4, -1.4], start=5):
         events += seat.observe(k / 30, _lm(l))
     assert [(e.side, e.state) for e in events] == [("left", "up"), ("left", "down")]
     assert events[1].t == pytest.approx(7 / 30 + (0.6 / 0.9) / 30, abs=1e-6)
