@@ -20,6 +20,13 @@ In a video (:class:`CardZoneWatcher`) a card is confirmed after :data:`CONFIRM_F
 analysed frames, then its time is found by walking back a ring buffer of timestamped
 frames to the first frame in which it was recognisable (online confirmation alone is
 4–6 frames late: a hand is still on the card).
+
+Decisions where the spec is silent: an uncertain card gives no ``card`` event but a warning
+naming both candidates (``referee watch`` prints it), since the event needs one code; a
+zone reports a card when its recognised top card *changes*, so the same code laid twice in
+a row on one pile is reported once; ``conf`` is the NCC score and ``frame`` the index of the
+first recognisable frame. Outlines come from contours only (the difference to the zone's
+last stable image, with hands masked, is not built yet).
 """
 
 from __future__ import annotations

@@ -17,6 +17,12 @@ Why this way (research, re-measured by ``python -m vision.bench``):
   interpolated linearly between the two frames around the crossing (simulated at 30 fps:
   0.7–2 ms spread vs 9.8 ms by counting frames), so two players 10 ms apart are ordered
   right. Landmark smoothing is off: it delays the crossing.
+
+Decisions where the spec is silent: a hand is **down** again after :data:`LOWER_FRAMES`
+frames below the shoulder line, timed by the interpolated downward crossing; frames with a
+barely visible wrist are bridged by the interpolation and one-frame tracking glitches are
+dropped; ``conf`` of a hand event is MediaPipe's wrist visibility at confirmation; a seat
+whose person is not found on a frame keeps its state (no information is no change).
 """
 
 from __future__ import annotations
