@@ -56,6 +56,8 @@ COMMANDS = {
     "judge": "referee.commands.judge:judge_cmd",
     "demo": "referee.commands.judge:demo_cmd",
     "rules": "referee.commands.rules:rules_cmd",
+    "vision": "referee.commands.vision:vision_cmd",
+    "watch": "referee.commands.watch:watch_cmd",
 }
 
 

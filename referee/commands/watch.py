@@ -1,0 +1,54 @@
+"""``referee watch VIDEO --calibration cal.json``: the card/hand/grab events of a recording."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from referee.record import dumps
+
+
+@click.command("watch")
+@click.argument("video", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--calibration", "cal_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The table's calibration.json (zones, seats, references).")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines (session-record events).")
+@click.option("--workers", type=click.IntRange(0, 16), default=0, show_default=True,
+              help="Pose worker processes (0: all in this process).")
+@click.option("--card-every", type=click.IntRange(1, 30), default=1, show_default=True,
+              help="Analyse card zones on every n-th frame (timing stays full-rate).")
+@click.option("--pose-every", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="Run each seat's pose on every n-th frame, seats staggered (faster, coarser onsets).")
+def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int, pose_every: int) -> None:
+    """Print the card, hand and grab events seen in VIDEO, in time order (progress on stderr)."""
+    from calibration.schema import load
+    from vision.cards import References
+    from vision.table import watch_frames
+    from vision.video import probe, read_frames
+
+    cal = load(cal_path)
+    refs = References.from_folder(cal.references) if cal.card_zones else None
+    if refs is not None:
+        for a, b, s in refs.lookalikes():
+            click.echo(f"referee: warning: references {a} and {b} look alike ({s:.2f}); they may be reported as uncertain", err=True)
+    info = probe(video)
+    skipped: list[str] = []
+    with click.progressbar(length=info.frames or 0, label="watching", file=sys.stderr,
+                           show_pos=True) as bar:
+        events = watch_frames(read_frames(video, skipped), cal, refs=refs, workers=workers, card_every=card_every,
+                              pose_every=pose_every,
+                              on_frame=lambda fr: bar.update(1),
+                              on_warning=lambda w: click.echo(f"\nreferee: warning: {w}", err=True))
+    for w in skipped:
+        click.echo(f"referee: warning: {w}", err=True)
+    for e in events:
+        if as_json:
+            click.echo(dumps(e))
+        else:
+            d = e.to_dict()
+            what = {"card": lambda: f"card  {d['card']}  ({d.get('zone', 'field')})",
+                    "hand": lambda: f"hand  {d['player']} {d['side']} {d['state']}",
+                    "grab": lambda: f"grab  {d['player']}" + (f"  (tie: {', '.join(d['tie'])})" if d.get("tie") else "")}
+            click.echo(f"{e.t:9.3f} s  {what.get(e.type, lambda: e.type)()}")

@@ -1,0 +1,280 @@
+"""``python -m vision.bench [--quick] [--shared DIR]``: the vision figures, printed with counts.
+
+Accuracy per arm on the real pose photos, per card on the real card scenes (own-deck
+references), the card appearance-time error in frames and the hand-onset error in ms on
+generated clips with known truth, and the per-frame cost / achievable fps for 1 and 4 seats
+at 640x480 and 1280x720 (in one process and with 2 pose workers). Nothing is asserted:
+targets (>= 98 % per arm, >= 99 % per card, appearance within one frame, onset <= 5 ms
+median, 4 seats at 30 fps on 2 cores) are compared by reading.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import csv
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.schema import Box
+from vision import cards, hands, synth
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared(arg: str | None) -> Path | None:
+    for p in filter(None, [arg, os.environ.get("REFEREE_SHARED"), str(ROOT.parent / "shared"), "/work/shared"]):
+        if (Path(p) / "data").is_dir():
+            return Path(p) / "data"
+    return None
+
+
+def bench_arms(data: Path) -> None:
+    rows = list(csv.DictReader(open(data / "poses" / "labels.csv", newline="")))
+    right = total = false_up = missed = found = raised = 0
+    t0 = time.perf_counter()
+    for r in rows:
+        box = tuple(int(r[k]) for k in ("x1", "y1", "x2", "y2"))
+        res = hands.arms_in_image(cv2.imread(str(data / "poses" / r["file"])), box)
+        found += res["found"]
+        for side in ("left", "right"):
+            lab = r[f"{side}_raised"]
+            if lab not in ("0", "1"):
+                continue
+            total += 1
+            raised += lab == "1"
+            pred = res[f"{side}_raised"]
+            right += pred == (lab == "1")
+            false_up += pred and lab == "0"
+            missed += (not pred) and lab == "1"
+    dt = (time.perf_counter() - t0) / max(1, len(rows))
+    print(f"arms (real photos): {right}/{total} = {right / total:.1%} per arm; raised arms found "
+          f"{raised - missed}/{raised}; false raises {false_up}/{total - raised}; people found {found}/{len(rows)}; "
+          f"{dt * 1000:.0f} ms per person (static mode)")
+
+
+def bench_cards(data: Path) -> None:
+    rows = list(csv.DictReader(open(data / "cards" / "labels.csv", newline="")))
+    for deck in ("USPCC-bicycle-like", "wmcnicho-deck"):
+        refs = cards.References.from_images(
+            {r["cards"]: cv2.imread(str(data / "cards" / r["file"])) for r in rows if r["role"] == "ref" and r["deck"] == deck})
+        right = wrong = unc = total = 0
+        times = []
+        for r in rows:
+            if r["role"] != "query" or r["deck"] != deck:
+                continue
+            img = cv2.imread(str(data / "cards" / r["file"]))
+            if max(img.shape[:2]) > 1000:
+                s = 1000 / max(img.shape[:2])
+                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            truth = r["cards"].replace(";", " ").split()
+            total += len(truth)
+            t0 = time.perf_counter()
+            ms = cards.recognise(img, refs)
+            times.append(time.perf_counter() - t0)
+            left = list(truth)
+            for m in ms:
+                if m.status == "uncertain":
+                    unc += 1
+                elif m.code in left:
+                    right += 1
+                    left.remove(m.code)
+                else:
+                    wrong += 1
+        print(f"cards {deck} ({len(refs.refs)} ref templates): {right}/{total} = {right / total:.1%} right, "
+              f"{wrong} wrong, {unc} uncertain; {statistics.median(times) * 1000:.0f} ms median per image; "
+              f"look-alike pairs warned: {len(refs.lookalikes())}")
+
+
+def bench_appearance(seeds: int) -> None:
+    errs = []
+    for seed in range(seeds):
+        clip = synth.demo_clip(640, 480, seconds=2.2, seed=seed)
+        refs = cards.References.from_images(dict(clip.deck))
+        for every in (1, 3):
+            w = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs, every=every)
+            got = []
+            for k in range(clip.n_frames):
+                got += w.update(k, k / clip.fps, clip.frame(k))
+            for d in clip.drops:
+                e = [g for g in got if g.card == d.code]
+                errs.append((every, None if not e else e[0].extra["frame"] - d.frame))
+    for every in (1, 3):
+        es = [e for ev, e in errs if ev == every]
+        found = [e for e in es if e is not None]
+        within = sum(abs(e) <= 1 for e in found)
+        print(f"card appearance (generated, analysed every {every} frame(s)): {len(found)}/{len(es)} cards found; "
+              f"error in frames median {statistics.median(found) if found else 'n/a'}, within one frame {within}/{len(es)}, "
+              f"max {max(map(abs, found)) if found else 'n/a'}")
+
+
+def bench_interpolation(seeds: int) -> None:
+    """The onset error of the interpolation alone: the drawn figures' TRUE key points fed to
+    the arm state machine (separates it from what pose adds)."""
+    errs = []
+    for seed in range(seeds):
+        clip = synth.demo_clip(640, 480, seconds=1.6, seed=seed)
+        clip.raises = [synth.Raise(r.seat, r.side, r.on + seed * 0.0071, r.off, r.duration) for r in clip.raises]
+        trackers: dict[tuple[int, str], hands.ArmTracker] = {}
+        for k in range(clip.n_frames):
+            t = k / clip.fps
+            arms = []
+            for i in range(len(clip.seats)):
+                lr = {"left": 0.0, "right": 0.0}
+                for r in clip.raises:
+                    if r.seat == i:
+                        lr[r.side] = max(lr[r.side], synth.up_down_profile(t, r.on, r.off, r.duration))
+                arms.append(synth.ArmPose(**lr))
+            _, truth = synth.player_scene(clip.width, clip.height, clip.seats, arms, table_top=0.62)
+            for i, tr in enumerate(truth):
+                sw = abs(tr["left_shoulder"][0] - tr["right_shoulder"][0])
+                for side in ("left", "right"):
+                    lift = (tr[f"{side}_shoulder"][1] - tr[f"{side}_wrist"][1]) / sw
+                    ch = trackers.setdefault((i, side), hands.ArmTracker()).observe(t, lift)
+                    if ch and ch[0] == "up":
+                        r = [r for r in clip.raises if r.seat == i and r.side == side][0]
+                        errs.append((ch[1] - r.crossing()) * 1000)
+    a = sorted(abs(e) for e in errs)
+    print(f"hand onset, interpolation alone (true key points of the drawn raises): {len(a)} raises, "
+          f"|error| median {statistics.median(a):.2f} ms, max {a[-1]:.2f} ms")
+
+
+def bench_onset(seeds: int, every: int = 1) -> None:
+    errs = []
+    missing = 0
+    for seed in range(seeds):
+        clip = synth.demo_clip(640, 480, seconds=1.6, seed=seed)
+        # shift the onsets by a fraction of a frame per seed: the truth falls between frames
+        clip.raises = [synth.Raise(r.seat, r.side, r.on + seed * 0.0071, r.off, r.duration) for r in clip.raises]
+        seats = [hands.SeatHands(n, b, every=every, phase=i) for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
+        ups: dict[str, float] = {}
+        for k in range(clip.n_frames):
+            img = clip.frame(k)
+            for s in seats:
+                for e in s.update(k, k / clip.fps, img):
+                    if e.state == "up":
+                        ups.setdefault(f"{e.player}/{e.side}", e.t)
+        for s in seats:
+            s.close()
+        for r in clip.raises:
+            key = f"{clip.names[r.seat]}/{r.side}"
+            if r.crossing() > clip.n_frames / clip.fps:
+                continue
+            if key in ups:
+                errs.append((ups[key] - r.crossing()) * 1000)
+                if os.environ.get("BENCH_VERBOSE"):
+                    print(f"  seed {seed} {key}: truth {r.crossing():.4f} s, measured {ups[key]:.4f} s")
+            else:
+                missing += 1
+    if errs:
+        a = sorted(abs(e) for e in errs)
+        print(f"hand onset (generated drawn players, 30 fps, pose every {every} frame(s)): {len(errs)} raises timed, {missing} missed; "
+              f"|error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; signed median "
+              f"{statistics.median(errs):+.1f} ms (interpolated crossing of the shoulder line)")
+
+
+def bench_grab(seeds: int) -> None:
+    from calibration.schema import Calibration
+    from vision.table import watch_frames
+    from vision.token import TOKEN_MARGIN
+    from vision.video import Frame
+
+    errs, order_ok, n = [], 0, 0
+    for seed in range(seeds):
+        gap = 0.02 + 0.03 * seed  # seat 1 starts this much later
+        clip = synth.token_clip(starts=(0.5, 0.5 + gap), seed=seed)
+        cal = Calibration.from_dict({**clip.calibration(game="mokochaka"), "references": None})
+        grabs = [e for e in watch_frames((Frame(k, k / clip.fps, clip.frame(k)) for k in range(clip.n_frames)), cal)
+                 if e.type == "grab"]
+        x1, y1, x2, y2 = clip.zones["token"]
+        mx, my = (x2 - x1) * TOKEN_MARGIN, (y2 - y1) * TOKEN_MARGIN
+        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+        truth = {clip.names[r.seat]: r.entry(clip.seats[r.seat], centre, (x1 - mx, y1 - my, x2 + mx, y2 + my))
+                 for r in clip.reaches}
+        n += 1
+        order_ok += [g.player for g in grabs] == sorted(truth, key=truth.get)
+        errs += [(g.t - truth[g.player]) * 1000 for g in grabs if g.player in truth]
+    if errs:
+        a = sorted(abs(e) for e in errs)
+        print(f"token grab (generated drawn players, seats 20-170 ms apart): order right {order_ok}/{n}; "
+              f"{len(errs)} grabs timed, |error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms, "
+              f"signed median {statistics.median(errs):+.1f} ms")
+
+
+def bench_speed(frames: int) -> None:
+    from vision.parallel import PoseWorkers
+
+    for (w, h) in ((640, 480), (1280, 720)):
+        for n in (1, 4):
+            clip = synth.demo_clip(w, h, seconds=frames / 30, n_seats=n)
+            imgs = [clip.frame(k) for k in range(frames)]
+            ests = [hands.PoseEstimator(b) for b in clip.seats]
+            t0 = time.perf_counter()
+            found = 0
+            for img in imgs:
+                for e in ests:
+                    found += e.estimate(img) is not None
+            one = (time.perf_counter() - t0) / frames
+            for e in ests:
+                e.close()
+            line = (f"speed {w}x{h}, {n} seat(s) (drawn players found in {found}/{frames * n} crops): "
+                    f"pose in-process {one * 1000:.0f} ms/frame = {1 / one:.1f} fps")
+            if n > 1:
+                with PoseWorkers(clip.seats, 2) as pw:
+                    pw.submit(imgs[0])
+                    pw.collect()  # warm-up (model load)
+                    t0 = time.perf_counter()
+                    for img in imgs:
+                        pw.submit(img)
+                        pw.collect()
+                    two = (time.perf_counter() - t0) / frames
+                    t0 = time.perf_counter()
+                    for k, img in enumerate(imgs):
+                        pw.submit(img, [(k + i) % 2 == 0 for i in range(n)])
+                        pw.collect()
+                    half = (time.perf_counter() - t0) / frames
+                line += (f"; 2 workers {two * 1000:.0f} ms/frame = {1 / two:.1f} fps; 2 workers + pose every 2nd "
+                         f"frame (staggered) {half * 1000:.0f} ms/frame = {1 / half:.1f} fps")
+            # the card zone: cost of one full analysis and of a still frame
+            refs = cards.References.from_images(dict(clip.deck))
+            cz = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs)
+            t0 = time.perf_counter()
+            for k, img in enumerate(imgs):
+                cz.update(k, k / 30, img)
+            cost = (time.perf_counter() - t0) / frames
+            line += f"; card zone {cost * 1000:.0f} ms/frame ({cz.analysed}/{frames} frames analysed)"
+            print(line + f" [{frames} frames]")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a minute or two)")
+    ap.add_argument("--shared", help="the shared folder (default: ../shared beside the repo)")
+    a = ap.parse_args(argv)
+    seeds = 2 if a.quick else 6
+    frames = 15 if a.quick else 60
+    data = _shared(a.shared)
+    print(f"vision benchmark ({'quick' if a.quick else 'full'}; {os.cpu_count()} cores; "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')})")
+    if data is None:
+        print("real data: shared/data not found, real-photo figures skipped")
+    else:
+        bench_arms(data)
+        bench_cards(data)
+    bench_appearance(seeds)
+    bench_interpolation(seeds)
+    bench_onset(seeds)
+    bench_onset(seeds, every=2)
+    bench_grab(seeds)
+    bench_speed(frames)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,530 @@
+"""Card recognition from references of the table's own deck, and timed ``card`` events.
+
+Why this approach (research, re-measured by ``python -m vision.bench``): the decks are custom
+and no public photos of them exist, so a card is recognised by comparing it with references
+captured at calibration (each card shown once; ``CODE.jpg``, ``CODE_1.jpg``, ...).
+Normalized cross-correlation (NCC) of the warped, white-balanced card against every reference
+at 0° and 180° was right on 32/33 real cards with the same deck's references and never
+wrong; SIFT/ORB were much worse on simple faces and 4–10× slower.
+
+Pipeline for one image: find card outlines (contours of several binarisations; a quad by
+polygon approximation or, for rounded corners, the minimum-area rectangle of a rectangular
+contour; card aspect only) -> warp each to a canonical portrait size -> white-balance on the
+card paper -> NCC against every reference at 0° and 180° with a small shift search (the
+re-alignment) -> accept only when the best score passes :data:`MIN_SCORE` *and* beats the
+best *other* code by :data:`MIN_MARGIN`. A card that passes the score but not the margin is
+**uncertain** (IKATAKO's look-alikes, Uzushio 6 vs 9 = the same picture turned 180°): it is
+reported as uncertain, never guessed.
+
+In a video (:class:`CardZoneWatcher`) a card is confirmed after :data:`CONFIRM_FRAMES`
+analysed frames, then its time is found by walking back a ring buffer of timestamped
+frames to the first frame in which it was recognisable (online confirmation alone is
+4–6 frames late: a hand is still on the card).
+
+Decisions where the spec is silent: an uncertain card gives no ``card`` event but a warning
+naming both candidates (``referee watch`` prints it), since the event needs one code; a
+zone reports a card when its recognised top card *changes*, so the same code laid twice in
+a row on one pile is reported once; ``conf`` is the NCC score and ``frame`` the index of the
+first recognisable frame. Outlines come from contours only (the difference to the zone's
+last stable image, with hands masked, is not built yet).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from referee.errors import MediaError
+from referee.events import CardEvent
+
+#: canonical card size after warping (portrait). Measured on the real decks: 100x150 left
+#: 9/16 webcam cards uncertain (spade vs club pips too small), 150x225 3/16, 200x300 the same
+#: at twice the cost
+CANON_W, CANON_H = 150, 225
+#: pixels trimmed from each side of a reference before matching: lets the match slide by up
+#: to this much (re-alignment of an imperfect outline) and drops the card's edge
+ALIGN_MARGIN = 8
+#: references re-aligned by the shift search after the zero-shift comparison with all
+#: (the rest keep their zero-shift score, a lower bound)
+REALIGN_TOP = 3
+#: lowest NCC score that counts as "this reference"; measured: right matches on real photos
+#: of the same deck score 0.55-0.95, wrong ones and non-cards rarely above 0.45
+MIN_SCORE = 0.5
+#: lowest lead over the best *other* code; below it the card is uncertain (look-alikes).
+#: Measured: right answers led by 0.02-0.3; the one wrong top code on the real sets led by 0.05
+MIN_MARGIN = 0.06
+#: reference pairs scoring above this against each other are warned about at calibration
+LOOKALIKE_SCORE = 0.8
+#: analysed frames in a row with the same accepted code before a card event (latency: this
+#: many frames, recovered by the walk-back)
+CONFIRM_FRAMES = 2
+#: frames kept for the walk-back (1.5 s at 30 fps); memory: frames x zone size
+RING_FRAMES = 45
+#: frames without a decision (a hand over the card) the walk-back may cross
+WALK_GAP = 2
+#: outlines are searched on images reduced to this longest side (phone photos of 1600 px
+#: gave the same results at 1000 px, 2-3x faster); faces are still warped from the full image
+MAX_IMAGE_SIDE = 1000
+#: card outline: accepted ratio long side / short side (cards are ~1.4-1.56)
+ASPECT_RANGE = (1.2, 1.9)
+#: card outline: accepted area as a fraction of the searched image
+AREA_RANGE = (0.004, 0.95)
+#: a zone whose mean absolute change since the last analysis (grey levels, on a 4x
+#: reduced image scaled to mean 128, so that a light change alone does not count) is below
+#: this is not re-analysed (saves most of the cost between cards)
+STILL_DIFF = 1.5
+
+_REF_NAME = re.compile(r"^(?P<code>[^_]+?)(?:_\d+)?$")
+_IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+# --- geometry ----------------------------------------------------------------------------
+
+def order_quad(pts: np.ndarray) -> np.ndarray:
+    """Corners as TL, TR, BR, BL of a *portrait* card (long side vertical in the warp)."""
+    pts = np.asarray(pts, np.float32).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise in image coordinates (y down), starting near -pi
+    # start at the corner closest to top-left
+    start = int(np.argmin(pts[:, 0] + pts[:, 1]))
+    pts = np.roll(pts, -start, axis=0)
+    top = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[3])
+    side = np.linalg.norm(pts[3] - pts[0]) + np.linalg.norm(pts[2] - pts[1])
+    if top > side:  # landscape: turn so that the long side is vertical
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def _quad_ok(quad: np.ndarray, img_area: float) -> bool:
+    area = cv2.contourArea(quad.astype(np.float32))
+    if not AREA_RANGE[0] * img_area <= area <= AREA_RANGE[1] * img_area:
+        return False
+    if not cv2.isContourConvex(quad.astype(np.int32).reshape(-1, 1, 2)):
+        return False
+    e = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
+    short, long_ = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
+    if short > long_:
+        short, long_ = long_, short
+    return short > 8 and ASPECT_RANGE[0] <= long_ / short <= ASPECT_RANGE[1]
+
+
+def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
+    """Sub-pixel corner refinement near each corner (edge-line fitting stand-in)."""
+    try:
+        pts = quad.reshape(-1, 1, 2).astype(np.float32).copy()
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+        cv2.cornerSubPix(gray, pts, (3, 3), (-1, -1), crit)
+        refined = pts.reshape(4, 2)
+        if np.max(np.abs(refined - quad)) < 4:
+            return refined
+    except cv2.error:
+        pass
+    return quad
+
+
+def find_card_outlines(image: np.ndarray) -> list[np.ndarray]:
+    """Candidate card quads (TL, TR, BR, BL portrait order, float32) in a BGR image.
+
+    Several binarisations are tried (Otsu both ways, adaptive threshold, Canny edges), since
+    cards on a light surface lose their outline in some of them; overlapping duplicates are
+    all kept: the recogniser keeps the best-matching one.
+    """
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape
+    img_area = float(h * w)
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    masks = []
+    _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks.append(otsu)
+    masks.append(255 - otsu)
+    block = max(15, (min(h, w) // 8) | 1)
+    masks.append(cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4))
+    edges = cv2.Canny(blur, 30, 90)
+    masks.append(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+    quads: list[np.ndarray] = []
+    for m in masks:
+        contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            area = cv2.contourArea(c)
+            if area < AREA_RANGE[0] * img_area:
+                continue
+            peri = cv2.arcLength(c, True)
+            approx = cv2.approxPolyDP(c, 0.02 * peri, True)
+            found = []
+            if len(approx) == 4:
+                found.append(approx.reshape(4, 2).astype(np.float32))
+            rect = cv2.minAreaRect(c)
+            rw, rh = rect[1]
+            if rw * rh > 0 and area / (rw * rh) >= 0.88:
+                found.append(cv2.boxPoints(rect).astype(np.float32))
+            for q in found:
+                q = order_quad(q)
+                if _quad_ok(q, img_area):
+                    quads.append(q)
+    # drop exact-ish duplicates (same corners within 3 px)
+    unique: list[np.ndarray] = []
+    for q in quads:
+        if not any(np.max(np.abs(q - u)) < 3 for u in unique):
+            unique.append(q)
+    return [_refine(q, blur) for q in unique]
+
+
+def warp_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card inside ``quad`` warped to the canonical portrait size."""
+    dst = np.float32([[0, 0], [CANON_W - 1, 0], [CANON_W - 1, CANON_H - 1], [0, CANON_H - 1]])
+    m = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    return cv2.warpPerspective(image, m, (CANON_W, CANON_H), flags=cv2.INTER_AREA)
+
+
+def normalise(card: np.ndarray) -> np.ndarray:
+    """White-balance on the card paper (each channel's 90th percentile -> white), light blur;
+    float32 in [0, 1]. Removes the light's colour and brightness before NCC."""
+    if card.ndim == 2:
+        card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
+    f = card.astype(np.float32)
+    inner = f[ALIGN_MARGIN:-ALIGN_MARGIN, ALIGN_MARGIN:-ALIGN_MARGIN].reshape(-1, 3)
+    white = np.percentile(inner, 90, axis=0)
+    f = f / np.maximum(white, 1.0)
+    f = np.clip(f, 0, 1.2)
+    return cv2.GaussianBlur(f.astype(np.float32), (3, 3), 0)
+
+
+# --- references --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reference:
+    code: str
+    source: str
+    template: np.ndarray  # normalised canonical image, margin trimmed
+
+
+class References:
+    """The deck's reference faces, loaded from a folder (``CODE.jpg``, ``CODE_1.jpg``)."""
+
+    def __init__(self, refs: list[Reference]):
+        if not refs:
+            raise MediaError("no card references")
+        self.refs = refs
+        self.codes = sorted({r.code for r in refs})
+        self.matrix = np.stack([_unit(r.template) for r in refs])  # zero-shift NCC in one product
+
+    @staticmethod
+    def from_images(images: dict[str, np.ndarray], *, find_outline: bool = True) -> "References":
+        """References from ``{name: BGR image}`` (name = ``CODE`` or ``CODE_N``). Each image
+        shows one card alone (the largest card outline is used) or is a scan of the face
+        (no outline found, or ``find_outline`` False: the whole image)."""
+        refs = []
+        for name in sorted(images):
+            m = _REF_NAME.match(name)
+            code = m.group("code") if m else name
+            for k, face in enumerate(reference_faces(images[name], find_outline)):
+                refs.append(Reference(code, name if k == 0 else f"{name}#inner", _template(face)))
+        return References(refs)
+
+    @staticmethod
+    def from_folder(folder: str | Path) -> "References":
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise MediaError(f"reference folder {folder} not found")
+        images = {}
+        for p in sorted(folder.iterdir()):
+            if p.suffix.lower() not in _IMAGE_EXT:
+                continue
+            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            if img is None:
+                raise MediaError(f"reference image {p} is unreadable")
+            images[p.stem] = img
+        if not images:
+            raise MediaError(f"reference folder {folder} holds no images (CODE.jpg, CODE_1.png, ...)")
+        return References.from_images(images)
+
+    def lookalikes(self, threshold: float = LOOKALIKE_SCORE) -> list[tuple[str, str, float]]:
+        """Pairs of different codes whose references match each other at 0° or 180° above
+        ``threshold``: the calibration warns about them (they may come out uncertain)."""
+        out = []
+        for i, a in enumerate(self.refs):
+            full = _pad(a.template)
+            for b in self.refs[i + 1:]:
+                if a.code == b.code:
+                    continue
+                s = max(_ncc(full, b.template), _ncc(full[::-1, ::-1].copy(), b.template))
+                if s >= threshold:
+                    out.append((a.code, b.code, round(float(s), 3)))
+        best: dict[tuple[str, str], float] = {}
+        for a, b, s in out:
+            key = (min(a, b), max(a, b))
+            best[key] = max(best.get(key, 0.0), s)
+        return sorted((a, b, s) for (a, b), s in best.items())
+
+
+def _squareness(q: np.ndarray) -> float:
+    """1 for a rectangle, less as corners leave 90° (a wrong corner on a shadow)."""
+    worst = 0.0
+    for i in range(4):
+        a, b, c = q[i - 1], q[i], q[(i + 1) % 4]
+        u, v = a - b, c - b
+        cos = abs(float(np.dot(u, v)) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+        worst = max(worst, cos)
+    return 1.0 - worst
+
+
+def reference_faces(image: np.ndarray, find_outline: bool = True) -> list[np.ndarray]:
+    """The canonical faces of one reference image: the card (the largest near-rectangular
+    outline) and any card-shaped frame printed inside it, down to a fifth of its area (some
+    decks have one, and in a scene only that frame may be found: measured on the webcam
+    deck, 13/16 -> 15/16 right with the frames down to 20 % instead of 30 %); the whole image
+    when no outline is found."""
+    if find_outline:
+        scale = min(1.0, MAX_IMAGE_SIDE / max(image.shape[:2]))
+        small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small)]
+        if quads:
+            h, w = image.shape[:2]
+            scored = [(cv2.contourArea(q) * _squareness(q) ** 2, q) for q in quads
+                      if cv2.contourArea(q) < 0.9 * h * w or len(quads) == 1]
+            if scored:
+                best = max(scored, key=lambda sq: sq[0])[1]
+                faces = [warp_card(image, best)]
+                barea = cv2.contourArea(best)
+                inner = [q for q in quads if 0.2 * barea < cv2.contourArea(q) < 0.8 * barea
+                         and _overlap(q, best) > 0.95 and _squareness(q) > 0.9]
+                if inner:
+                    faces.append(warp_card(image, max(inner, key=cv2.contourArea)))
+                return faces
+    return [reference_face(image, False)]
+
+
+def reference_face(image: np.ndarray, find_outline: bool = True) -> np.ndarray:
+    """The canonical face of a reference image (see :meth:`References.from_images`)."""
+    if find_outline:
+        return reference_faces(image, True)[0]
+    h, w = image.shape[:2]
+    if w > h:
+        image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(image, (CANON_W, CANON_H), interpolation=cv2.INTER_AREA)
+
+
+def _template(face: np.ndarray) -> np.ndarray:
+    n = normalise(face)
+    return np.ascontiguousarray(n[ALIGN_MARGIN:-ALIGN_MARGIN, ALIGN_MARGIN:-ALIGN_MARGIN])
+
+
+def _pad(template: np.ndarray) -> np.ndarray:
+    return cv2.copyMakeBorder(template, ALIGN_MARGIN, ALIGN_MARGIN, ALIGN_MARGIN, ALIGN_MARGIN, cv2.BORDER_REPLICATE)
+
+
+def _unit(a: np.ndarray) -> np.ndarray:
+    v = a.reshape(-1).astype(np.float32)
+    v = v - v.mean()
+    return v / (np.linalg.norm(v) + 1e-6)
+
+
+def _ncc(candidate: np.ndarray, template: np.ndarray) -> float:
+    """Best NCC of ``template`` slid over ``candidate`` (the shift search = re-alignment)."""
+    r = cv2.matchTemplate(candidate, template, cv2.TM_CCOEFF_NORMED)
+    return float(r.max())
+
+
+# --- recognition -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Match:
+    """What one card outline is: ``status`` ``ok`` (accepted), ``uncertain`` (look-alikes:
+    ``code`` and ``runner_up`` too close) or ``none`` (no reference fits)."""
+
+    code: str | None
+    score: float
+    margin: float
+    status: str
+    quad: np.ndarray = field(compare=False, repr=False)
+    runner_up: str | None = None
+    rotated: bool = False
+
+
+def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
+               min_margin: float = MIN_MARGIN, quad: np.ndarray | None = None) -> Match:
+    """Compare one canonical face with every reference at 0° and 180°."""
+    cand = normalise(face)
+    flipped = np.ascontiguousarray(cand[::-1, ::-1])
+    m = ALIGN_MARGIN
+    # 1) zero-shift NCC against every reference at 0° and 180° (one matrix product) ...
+    z0 = refs.matrix @ _unit(cand[m:-m, m:-m])
+    z1 = refs.matrix @ _unit(flipped[m:-m, m:-m])
+    zero = np.maximum(z0, z1)
+    best: dict[str, tuple[float, bool]] = {}
+    for i, r in enumerate(refs.refs):
+        s, rot = (float(z0[i]), False) if z0[i] >= z1[i] else (float(z1[i]), True)
+        if s > best.get(r.code, (-2.0, False))[0]:
+            best[r.code] = (s, rot)
+    # 2) ... then re-align the top candidates by a shift search of up to ALIGN_MARGIN pixels
+    for i in np.argsort(-zero)[:REALIGN_TOP]:
+        r = refs.refs[int(i)]
+        s0 = _ncc(cand, r.template)
+        s1 = _ncc(flipped, r.template)
+        s, rot = (s0, False) if s0 >= s1 else (s1, True)
+        if s > best[r.code][0]:
+            best[r.code] = (s, rot)
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    code, (score, rot) = ranked[0]
+    second = ranked[1][1][0] if len(ranked) > 1 else -1.0
+    runner = ranked[1][0] if len(ranked) > 1 else None
+    margin = score - second
+    q = quad if quad is not None else np.zeros((4, 2), np.float32)
+    if score < min_score:
+        return Match(None, score, margin, "none", q, code, rot)
+    if margin < min_margin:
+        return Match(code, score, margin, "uncertain", q, runner, rot)
+    return Match(code, score, margin, "ok", q, runner, rot)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller area of two convex quads."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    small = min(cv2.contourArea(a), cv2.contourArea(b))
+    return float(inter / small) if small > 0 else 0.0
+
+
+def recognise(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
+              min_margin: float = MIN_MARGIN) -> list[Match]:
+    """Every card in a still image: one :class:`Match` per card-like outline that looks like a
+    reference (``ok`` or ``uncertain``); overlapping outlines keep their best match. Sorted
+    top to bottom, left to right."""
+    scale = 1.0
+    if max(image.shape[:2]) > MAX_IMAGE_SIDE:
+        scale = MAX_IMAGE_SIDE / max(image.shape[:2])
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    else:
+        small = image
+    matches = []
+    for q in find_card_outlines(small):
+        q_full = (q / scale).astype(np.float32)
+        # outlines on the reduced image, faces warped from the full one
+        m = match_face(warp_card(image, q_full), refs, min_score, min_margin, q_full)
+        if m.status != "none":
+            matches.append(m)
+    matches.sort(key=lambda m: (-m.score, m.margin))
+    kept: list[Match] = []
+    for m in matches:
+        if all(_overlap(m.quad, k.quad) < 0.5 for k in kept):
+            kept.append(m)
+    kept.sort(key=lambda m: (round(float(m.quad[:, 1].mean()) / 50), float(m.quad[:, 0].mean())))
+    return kept
+
+
+# --- video: timed card events per zone ---------------------------------------------------
+
+@dataclass
+class _Slot:
+    index: int
+    t: float
+    image: np.ndarray
+
+
+class CardZoneWatcher:
+    """One zone (the IKATAKO field, a MOKOCHAKA pile, a griddle slot, a scoring area):
+    ``update(index, t, frame) -> [CardEvent]`` with ``t`` = the first frame in which the new
+    top card was recognisable.
+
+    ``every`` > 1 analyses only every n-th frame online (reduced-rate tracking); the ring
+    buffer keeps every frame, so the walk-back still times the card at full rate.
+    """
+
+    def __init__(self, zone_name: str, box, refs: References, *, every: int = 1,
+                 confirm: int = CONFIRM_FRAMES, ring: int = RING_FRAMES,
+                 min_score: float = MIN_SCORE, min_margin: float = MIN_MARGIN):
+        self.zone = zone_name
+        self.box = box
+        self.refs = refs
+        self.every = max(1, every)
+        self.confirm = confirm
+        self.min_score, self.min_margin = min_score, min_margin
+        self.ring: deque[_Slot] = deque(maxlen=max(ring, confirm * self.every + WALK_GAP + 2))
+        self.current: str | None = None
+        self.pending: tuple[str | None, int] = (None, 0)
+        self.uncertain_warned: set[tuple[str, str]] = set()
+        self.warnings: list[str] = []
+        self._last_analysed: np.ndarray | None = None
+        self._last_result: Match | None = None
+        self.analysed = 0
+
+    def _crop(self, frame: np.ndarray) -> np.ndarray:
+        b = self.box
+        return frame[b.y1:b.y2, b.x1:b.x2]
+
+    def _analyse(self, crop: np.ndarray) -> Match | None:
+        gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        # 4x smaller: averages sensor noise away, so an unchanged zone reads as still
+        small = cv2.resize(gray, (max(1, gray.shape[1] // 4), max(1, gray.shape[0] // 4)),
+                           interpolation=cv2.INTER_AREA).astype(np.float32)
+        small *= 128.0 / max(1.0, float(small.mean()))  # a global light change is no change
+        if (self._last_analysed is not None and self._last_analysed.shape == small.shape
+                and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
+            return self._last_result
+        self.analysed += 1
+        ms = recognise(crop, self.refs, self.min_score, self.min_margin)
+        ok = [m for m in ms if m.status == "ok"]
+        res = ok[0] if ok else (ms[0] if ms else None)
+        self._last_analysed, self._last_result = small, res
+        return res
+
+    def update(self, index: int, t: float, frame: np.ndarray) -> list[CardEvent]:
+        crop = self._crop(frame).copy()
+        self.ring.append(_Slot(index, t, crop))
+        if index % self.every:
+            return []
+        m = self._analyse(crop)
+        if m is not None and m.status == "uncertain":
+            key = tuple(sorted((m.code or "?", m.runner_up or "?")))
+            if key not in self.uncertain_warned:
+                self.uncertain_warned.add(key)
+                self.warnings.append(
+                    f"t={t:.3f}s zone {self.zone}: card uncertain between {key[0]} and {key[1]} "
+                    f"(score {m.score:.2f}, margin {m.margin:.2f}); not reported")
+            code = None
+        else:
+            code = m.code if m is not None and m.status == "ok" else None
+        if code is None or code == self.current:
+            self.pending = (None, 0)
+            return []
+        n = self.pending[1] + 1 if self.pending[0] == code else 1
+        self.pending = (code, n)
+        if n < self.confirm:
+            return []
+        self.current = code
+        self.pending = (None, 0)
+        first, conf = self._walk_back(code, m.score)
+        return [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
+                          extra={"frame": first.index})]
+
+    def _walk_back(self, code: str, score: float) -> tuple[_Slot, float]:
+        """The earliest buffered frame of the run in which ``code`` is recognised, crossing at
+        most :data:`WALK_GAP` undecided frames and stopping at any other card."""
+        slots = list(self.ring)
+        first = slots[-1]
+        gap = 0
+        for slot in reversed(slots[:-1]):
+            ms = recognise(slot.image, self.refs, self.min_score, self.min_margin)
+            ok = [m for m in ms if m.status == "ok"]
+            if ok and ok[0].code == code:
+                first, gap = slot, 0
+                score = max(score, ok[0].score)
+            elif ok:
+                break
+            else:
+                gap += 1
+                if gap > WALK_GAP:
+                    break
+        return first, score
+
+
+def codes_of(matches: Iterable[Match]) -> tuple[list[str], int]:
+    """The accepted codes and the number of uncertain cards (the ``vision cards`` output)."""
+    ms = list(matches)
+    return [m.code for m in ms if m.status == "ok"], sum(1 for m in ms if m.status == "uncertain")

@@ -1,0 +1,338 @@
+"""Raised hands per seat, with sub-frame onset times, from MediaPipe pose.
+
+Why this way (research, re-measured by ``python -m vision.bench``):
+
+- One **single-person pose per seat crop** (the seat box from calibration): 69/70 people
+  found with crops vs 34/70 on full frames, and full-frame multi-person pose missed most
+  people seated in a row.
+- MediaPipe 0.10.21 is pinned: the last release with ``mp.solutions`` and the bundled
+  ``pose_landmark_full`` model (``model_complexity=1``; 0 and 2 would download at run time,
+  which is not allowed). It needs numpy < 2 and brings opencv-contrib-python.
+- A hand is **up** when the wrist is above the shoulder by :data:`RAISE_FRACTION` of the
+  shoulder width (0.25: no false raise on 111 arms down; "above the shoulder line" alone
+  raised arms held horizontally) for :data:`RAISE_FRAMES` analysed frames in a row.
+- Sides are the person's own LEFT/RIGHT: pose on the unmirrored image gives exactly that.
+  Never mirror a frame before inference (a mirrored preview is for display only).
+- **Onset** is the moment the wrist crosses the shoulder line (:data:`ONSET_LEVEL`),
+  interpolated linearly between the two frames around the crossing (simulated at 30 fps:
+  0.7–2 ms spread vs 9.8 ms by counting frames), so two players 10 ms apart are ordered
+  right. Landmark smoothing is off: it delays the crossing.
+
+Decisions where the spec is silent: a hand is **down** again after :data:`LOWER_FRAMES`
+frames below the shoulder line, timed by the interpolated downward crossing; frames with a
+barely visible wrist are bridged by the interpolation and one-frame tracking glitches are
+dropped; ``conf`` of a hand event is MediaPipe's wrist visibility at confirmation; a seat
+whose person is not found on a frame keeps its state (no information is no change).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # research: avoids 100 ms stalls under load
+
+import cv2
+import numpy as np
+
+from referee.errors import ModelMissing
+from referee.events import HandEvent
+
+#: wrist above the shoulder by this fraction of the shoulder width = a raised hand
+RAISE_FRACTION = 0.25
+#: analysed frames in a row above :data:`RAISE_FRACTION` before a hand counts as up
+#: (latency: this many frames before the event is known; its time is not delayed)
+RAISE_FRAMES = 2
+#: a raised hand is down again when the wrist is below this level (hysteresis) ...
+LOWER_FRACTION = 0.0
+#: ... for this many analysed frames in a row (0.2 s at 30 fps: pose loses a drawn arm for
+#: 3-4 frames at times, which read as down-and-up-again with 3; down times are interpolated,
+#: so this delays only when a "down" is known)
+LOWER_FRAMES = 6
+#: the level whose crossing times the onset: 0 = the shoulder line
+ONSET_LEVEL = 0.0
+#: a wrist seen with less MediaPipe visibility is not used (drawn and blurred arms score
+#: 0.2-0.4 while tracked correctly; wrists outside the picture score below 0.1)
+MIN_VISIBILITY = 0.05
+#: frames whose wrist visibility is below this still count for the up/down state but are
+#: left out of the onset interpolation: on fast raises pose loses the forearm for a frame or
+#: two (visibility 0.05-0.11, wrist far off) and the interpolation then bridges them
+ONSET_MIN_VISIBILITY = 0.15
+#: shoulder width is floored at this fraction of the crop height (a person in profile has
+#: almost no shoulder width, which would make every small lift look huge)
+MIN_SHOULDER_FRACTION = 0.08
+#: frames of (t, lift) history kept per arm for the onset interpolation
+HISTORY = 30
+#: crop margin added around each seat box, as a fraction of its size (arms leave the box)
+CROP_MARGIN = 0.0
+
+NAMES = ("nose", "left_shoulder", "right_shoulder", "left_elbow", "right_elbow", "left_wrist",
+         "right_wrist", "left_index", "right_index", "left_hip", "right_hip")
+_MP_INDEX = {"nose": 0, "left_shoulder": 11, "right_shoulder": 12, "left_elbow": 13, "right_elbow": 14,
+             "left_wrist": 15, "right_wrist": 16, "left_index": 19, "right_index": 20,
+             "left_hip": 23, "right_hip": 24}
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    visibility: float
+
+
+@dataclass(frozen=True)
+class Landmarks:
+    """Body key points of one person in full-image pixels, sides = the person's own."""
+
+    points: Mapping[str, Point]
+
+    def __getitem__(self, name: str) -> Point:
+        return self.points[name]
+
+    @staticmethod
+    def from_mediapipe(landmarks: Any, box: tuple[int, int, int, int]) -> "Landmarks":
+        """Adapter from a MediaPipe ``pose_landmarks`` (normalised to the crop ``box``)."""
+        x1, y1, x2, y2 = box
+        w, h = x2 - x1, y2 - y1
+        lm = landmarks.landmark
+        pts = {n: Point(x1 + lm[i].x * w, y1 + lm[i].y * h, float(lm[i].visibility)) for n, i in _MP_INDEX.items()}
+        return Landmarks(pts)
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Iterable[float]]) -> "Landmarks":
+        """From ``{name: (x, y[, visibility])}`` (tests, saved landmarks)."""
+        out = {}
+        for n, v in d.items():
+            v = list(v)
+            out[n] = Point(float(v[0]), float(v[1]), float(v[2]) if len(v) > 2 else 1.0)
+        return Landmarks(out)
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {n: [round(p.x, 2), round(p.y, 2), round(p.visibility, 3)] for n, p in self.points.items()}
+
+    def lift(self, side: str, crop_height: float | None = None) -> float | None:
+        """How far the wrist is above the shoulder, in shoulder widths (negative = below);
+        None when the wrist is not seen."""
+        w, s = self.points[f"{side}_wrist"], self.points[f"{side}_shoulder"]
+        if w.visibility < MIN_VISIBILITY:
+            return None
+        ls, rs = self.points["left_shoulder"], self.points["right_shoulder"]
+        width = float(np.hypot(ls.x - rs.x, ls.y - rs.y))
+        if crop_height:
+            width = max(width, MIN_SHOULDER_FRACTION * crop_height)
+        if width <= 1e-6:
+            return None
+        return (s.y - w.y) / width
+
+
+@contextlib.contextmanager
+def _quiet_native_stderr():
+    """Silence MediaPipe's native start-up log lines (TFLite delegate, absl warnings), which
+    are written straight to file descriptor 2 and would bury the referee's own messages.
+    Python exceptions still propagate."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _solutions():
+    try:
+        import mediapipe as mp
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ModelMissing(f"mediapipe is not installed ({exc}); pip install mediapipe==0.10.21") from None
+    if not hasattr(mp, "solutions"):  # pragma: no cover
+        raise ModelMissing("this mediapipe has no mp.solutions pose model; pip install mediapipe==0.10.21")
+    return mp.solutions
+
+
+class PoseEstimator:
+    """Single-person MediaPipe pose on one seat box. ``video=True`` tracks from frame to
+    frame (needed for drawn figures and steadier on real ones); ``video=False`` treats each
+    image alone (stills)."""
+
+    def __init__(self, box: tuple[int, int, int, int], *, video: bool = True):
+        self.box = tuple(int(v) for v in box)
+        solutions = _solutions()
+        with _quiet_native_stderr():
+            self._pose = solutions.pose.Pose(
+                static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
+                enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+        self._calls = 0
+
+    def crop_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        x1, y1, x2, y2 = self.box
+        mx, my = int((x2 - x1) * CROP_MARGIN), int((y2 - y1) * CROP_MARGIN)
+        return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
+
+    def estimate(self, frame_bgr: np.ndarray) -> Landmarks | None:
+        """Landmarks of the person in the seat box of a full BGR frame (never mirrored)."""
+        box = self.crop_box(frame_bgr.shape)
+        x1, y1, x2, y2 = box
+        return self.estimate_crop(frame_bgr[y1:y2, x1:x2], box)
+
+    def estimate_crop(self, crop_bgr: np.ndarray, box: tuple[int, int, int, int]) -> Landmarks | None:
+        """Landmarks from an already cut seat crop whose place in the frame is ``box``."""
+        rgb = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2RGB)
+        self._calls += 1
+        if self._calls <= 3:  # the native warnings come with the first inferences
+            with _quiet_native_stderr():
+                res = self._pose.process(rgb)
+        else:
+            res = self._pose.process(rgb)
+        if res.pose_landmarks is None:
+            return None
+        return Landmarks.from_mediapipe(res.pose_landmarks, box)
+
+    def close(self) -> None:
+        self._pose.close()
+
+
+def arms_in_image(image_bgr: np.ndarray, box: tuple[int, int, int, int]) -> dict[str, bool]:
+    """``{"left_raised", "right_raised", "found"}`` for the person in ``box`` of a still."""
+    est = PoseEstimator(box, video=False)
+    try:
+        lm = est.estimate(image_bgr)
+    finally:
+        est.close()
+    if lm is None:
+        return {"left_raised": False, "right_raised": False, "found": False}
+    h = box[3] - box[1]
+    out = {}
+    for side in ("left", "right"):
+        lift = lm.lift(side, h)
+        out[f"{side}_raised"] = bool(lift is not None and lift >= RAISE_FRACTION)
+    out["found"] = True
+    return out
+
+
+#: a single frame whose lift jumps this far (shoulder widths) from *both* neighbours, in
+#: the same direction, is a tracking glitch and is left out of the onset interpolation
+GLITCH_JUMP = 0.8
+
+
+def _drop_glitches(h: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out = []
+    for i, (t, lift) in enumerate(h):
+        if 0 < i < len(h) - 1:
+            a, b = h[i - 1][1], h[i + 1][1]
+            if (lift - a > GLITCH_JUMP and lift - b > GLITCH_JUMP) or (a - lift > GLITCH_JUMP and b - lift > GLITCH_JUMP):
+                continue
+        out.append((t, lift))
+    return out
+
+
+def _crossing(t0: float, l0: float, t1: float, l1: float, level: float) -> float:
+    if l1 == l0:
+        return t1
+    u = (level - l0) / (l1 - l0)
+    return t0 + min(1.0, max(0.0, u)) * (t1 - t0)
+
+
+class ArmTracker:
+    """Up/down state of one arm from its lift per analysed frame, with interpolated times."""
+
+    def __init__(self, raise_fraction: float = RAISE_FRACTION, raise_frames: int = RAISE_FRAMES,
+                 lower_fraction: float = LOWER_FRACTION, lower_frames: int = LOWER_FRAMES,
+                 onset_level: float = ONSET_LEVEL):
+        self.raise_fraction, self.raise_frames = raise_fraction, raise_frames
+        self.lower_fraction, self.lower_frames = lower_fraction, lower_frames
+        self.onset_level = onset_level
+        self.up = False
+        self.run = 0
+        self.history: deque[tuple[float, float]] = deque(maxlen=HISTORY)
+
+    def observe(self, t: float, lift: float | None, visibility: float = 1.0) -> tuple[str, float] | None:
+        """Feed one frame; returns ``("up"|"down", time)`` when the state changes."""
+        if lift is None:
+            return None  # not seen: no information (keeps the state and the run)
+        if visibility >= ONSET_MIN_VISIBILITY:
+            self.history.append((t, lift))
+        if not self.up:
+            self.run = self.run + 1 if lift >= self.raise_fraction else 0
+            if self.run >= self.raise_frames:
+                self.up, self.run = True, 0
+                return "up", self._time(rising=True)
+        else:
+            self.run = self.run + 1 if lift < self.lower_fraction else 0
+            if self.run >= self.lower_frames:
+                self.up, self.run = False, 0
+                return "down", self._time(rising=False)
+        return None
+
+    def _time(self, rising: bool) -> float:
+        """Interpolated time the lift last crossed the onset level in this direction."""
+        h = _drop_glitches(list(self.history))
+        lvl = self.onset_level
+        for i in range(len(h) - 1, 0, -1):
+            (t0, l0), (t1, l1) = h[i - 1], h[i]
+            if rising and l0 < lvl <= l1:
+                return _crossing(t0, l0, t1, l1, lvl)
+            if not rising and l0 >= lvl > l1:
+                return _crossing(t0, l0, t1, l1, lvl)
+        # never seen on the other side of the level: the first frame of the present run
+        keep = [t for t, l in h if (l >= lvl) == rising]
+        return keep[0] if keep else h[-1][0]
+
+
+class SeatHands:
+    """One seat: ``update(index, t, frame) -> [HandEvent]``; ``observe(t, landmarks)`` does
+    the same from landmarks computed elsewhere (a worker process)."""
+
+    def __init__(self, player: str, box: tuple[int, int, int, int], *, estimator: PoseEstimator | None = None,
+                 every: int = 1, phase: int = 0, **thresholds: Any):
+        self.player = player
+        self.every, self.phase = max(1, every), phase
+        self.box = tuple(int(v) for v in box)
+        self._estimator = estimator
+        self.arms = {side: ArmTracker(**thresholds) for side in ("left", "right")}
+        self.landmarks: Landmarks | None = None
+        self.frames = 0
+        self.found = 0
+
+    def due(self, index: int) -> bool:
+        """Whether this seat is analysed on frame ``index`` (reduced-rate tracking: every
+        n-th frame, seats staggered by ``phase`` so the load is even)."""
+        return (index + self.phase) % self.every == 0
+
+    def update(self, index: int, t: float, frame: np.ndarray) -> list[HandEvent]:
+        if not self.due(index):
+            return []
+        if self._estimator is None:
+            self._estimator = PoseEstimator(self.box, video=True)
+        return self.observe(t, self._estimator.estimate(frame))
+
+    def observe(self, t: float, landmarks: Landmarks | None) -> list[HandEvent]:
+        self.frames += 1
+        self.landmarks = landmarks
+        if landmarks is None:
+            return []
+        self.found += 1
+        out = []
+        h = self.box[3] - self.box[1]
+        for side, arm in self.arms.items():
+            change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility)
+            if change is not None:
+                state, when = change
+                vis = landmarks[f"{side}_wrist"].visibility
+                out.append(HandEvent(t=round(when, 6), player=self.player, side=side, state=state,
+                                     conf=round(min(1.0, max(0.0, vis)), 3)))
+        return out
+
+    def close(self) -> None:
+        if self._estimator is not None:
+            self._estimator.close()

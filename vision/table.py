@@ -1,0 +1,112 @@
+"""The whole table: frames in, ``card`` / ``hand`` / ``grab`` events out, on the frame clock.
+
+``TableWatcher.update(frame) -> [Event]`` runs one :class:`~vision.cards.CardZoneWatcher`
+per card zone, one :class:`~vision.hands.SeatHands` per seat and, when the calibration has a
+``token`` zone, a :class:`~vision.token.TokenWatcher`. Events come out when they are known
+(a card after its confirmation, a hand after :data:`~vision.hands.RAISE_FRAMES`), carrying
+the time they *happened*; :func:`watch_video` sorts them.
+
+Speed (see ``python -m vision.bench``): ``workers`` > 0 runs the seats' pose in that many
+processes while this one decodes and watches the cards; ``card_every`` > 1 analyses card
+zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
+``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered (the onset is
+still interpolated between the two analysed frames around the crossing, over a longer gap).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterator
+
+from calibration.schema import Calibration
+from referee.events import Event
+from vision.cards import CardZoneWatcher, References
+from vision.hands import SeatHands
+from vision.token import TokenWatcher
+from vision.video import Frame, read_frames
+
+_KIND_ORDER = {"card": 0, "hand": 1, "grab": 2}
+
+
+def sort_key(e: Event):
+    d = e.to_dict()
+    return (e.t, _KIND_ORDER.get(e.type, 9), str(d.get("player", "")), str(d.get("side", "")), str(d.get("card", "")))
+
+
+class TableWatcher:
+    def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
+                 card_every: int = 1, pose_every: int = 1):
+        if cal.card_zones and refs is None:
+            refs = References.from_folder(cal.references)
+        self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
+        self.seats = [SeatHands(s.name, s.box.to_list(), every=pose_every, phase=i) for i, s in enumerate(cal.seats)]
+        self.token = TokenWatcher(cal.zones["token"]) if "token" in cal.zones else None
+        self.workers = None
+        if workers > 0 and self.seats:
+            from vision.parallel import PoseWorkers
+
+            self.workers = PoseWorkers([s.box for s in self.seats], workers)
+        self.width, self.height = cal.width, cal.height
+
+    @property
+    def warnings(self) -> list[str]:
+        return [w for c in self.cards for w in c.warnings]
+
+    def update(self, frame: Frame) -> list[Event]:
+        img = frame.image
+        due = [s.due(frame.index) for s in self.seats]
+        if self.workers is not None:
+            self.workers.submit(img, due)
+        events: list[Event] = []
+        for c in self.cards:
+            events.extend(c.update(frame.index, frame.t, img))
+        if self.workers is not None:
+            lms = self.workers.collect()
+            for seat, lm, d in zip(self.seats, lms, due):
+                if d:
+                    events.extend(seat.observe(frame.t, lm))
+        else:
+            for seat in self.seats:
+                events.extend(seat.update(frame.index, frame.t, img))
+        if self.token is not None:
+            events.extend(self.token.observe(frame.t, {s.player: s.landmarks for s in self.seats}))
+        return events
+
+    def close(self) -> None:
+        if self.workers is not None:
+            self.workers.close()
+        for s in self.seats:
+            s.close()
+
+
+def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,
+                 workers: int = 0, card_every: int = 1, pose_every: int = 1,
+                 on_frame: Callable[[Frame], None] | None = None,
+                 on_warning: Callable[[str], None] | None = None) -> list[Event]:
+    """All events of a frame sequence, sorted by time (then kind, player, side, card)."""
+    from referee.errors import MediaError
+
+    tw = TableWatcher(cal, refs, workers=workers, card_every=card_every, pose_every=pose_every)
+    events: list[Event] = []
+    seen_warnings = 0
+    try:
+        for fr in frames:
+            if fr.image.shape[1] != cal.width or fr.image.shape[0] != cal.height:
+                raise MediaError(
+                    f"frame {fr.index} is {fr.image.shape[1]}x{fr.image.shape[0]}, the calibration is for "
+                    f"{cal.width}x{cal.height}: calibrate this camera setting")
+            events.extend(tw.update(fr))
+            if on_frame is not None:
+                on_frame(fr)
+            ws = tw.warnings
+            if on_warning is not None:
+                for w in ws[seen_warnings:]:
+                    on_warning(w)
+            seen_warnings = len(ws)
+    finally:
+        tw.close()
+    return sorted(events, key=sort_key)
+
+
+def watch_video(path: str | Path, cal: Calibration, **kwargs) -> list[Event]:
+    return watch_frames(read_frames(path), cal, **kwargs)

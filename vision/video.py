@@ -1,0 +1,134 @@
+"""Reading video with PyAV: frames with their presentation time as the one clock.
+
+OpenCV reads no audio and its frame times are estimates; PyAV gives each frame's PTS (and
+the audio, for issue 6) exactly. ``t`` is seconds since the first frame of the stream, so
+video and audio of one file share a clock. A corrupt or missing file is a
+:class:`MediaError`; a frame that fails to decode mid-stream ends reading with an error
+naming its position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from referee.errors import MediaError
+
+
+@dataclass(frozen=True)
+class Frame:
+    index: int
+    t: float
+    image: np.ndarray  # BGR, never mirrored
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    width: int
+    height: int
+    frames: int | None
+    fps: float | None
+    duration: float | None
+
+
+def _open(path: Path):
+    import av
+
+    if not path.is_file():
+        raise MediaError(f"video {path} not found")
+    try:
+        container = av.open(str(path))
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(f"video {path} is unreadable: {exc}") from None
+    if not container.streams.video:
+        container.close()
+        raise MediaError(f"{path} holds no video stream")
+    return container
+
+
+def probe(path: str | Path) -> VideoInfo:
+    path = Path(path)
+    c = _open(path)
+    try:
+        s = c.streams.video[0]
+        fps = float(s.average_rate) if s.average_rate else None
+        dur = float(s.duration * s.time_base) if s.duration and s.time_base else (
+            c.duration / 1_000_000 if c.duration else None)
+        frames = s.frames or (int(round(dur * fps)) if dur and fps else None)
+        return VideoInfo(s.codec_context.width, s.codec_context.height, frames, fps, dur)
+    finally:
+        c.close()
+
+
+def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator[Frame]:
+    """Every frame of the first video stream, in order, with ``t`` from its PTS.
+
+    A packet that fails to decode mid-stream is skipped with a warning appended to
+    ``warnings`` (the frame clock stays right: times come from the PTS, not from counting);
+    a file with no decodable frame at all is a :class:`MediaError`.
+    """
+    import av
+
+    path = Path(path)
+    c = _open(path)
+    try:
+        s = c.streams.video[0]
+        t0 = None
+        index = 0
+        bad = 0
+
+        def frames_of(packet):
+            nonlocal bad
+            try:
+                return packet.decode()
+            except av.error.FFmpegError as exc:
+                bad += 1
+                if warnings is not None:
+                    where = "" if packet.pts is None else f" at {float(packet.pts * packet.time_base):.3f} s"
+                    warnings.append(f"video {path}: skipped an undecodable packet{where} ({exc})")
+                return []
+
+        try:
+            packets = c.demux(s)
+            for packet in packets:
+                for fr in frames_of(packet):
+                    if fr.pts is None:
+                        t = index / float(s.average_rate or 30)
+                    else:
+                        t = float(fr.pts * (fr.time_base or s.time_base))
+                    if t0 is None:
+                        t0 = t
+                    yield Frame(index, round(t - t0, 6), fr.to_ndarray(format="bgr24"))
+                    index += 1
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
+        if index == 0:
+            raise MediaError(f"video {path} has no decodable frame")
+    finally:
+        c.close()
+
+
+def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int = 18) -> None:
+    """Encode BGR frames as H.264 (tests and the demo's own recordings)."""
+    import av
+
+    c = av.open(str(path), "w")
+    try:
+        s = None
+        for img in frames:
+            if s is None:
+                s = c.add_stream("libx264", rate=Fraction(fps))
+                s.width, s.height = img.shape[1], img.shape[0]
+                s.pix_fmt = "yuv420p"
+                s.options = {"crf": str(crf), "preset": "veryfast"}
+            for pkt in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24")):
+                c.mux(pkt)
+        if s is not None:
+            for pkt in s.encode():
+                c.mux(pkt)
+    finally:
+        c.close()
