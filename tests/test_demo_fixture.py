@@ -197,3 +197,20 @@ def test_each_shout_starts_at_its_truth_time_on_its_seat_channel():
 def test_committed_audio_is_what_the_script_mixes(md, built, tmp_path):
     md.write_wav(md.mix(built), tmp_path / "seats.wav")
     assert (tmp_path / "seats.wav").read_bytes() == (DEMO / "seats.wav").read_bytes()
+
+
+# ----------------------------------------------------------------------------- pose
+def test_pose_sees_the_ikatako_raises_in_the_video():
+    """MediaPipe pose (video mode, one crop per seat) on the committed video around card 9
+    (aki, ben and dai raise both hands, chie only her left): every raised arm found, no
+    false raise, onsets within 10 ms. The whole video: ``fixtures/demo/check_pose.py``."""
+    pytest.importorskip("mediapipe")
+    pytest.importorskip("av")
+    from fixtures.demo import check_pose
+
+    r = check_pose.measure(DEMO, window=(30.0, 31.4))
+    assert r["total"] == 7
+    assert len(r["hits"]) == 7, r["misses"]
+    assert r["false"] == []
+    assert all(n == r["frames"] for n in r["found"].values())
+    assert max(abs(e) for e in r["onset_ms"]) < 10
