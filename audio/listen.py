@@ -39,7 +39,7 @@ class ListenParams:
     """Pipeline parameters around the detector."""
 
     tie_s: float = 0.010  # audio tie tolerance between two seats' onsets
-    pre_roll_s: float = 0.15  # audio before the onset given to the recognizer
+    pre_roll_s: float = 0.05  # audio before the onset given to the recognizer (more: noise heard as words)
     post_roll_s: float = 0.15  # audio after the end given to the recognizer
     history_s: float = 6.0  # audio kept for decoding (≥ max utterance + rolls + hangover)
 

@@ -43,7 +43,7 @@ NEG_DB = -200.0
 class OnsetParams:
     """Every threshold of the detector (see the module docstring for what each does)."""
 
-    band_hz: tuple[float, float] = (300.0, 3400.0)  # voice band; filter delay ~1 ms
+    band_hz: tuple[float, float] = (300.0, 6000.0)  # voice band incl. fricatives (s, sh); delay ~1 ms
     hop_s: float = 0.001  # frame step: onset resolution
     smooth_s: float = 0.004  # energy window (trailing): smooths, delays ≤ this
     floor_up_db_per_s: float = 2.0  # floor rise rate (slow: speech does not lift it)

@@ -56,6 +56,8 @@ COMMANDS = {
     "judge": "referee.commands.judge:judge_cmd",
     "demo": "referee.commands.judge:demo_cmd",
     "rules": "referee.commands.rules:rules_cmd",
+    "listen": "referee.commands.listen:listen_cmd",
+    "models": "referee.commands.models:models_cmd",
 }
 
 
