@@ -36,6 +36,7 @@ class Vocabulary:
     names: tuple[str, ...]
     numbers: tuple[int, ...] = ()
     join_names: bool = False
+    totals: bool = False  # a name may be followed by a number (IKATAKO co-op: "ika 12")
 
 
 # IKATAKO versus numbers are 2..5 and 8, 10 (Number trouble); co-op totals reach the sum
@@ -44,8 +45,8 @@ class Vocabulary:
 IKATAKO_NAMES = ("ika", "tako", "ikatako", "uzushio", "salvage")
 VOCABULARIES = {
     "ikatako": Vocabulary("ikatako", IKATAKO_NAMES, (2, 3, 4, 5, 8, 10)),
-    "ikatako/coop": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155))),
-    "ikatako/solo": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155))),
+    "ikatako/coop": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155)), totals=True),
+    "ikatako/solo": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155)), totals=True),
     "mokochaka": Vocabulary("mokochaka", MOKOCHAKA_PARTS, (), join_names=True),
     "seasaltpaper": Vocabulary("seasaltpaper", ("stop", "lastchance")),
 }
@@ -246,22 +247,33 @@ def _parse_number(words: list[str], i: int, numwords: dict) -> tuple[int, int] |
 def grammar_phrases(lexicon: Lexicon, vocab: Vocabulary) -> list[str]:
     """The runtime grammar: every token spelling, every number, and the pairs a call needs.
 
-    Vosk keeps only word bigrams of these phrases, so pairs are listed to allow the
-    sequences the rules ask for: a name twice (Repeat), a number twice (Repeat + Number),
-    a name then a total (IKATAKO co-op), MOKOCHAKA names run together.
+    Vosk keeps only word bigrams of these phrases, so every pair listed is a path noise
+    can take: only the sequences the rules ask for are listed — a name twice (Repeat), a
+    number twice (Repeat + Number), a name then a total (IKATAKO co-op only), MOKOCHAKA
+    names run together — and only the number words the vocabulary's numbers use.
     """
     spellings = lexicon.token_spellings(vocab)
     phrases: list[str] = []
-    first = {tok: " ".join(sp[0]) for tok, sp in spellings.items()}
     for sp in spellings.values():
         phrases += [" ".join(s) for s in sp]
-    numbers = {n: " ".join(lexicon.spell_number(n)[0]) for n in vocab.numbers if lexicon.spell_number(n)}
-    # every number word alone too, so a word spelled only as an alternative is reachable
-    phrases += list(numbers.values()) + [" ".join(s) for s in lexicon.number_words()]
-    for a in first.values():
-        phrases += [f"{a} {b}" for b in first.values()] if vocab.join_names else [f"{a} {a}"]
-        if numbers:
-            phrases += [f"{a} {numbers[n]}" for n in sorted(numbers)[:10]]
-    for n in sorted(numbers)[:10]:
-        phrases.append(f"{numbers[n]} {numbers[n]}")
+    numbers = {n: lexicon.spell_number(n) for n in vocab.numbers}
+    numbers = {n: " ".join(sp[0]) for n, sp in numbers.items() if sp}
+    used = {w for text in numbers.values() for w in text.split()}
+    for spelling, (kind, value) in lexicon.number_words().items():
+        first = lexicon.numbers[kind][value][0]
+        if set(first) <= used:  # an alternative spelling of a number word in use
+            phrases.append(" ".join(spelling))
+    phrases += list(numbers.values())
+    for sp in spellings.values():
+        for s in sp:
+            a = " ".join(s)
+            if vocab.join_names:
+                phrases += [f"{a} {' '.join(other[0])}" for other in spellings.values()]
+            else:
+                phrases.append(f"{a} {a}")
+            if vocab.totals:
+                phrases += [f"{a} {numbers[n]}" for n in sorted(numbers)[:10]]
+    for n in sorted(numbers):
+        if n <= 10:
+            phrases.append(f"{numbers[n]} {numbers[n]}")
     return list(dict.fromkeys(p for p in phrases if p))

@@ -110,3 +110,23 @@ def test_live_path_through_the_stream_factory_gives_the_same_shouts(ko_model, ta
     assert status == ["lost", "ok"]
     offline = list(listen(FileSource(wav), Listener(SEATS, 4, synth.RATE, rec)))
     assert [e for e in got if e["type"] == "shout"] == offline
+
+
+def test_narrowing_the_grammar_to_a_card_limits_what_can_be_heard(ko_model):
+    from audio.lexicon import vocabulary
+    from audio.recognize import Recognizer
+
+    rec = Recognizer(ko_model, vocabulary("ikatako"))
+    clip = np.concatenate([np.zeros(800, np.float32), synth.say("イカタコ", "ja", 0), np.zeros(2400, np.float32)])
+    assert rec.decode(clip, synth.RATE).parsed.tokens == ("ikatako",)
+    rec.narrow(["tako", "8"])  # e.g. a tako card under Number trouble
+    assert "이 카 타코" not in rec.grammar and "하치" in rec.grammar
+    heard = rec.decode(clip, synth.RATE).parsed.tokens
+    assert "ikatako" not in heard and set(heard) <= {"tako", "8"}
+
+
+def test_live_device_without_a_sound_card_is_one_clear_error(run_cli):
+    result = run_cli("listen", "--device", "0", "--seats", "aki", "--game", "ikatako")
+    assert result.exit_code == 2
+    assert "audio device" in result.output or "PortAudio" in result.output
+    assert "Traceback" not in result.output
