@@ -19,6 +19,10 @@ Decisions (the spec is silent):
 - an utterance with no call in it is still a ``shout`` (``words`` []), since a player who
   says something else has reacted; words that spell no token are kept in ``unparsed``.
 - events are emitted in onset order; ``t`` values are rounded to 0.1 ms.
+- with a voice enrollment (:mod:`audio.enroll`) for the speaking player, the verifier's
+  call wins over Vosk's; when it finds the utterance near no call it is a shout with no
+  words (speech, not a call); when it cannot choose between two calls, Vosk's words
+  stand. Vosk's tokens are kept in ``vosk_words`` either way.
 """
 
 from __future__ import annotations
@@ -57,9 +61,11 @@ class Listener:
         room: bool = False,
         onset: OnsetParams | None = None,
         params: ListenParams | None = None,
+        verifier=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
+        self.verifier = verifier
         self.p = params or ListenParams()
         self.used = 1 if room else min(channels, len(seats))
         self.detector = OnsetDetector(self.used, rate, onset)
@@ -130,6 +136,23 @@ class Listener:
             )
             if ties:
                 extra["tie"] = ties
+        words = heard.parsed.tokens
+        if self.verifier is not None and self.verifier.knows(player):
+            said = self._samples(seg.channel, seg.start, seg.end)
+            if self.verifier.rate != self.rate:
+                from math import gcd
+
+                from scipy import signal
+
+                g = gcd(self.rate, self.verifier.rate)
+                said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
+            verdict = self.verifier.verify(player, said)
+            extra["vosk_words"] = list(words)
+            extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
+            if verdict.tokens is not None:
+                words = verdict.tokens
+            elif verdict.distance > self.verifier.max_distance:
+                words = ()
         if heard.parsed.unparsed:
             extra["unparsed"] = list(heard.parsed.unparsed)
         if seg.cut:
@@ -137,7 +160,7 @@ class Listener:
         event = ShoutEvent(
             t=round(seg.t, 4),
             player=player,
-            words=heard.parsed.tokens,
+            words=words,
             t_end=round(seg.t_end, 4),
             text=heard.text,
             conf=heard.conf,

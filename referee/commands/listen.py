@@ -37,8 +37,10 @@ def _format(event: dict) -> str:
 @click.option("--room", is_flag=True, help="One room microphone for everyone: words, but no attribution.")
 @click.option("--offset", default=0.0, type=float, show_default=True, help="Session time of the recording's start (s).")
 @click.option("--rate", default=None, type=int, help="Live input sample rate (default: the device's).")
+@click.option("--enroll", "enroll_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside Vosk.")
 @click.option("--json", "as_json", is_flag=True, help="One EVENTS.md object per line.")
-def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, as_json):
+def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, enroll_dir, as_json):
     """Print the shouts heard at the table: who, which words, when each started."""
     from audio import capture, lexicon, models
     from audio.listen import Listener, listen
@@ -72,7 +74,15 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
     if not room and channels > len(names):
         click.echo(f"referee: note: {where} has {channels} channels; using the first {len(names)}", err=True)
     click.echo(f"referee: listening with {found.name} ({found.path}), game {game}", err=True)
-    listener = Listener(names, channels, source.rate, recognizer, room=room)
+    verifier = None
+    if enroll_dir is not None:
+        from audio import enroll
+
+        verifier = enroll.from_folder(enroll_dir)
+        unknown = sorted(set(verifier.templates) - set(names))
+        if unknown:
+            click.echo(f"referee: note: enrolled player(s) not at the table: {', '.join(unknown)}", err=True)
+    listener = Listener(names, channels, source.rate, recognizer, room=room, verifier=verifier)
     try:
         for event in listen(source, listener):
             click.echo(dumps(event) if as_json else _format(event))
