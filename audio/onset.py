@@ -11,7 +11,9 @@ end). Per channel, per ``hop_s`` frame:
 3. *own energy* (close mics, one per seat): a channel's energy minus
    ``10^(-crosstalk_db/10)`` × the loudest other channel's — a neighbour's voice leaks in
    at about -10 dB, so leakage alone gives nothing while the seat's own voice survives
-   even when a neighbour talks at the same time. A single channel is its own energy;
+   even when a neighbour talks at the same time (``remove_room`` would also subtract the
+   others' median, i.e. diffuse room noise: measured worse on babble, so off). A single
+   channel is its own energy;
 4. an utterance *starts* at the first frame of a run above floor + ``start_db`` that
    reaches floor + ``trigger_db`` and lasts ``min_speech_s``; it *ends* after
    ``hangover_s`` below floor + ``start_db``, or is cut at ``max_utterance_s``.
@@ -20,7 +22,9 @@ The onset is that first frame's start (a weak initial consonant below ``start_db
 missed: a word-dependent late bias). Attribution: the segment's channel is its seat.
 With three or more channels the segment must also stand ``dominance_db`` above the
 median of the other channels (research: a speaking seat's close mic is ≥ 5 dB above
-them); one that does not is cross-talk and dropped.
+them); a run that does not is cross-talk or room babble: it is dropped and a new run may
+start at the next loud frame (waiting for quiet instead made onsets in babble hundreds
+of ms late).
 
 Latency before an onset is known: ``min_speech_s`` (+ one block); before an utterance is
 complete: ``hangover_s``.
@@ -56,6 +60,7 @@ class OnsetParams:
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
     crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
     dominance_db: float = 3.0  # ≥3 channels: level over the others' median to be a seat's own
+    remove_room: bool = False  # ≥3 channels: also subtract the others' median (measured worse: off)
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,10 @@ class OnsetDetector:
             others = np.full(self.channels, e[top])
             others[top] = np.max(np.delete(e, top))  # loudest other channel, per channel
             own = e - self.leak * others
+            if self.channels >= 3 and self.p.remove_room:
+                # diffuse room noise reaches every mic alike: the others' median is its level
+                median = np.array([np.median(np.delete(e, k)) for k in range(self.channels)])
+                own = np.minimum(own, e - median)
         else:
             own = e
         own_db = np.where(own > 0, 10 * np.log10(np.maximum(own, 1e-20)), NEG_DB)
@@ -188,8 +197,7 @@ class OnsetDetector:
             if c.peak >= p.trigger_db and (f - c.cand + 1) >= p.min_speech_s / p.hop_s:
                 c.dominance = self._dominance(k, f - c.cand + 1)
                 if c.dominance is not None and c.dominance < p.dominance_db:
-                    c.wait_quiet = True  # cross-talk: ignore this run
-                    c.cand = None
+                    c.cand = None  # cross-talk or room noise: a new run may start next frame
                     continue
                 c.active, c.onset, c.last_loud = True, c.cand, f
         return out
