@@ -56,6 +56,7 @@ class OnsetParams:
     start_db: float = 9.0  # onset = first frame this far above the floor...
     trigger_db: float = 15.0  # ...of a run that gets this far above it
     min_speech_s: float = 0.04  # ...and lasts this long (latency cost: this)
+    max_rise_s: float = 0.3  # a run must reach the trigger within this, else its start moves on
     hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this)
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
     crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
@@ -191,8 +192,8 @@ class OnsetDetector:
                 continue
             if c.wait_quiet:
                 continue
-            if c.cand is None:
-                c.cand, c.peak = f, level
+            if c.cand is None or (f - c.cand >= p.max_rise_s / p.hop_s and c.peak < p.trigger_db):
+                c.cand, c.peak = f, level  # (a long murmur never reaching the trigger: start over)
             c.peak = max(c.peak, level)
             if c.peak >= p.trigger_db and (f - c.cand + 1) >= p.min_speech_s / p.hop_s:
                 c.dominance = self._dominance(k, f - c.cand + 1)
