@@ -4,7 +4,7 @@ import wave
 import numpy as np
 import pytest
 
-from audio import capture, synth
+from audio import capture
 from referee.errors import DeviceError, MediaError
 
 
