@@ -3,7 +3,8 @@
 Why one utterance at a time: in continuous table noise Vosk's own end-of-utterance
 detection may never fire (results ~2 s late in research), so the caller hands over the
 samples of a window it chose (an utterance from the onset detector, or a reaction window)
-and the result is forced with ``FinalResult()``. Vosk's word times are not used (30 ms
+and the result is forced with ``FinalResult()``. Each window gets a fresh recognizer,
+so a result never depends on what was heard before (determinism). Vosk's word times are not used (30 ms
 steps, ~30 ms early, and they keep counting across results): onsets come from
 :mod:`audio.onset`.
 
@@ -96,14 +97,14 @@ class Recognizer:
             phrases.append("[unk]")  # lets an official model say "not a call"
         self.grammar = json.dumps(phrases, ensure_ascii=False)
         self._active_vocab = vocab
-        self._rec = None
 
     def _recognizer(self):
-        if self._rec is None:
-            vosk = _import_vosk()
-            self._rec = vosk.KaldiRecognizer(self.model, VOSK_RATE, self.grammar)
-            self._rec.SetWords(True)
-        return self._rec
+        # A fresh recognizer per window (< 1 ms): a reused one carries adaptation state
+        # across utterances, so the same utterance decoded later gave another confidence.
+        vosk = _import_vosk()
+        rec = vosk.KaldiRecognizer(self.model, VOSK_RATE, self.grammar)
+        rec.SetWords(True)
+        return rec
 
     def decode(self, samples: np.ndarray, rate: int) -> Heard:
         """Recognise one window of mono float samples (any rate) and parse it into tokens."""
