@@ -52,13 +52,17 @@ def _piper_voice():
 
 
 @functools.lru_cache(maxsize=512)
-def _piper(text: str, speaker: int) -> np.ndarray:
+def _piper(text: str, speed: float = 1.0) -> np.ndarray:
     import io
+
+    from piper import SynthesisConfig
 
     voice = _piper_voice()
     buf = io.BytesIO()
+    # no sampling noise: piper's default draws random noise on every call (not reproducible)
+    config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0, length_scale=1.0 / speed)
     with wave.open(buf, "wb") as w:
-        voice.synthesize_wav(text, w)
+        voice.synthesize_wav(text, w, syn_config=config)
     buf.seek(0)
     with wave.open(buf, "rb") as w:
         rate = w.getframerate()
@@ -85,8 +89,9 @@ JA_VOICES = ("jf_alpha", "jm_kumo", "jf_gongitsune", "jf_nezumi", "jf_tebukuro")
 def say(text: str, lang: str = "ja", voice: int = 0, engine: str = "neural", speed: float = 1.0) -> np.ndarray:
     """Mono float32 speech at :data:`RATE`, trimmed to ~20 ms before its true onset.
 
-    ``speed`` ≠ 1 gives another take of the same voice (enrollment): kokoro speaks
-    faster/slower; the other engines are resampled (tempo and pitch move together).
+    ``speed`` ≠ 1 gives another take of the same voice (enrollment): kokoro and piper
+    speak faster/slower; espeak is resampled (tempo and pitch move together). Piper runs
+    without sampling noise so that its output is reproducible.
     """
     if engine == "espeak":
         x = _espeak(text, lang, 35 + 15 * (voice % 4))
@@ -94,7 +99,8 @@ def say(text: str, lang: str = "ja", voice: int = 0, engine: str = "neural", spe
         x = _kokoro(text, JA_VOICES[voice % len(JA_VOICES)], float(speed))
         speed = 1.0
     else:
-        x = _piper(text, 0)
+        x = _piper(text, float(speed))
+        speed = 1.0
         if voice % 2:  # a second "speaker": the same voice a little lower and slower
             x = _resample(x, RATE, int(RATE * 1.08))
     if speed != 1.0:
