@@ -42,13 +42,50 @@ def _import_vosk():
 _MODELS: dict[Path, object] = {}
 
 
+def undithered(path: Path) -> Path:
+    """A view of the model folder whose feature config says ``--dither=0``.
+
+    Kaldi adds random dither noise to the samples unless told not to, and the models'
+    ``conf/mfcc.conf`` do not: the same utterance then gets a slightly different
+    confidence on every decode. The view is a folder of symlinks to the model's files
+    (the model itself is not touched) with its own ``conf/mfcc.conf``.
+    """
+    path = Path(path).resolve()
+    mfcc = path / "conf" / "mfcc.conf"
+    if not mfcc.is_file() or "--dither" in mfcc.read_text(errors="replace"):
+        return path
+    import hashlib
+    import os
+    import tempfile
+
+    view = Path(tempfile.gettempdir()) / f"referee-vosk-{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    conf = view / "conf"
+    if not (conf / "mfcc.conf").is_file():
+        tmp = Path(tempfile.mkdtemp(prefix="referee-vosk-", dir=tempfile.gettempdir()))
+        for entry in path.iterdir():
+            if entry.name != "conf":
+                os.symlink(entry, tmp / entry.name)
+        (tmp / "conf").mkdir()
+        for entry in (path / "conf").iterdir():
+            if entry.name != "mfcc.conf":
+                os.symlink(entry, tmp / "conf" / entry.name)
+        (tmp / "conf" / "mfcc.conf").write_text(mfcc.read_text().rstrip("\n") + "\n--dither=0\n")
+        try:
+            os.rename(tmp, view)
+        except OSError:  # another process made it first
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    return view
+
+
 def load_model(found: FoundModel):
-    """The loaded Vosk model of a folder (cached: loading takes seconds)."""
+    """The loaded Vosk model of a folder (cached: loading takes seconds), without dither."""
     path = Path(found.path).resolve()
     if path not in _MODELS:
         vosk = _import_vosk()
         try:
-            _MODELS[path] = vosk.Model(str(path))
+            _MODELS[path] = vosk.Model(str(undithered(path)))
         except Exception as exc:
             raise ModelMissing(f"model {found.name} at {path} cannot be loaded ({exc}); reinstall it") from None
     return _MODELS[path]

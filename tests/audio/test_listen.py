@@ -130,3 +130,15 @@ def test_live_device_without_a_sound_card_is_one_clear_error(run_cli):
     assert result.exit_code == 2
     assert "audio device" in result.output or "PortAudio" in result.output
     assert "Traceback" not in result.output
+
+
+def test_decoding_is_reproducible(ko_model):
+    """Kaldi's dither is switched off: the same window gives the same words and confidence."""
+    from audio.lexicon import vocabulary
+    from audio.recognize import Recognizer
+
+    rec = Recognizer(ko_model, vocabulary("ikatako"))
+    clip = np.concatenate([np.zeros(800, np.float32), synth.say("イカタコ", "ja", 0), np.zeros(2400, np.float32)])
+    clip = clip + 0.003 * np.random.default_rng(0).standard_normal(len(clip)).astype(np.float32)
+    results = {(rec.decode(clip, synth.RATE).text, rec.decode(clip, synth.RATE).conf) for _ in range(5)}
+    assert len(results) == 1
