@@ -58,6 +58,8 @@ COMMANDS = {
     "rules": "referee.commands.rules:rules_cmd",
     "vision": "referee.commands.vision:vision_cmd",
     "watch": "referee.commands.watch:watch_cmd",
+    "listen": "referee.commands.listen:listen_cmd",
+    "models": "referee.commands.models:models_cmd",
 }
 
 

@@ -1,0 +1,332 @@
+"""Audio in: recordings (WAV, a video's audio track) and live multi-channel input.
+
+Every source yields :class:`Block` s of float32 samples ``[frames, channels]`` stamped
+with their first sample's index and the session time of sample 0, so a sample's time is
+``offset + index / rate`` — the capture clock, never the wall clock. Live sources also
+yield :class:`Status` when the device drops or comes back (``audio_status`` events).
+
+Live input goes through a *stream factory* (``factory(device, channels, rate, blocksize,
+callback) -> stream`` with ``start()``/``stop()``/``close()``), by default
+``sounddevice.InputStream``. Tests pass a factory that plays a WAV file through the
+callback, so the real capture code (queue, clock, drop/return handling) runs without a
+sound card.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from referee.errors import DeviceError, MediaError
+
+#: Samples per block handed to the pipeline (latency cost: one block, 20 ms at 48 kHz).
+DEFAULT_BLOCK_S = 0.02
+
+
+@dataclass(frozen=True)
+class Block:
+    """``data[frames, channels]`` float32 in [-1, 1]; first sample ``index`` on the clock."""
+
+    index: int
+    data: np.ndarray
+    rate: int
+    offset: float = 0.0
+
+    @property
+    def t(self) -> float:
+        return self.offset + self.index / self.rate
+
+
+@dataclass(frozen=True)
+class Status:
+    """The device dropped (``lost``) or came back (``ok``), or dropped samples (``overflow``)."""
+
+    t: float
+    state: str
+    detail: str = ""
+
+    def to_event(self) -> dict:
+        out = {"t": round(self.t, 4), "type": "audio_status", "state": self.state}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+# ------------------------------------------------------------------ files (PyAV)
+_SCALE = {"s16": 32768.0, "s16p": 32768.0, "s32": 2147483648.0, "s32p": 2147483648.0, "u8": 128.0, "u8p": 128.0}
+
+
+def _frame_array(frame) -> np.ndarray:
+    """A decoded PyAV audio frame as float32 [samples, channels]."""
+    fmt = frame.format.name
+    arr = frame.to_ndarray()
+    ch = frame.layout.nb_channels
+    if frame.format.is_planar:
+        arr = arr.T  # (channels, n) -> (n, channels)
+    else:
+        arr = arr.reshape(-1, ch)
+    arr = arr.astype(np.float32)
+    if fmt.startswith("u8"):
+        arr = (arr - 128.0) / 128.0
+    elif fmt in _SCALE:
+        arr = arr / _SCALE[fmt]
+    return arr
+
+
+class FileSource:
+    """A WAV file or the audio track of a video, read with PyAV, in blocks.
+
+    Sample-accurate: the first decoded frame's PTS (in the stream's time base) places the
+    recording on the session clock; from there samples are counted. ``offset`` adds the
+    session time at which the file's time 0 lies (0 when the file starts the session).
+    """
+
+    def __init__(self, path: str | Path, offset: float = 0.0, block_s: float = DEFAULT_BLOCK_S):
+        import av  # PyAV: FFmpeg bundled in the wheel
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise MediaError(f"{self.path}: no such file")
+        try:
+            self._container = av.open(str(self.path))
+        except (av.error.FFmpegError, ValueError, OSError) as exc:
+            raise MediaError(f"{self.path}: not a readable audio or video file ({exc})") from None
+        if not self._container.streams.audio:
+            self._container.close()
+            raise MediaError(f"{self.path}: has no audio track")
+        self._stream = self._container.streams.audio[0]
+        self.rate = int(self._stream.rate or 0)
+        self.channels = int(self._stream.codec_context.layout.nb_channels)
+        if self.rate <= 0 or self.channels <= 0:
+            raise MediaError(f"{self.path}: audio track without a sample rate or channels")
+        self.offset = offset
+        self.block = max(1, int(round(block_s * self.rate)))
+
+    def __iter__(self) -> Iterator[Block]:
+        import av
+
+        index: int | None = None
+        pending: list[np.ndarray] = []
+        npend = 0
+        try:
+            for frame in self._container.decode(self._stream):
+                data = _frame_array(frame)
+                if index is None:
+                    start = 0.0
+                    if frame.pts is not None and frame.time_base is not None:
+                        start = float(frame.pts * frame.time_base)
+                    index = int(round(start * self.rate))
+                pending.append(data)
+                npend += len(data)
+                while npend >= self.block:
+                    buf = np.concatenate(pending)
+                    yield Block(index, buf[: self.block], self.rate, self.offset)
+                    index += self.block
+                    rest = buf[self.block :]
+                    pending, npend = ([rest] if len(rest) else []), len(rest)
+        except (av.error.FFmpegError, ValueError) as exc:
+            raise MediaError(f"{self.path}: audio data is corrupt ({exc})") from None
+        finally:
+            self._container.close()
+        if index is None:
+            raise MediaError(f"{self.path}: the audio track holds no samples")
+        if npend:
+            yield Block(index, np.concatenate(pending), self.rate, self.offset)
+
+
+def read_all(path: str | Path) -> tuple[np.ndarray, int]:
+    """The whole file as float32 [samples, channels] and its rate (tests, benchmark)."""
+    src = FileSource(path)
+    blocks = [b.data for b in src]
+    return np.concatenate(blocks), src.rate
+
+
+# ------------------------------------------------------------------ live input
+def import_sounddevice():
+    """``sounddevice``, or one clear :class:`DeviceError` when PortAudio is missing."""
+    try:
+        import sounddevice
+    except (ImportError, OSError) as exc:
+        raise DeviceError(
+            f"live audio needs PortAudio: install Debian's libportaudio2 "
+            f"(apt-get install libportaudio2) and the sounddevice package ({exc})"
+        ) from None
+    return sounddevice
+
+
+StreamFactory = Callable[..., object]
+
+
+def sounddevice_factory(device, channels, rate, blocksize, callback):
+    """The real stream: a PortAudio input stream delivering float32 blocks."""
+    sd = import_sounddevice()
+    try:
+        return sd.InputStream(
+            device=device, channels=channels, samplerate=rate, blocksize=blocksize, dtype="float32", callback=callback
+        )
+    except Exception as exc:  # PortAudioError, ValueError for a bad device
+        raise DeviceError(f"audio device {device!r}: cannot open {channels} channel(s) at {rate} Hz ({exc})") from None
+
+
+def device_info(device) -> tuple[int, int]:
+    """(input channels, default rate) of a live device."""
+    sd = import_sounddevice()
+    try:
+        info = sd.query_devices(device, "input")
+    except Exception as exc:
+        raise DeviceError(f"audio device {device!r} not found ({exc})") from None
+    return int(info["max_input_channels"]), int(info["default_samplerate"])
+
+
+class LiveSource:
+    """Live multi-channel input through a stream factory.
+
+    The callback only copies each block into a queue (no work in the audio thread).
+    No block for ``stall_s`` means the device dropped: a ``lost`` :class:`Status` is
+    yielded and the stream is reopened every ``retry_s`` until it delivers again
+    (``ok``). Across a drop the clock jumps by the gap the stream's ADC time reports; a
+    stream that reports none resumes where the count stopped (the status says so).
+    A stream with a true ``finished`` attribute has ended (a replayed file): iteration stops.
+    """
+
+    def __init__(
+        self,
+        device,
+        channels: int,
+        rate: int,
+        *,
+        factory: StreamFactory | None = None,
+        block_s: float = DEFAULT_BLOCK_S,
+        stall_s: float = 1.0,
+        retry_s: float = 0.5,
+        offset: float = 0.0,
+        max_retries: int | None = None,
+    ):
+        self.device, self.channels, self.rate = device, channels, rate
+        self.factory = factory or sounddevice_factory
+        self.block = max(1, int(round(block_s * rate)))
+        self.stall_s, self.retry_s, self.offset = stall_s, retry_s, offset
+        self.max_retries = max_retries
+        self._queue: queue.Queue = queue.Queue()
+        self._stop = False
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def _callback(self, indata, frames, time_info, status):
+        adc = getattr(time_info, "inputBufferAdcTime", 0.0) if time_info is not None else 0.0
+        self._queue.put((np.array(indata, dtype=np.float32, copy=True), float(adc or 0.0), str(status or "")))
+
+    def _open(self):
+        stream = self.factory(self.device, self.channels, self.rate, self.block, self._callback)
+        stream.start()
+        return stream
+
+    def __iter__(self) -> Iterator[Block | Status]:
+        index = 0
+        adc_next: float | None = None  # ADC time the next sample should have
+        stream = self._open()
+        lost = False
+        retries = 0
+        try:
+            while not self._stop:
+                try:
+                    data, adc, status = self._queue.get(timeout=self.stall_s if not lost else self.retry_s)
+                except queue.Empty:
+                    if getattr(stream, "finished", False):
+                        return
+                    if not lost:
+                        lost = True
+                        yield Status(self.offset + index / self.rate, "lost", f"no audio from device {self.device!r} for {self.stall_s} s")
+                    _close(stream)
+                    if self.max_retries is not None and retries >= self.max_retries:
+                        raise DeviceError(f"audio device {self.device!r} stopped delivering and did not come back")
+                    retries += 1
+                    try:
+                        stream = self._open()
+                    except DeviceError:
+                        time.sleep(self.retry_s)
+                    continue
+                if data.ndim != 2 or data.shape[1] != self.channels:
+                    raise DeviceError(f"audio device {self.device!r} delivered {data.shape} blocks, expected {self.channels} channels")
+                if lost:
+                    lost, retries = False, 0
+                    detail = "clock resumes where the count stopped (no ADC time)"
+                    if adc > 0 and adc_next is not None and adc > adc_next:
+                        index += int(round((adc - adc_next) * self.rate))
+                        detail = "clock advanced by the device's ADC time over the gap"
+                    yield Status(self.offset + index / self.rate, "ok", detail)
+                if status and "overflow" in status:
+                    yield Status(self.offset + index / self.rate, "overflow", status)
+                yield Block(index, data, self.rate, self.offset)
+                index += len(data)
+                adc_next = adc + len(data) / self.rate if adc > 0 else None
+        finally:
+            _close(stream)
+
+
+def _close(stream) -> None:
+    for method in ("stop", "close"):
+        try:
+            getattr(stream, method)()
+        except Exception:
+            pass
+
+
+class WavStreamFactory:
+    """A stream factory that plays a file through the callback, as a device would.
+
+    ``drop_after`` (seconds of audio) makes the first stream fall silent there;
+    ``gap_s`` of audio are skipped before the reopened stream resumes, and its ADC
+    times report the gap. Used by tests; also handy to replay a recording through the
+    live path (``referee listen --device`` is the same code).
+    """
+
+    def __init__(self, path: str | Path, drop_after: float | None = None, gap_s: float = 0.0):
+        self.data, self.rate = read_all(path)
+        self.drop_after, self.gap_s = drop_after, gap_s
+        self.position = 0
+        self.opened = 0
+
+    def __call__(self, device, channels, rate, blocksize, callback):
+        if rate != self.rate or channels != self.data.shape[1]:
+            raise DeviceError(f"replay stream is {self.data.shape[1]} ch at {self.rate} Hz, asked {channels} at {rate}")
+        self.opened += 1
+        stop_at = len(self.data)
+        if self.opened == 1 and self.drop_after is not None:
+            stop_at = int(self.drop_after * self.rate)
+        elif self.opened == 2 and self.drop_after is not None:
+            self.position += int(self.gap_s * self.rate)
+        return _ReplayStream(self, blocksize, callback, stop_at, final=stop_at >= len(self.data))
+
+
+class _AdcTime:
+    def __init__(self, t):
+        self.inputBufferAdcTime = t
+
+
+class _ReplayStream:
+    def __init__(self, owner, blocksize, callback, stop_at, final):
+        self.owner, self.blocksize, self.callback, self.stop_at = owner, blocksize, callback, stop_at
+        self.final = final
+        self.finished = False
+
+    def start(self):
+        o = self.owner
+        while o.position < min(self.stop_at, len(o.data)):
+            chunk = o.data[o.position : o.position + self.blocksize]
+            # ADC time starts at 1.0 s so that 0.0 keeps meaning "unknown"
+            self.callback(chunk, len(chunk), _AdcTime(1.0 + o.position / o.rate), None)
+            o.position += len(chunk)
+        self.finished = self.final
+
+    def stop(self):
+        pass
+
+    def close(self):
+        pass

@@ -1,0 +1,7 @@
+def test_benchmark_runs_and_prints_every_figure(capsys):
+    from audio import bench
+
+    bench.main(["--size", "tiny", "--lang", "ja"])
+    out = capsys.readouterr().out
+    for needle in ("keyword exact", "onset error", "false alarms", "10 ms apart", "100 ms apart", "real-time factor"):
+        assert needle in out

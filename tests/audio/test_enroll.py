@@ -1,0 +1,63 @@
+"""The voice-enrollment verifier: DTW over log-mel frames against a player's own takes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from audio import enroll, synth
+from tests.audio.conftest import SEATS
+
+CALLS = [("イカ", "ika"), ("タコ", "tako"), ("ゴ", "5"), ("ジュウ", "10"), ("ハチ", "8")]
+
+
+@pytest.fixture(scope="module")
+def enrolled():
+    e = enroll.Enrollment(synth.RATE)
+    for text, token in CALLS:
+        for speed in (0.9, 1.1):  # two other takes of the same voice
+            e.add("dai", (token,), enroll.trim(synth.say(text, "ja", 1, speed=speed), synth.RATE))
+    return e
+
+
+def test_dtw_is_zero_on_itself_and_symmetric():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((30, 24)), rng.standard_normal((41, 24))
+    assert enroll.dtw(a, a) == 0.0
+    assert enroll.dtw(a, b) == pytest.approx(enroll.dtw(b, a))
+
+
+def test_short_calls_are_recognised_from_the_players_own_takes(enrolled):
+    rng = np.random.default_rng(1)
+    for text, token in CALLS:
+        clip = synth.say(text, "ja", 1)
+        noisy = clip + 0.003 * rng.standard_normal(len(clip)).astype(np.float32)
+        assert enrolled.verify("dai", noisy).tokens == (token,), text
+
+
+def test_other_speech_is_not_a_call(enrolled):
+    sentence = synth.say("今日はいい天気ですね。", "ja", 1)
+    verdict = enrolled.verify("dai", sentence)
+    assert verdict.tokens is None and verdict.distance > enrolled.max_distance
+
+
+def test_listen_with_an_enrollment_folder_uses_the_verifier(run_cli, tmp_path):
+    folder = tmp_path / "enroll" / "dai"
+    folder.mkdir(parents=True)
+    for text, token in CALLS:
+        for k, speed in enumerate((0.9, 1.1)):
+            synth.write_wav(folder / f"{token}.{k}.wav", synth.say(text, "ja", 1, speed=speed))
+    mix = synth.mix_table(4, 2.0, [synth.Shout(3, synth.say("ゴ", "ja", 1), 0.5)], snr_db=40, seed=9)
+    wav = synth.write_wav(tmp_path / "table.wav", mix)
+    result = run_cli("listen", "--wav", wav, "--seats", ",".join(SEATS), "--game", "ikatako", "--enroll", tmp_path / "enroll", "--json")
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(e["player"], e["words"]) for e in events] == [("dai", ["5"])]
+    assert "vosk_words" in events[0] and events[0]["enrolled"]["distance"] < 5.0
+
+
+def test_an_empty_enrollment_folder_is_one_clear_error(tmp_path):
+    from referee.errors import CalibrationError
+
+    with pytest.raises(CalibrationError, match="no enrollment takes"):
+        enroll.from_folder(tmp_path)

@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+
+from audio.capture import Block
+from audio.onset import OnsetDetector, OnsetParams
+from tests.audio.conftest import tone_burst
+
+RATE = 16000
+
+
+def run(mix, params=None):
+    det = OnsetDetector(mix.shape[1], RATE, params)
+    segs = []
+    for i in range(0, len(mix), 320):
+        segs += det.update(Block(i, mix[i : i + 320], RATE))
+    return sorted(segs + det.flush(), key=lambda s: s.start)
+
+
+def table(onsets, seats=4, seconds=2.0, snr_db=30, seed=0, crosstalk_db=-10):
+    rng = np.random.default_rng(seed)
+    mix = np.zeros((int(seconds * RATE), seats), np.float32)
+    for k, (seat, t) in enumerate(onsets):
+        burst = tone_burst(0.3, RATE, seed + k)
+        a = int(t * RATE)
+        for ch in range(seats):
+            d = 0 if ch == seat else int(0.002 * RATE) + ch
+            g = 1.0 if ch == seat else 10 ** (crosstalk_db / 20)
+            mix[a + d : a + d + len(burst), ch] += g * burst
+    level = np.sqrt(np.mean(tone_burst(0.3, RATE, seed) ** 2))
+    mix += level / 10 ** (snr_db / 20) * rng.standard_normal(mix.shape).astype(np.float32)
+    return mix
+
+
+def test_onset_within_a_few_ms_and_cross_talk_is_not_a_seat():
+    segs = run(table([(1, 0.5)]))
+    assert [s.channel for s in segs] == [1]
+    assert abs(segs[0].t - 0.5) <= 0.003
+    assert abs(segs[0].t_end - 0.8) <= 0.02
+    assert segs[0].dominance_db > 5
+
+
+def test_two_seats_50_ms_apart_are_both_found_in_order():
+    segs = run(table([(0, 0.5), (2, 0.55)]))
+    assert [s.channel for s in segs] == [0, 2]
+    assert abs(segs[0].t - 0.5) <= 0.003 and abs(segs[1].t - 0.55) <= 0.003
+
+
+def test_quiet_room_gives_nothing_and_a_burst_below_the_trigger_is_ignored():
+    assert run(table([], seconds=1.0)) == []
+    quiet = table([(0, 0.5)], snr_db=2)  # barely above the noise: never reaches trigger_db
+    assert run(quiet) == []
+
+
+def test_a_single_room_mic_detects_onsets_too():
+    mono = table([(0, 0.4)], seats=1)
+    segs = run(mono)
+    assert len(segs) == 1 and abs(segs[0].t - 0.4) <= 0.003 and segs[0].dominance_db is None
+
+
+def test_an_utterance_is_cut_at_max_utterance():
+    segs = run(table([(0, 0.2)], seconds=1.0), OnsetParams(max_utterance_s=0.1))
+    assert segs[0].cut and segs[0].t_end - segs[0].t == pytest.approx(0.1, abs=0.002)
