@@ -31,7 +31,7 @@ def test_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("change, field", [
-    (lambda d: d.update(version=2), "version"),
+    (lambda d: d.update(version=3), "version"),
     (lambda d: d.update(game="chess"), "game"),
     (lambda d: d["camera"].update(width="wide"), "camera.width"),
     (lambda d: d["zones"].update(pile7=[0, 0, 5, 5]), "zones.pile7"),
