@@ -39,6 +39,10 @@ import numpy as np
 #: still, a 7x7 Gaussian blur (a card moved during exposure) 40-140; real webcam cards in
 #: focus score well above 150
 MIN_SHARPNESS = 150.0
+#: a new card matching an already captured reference this well, the same way up, is that
+#: card shown again (measured: the same demo card in two frames 0.85-1.0; different cards
+#: at most 0.83, the trouble cards sharing a frame)
+DUPLICATE_SCORE = 0.9
 #: a seat's channel must be this many dB above the median of the other channels while its
 #: player speaks (research: >= 5 dB with close mics)
 DOMINANCE_DB = 5.0
@@ -179,8 +183,15 @@ def capture_reference(code: str, image: np.ndarray, quad: np.ndarray | None, cap
         cap.checks.append(Check(step, "fail", f"image too blurred (sharpness {sharp:.0f} < {MIN_SHARPNESS:.0f}): "
                                               f"hold the card still, focus the camera or add light"))
         return cap
-    refs = References.from_images({**captured, code: crop})
     probe = reference_crop(again, quad) if again is not None else crop
+    if captured:
+        same = [m for m in recognise(probe, References.from_images(dict(captured)))
+                if m.status == "ok" and not m.rotated and m.score >= DUPLICATE_SCORE]
+        if same:
+            cap.checks.append(Check(step, "fail", f"the same picture as {same[0].code} (score {same[0].score:.2f}): "
+                                                  f"was {same[0].code} shown again? show {code}"))
+            return cap
+    refs = References.from_images({**captured, code: crop})
     ms = recognise(probe, refs)
     ok = [m for m in ms if m.status == "ok"]
     unc = [m for m in ms if m.status == "uncertain"]
