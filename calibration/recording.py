@@ -38,10 +38,10 @@ class Showing:
 
     first_t: float
     last_t: float = 0.0
-    runs: list = field(default_factory=list)  # [[(t, box, image, quad, sharpness)...], ...]
-
-    def best_run(self) -> list:
-        return max(self.runs, key=len) if self.runs else []
+    #: per still run: its sharpest frame and its latest one, (t, box, image, quad, sharpness)
+    runs: list = field(default_factory=list)
+    #: per still run: how many frames it lasted
+    lengths: list = field(default_factory=list)
 
 
 def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray, list[Showing], tuple[int, int], int]:
@@ -69,8 +69,10 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
             current = Showing(fr.t)
             showings.append(current)
             current.runs.append([])
+            current.lengths.append(0)
         elif prev_box is None or max(abs(a - b) for a, b in zip(box, prev_box)) > STILL_PX:
             current.runs.append([])
+            current.lengths.append(0)
         current.last_t = fr.t
         prev_box = box
         run = current.runs[-1]
@@ -83,9 +85,7 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
         else:
             best = max(run[:-1], key=lambda e: e[4])
             run[:] = [best, entry] if entry[4] <= best[4] else [entry, run[-1]]
-        run_len = getattr(current, "_len", {})
-        run_len[len(current.runs) - 1] = run_len.get(len(current.runs) - 1, 0) + 1
-        current._len = run_len  # type: ignore[attr-defined]
+        current.lengths[-1] += 1
     if background is None:
         from referee.errors import MediaError
 
@@ -118,7 +118,7 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     # ---- cards: the k-th showing with a still run is the k-th card asked for
     usable = []
     for s in showings:
-        runs = [r for i, r in enumerate(s.runs) if s._len.get(i, 0) >= MIN_STILL_FRAMES]  # type: ignore[attr-defined]
+        runs = [r for r, n_ in zip(s.runs, s.lengths) if n_ >= MIN_STILL_FRAMES]
         if runs:
             usable.append((s, max(runs, key=lambda r: max(e[4] for e in r))))
     captured: dict[str, np.ndarray] = {}

@@ -4,28 +4,14 @@ field, channel map and references good enough to read every card of the demo dec
 from __future__ import annotations
 
 import json
-import shutil
-import wave
 
 import cv2
 import numpy as np
 import pytest
 
 from calibration import schema, steps
-from referee.errors import CalibrationError
 
-CHANNELS = (2, 0, 3, 1)  # seat i speaks on channel CHANNELS[i]: the map must be found, not assumed
-
-
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory):
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install -y espeak-ng): the test voices need it")
-    from fixtures.demo import make_calibration
-
-    out = tmp_path_factory.mktemp("calrec")
-    truth = make_calibration.write(out, CHANNELS)
-    return out, truth
+from tests.calibration.conftest import CHANNELS
 
 
 @pytest.fixture(scope="module")
