@@ -209,3 +209,22 @@ def test_from_video_errors_are_clear(run_cli, tmp_path):
     assert res.exit_code == 2 and "not found" in res.output
     res = run_cli("calibrate", "--game", "seasaltpaper", "--from-video", tmp_path / "none.mp4", "--players", "2")
     assert res.exit_code == 2 and "--cards" in res.output
+
+
+def test_same_recording_same_file_byte_for_byte_and_enroll_is_referenced(calibrated, recording, run_cli, tmp_path):
+    cal, _, truth = calibrated
+    rec, _ = recording
+    enroll = tmp_path / "voices"
+    (enroll / "aki").mkdir(parents=True)
+    (enroll / "aki" / "ika.wav").write_bytes(b"")
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", rec / "calibration.mp4", "--audio",
+                  rec / "calibration.wav", "--players", ",".join(truth["players"]), "--out", tmp_path / "again",
+                  "--enroll", enroll)
+    assert res.exit_code == 0, res.output
+    first = json.loads((cal.references.parent / "calibration.json").read_text())
+    again = json.loads((tmp_path / "again" / "calibration.json").read_text())
+    assert again.pop("enroll") == str(enroll.resolve())
+    assert again == first
+    for p in sorted(cal.references.iterdir()):
+        assert (tmp_path / "again" / "refs" / p.name).read_bytes() == p.read_bytes(), p.name
+    assert schema.load(tmp_path / "again" / "calibration.json").enroll == enroll.resolve()
