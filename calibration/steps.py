@@ -35,13 +35,15 @@ import cv2
 import numpy as np
 
 #: variance of the Laplacian (grey levels²) of a card warped to 150x225 below which its
-#: image is too blurred for a reference. Measured on the rendered demo cards: 300-1100 when
-#: still, a 7x7 Gaussian blur (a card moved during exposure) 40-140; real webcam cards in
-#: focus score well above 150
+#: image is too blurred for a reference. Measured: rendered demo cards 231-430, blurred 7x7
+#: (a card moving during exposure) 58-80; real webcam cards (640x480, 48 images of
+#: ../shared/data/cards/wmcnicho) 302 and up (median 1199) but for 2 (37, 67), all blurred 7x7 <= 116;
+#: phone photos (52) >= 971. No latency cost (once per reference)
 MIN_SHARPNESS = 150.0
 #: a new card matching an already captured reference this well, the same way up, is that
-#: card shown again (measured: the same demo card in two frames 0.85-1.0; different cards
-#: at most 0.83, the trouble cards sharing a frame)
+#: card shown again (measured on the demo recording: the same card in two frames 0.78-1.0;
+#: two different cards at most 0.83, the trouble cards sharing a frame). A repeat scoring
+#: lower is not caught here but comes out as a look-alike warning of the two names
 DUPLICATE_SCORE = 0.9
 #: a seat's channel must be this many dB above the median of the other channels while its
 #: player speaks (research: >= 5 dB with close mics)
