@@ -34,7 +34,8 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   ``lookalikes``: reference pairs vision.cards may confuse, ``[a, b, score]``.
 - ``enroll``: optional folder of per-player voice takes, ``DIR/<player>/<call>[.<take>].wav``
   (as :func:`audio.enroll.from_folder` reads); every ``<player>`` must be a seat.
-- ``notes``: free text. Any other key is an error naming it (a typo must not be ignored).
+- ``notes``: free text; ``extra``: an object of free keys (version 1's extra keys land
+  here). Any other key is an error naming it (a typo must not be ignored).
 
 Validated on load: every problem is a :class:`CalibrationError` naming the field
 (``seats[2].channel: must be an integer >= 0, got -1``). :func:`check_media` checks a
@@ -42,8 +43,8 @@ calibration against a video's resolution and a session's game.
 
 Version 1 (``referee watch`` before issue 6) had ``camera`` width/height(/fps), ``zones``,
 ``seats``, ``references`` and free extra keys; :func:`migrate_v1` maps its ``deck``,
-``audio`` and ``enroll`` keys to the version 2 fields and keeps any other key in
-``extra`` (v1 allowed them).
+``audio`` and ``enroll`` keys to the version 2 fields and keeps every extra key (these too)
+in ``extra`` as it was (v1 allowed them; code written against v1 reads them there).
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ GAME_ZONES = {
     "toratanu": ("scoring",),
 }
 _IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+_V1_KEYS = {"version", "game", "camera", "zones", "seats", "references"}
 _V2_KEYS = {"version", "game", "deck", "camera", "zones", "seats", "audio", "references", "cards",
-            "lookalikes", "enroll", "notes"}
+            "lookalikes", "enroll", "notes", "extra"}
 
 
 @dataclass(frozen=True)
@@ -238,13 +240,19 @@ class Calibration:
         extra: dict[str, Any] = {}
         if version == 1:
             migrated = 1
+            # every v1 extra key stays in ``extra`` as it was (code written against v1 reads
+            # ``cal.extra["audio"]``); deck/audio/enroll also become the v2 fields
+            extra = {k: v for k, v in obj.items() if k not in _V1_KEYS}
             obj = migrate_v1(obj)
-            extra = {k: v for k, v in obj.items() if k not in _V2_KEYS}
             obj = {k: v for k, v in obj.items() if k in _V2_KEYS}
         else:
             unknown = sorted(k for k in obj if k not in _V2_KEYS)
             if unknown:
                 raise CalibrationError(f"{unknown[0]}: unknown field (known: {', '.join(sorted(_V2_KEYS))})")
+            extra = obj.get("extra", {})
+            if not isinstance(extra, dict):
+                raise CalibrationError(f"extra: an object of free keys expected, got {extra!r}")
+            extra = dict(extra)
         game = obj.get("game")
         if game not in GAMES:
             raise CalibrationError(f"game: one of {', '.join(GAMES)} expected, got {game!r}")
@@ -405,7 +413,9 @@ class Calibration:
             out["enroll"] = rel(self.enroll)
         if self.notes is not None:
             out["notes"] = self.notes
-        out.update(self.extra)
+        free = {k: v for k, v in self.extra.items() if k not in _V2_KEYS}
+        if free:
+            out["extra"] = free
         return out
 
 

@@ -111,6 +111,7 @@ def test_v2_round_trip(tmp_path):
     (lambda d: d.update(enroll="nowhere"), r"enroll: folder .*nowhere not found"),
     (lambda d: d.update(deck=""), r"deck"),
     (lambda d: d.update(notes=3), r"notes"),
+    (lambda d: d.update(extra=[1]), r"extra"),
 ])
 def test_v2_errors_name_the_field(tmp_path, change, message):
     d = _v2(tmp_path)
@@ -142,7 +143,8 @@ def test_v1_demo_file_is_migrated(tmp_path):
     assert cal.deck == "ikatako" and cal.fps == 30 and cal.camera_id is None
     assert cal.audio.channels == 4 and cal.audio.rate == 16000 and cal.audio.file == "seats.wav"
     assert cal.channels == {"aki": 0, "ben": 1, "chie": 2, "dai": 3}
-    assert cal.references == DEMO / "refs" and cal.extra == {}
+    assert cal.references == DEMO / "refs"
+    assert cal.extra["audio"]["file"] == "seats.wav" and cal.extra["deck"] == "ikatako"  # as v1 code read them
     # written back as version 2, it loads to the same calibration
     obj = cal.to_dict(base=DEMO)
     assert obj["version"] == 2 and obj["references"] == "refs" and obj["audio"]["file"] == "seats.wav"
@@ -159,7 +161,10 @@ def test_v1_with_enroll_and_unknown_keys(tmp_path):
     d.update(enroll="enroll", audio={"file": "x.wav", "rate": 16000, "channels": 2}, made_by="a script")
     cal = Calibration.from_dict(d, base=tmp_path)
     assert cal.enroll == tmp_path / "enroll" and cal.audio.channels == 2
-    assert cal.extra == {"made_by": "a script"}  # version 1 allowed free keys: kept
+    assert cal.extra["made_by"] == "a script"  # version 1 allowed free keys: kept
+    obj = cal.to_dict(base=tmp_path)
+    assert obj["extra"] == {"made_by": "a script"} and obj["audio"]["device"] is None
+    assert Calibration.from_dict(obj, base=tmp_path).extra == {"made_by": "a script"}  # v2 keeps them too
     d["seats"][1]["channel"] = 2
     with pytest.raises(CalibrationError, match=r"seats\[1\]\.channel: 2, but audio\.channels is 2"):
         Calibration.from_dict(d, base=tmp_path)
