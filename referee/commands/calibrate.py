@@ -76,6 +76,9 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         raise CalibrationError("give either --camera N (guided) or --from-video VIDEO (a recording)")
     codes = tuple(c.strip() for c in card_list.split(",") if c.strip()) if card_list else deck_cards(game)
     zones = _zones(zone_opts)
+    for z in zones:  # a wrong zone name is said before any work, not after
+        if not any(z == a or (a == "p:" and z.startswith("p:")) for a in schema.GAME_ZONES[game]):
+            raise CalibrationError(f"--zone {z}: not a zone of {game}")
     if camera is not None:
         from calibration.interactive import calibrate_camera, require_display
 

@@ -228,3 +228,12 @@ def test_same_recording_same_file_byte_for_byte_and_enroll_is_referenced(calibra
     for p in sorted(cal.references.iterdir()):
         assert (tmp_path / "again" / "refs" / p.name).read_bytes() == p.read_bytes(), p.name
     assert schema.load(tmp_path / "again" / "calibration.json").enroll == enroll.resolve()
+
+
+def test_a_zone_of_another_game_is_refused_at_once(run_cli, tmp_path):
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", tmp_path / "none.mp4", "--players", "2",
+                  "--zone", "pile0=1,2,30,40")
+    assert res.exit_code == 2 and "--zone pile0: not a zone of ikatako" in res.output
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", tmp_path / "none.mp4", "--players", "2",
+                  "--zone", "field=1,2")
+    assert res.exit_code == 2 and "--zone field: expected [x1, y1, x2, y2]" in res.output
