@@ -1,24 +1,50 @@
-"""The calibration file (``calibration.json``): what the camera sees where, and who sits where.
+"""The calibration file (``calibration.json``): what the camera sees where, who sits where,
+which microphone channel is whose, and what the deck's cards look like.
 
-A minimal, versioned schema, enough for ``referee watch``; issue 6 builds the guided
-``referee calibrate`` on top of it. Validated on load: every problem is a
-:class:`CalibrationError` naming the field (``seats[1].box``, ``zones.pile0``, ...).
+Schema version 2 (written by ``referee calibrate``; version 1 files are migrated on load):
 
 ```json
-{"version": 1, "game": "ikatako", "camera": {"width": 1280, "height": 720},
- "zones": {"field": [500, 300, 780, 600], "token": [600, 100, 680, 180]},
- "seats": [{"name": "aki", "box": [0, 0, 400, 720], "channel": 0}],
- "references": "refs"}
+{"version": 2, "game": "ikatako", "deck": "ikatako",
+ "camera": {"id": 0, "width": 1280, "height": 720, "fps": 30},
+ "zones": {"field": [500, 505, 780, 715]},
+ "seats": [{"name": "aki", "box": [0, 0, 320, 500], "channel": 0}],
+ "audio": {"device": null, "rate": 16000, "channels": 4, "file": "seats.wav"},
+ "references": "refs", "cards": ["2", "3", "tako"],
+ "lookalikes": [["uzushio6", "uzushio9", 0.99]],
+ "enroll": "enroll"}
 ```
 
-- Boxes are ``[x1, y1, x2, y2]`` in image pixels of the camera resolution (x2 > x1, y2 > y1,
-  inside the image).
+- ``camera``: ``id`` (an OpenCV camera index, a device path, or null for a recording),
+  ``width``/``height`` (pixels; every box must lie inside), ``fps`` (null = unknown).
+- Boxes are ``[x1, y1, x2, y2]`` in image pixels (x2 > x1, y2 > y1, inside the image).
 - Zone names: ``field`` (IKATAKO), ``pile0``..``pile2`` and ``token`` (MOKOCHAKA),
   ``p:<seat>:slot<N>`` (a TAKOYAKI griddle slot of that seat), ``scoring`` (Sea Salt &
-  Paper / TORATANU scoring area). These are the ``zone`` values of ``card`` events.
-- ``references``: a folder (relative to the calibration file) of reference images named by
-  card code (``ika.jpg``, ``ika_1.jpg``); optional, but card zones need it.
-- ``channel``: the seat's audio channel (optional; ``null`` when unknown).
+  Paper / TORATANU scoring area). These are the ``zone`` values of ``card`` events. A zone
+  that is not one of the game's is an error (``zones.pile0: not a zone of ikatako``).
+- ``seats``: one per player, left to right as the camera sees them; ``channel`` is the
+  seat's channel on the audio interface (null when unknown; two seats never share one).
+- ``audio``: the multi-channel input all seat microphones are on: ``device`` (a
+  sounddevice index or name, null = the default input), ``rate``, ``channels``, and for a
+  recorded table the ``file`` it was calibrated from. Decision (the issue says "device
+  and channel per seat"): one device for all seats, since the onset detector and speaker
+  attribution need every seat on one sample clock; the seat carries only its channel.
+- ``deck``: the deck's name (default: the game's); ``references``: a folder (relative to
+  the file) of reference images named by card code (``ika.png``, ``ika_1.png``); ``cards``:
+  the codes that must have a reference (a missing image is an error naming it);
+  ``lookalikes``: reference pairs vision.cards may confuse, ``[a, b, score]``.
+- ``enroll``: optional folder of per-player voice takes, ``DIR/<player>/<call>[.<take>].wav``
+  (as :func:`audio.enroll.from_folder` reads); every ``<player>`` must be a seat.
+- ``notes``: free text; ``extra``: an object of free keys (version 1's extra keys land
+  here). Any other key is an error naming it (a typo must not be ignored).
+
+Validated on load: every problem is a :class:`CalibrationError` naming the field
+(``seats[2].channel: must be an integer >= 0, got -1``). :func:`check_media` checks a
+calibration against a video's resolution and a session's game.
+
+Version 1 (``referee watch`` before issue 6) had ``camera`` width/height(/fps), ``zones``,
+``seats``, ``references`` and free extra keys; :func:`migrate_v1` maps its ``deck``,
+``audio`` and ``enroll`` keys to the version 2 fields and keeps every extra key (these too)
+in ``extra`` as it was (v1 allowed them; code written against v1 reads them there).
 """
 
 from __future__ import annotations
@@ -32,8 +58,22 @@ from typing import Any, Mapping
 from referee.errors import CalibrationError
 from referee.events import GAMES
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: versions this referee reads (older ones are migrated on load)
+READS = (1, 2)
 _ZONE_NAME = re.compile(r"^(field|token|scoring|pile[0-2]|p:[^:\s]+:slot\d+)$")
+#: the zones each game uses (``p:`` stands for any ``p:<seat>:slot<N>``)
+GAME_ZONES = {
+    "ikatako": ("field",),
+    "mokochaka": ("pile0", "pile1", "pile2", "token"),
+    "takoyaki": ("p:",),
+    "seasaltpaper": ("scoring",),
+    "toratanu": ("scoring",),
+}
+_IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+_V1_KEYS = {"version", "game", "camera", "zones", "seats", "references"}
+_V2_KEYS = {"version", "game", "deck", "camera", "zones", "seats", "audio", "references", "cards",
+            "lookalikes", "enroll", "notes", "extra"}
 
 
 @dataclass(frozen=True)
@@ -88,8 +128,72 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class AudioSetup:
+    """The one multi-channel input every seat microphone is on."""
+
+    device: int | str | None = None
+    rate: int | None = None
+    channels: int | None = None
+    file: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"device": self.device, "rate": self.rate, "channels": self.channels}
+        if self.file is not None:
+            out["file"] = self.file
+        return out
+
+
+def _int(v: Any, name: str, lo: int | None = None, hi: int | None = None, what: str = "an integer") -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or (lo is not None and v < lo) or (hi is not None and v > hi):
+        bound = f" >= {lo}" if lo is not None and hi is None else (f" in {lo}..{hi}" if lo is not None else "")
+        raise CalibrationError(f"{name}: must be {what}{bound}, got {v!r}")
+    return v
+
+
+def _folder(value: Any, name: str, base: Path | None) -> Path:
+    if not isinstance(value, str) or not value:
+        raise CalibrationError(f"{name}: a folder path expected, got {value!r}")
+    p = Path(value)
+    if not p.is_absolute() and base is not None:
+        p = base / p
+    if not p.is_dir():
+        raise CalibrationError(f"{name}: folder {p} not found")
+    return p
+
+
+def reference_image(folder: Path, code: str) -> Path | None:
+    """The first reference image of ``code`` in ``folder`` (``CODE.png``, ``CODE_1.jpg``, ...)."""
+    for ext in _IMAGE_EXT:
+        if (folder / f"{code}{ext}").is_file():
+            return folder / f"{code}{ext}"
+    for p in sorted(folder.glob(f"{glob_escape(code)}_*")):
+        if p.suffix.lower() in _IMAGE_EXT and p.stem[len(code) + 1:].isdigit():
+            return p
+    return None
+
+
+def glob_escape(s: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", s)
+
+
+def migrate_v1(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A version 1 calibration as a version 2 object (not yet validated): ``deck``,
+    ``audio`` and ``enroll`` become fields; other extra keys are kept as they were."""
+    out = dict(obj)
+    out["version"] = 2
+    cam = obj.get("camera")
+    if isinstance(cam, dict):
+        out["camera"] = {"id": cam.get("id"), **{k: v for k, v in cam.items() if k != "id"}}
+    aud = obj.get("audio")
+    if isinstance(aud, dict):
+        out["audio"] = {"device": aud.get("device"), "rate": aud.get("rate"), "channels": aud.get("channels"),
+                        **({"file": aud["file"]} if "file" in aud else {})}
+    return out
+
+
+@dataclass(frozen=True)
 class Calibration:
-    """One table's geometry; build with :func:`load` or :meth:`from_dict`."""
+    """One table's calibration; build with :func:`load` or :meth:`from_dict`."""
 
     game: str
     width: int
@@ -99,87 +203,233 @@ class Calibration:
     references: Path | None = None
     version: int = SCHEMA_VERSION
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    camera_id: int | str | None = None
+    fps: float | None = None
+    deck: str | None = None
+    audio: AudioSetup | None = None
+    cards: tuple[str, ...] = ()
+    lookalikes: tuple[tuple[str, str, float], ...] = ()
+    enroll: Path | None = None
+    notes: str | None = None
+    migrated_from: int | None = field(default=None, compare=False)
 
     @property
     def card_zones(self) -> dict[str, Box]:
         return {k: v for k, v in self.zones.items() if k != "token"}
 
+    @property
+    def channels(self) -> dict[str, int]:
+        """``{player: channel}`` for the seats whose channel is known."""
+        return {s.name: s.channel for s in self.seats if s.channel is not None}
+
+    @property
+    def players(self) -> list[str]:
+        return [s.name for s in self.seats]
+
     @staticmethod
     def from_dict(obj: Any, base: Path | None = None) -> "Calibration":
+        """Validate a calibration object (version 1 is migrated first); ``base`` is the
+        folder relative paths are read from."""
         if not isinstance(obj, dict):
             raise CalibrationError("calibration must be a JSON object")
         version = obj.get("version")
-        if version != SCHEMA_VERSION:
-            raise CalibrationError(f"version: this referee reads calibration version {SCHEMA_VERSION}, got {version!r}")
+        if isinstance(version, bool) or version not in READS:
+            raise CalibrationError(
+                f"version: this referee reads calibration versions {', '.join(map(str, READS))}, got {version!r}")
+        migrated = None
+        extra: dict[str, Any] = {}
+        if version == 1:
+            migrated = 1
+            # every v1 extra key stays in ``extra`` as it was (code written against v1 reads
+            # ``cal.extra["audio"]``); deck/audio/enroll also become the v2 fields
+            extra = {k: v for k, v in obj.items() if k not in _V1_KEYS}
+            obj = migrate_v1(obj)
+            obj = {k: v for k, v in obj.items() if k in _V2_KEYS}
+        else:
+            unknown = sorted(k for k in obj if k not in _V2_KEYS)
+            if unknown:
+                raise CalibrationError(f"{unknown[0]}: unknown field (known: {', '.join(sorted(_V2_KEYS))})")
+            extra = obj.get("extra", {})
+            if not isinstance(extra, dict):
+                raise CalibrationError(f"extra: an object of free keys expected, got {extra!r}")
+            extra = dict(extra)
         game = obj.get("game")
         if game not in GAMES:
             raise CalibrationError(f"game: one of {', '.join(GAMES)} expected, got {game!r}")
+        deck = obj.get("deck", game)
+        if deck is None:
+            deck = game
+        if not isinstance(deck, str) or not deck.strip():
+            raise CalibrationError(f"deck: a deck name expected, got {deck!r}")
+
         cam = obj.get("camera")
         if not isinstance(cam, dict):
             raise CalibrationError("camera: expected {\"width\": W, \"height\": H}")
         size = []
         for key in ("width", "height"):
-            v = cam.get(key)
-            if isinstance(v, bool) or not isinstance(v, int) or not 16 <= v <= 10000:
-                raise CalibrationError(f"camera.{key}: a whole number of pixels expected, got {v!r}")
-            size.append(v)
+            size.append(_int(cam.get(key), f"camera.{key}", 16, 10000, "a whole number of pixels"))
         w, h = size
+        cam_id = cam.get("id")
+        if cam_id is not None and not (isinstance(cam_id, str) and cam_id) and (
+                isinstance(cam_id, bool) or not isinstance(cam_id, int) or cam_id < 0):
+            raise CalibrationError(f"camera.id: a camera index >= 0, a device path or null expected, got {cam_id!r}")
+        fps = cam.get("fps")
+        if fps is not None and (isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 1000):
+            raise CalibrationError(f"camera.fps: frames per second > 0 or null expected, got {fps!r}")
+        bad_cam = sorted(k for k in cam if k not in {"id", "width", "height", "fps"})
+        if bad_cam and migrated is None:
+            raise CalibrationError(f"camera.{bad_cam[0]}: unknown field (id, width, height, fps)")
+
         zones_obj = obj.get("zones", {})
         if not isinstance(zones_obj, dict):
             raise CalibrationError("zones: expected an object of name -> [x1, y1, x2, y2]")
         zones = {}
+        allowed = GAME_ZONES[game]
         for name, value in zones_obj.items():
             if not _ZONE_NAME.match(str(name)):
                 raise CalibrationError(
                     f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN)")
+            if not any(name == a or (a == "p:" and name.startswith("p:")) for a in allowed):
+                raise CalibrationError(
+                    f"zones.{name}: not a zone of {game} ({', '.join('p:SEAT:slotN' if a == 'p:' else a for a in allowed)})")
             zones[name] = Box.from_value(value, f"zones.{name}", (w, h))
+
+        aud = obj.get("audio")
+        audio = None
+        if aud is not None:
+            if not isinstance(aud, dict):
+                raise CalibrationError("audio: expected {\"device\": ..., \"rate\": ..., \"channels\": ...}")
+            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file"})
+            if bad:
+                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file)")
+            dev = aud.get("device")
+            if dev is not None and not (isinstance(dev, str) and dev) and (
+                    isinstance(dev, bool) or not isinstance(dev, int) or dev < 0):
+                raise CalibrationError(f"audio.device: a device index >= 0, a name or null expected, got {dev!r}")
+            rate = aud.get("rate")
+            if rate is not None:
+                _int(rate, "audio.rate", 8000, 384000, "a sample rate in Hz")
+            nch = aud.get("channels")
+            if nch is not None:
+                _int(nch, "audio.channels", 1, 64, "a channel count")
+            f = aud.get("file")
+            if f is not None and (not isinstance(f, str) or not f):
+                raise CalibrationError(f"audio.file: a file path or null expected, got {f!r}")
+            audio = AudioSetup(dev, rate, nch, f)
+
         seats_obj = obj.get("seats")
         if not isinstance(seats_obj, list) or not seats_obj:
             raise CalibrationError("seats: expected a non-empty list of {name, box, channel}")
-        seats = []
+        seats: list[Seat] = []
         for i, s in enumerate(seats_obj):
             if not isinstance(s, dict):
                 raise CalibrationError(f"seats[{i}]: expected an object")
+            bad = sorted(k for k in s if k not in {"name", "box", "channel"})
+            if bad and migrated is None:
+                raise CalibrationError(f"seats[{i}].{bad[0]}: unknown field (name, box, channel)")
             name = s.get("name")
             if not isinstance(name, str) or not name.strip():
                 raise CalibrationError(f"seats[{i}].name: a non-empty player name expected, got {name!r}")
             if any(x.name == name for x in seats):
                 raise CalibrationError(f"seats[{i}].name: {name!r} names two seats")
             channel = s.get("channel")
-            if channel is not None and (isinstance(channel, bool) or not isinstance(channel, int) or channel < 0):
-                raise CalibrationError(f"seats[{i}].channel: a channel number >= 0 or null expected, got {channel!r}")
+            if channel is not None:
+                _int(channel, f"seats[{i}].channel", 0)
+                other = next((x for x in seats if x.channel == channel), None)
+                if other is not None:
+                    raise CalibrationError(f"seats[{i}].channel: channel {channel} is already {other.name}'s")
+                if audio is not None and audio.channels is not None and channel >= audio.channels:
+                    raise CalibrationError(
+                        f"seats[{i}].channel: {channel}, but audio.channels is {audio.channels} (channels count from 0)")
             seats.append(Seat(name, Box.from_value(s.get("box"), f"seats[{i}].box", (w, h)), channel))
         names = {x.name for x in seats}
         for zname in zones:
             if zname.startswith("p:") and zname.split(":")[1] not in names:
                 raise CalibrationError(f"zones.{zname}: no seat is named {zname.split(':')[1]!r}")
+
         refs = obj.get("references")
-        ref_path = None
-        if refs is not None:
-            if not isinstance(refs, str) or not refs:
-                raise CalibrationError(f"references: a folder path expected, got {refs!r}")
-            ref_path = Path(refs)
-            if not ref_path.is_absolute() and base is not None:
-                ref_path = base / ref_path
-            if not ref_path.is_dir():
-                raise CalibrationError(f"references: folder {ref_path} not found")
+        ref_path = _folder(refs, "references", base) if refs is not None else None
         if any(k != "token" for k in zones) and ref_path is None:
             raise CalibrationError("references: card zones are set but no reference folder is given")
-        known = {"version", "game", "camera", "zones", "seats", "references"}
-        return Calibration(game=game, width=w, height=h, zones=zones, seats=tuple(seats),
-                           references=ref_path, extra={k: v for k, v in obj.items() if k not in known})
+        cards_obj = obj.get("cards", [])
+        if not isinstance(cards_obj, list) or not all(isinstance(c, str) and c for c in cards_obj):
+            raise CalibrationError(f"cards: a list of card codes expected, got {cards_obj!r}")
+        if len(set(cards_obj)) != len(cards_obj):
+            dup = next(c for c in cards_obj if cards_obj.count(c) > 1)
+            raise CalibrationError(f"cards: {dup!r} is listed twice")
+        if cards_obj and ref_path is None:
+            raise CalibrationError("references: cards are listed but no reference folder is given")
+        for c in cards_obj:
+            if reference_image(ref_path, c) is None:
+                raise CalibrationError(
+                    f"references: no image for card {c!r} in {ref_path} (expected {c}.png or {c}.jpg)")
+        looks = []
+        la = obj.get("lookalikes", [])
+        if not isinstance(la, list):
+            raise CalibrationError(f"lookalikes: a list of [code, code, score] expected, got {la!r}")
+        for i, pair in enumerate(la):
+            if (not isinstance(pair, list) or len(pair) != 3 or not all(isinstance(c, str) for c in pair[:2])
+                    or isinstance(pair[2], bool) or not isinstance(pair[2], (int, float))):
+                raise CalibrationError(f"lookalikes[{i}]: [code, code, score] expected, got {pair!r}")
+            looks.append((pair[0], pair[1], float(pair[2])))
 
-    def to_dict(self) -> dict[str, Any]:
+        enroll = None
+        if obj.get("enroll") is not None:
+            enroll = _folder(obj["enroll"], "enroll", base)
+            for d in sorted(p for p in enroll.iterdir() if p.is_dir()):
+                if any(d.glob("*.wav")) and d.name not in names:
+                    raise CalibrationError(f"enroll: {d} holds takes of {d.name!r}, who has no seat")
+        notes = obj.get("notes")
+        if notes is not None and not isinstance(notes, str):
+            raise CalibrationError(f"notes: text expected, got {notes!r}")
+        return Calibration(game=game, width=w, height=h, zones=zones, seats=tuple(seats), references=ref_path,
+                           extra=extra, camera_id=cam_id, fps=fps, deck=deck, audio=audio, cards=tuple(cards_obj),
+                           lookalikes=tuple(looks), enroll=enroll, notes=notes, migrated_from=migrated)
+
+    def to_dict(self, base: Path | None = None) -> dict[str, Any]:
+        """The version 2 object; paths are written relative to ``base`` when inside it."""
+        def rel(p: Path) -> str:
+            if base is not None:
+                try:
+                    return Path(p).resolve().relative_to(Path(base).resolve()).as_posix()
+                except ValueError:
+                    pass
+            return str(p)
+
         out: dict[str, Any] = {
-            "version": self.version, "game": self.game,
-            "camera": {"width": self.width, "height": self.height},
+            "version": SCHEMA_VERSION, "game": self.game, "deck": self.deck or self.game,
+            "camera": {"id": self.camera_id, "width": self.width, "height": self.height, "fps": self.fps},
             "zones": {k: v.to_list() for k, v in self.zones.items()},
             "seats": [{"name": s.name, "box": s.box.to_list(), "channel": s.channel} for s in self.seats],
         }
+        if self.audio is not None:
+            out["audio"] = self.audio.to_dict()
         if self.references is not None:
-            out["references"] = str(self.references)
-        out.update(self.extra)
+            out["references"] = rel(self.references)
+        if self.cards:
+            out["cards"] = list(self.cards)
+        out["lookalikes"] = [[a, b, s] for a, b, s in self.lookalikes]
+        if self.enroll is not None:
+            out["enroll"] = rel(self.enroll)
+        if self.notes is not None:
+            out["notes"] = self.notes
+        free = {k: v for k, v in self.extra.items() if k not in _V2_KEYS}
+        if free:
+            out["extra"] = free
         return out
+
+
+def check_media(cal: Calibration, width: int | None = None, height: int | None = None, *,
+                game: str | None = None, source: str = "the video") -> None:
+    """:class:`CalibrationError` when the calibration does not fit a recording or session:
+    another resolution, or another game."""
+    if width is not None and height is not None and (width, height) != (cal.width, cal.height):
+        raise CalibrationError(
+            f"camera: the calibration is for {cal.width}x{cal.height}, {source} is {width}x{height}; "
+            f"calibrate this camera setting (referee calibrate)")
+    if game is not None and game != cal.game:
+        raise CalibrationError(f"game: the calibration is for {cal.game}, the session is {game}; "
+                               f"calibrate the table for {game} (its zones differ)")
 
 
 def load(path: str | Path) -> Calibration:
@@ -202,4 +452,6 @@ def load(path: str | Path) -> Calibration:
 
 
 def save(cal: Calibration, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(cal.to_dict(), indent=1) + "\n", encoding="utf-8")
+    """Write ``cal`` as version 2 (paths relative to the file's folder when inside it)."""
+    path = Path(path)
+    path.write_text(json.dumps(cal.to_dict(base=path.parent), indent=1) + "\n", encoding="utf-8")

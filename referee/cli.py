@@ -60,6 +60,7 @@ COMMANDS = {
     "watch": "referee.commands.watch:watch_cmd",
     "listen": "referee.commands.listen:listen_cmd",
     "models": "referee.commands.models:models_cmd",
+    "calibrate": "referee.commands.calibrate:calibrate_cmd",
 }
 
 

@@ -1,0 +1,222 @@
+"""``referee calibrate --camera N``: the calibration steps in an OpenCV window at the table.
+
+A thin front end over :mod:`calibration.steps` (the same steps and self-checks as
+``--from-video``); every prompt and check result is drawn on the live picture and echoed
+on the terminal. Keys: SPACE/ENTER = go on, R = redo the step, S = skip a card, ESC = stop.
+
+Steps, with the time a person needs (an estimate for IKATAKO, 4 players; the recorded
+path is measured by the tests/README):
+
+1. empty table, everyone seated, hands down: SPACE (~10 s);
+2. zones: drag a box per zone of the game (``selectROI``) (~10 s per zone; a TAKOYAKI
+   griddle is one box per player, split into ten slots);
+3. seats: found by pose above the play area and drawn; ENTER accepts, R redraws each
+   (~5 s, ~15 s per redrawn seat);
+4. cards: "show CARD alone in the play area"; taken by itself once the card lies still for
+   :data:`STILL_S`, then checked (sharp, re-identified, look-alikes) (~4 s per card: 13
+   cards ~1 min);
+5. channels (when an audio device is given): "NAME: say 'WORD' now", :data:`TAKE_S` of
+   audio per seat, checked for the loudest channel (~4 s per seat);
+Total about 2.5 minutes for IKATAKO with 4 players (target: under 5).
+
+Without a display it fails at once with one clear error (:func:`require_display`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from calibration import steps
+from calibration.decks import game_zones, griddle_slots
+from calibration.recording import Result
+from calibration.steps import Check
+from referee.errors import CalibrationError, DeviceError
+
+WINDOW = "referee calibrate"
+#: a card must lie still this long before it is taken
+STILL_S = 0.5
+#: seconds of audio recorded per seat for its test word
+TAKE_S = 2.5
+TEST_WORD = {"ikatako": "ika", "mokochaka": "moko"}
+
+
+def require_display() -> None:
+    """One clear :class:`DeviceError` when no window can be opened (no screen, headless)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise DeviceError("no display: referee calibrate --camera opens a window (run it at the table's computer, "
+                          "with DISPLAY set); without a screen, record the calibration and use "
+                          "--from-video VIDEO --audio SEATS.wav")
+    try:
+        cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
+    except cv2.error as exc:
+        raise DeviceError(f"no display: OpenCV cannot open a window ({str(exc).strip().splitlines()[-1]}); "
+                          f"use --from-video VIDEO --audio SEATS.wav") from None
+
+
+class Screen:
+    def __init__(self, cap):
+        self.cap = cap
+        self.frame = None
+
+    def read(self) -> np.ndarray:
+        ok, frame = self.cap.read()
+        if not ok or frame is None:
+            raise DeviceError("the camera stopped delivering frames")
+        self.frame = frame
+        return frame
+
+    def show(self, lines: Sequence[str], boxes=(), frame=None) -> int:
+        img = (self.frame if frame is None else frame).copy()
+        for label, b, colour in boxes:
+            cv2.rectangle(img, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), colour, 2)
+            cv2.putText(img, label, (int(b[0]) + 4, int(b[1]) + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2)
+        for i, line in enumerate(lines):
+            y = 30 + 28 * i
+            cv2.putText(img, line, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
+            cv2.putText(img, line, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.imshow(WINDOW, img)
+        key = cv2.waitKey(1) & 0xFF
+        if key == 27:
+            raise CalibrationError("calibration stopped (ESC); nothing written")
+        return key
+
+    def wait_key(self, lines, keys=(32, 13), boxes=()) -> int:
+        while True:
+            self.read()
+            k = self.show(lines, boxes)
+            if k in keys:
+                return k
+
+
+def _say(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[str], *, zones: dict | None = None,
+                     audio_device=None, channels: int | None = None) -> Result:
+    """Guide a person through every step at the live table (see the module docstring)."""
+    require_display()
+    t0 = time.perf_counter()
+    cap = cv2.VideoCapture(int(camera) if str(camera).isdigit() else camera)
+    if not cap.isOpened():
+        raise DeviceError(f"camera {camera!r} cannot be opened (another program using it? wrong index?)")
+    scr = Screen(cap)
+    checks: list[Check] = []
+    try:
+        scr.wait_key(["1/5 Empty the table, everyone seated facing the camera,", "hands down. Press SPACE."])
+        background = scr.frame.copy()
+        h, w = background.shape[:2]
+        fps = cap.get(cv2.CAP_PROP_FPS) or None
+        # ---- zones
+        zones = dict(zones or {})
+        wanted = game_zones(game, names)
+        if game == "takoyaki":
+            for n in names:
+                if f"p:{n}:slot1" not in zones:
+                    zones.update(griddle_slots(n, _select(background, f"2/5 {n}'s griddle (10 slots): drag a box")))
+        else:
+            for z in wanted:
+                if z not in zones:
+                    zones[z] = list(_select(background, f"2/5 Zone {z}: drag a box, ENTER"))
+        # ---- seats
+        tops = [v[1] for k, v in zones.items() if k != "token"]
+        bottom = min(tops) if tops and min(tops) > h // 3 else h
+        boxes, schecks = steps.refine_seats(background, names, bottom)
+        while True:
+            drawn = [(n, b, (0, 200, 0) if c.level == "ok" else (0, 0, 255)) for n, b, c in zip(names, boxes, schecks)]
+            _say(str(c) for c in schecks)
+            k = scr.wait_key(["3/5 Seats: ENTER accepts, R redraws them"] + [str(c) for c in schecks if c.level != "ok"],
+                             keys=(13, 32, ord("r")), boxes=drawn)
+            if k != ord("r"):
+                break
+            boxes = [tuple(_select(scr.frame, f"3/5 Seat of {n}: drag a box around them and their raised hands"))
+                     for n in names]
+            schecks = [Check(f"seat {n}", "ok" if steps.default_pose(scr.frame, b) is not None else "fail",
+                             f"box {list(b)}") for n, b in zip(names, boxes)]
+        checks.extend(schecks)
+        # ---- cards
+        captured: dict[str, np.ndarray] = {}
+        frames_still = max(2, int(round(STILL_S * (fps or 15))))
+        for i, code in enumerate(codes):
+            while True:
+                prev, still, last = None, 0, None
+                while still < frames_still:
+                    img = scr.read()
+                    box = steps.changed_box(img, background)
+                    still = still + 1 if box is not None and prev is not None and max(
+                        abs(a - b) for a, b in zip(box, prev)) <= 6 else 0
+                    prev = box
+                    last = img
+                    if scr.show([f"4/5 Card {i + 1}/{len(codes)}: show {code} alone, face up, in the play area",
+                                 "S skips this card"]) == ord("s"):
+                        break
+                if still < frames_still:
+                    checks.append(Check(f"card {code}", "warn", "skipped"))
+                    break
+                cap_ = steps.capture_reference(code, last, steps.find_card(last, background), captured, scr.read())
+                _say(str(c) for c in cap_.checks)
+                if steps.failed(cap_.checks):
+                    scr.wait_key([str(c) for c in cap_.checks] + ["Take the card away; SPACE to try again"])
+                    continue
+                checks.extend(cap_.checks)
+                captured[code] = cap_.image
+                scr.wait_key([str(c) for c in cap_.checks] + ["Take the card away, then SPACE"])
+                break
+        pairs, lchecks = steps.lookalike_checks(captured)
+        checks.extend(lchecks)
+        # ---- channels
+        chmap: dict[str, int | None] = {n: None for n in names}
+        audio_info = None
+        if audio_device is not None:
+            from audio.capture import device_info, import_sounddevice
+
+            max_ch, rate = device_info(audio_device)
+            nch = channels or max_ch
+            sd = import_sounddevice()
+            takes, spans, off = [], [], 0
+            for n in names:
+                word = TEST_WORD.get(game, "hello")
+                scr.wait_key([f"5/5 {n}: press SPACE, then say '{word}' once"])
+                scr.show([f"5/5 {n}: say '{word}' now"])
+                cv2.waitKey(1)
+                take = sd.rec(int(TAKE_S * rate), samplerate=rate, channels=nch, device=audio_device, dtype="float32")
+                sd.wait()
+                found = steps.find_utterances(take, rate)
+                span = max(found, key=lambda s: s[1] - s[0]) if found else (0, len(take))
+                takes.append(take)
+                spans.append((span[0] + off, span[1] + off))
+                off += len(take)
+            chmap, cchecks = steps.channel_map(np.concatenate(takes), rate, names, spans)
+            checks.extend(cchecks)
+            audio_info = {"device": audio_device, "rate": rate, "channels": nch}
+        else:
+            checks.append(Check("channels", "warn", "no --audio-device: seat channels left unknown"))
+    finally:
+        cap.release()
+        cv2.destroyAllWindows()
+    cal = {"version": 2, "game": game, "deck": game,
+           "camera": {"id": int(camera) if str(camera).isdigit() else str(camera), "width": w, "height": h,
+                      "fps": round(fps, 3) if fps else None},
+           "zones": zones,
+           "seats": [{"name": n, "box": list(b), "channel": chmap.get(n)} for n, b in zip(names, boxes)],
+           "references": "refs", "cards": [c for c in codes if c in captured],
+           "lookalikes": [[a, b, s] for a, b, s in pairs]}
+    if audio_info is not None:
+        cal["audio"] = audio_info
+    return Result(cal, captured, checks, time.perf_counter() - t0, 0)
+
+
+def _select(image: np.ndarray, prompt: str) -> tuple[int, int, int, int]:
+    img = image.copy()
+    cv2.putText(img, prompt, (12, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2, cv2.LINE_AA)
+    x, y, w, h = cv2.selectROI(WINDOW, img, showCrosshair=False)
+    if w <= 0 or h <= 0:
+        raise CalibrationError(f"no box drawn for: {prompt}")
+    return int(x), int(y), int(x + w), int(y + h)

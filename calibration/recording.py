@@ -1,0 +1,185 @@
+"""``referee calibrate --from-video``: the calibration steps run on a recording.
+
+The recording shows what the guided calibration asks a table to do, in its order: the
+empty table with everyone seated; every card of the deck alone in the play area, one
+after the other, in the order of :func:`calibration.decks.deck_cards` (or ``--cards``),
+each lying still for a moment with an empty table between cards; then each seat says a
+test word in turn (left to right) on its own microphone. ``fixtures/demo/make_calibration.py``
+writes such a recording of the demo table.
+
+Non-interactive and deterministic: frames are read on their PTS clock, the first frame is
+the empty table, a *showing* is a run of frames with a changed area (a card or a hand)
+between empty ones, and its card is taken from the longest still part of it (the changed
+box moving less than :data:`STILL_PX`), from the sharpest frame there; a later frame of
+the same still part re-identifies it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from calibration import steps
+from calibration.steps import Check
+
+#: the changed box may move this many pixels between frames of a still card
+STILL_PX = 6
+#: a showing needs this many still frames (a card flashed by is not a reference)
+MIN_STILL_FRAMES = 2
+
+
+@dataclass
+class Showing:
+    """One card shown: the frames of its longest still run (best = sharpest)."""
+
+    first_t: float
+    last_t: float = 0.0
+    #: per still run: its sharpest frame and its latest one, (t, box, image, quad, sharpness)
+    runs: list = field(default_factory=list)
+    #: per still run: how many frames it lasted
+    lengths: list = field(default_factory=list)
+
+
+def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray, list[Showing], tuple[int, int], int]:
+    """(the empty table, the showings in time order, (width, height), frames read)."""
+    background = None
+    showings: list[Showing] = []
+    current: Showing | None = None
+    prev_box = None
+    size = (0, 0)
+    n = 0
+    for fr in frames:
+        n += 1
+        img = fr.image
+        if background is None:
+            background = img.copy()
+            size = (img.shape[1], img.shape[0])
+            continue
+        if on_frame is not None:
+            on_frame(fr)
+        box = steps.changed_box(img, background)
+        if box is None:
+            current, prev_box = None, None
+            continue
+        if current is None:
+            current = Showing(fr.t)
+            showings.append(current)
+            current.runs.append([])
+            current.lengths.append(0)
+        elif prev_box is None or max(abs(a - b) for a, b in zip(box, prev_box)) > STILL_PX:
+            current.runs.append([])
+            current.lengths.append(0)
+        current.last_t = fr.t
+        prev_box = box
+        run = current.runs[-1]
+        quad = steps.find_card(img, background)
+        sharp = steps.sharpness(img, quad) if quad is not None else 0.0
+        # keep only what is needed: the sharpest frame and the latest one of each run
+        entry = (fr.t, box, img, quad, sharp)
+        if len(run) < 2:
+            run.append(entry)
+        else:
+            best = max(run[:-1], key=lambda e: e[4])
+            run[:] = [best, entry] if entry[4] <= best[4] else [entry, run[-1]]
+        current.lengths[-1] += 1
+    if background is None:
+        from referee.errors import MediaError
+
+        raise MediaError("the recording holds no frames")
+    return background, showings, size, n
+
+
+@dataclass
+class Result:
+    """Everything the recording gave: the calibration object, reference images, checks."""
+
+    calibration: dict
+    references: dict[str, np.ndarray]
+    checks: list[Check]
+    seconds: float
+    frames: int
+
+
+def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, names: Sequence[str],
+                        codes: Sequence[str], *, zones: dict | None = None, pose: steps.PoseFn = steps.default_pose,
+                        on_frame: Callable | None = None) -> Result:
+    """Run every step on a calibration recording (see the module docstring)."""
+    from vision.video import probe, read_frames
+
+    t0 = time.perf_counter()
+    info = probe(video)
+    warnings: list[str] = []
+    background, showings, (w, h), n = find_showings(read_frames(video, warnings), on_frame)
+    checks: list[Check] = [Check("video", "warn", wmsg) for wmsg in warnings]
+    # ---- cards: the k-th showing with a still run is the k-th card asked for
+    usable = []
+    for s in showings:
+        runs = [r for r, n_ in zip(s.runs, s.lengths) if n_ >= MIN_STILL_FRAMES]
+        if runs:
+            usable.append((s, max(runs, key=lambda r: max(e[4] for e in r))))
+    captured: dict[str, np.ndarray] = {}
+    quads = []
+    if len(usable) != len(codes):
+        checks.append(Check("cards", "fail", f"saw {len(usable)} cards shown still, expected {len(codes)} "
+                                             f"({', '.join(codes)}): show each card alone, hold it still, clear "
+                                             f"the table between cards"))
+    for code, (s, run) in zip(codes, usable):
+        best = max(run, key=lambda e: e[4])
+        other = next((e for e in run if e is not best), None)
+        cap = steps.capture_reference(code, best[2], best[3], captured,
+                                      again=other[2] if other is not None else None)
+        checks.extend(Check(c.step, c.level, f"at {best[0]:.2f} s: {c.message}") for c in cap.checks)
+        if cap.image is not None and not steps.failed(cap.checks):
+            captured[code] = cap.image
+            quads.append(cap.quad)
+    pairs, lchecks = steps.lookalike_checks(captured)
+    checks.extend(lchecks)
+    # ---- zones
+    zones = dict(zones or {})
+    if game == "ikatako" and "field" not in zones:
+        fz = steps.field_zone(quads, w, h)
+        if fz is None:
+            checks.append(Check("field", "fail", "no card was found, so no field: show the cards in the play area"))
+        else:
+            zones["field"] = list(fz)
+            checks.append(Check("field", "ok", f"field {list(fz)} around {len(quads)} cards"))
+    missing = [z for z in _needed_zones(game, names) if z not in zones]
+    if missing:
+        checks.append(Check("zones", "fail", f"{', '.join(missing)} not found in a recording: give them with "
+                                             f"--zone NAME=X1,Y1,X2,Y2 or calibrate with --camera"))
+    # ---- seats: above the card zones
+    card_tops = [v[1] for k, v in zones.items() if k != "token"]
+    bottom = min(card_tops) if card_tops and min(card_tops) > h // 3 else h
+    boxes, schecks = steps.refine_seats(background, names, bottom, pose)
+    checks.extend(schecks)
+    # ---- channels
+    channels: dict[str, int | None] = {n_: None for n_ in names}
+    audio_info = None
+    if audio is not None:
+        from audio.capture import read_all
+
+        samples, rate = read_all(audio)
+        channels, cchecks = steps.channel_map(samples, rate, names)
+        checks.extend(cchecks)
+        audio_info = {"device": None, "rate": rate, "channels": int(samples.shape[1]), "file": Path(audio).name}
+    else:
+        checks.append(Check("channels", "warn", "no audio given (--audio SEATS.wav): seat channels left unknown"))
+    cal = {"version": 2, "game": game, "deck": game,
+           "camera": {"id": None, "width": w, "height": h, "fps": round(info.fps, 3) if info.fps else None},
+           "zones": zones,
+           "seats": [{"name": nm, "box": list(b), "channel": channels.get(nm)} for nm, b in zip(names, boxes)],
+           "references": "refs", "cards": [c for c in codes if c in captured],
+           "lookalikes": [[a, b, s] for a, b, s in pairs]}
+    if audio_info is not None:
+        cal["audio"] = audio_info
+    return Result(cal, captured, checks, time.perf_counter() - t0, n)
+
+
+def _needed_zones(game: str, names: Sequence[str]) -> list[str]:
+    from calibration.decks import game_zones
+
+    return game_zones(game, names)
