@@ -1,0 +1,93 @@
+"""``referee replay`` / ``referee demo``: the bundled recording replayed end to end.
+
+One full replay of fixtures/demo (module fixture, through the CLI) is checked against the
+demo's expected verdicts (fixtures/demo/expected.jsonl: who was first, correct / wrong /
+missed per card), then re-judged with hand-made corrections, and its report inspected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from referee.record import read_record
+from tests.conftest import FIXTURES
+
+DEMO = FIXTURES / "demo"
+
+
+def _expected() -> list[dict]:
+    return [json.loads(x) for x in (DEMO / "expected.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    out = tmp_path_factory.mktemp("demo")
+    res = CliRunner().invoke(cli, ["demo", "--out", str(out), "--json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return out, res
+
+
+def _verdict_view(v: dict) -> dict:
+    return {"card": v["card"], "first": v["first"], "tie": sorted(v["tie"]), "unsettled": v["unsettled"],
+            "correct": sorted(v["correct"]), "wrong": sorted(v["wrong"]), "missed": sorted(v["missed"])}
+
+
+def test_demo_replay_reproduces_the_expected_verdicts(demo_out):
+    out, res = demo_out
+    got = [json.loads(x) for x in res.stdout.splitlines()]
+    want = _expected()
+    verdicts = [_verdict_view(v) for v in got if v["type"] == "verdict"]
+    expected = [_verdict_view(v) for v in want if v["type"] == "verdict"]
+    assert [v["card"] for v in verdicts] == [v["card"] for v in expected]
+    for k, (a, b) in enumerate(zip(verdicts, expected), 1):
+        assert a == b, f"card {k}"
+    result = [x for x in got if x["type"] == "result"][0]
+    want_result = [x for x in want if x["type"] == "result"][0]
+    assert result["scores"] == want_result["scores"] and result["winners"] == want_result["winners"]
+
+
+def test_demo_writes_record_and_self_contained_report(demo_out):
+    out, res = demo_out
+    record = read_record(out / "session.jsonl")
+    assert not record.errors
+    assert record.header.game == "ikatako" and list(record.header.players) == ["aki", "ben", "chie", "dai"]
+    times = [e.event.t for e in record.entries]
+    assert times == sorted(times)
+    kinds = {e.event.type for e in record.entries}
+    assert {"card", "hand", "shout"} <= kinds
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count('<section class="card"') == 10
+    assert not re.search(r'(src|href)="(https?:|//)', page), "the report must not load anything from a network"
+    assert page.count("data:image/") >= 10 * 3
+    assert "report.html" in res.stderr
+
+
+def test_rejudging_with_corrections_changes_only_the_corrected_card(demo_out, run_cli, tmp_path):
+    out, _ = demo_out
+    lines = (out / "session.jsonl").read_text(encoding="utf-8").splitlines()
+    base = run_cli("judge", out / "session.jsonl", "--json")
+    assert base.exit_code == 0
+    before = [json.loads(x) for x in base.stdout.splitlines()]
+    # a person says: on card 1 (3 at ~2 s) ben's shout was really aki's cough -> ben said "5"
+    ben = next(i for i, x in enumerate(lines, 1)
+               if json.loads(x).get("type") == "shout" and json.loads(x).get("player") == "ben" and json.loads(x)["t"] < 3.5)
+    fixed = dict(json.loads(lines[ben - 1]), words=["5"])
+    corrected = tmp_path / "corrected.jsonl"
+    corrected.write_text("\n".join(lines + [json.dumps({"t": fixed["t"], "type": "correction", "ref": ben,
+                                                          "replace": fixed})]) + "\n", encoding="utf-8")
+    res = run_cli("judge", corrected, "--json")
+    assert res.exit_code == 0
+    after = [json.loads(x) for x in res.stdout.splitlines()]
+    assert len(after) == len(before)
+    assert "ben" in after[0]["wrong"] and after[0]["first"] != "ben"
+    assert "ben" in before[0]["correct"]
+    for a, b in zip(after[1:-1], before[1:-1]):
+        assert a == b
