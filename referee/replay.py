@@ -191,8 +191,13 @@ def _make_listener(cal, header_game: str, mode: str | None, source, settings: Re
         else:
             verifier = enroll.from_folder(folder)
             enrolled = True
-    return Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
-                    onset=onset_params(cal, warnings)), names, enrolled
+    onset = onset_params(cal, warnings)
+    if onset is not None:
+        from referee.replay_audio import TrimmingListener
+
+        return TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
+                                crosstalk_db=-onset.crosstalk_db), names, enrolled
+    return Listener(chan_names, width, source.rate, recognizer, verifier=verifier), names, enrolled
 
 
 def onset_params(cal, warnings: list[str]):

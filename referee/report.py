@@ -81,12 +81,12 @@ def card_views(result) -> list[CardView]:
     """One view per verdict that has a card and a time."""
     events = result.events
     verdicts = [v for v in result.judgement.lines if v.get("type") == "verdict" and "t" in v]
-    window = float(result.judgement.options.get("window", 3.0)) if hasattr(result.judgement, "options") else 3.0
+    window = float((result.header.get("options") or {}).get("window", 3.0))
     card_ts = sorted(e["t"] for e in events if e["type"] == "card")
     views = []
     for v in verdicts:
         t = float(v["t"])
-        nxt = [c for c in card_ts if c > t]
+        nxt = [c for c in card_ts if c > t + 0.005]  # verdict times are rounded to the ms
         end = min(t + window, nxt[0]) if nxt else t + window
         reactions = {p: round(t + float(dt), 6) for p, dt in (v.get("times") or {}).items()}
         for e in events:
@@ -157,7 +157,7 @@ def draw_pose(img: np.ndarray, lm: dict | None, box, label: str, colour=(255, 25
                 cv2.circle(img, p, 6, (0, 0, 0), 1, cv2.LINE_AA)
 
 
-def _crop(img: np.ndarray, box, margin: int = 20, width: int = 300) -> np.ndarray:
+def _crop(img: np.ndarray, box, margin: int = 20, width: int = 240) -> np.ndarray:
     h, w = img.shape[:2]
     x1, y1, x2, y2 = box
     c = img[max(0, y1 - margin):min(h, y2 + margin), max(0, x1 - margin):min(w, x2 + margin)]
@@ -267,7 +267,21 @@ def _first(v: dict) -> str:
     return f"{v['first']}{by}"
 
 
-def _facts(v: dict, view: CardView) -> str:
+def _heard(view: CardView, events: list[dict]) -> str:
+    out = []
+    for e in events:
+        if e["type"] == "shout" and view.start <= e["t"] <= view.end:
+            words = " ".join(e.get("words") or []) or "no call"
+            raw = e.get("text") or ""
+            extra = ""
+            if "vosk_words" in e:
+                extra = f"; speech model: {' '.join(e['vosk_words']) or '-'}, voice match distance {e['enrolled']['distance']}"
+            out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b>{_e(words)}</b> "
+                       f"<span style='color:#666'>(heard «{_e(raw)}»{_e(extra)})</span>")
+    return "<br>".join(out) or "nobody spoke"
+
+
+def _facts(v: dict, view: CardView, events: list[dict] | None = None) -> str:
     rows = [("expected", _e(_expected(v))), ("first", _e(_first(v)))]
     rows.append(("correct", ", ".join(f'<span class="ok">{_e(p)}</span>' + (
         f" ({v['times'][p]:.3f} s)" if p in (v.get("times") or {}) else "") for p in v.get("correct", [])) or "-"))
@@ -276,9 +290,12 @@ def _facts(v: dict, view: CardView) -> str:
     rows.append(("wrong", "<br>".join(wrong) or "-"))
     missed = [f'<span class="miss">{_e(p)}</span>: {_e(why.get(p, "no reaction"))}' for p in v.get("missed", [])]
     rows.append(("missed", "<br>".join(missed) or "-"))
+    if events is not None:
+        rows.append(("heard", _heard(view, events)))
     pens = v.get("penalties") or {}
     if pens:
-        rows.append(("penalty cards", ", ".join(f"{_e(p)} turns down {_e(c) if c else '(nothing to turn)'}" for p, c in pens.items())))
+        rows.append(("penalty cards", ", ".join(
+            f"{_e(p)} turns down {_e(c)}" if c else f"{_e(p)}: no point card to turn down" for p, c in pens.items())))
     if v.get("effects"):
         rows.append(("effects", _e(json.dumps(v["effects"], ensure_ascii=False))))
     return '<table class="v facts">' + "".join(f"<tr><th>{k}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
@@ -342,7 +359,7 @@ def build_html(result) -> str:
     parts.append("<h2>Verdicts</h2>" + _summary(views) + _result(result.judgement))
     parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
                  "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
-                 "<span><i class=sw style='background:#dc0000'></i>shout (words heard)</span>"
+                 "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
                  "<span>vertical lines: cards, numbered as below</span></p>" + _img(timeline(result, views), png=True))
     parts.append("<h2>Cards and evidence</h2><p>Sides are the player's own: <b style='color:#1e82e6'>left</b>, "
                  "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
@@ -351,7 +368,7 @@ def build_html(result) -> str:
     for k, view in enumerate(views, 1):
         v = view.verdict
         parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {_e(v.get("card"))} at {view.start:.3f} s'
-                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(v, view))
+                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(v, view, result.events))
         ev = ['<div class="ev">']
         img = frames.get(view.start)
         if img is not None:
