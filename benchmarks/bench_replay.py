@@ -71,15 +71,25 @@ def main() -> int:
     ap.add_argument("--card-every", type=int, default=2)
     ap.add_argument("--no-enroll", action="store_true")
     ap.add_argument("--report", action="store_true", help="also time the HTML report")
+    ap.add_argument("--out", default=None, help="keep the outputs in this folder (default: a temporary one)")
     a = ap.parse_args()
     from referee.replay import ReplaySettings, replay
 
+    import resource
+
+    def cpu() -> float:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
     load0 = os.getloadavg()
-    with tempfile.TemporaryDirectory() as out:
+    cpu0 = cpu()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = a.out or tmp
         s = ReplaySettings(workers=a.workers, pose_every=a.pose_every, card_every=a.card_every,
                            no_enroll=a.no_enroll, report=a.report)
         r = replay(DEMO / "session.mp4", DEMO / "calibration.json", audio=DEMO / "seats.wav", out=out, settings=s)
     load1 = os.getloadavg()
+    cpu_s = cpu() - cpu0  # pose workers are joined children: counted
     el = r.elapsed
     print(f"replay of the 4-seat demo: {r.duration:.1f} s of video, {r.header['source']['frames']} frames, "
           f"workers {a.workers}, pose every {a.pose_every}, cards every {a.card_every}, "
@@ -88,6 +98,9 @@ def main() -> int:
           + (f", report {el['report']:.1f} s" if "report" in el else "") + f", total {el['total']:.1f} s")
     print(f"  speed: {r.duration / el['perception']:.2f}x real time (perception), {r.duration / el['total']:.2f}x (total)"
           f"; cores {os.cpu_count()}, load average {load0[0]:.1f} before, {load1[0]:.1f} after")
+    cores = os.cpu_count() or 1
+    print(f"  CPU time {cpu_s:.1f} s (this process + pose workers) = {r.duration / cpu_s:.2f}x real time on one "
+          f"core; if {cores} cores were free: about {r.duration * cores / cpu_s:.2f}x (an estimate, not measured)")
     c = compare(r.events, _lines(DEMO / "truth.jsonl"))
     for kind in ("card", "hand"):
         f, n, g, med, mx = c[kind]

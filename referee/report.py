@@ -449,7 +449,7 @@ def write_video(result, path: Path, scale: float = 0.5) -> None:
                 said = [x for x in shouts if x["player"] == s.name and x["t"] <= fr.t <= x["t"] + 1.0]
                 text = s.name + ("  " + " + ".join(sorted(up)) + " up" if up else "")
                 if said:
-                    text += "  \"" + " ".join(said[-1].get("words") or ["?"]) + "\""
+                    text += "  \"" + (" ".join(said[-1].get("words") or []) or "(no call)") + "\""
                 cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 5, cv2.LINE_AA)
                 cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
             top, bottom = caption(fr.t)

@@ -36,19 +36,18 @@ def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progre
 
     bar = None
     try:
-        if progress:
-            from vision.video import probe
-
-            total = probe(video).frames or 0
-            bar = click.progressbar(length=total, label=f"decoding {video.name}", file=sys.stderr, show_pos=True,
-                                    show_percent=True)
-            bar.__enter__()
         last = [0]
 
         def on_progress(n, total):
-            if bar is not None:
-                bar.update(n - last[0])
-                last[0] = n
+            nonlocal bar
+            if not progress:
+                return
+            if bar is None:  # made at the first frame: input checks speak first
+                bar = click.progressbar(length=total, label=f"decoding {video.name}", file=sys.stderr,
+                                        show_pos=True, show_percent=True)
+                bar.__enter__()
+            bar.update(n - last[0])
+            last[0] = n
 
         def on_warning(w):
             click.echo(("\n" if bar is not None else "") + f"referee: warning: {w}", err=True)
