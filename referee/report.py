@@ -272,12 +272,15 @@ def _heard(view: CardView, events: list[dict]) -> str:
     for e in events:
         if e["type"] == "shout" and view.start <= e["t"] <= view.end:
             words = " ".join(e.get("words") or []) or "no call"
-            raw = e.get("text") or ""
-            extra = ""
+            how = []
             if "vosk_words" in e:
-                extra = f"; speech model: {' '.join(e['vosk_words']) or '-'}, voice match distance {e['enrolled']['distance']}"
-            out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b>{_e(words)}</b> "
-                       f"<span style='color:#666'>(heard «{_e(raw)}»{_e(extra)})</span>")
+                how.append(f"speech model: {' '.join(e['vosk_words']) or 'nothing'}; voice match distance "
+                           f"{e['enrolled']['distance']}")
+            if e.get("conf") is not None:
+                how.append(f"confidence {e['conf']:.2f}")
+            # the model's raw text (Hangul for the Korean model) only on hover: it means nothing to the table
+            out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b title=\"{_e(e.get('text') or '')}\">"
+                       f"{_e(words)}</b> <span style='color:#666'>({_e('; '.join(how) or 'heard')})</span>")
     return "<br>".join(out) or "nobody spoke"
 
 
