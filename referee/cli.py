@@ -54,7 +54,8 @@ class ReportedError(click.ClickException):
 
 COMMANDS = {
     "judge": "referee.commands.judge:judge_cmd",
-    "demo": "referee.commands.judge:demo_cmd",
+    "demo": "referee.commands.replay:demo_cmd",
+    "replay": "referee.commands.replay:replay_cmd",
     "rules": "referee.commands.rules:rules_cmd",
     "vision": "referee.commands.vision:vision_cmd",
     "watch": "referee.commands.watch:watch_cmd",

@@ -52,10 +52,9 @@ def judge_cmd(session: Path, as_json: bool, strict: bool, options: tuple[str, ..
     _judge_file(session, as_json, strict, options)
 
 
-@click.command("demo")
-@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of the table.")
-def demo_cmd(as_json: bool) -> None:
-    """Judge the bundled IKATAKO versus session and print the table."""
+def demo_events(as_json: bool) -> None:
+    """The event-only demo (``referee demo --events``): judge the bundled 28-card IKATAKO
+    versus session record and print the table."""
     if not DEMO_SESSION.is_file():
         raise RecordError(
             f"the demo session {DEMO_SESSION} is missing: run the demo from a clone of the "

@@ -114,7 +114,7 @@ README_COMMANDS = [
     "referee rules ikatako coop 2 ika uzushio6 --json",
     "referee judge fixtures/sessions/demo_ikatako_versus.jsonl",
     "referee judge fixtures/sessions/ikatako_solo.jsonl --json",
-    "referee demo",
+    "referee demo --events",
 ]
 
 

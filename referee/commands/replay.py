@@ -1,0 +1,212 @@
+"""``referee replay`` (recorded sessions -> record, verdicts, dispute report) and ``referee demo``.
+
+Several videos: one process per session (``--jobs``, default the number of cores), each
+into its own folder ``OUT/<video stem>/``; each such process then runs its pose in this
+process (no pose workers), so the cores are shared between sessions rather than nested.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import click
+
+from referee.errors import RefereeError
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "fixtures" / "demo"
+
+
+def _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video, options):
+    from referee.options import parse_option_args
+    from referee.replay import ReplaySettings
+
+    return ReplaySettings(game=game, mode=mode, workers=workers, pose_every=pose_every, card_every=card_every,
+                          model=model, enroll=enroll, no_enroll=no_enroll, video=video,
+                          options=parse_option_args(options))
+
+
+def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progress: bool):
+    """Replay one session; returns (Replay | None, error message | None). Runs in a worker too."""
+    from referee.replay import replay
+
+    bar = None
+    try:
+        last = [0]
+
+        def on_progress(n, total):
+            nonlocal bar
+            if not progress:
+                return
+            if bar is None:  # made at the first frame: input checks speak first
+                bar = click.progressbar(length=total, label=f"decoding {video.name}", file=sys.stderr,
+                                        show_pos=True, show_percent=True)
+                bar.__enter__()
+            bar.update(n - last[0])
+            last[0] = n
+
+        def on_warning(w):
+            click.echo(("\n" if bar is not None else "") + f"referee: warning: {w}", err=True)
+
+        result = replay(video, cal, audio=audio, out=out, settings=settings, on_progress=on_progress,
+                        on_warning=on_warning)
+        return result, None
+    except RefereeError as exc:
+        return None, str(exc)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def _worker(args):
+    video, audio, cal, out, settings = args
+    result, err = _one(video, audio, cal, out, settings, progress=False)
+    if err is not None:
+        return str(video), None, err
+    from referee import announce
+    from referee.events import SessionHeader
+
+    table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
+    return str(video), (table, str(result.report) if result.report else None, str(result.record),
+                        result.judgement.jsonl(), result.warnings), None
+
+
+def _print(result, as_json: bool) -> None:
+    from referee import announce
+    from referee.events import SessionHeader
+
+    if as_json:
+        click.echo(result.judgement.jsonl(), nl=False)
+    else:
+        click.echo(announce.table(result.judgement, SessionHeader.from_dict(result.header)))
+    for note in result.judgement.notes:
+        click.echo(f"{result.record}:{note}", err=True)
+    s = result.elapsed
+    click.echo(f"replayed {result.duration:.1f} s of video in {s['total']:.1f} s "
+               f"({result.duration / max(s['total'], 1e-9):.2f}x real time)", err=True)
+    click.echo(f"session record: {result.record}", err=True)
+    if result.report:
+        click.echo(f"dispute report: {result.report}", err=True)
+    if result.annotated:
+        click.echo(f"annotated video: {result.annotated}", err=True)
+
+
+common = [
+    click.option("--workers", type=click.IntRange(0, 16), default=2, show_default=True,
+                 help="Pose worker processes for one session (several sessions: one process each instead)."),
+    click.option("--pose-every", type=click.IntRange(1, 10), default=2, show_default=True,
+                 help="Each seat's pose on every n-th frame (seats staggered; onsets still interpolated)."),
+    click.option("--card-every", type=click.IntRange(1, 30), default=2, show_default=True,
+                 help="Card zones analysed every n-th frame (appearance time stays full-rate)."),
+    click.option("--video", "video_out", is_flag=True, help="Also write annotated.mp4 (boxes, hands, cards, verdicts)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON lines instead of the table."),
+]
+
+
+def _apply(opts):
+    def deco(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+    return deco
+
+
+@click.command("replay")
+@click.argument("videos", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--audio", type=click.Path(dir_okay=False, path_type=Path),
+              help="The seats' recording (one channel per seat, same start as the video). Default: the video's track.")
+@click.option("--calibration", "cal", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The table's calibration.json (zones, seats and channels, references, enroll folder).")
+@click.option("--game", default=None, help="The game played (checked against the calibration's).")
+@click.option("--mode", default=None, help="Game mode (ikatako: versus, coop, solo). Default: versus.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: ./replay-<video stem>; several videos: OUT/<video stem>/).")
+@click.option("--model", default=None, help="Speech model (default: the best installed for Japanese).")
+@click.option("--enroll", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Voice enrollment folder <player>/<call>[.<take>].wav (default: the calibration's 'enroll').")
+@click.option("--no-enroll", is_flag=True, help="Ignore the calibration's enrollment (speech model alone).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Sessions replayed at once (default: cores).")
+@click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="A rule option, e.g. -o window=2.5.")
+@_apply(common)
+def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, jobs, options, workers, pose_every,
+               card_every, video_out, as_json):
+    """Replay recorded SESSION video(s) into a session record, verdicts and a dispute report.
+
+    Writes OUT/session.jsonl, OUT/report.html (one self-contained page) and, with --video,
+    OUT/annotated.mp4; prints the verdict table. Progress on stderr.
+    """
+    settings = _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video_out, options)
+    if len(videos) == 1:
+        out = out or Path(f"replay-{videos[0].stem}")
+        result, err = _one(videos[0], audio, cal, out, settings, progress=True)
+        if err is not None:
+            raise RefereeError(err)
+        _print(result, as_json)
+        return
+    if audio is not None:
+        raise click.UsageError("--audio names one recording; with several videos each video's own audio track is used")
+    stems = [v.stem for v in videos]
+    if len(set(stems)) != len(stems):
+        raise click.UsageError("two videos have the same name; their output folders would collide")
+    base = out or Path("replay-out")
+    settings.workers = 0  # one process per session is the parallelism
+    jobs = jobs or os.cpu_count() or 1
+    tasks = [(v, None, cal, base / v.stem, settings) for v in videos]
+    failed = 0
+    click.echo(f"replaying {len(videos)} sessions, {min(jobs, len(videos))} at a time, into {base}/", err=True)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(videos)), mp_context=_spawn()) as pool:
+        for video, res, err in pool.map(_worker, tasks):
+            if err is not None:
+                failed += 1
+                click.echo(f"referee: error: {video}: {err}", err=True)
+                continue
+            table, report, record, jsonl, warnings = res
+            for w in warnings:
+                click.echo(f"referee: warning: {video}: {w}", err=True)
+            click.echo(f"== {video}")
+            click.echo(jsonl if as_json else table, nl=as_json is False)
+            click.echo(f"session record: {record}\ndispute report: {report}", err=True)
+    if failed:
+        raise RefereeError(f"{failed} of {len(videos)} sessions could not be replayed (see above)")
+
+
+def _spawn():
+    import multiprocessing as mp
+
+    return mp.get_context("spawn")
+
+
+@click.command("demo")
+@click.option("--events", is_flag=True, help="The old event-only demo: judge the bundled 28-card session record.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the record and report go (default: a new temporary folder).")
+@click.option("--no-enroll", is_flag=True, help="Words from the speech model alone (no voice enrollment).")
+@_apply(common)
+def demo_cmd(events, out, no_enroll, workers, pose_every, card_every, video_out, as_json):
+    """Replay the bundled 4-player IKATAKO recording end to end and print the verdicts.
+
+    fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
+    """
+    if events:
+        from referee.commands.judge import demo_events
+
+        demo_events(as_json)
+        return
+    video, audio, cal = DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json"
+    for p in (video, audio, cal):
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project "
+                               "installed with 'pip install -e .'")
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="referee-demo-"))
+    click.echo(f"Replaying the bundled recording {video.relative_to(ROOT)} + {audio.name} into {out}", err=True)
+    settings = _settings("ikatako", "versus", workers, pose_every, card_every, None, None, no_enroll, video_out, ())
+    result, err = _one(video, audio, cal, out, settings, progress=True)
+    if err is not None:
+        raise RefereeError(err)
+    _print(result, as_json)
+    click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)

@@ -1,0 +1,481 @@
+"""The dispute report (``report.html``) and the annotated video of a replay.
+
+One self-contained HTML page: every image is embedded (base64 JPEG/PNG), no script, no
+server, no network. Drawn with OpenCV/numpy only (matplotlib would add ~40 MB for a few
+line plots). Per card: the expected reaction, who was first and by how much, who was wrong
+and why, who missed, and the evidence:
+
+- the frame at the card's appearance (the field zone boxed);
+- each player's frame at their reaction (first hand up or first word in the card's
+  window), cropped to the seat box, with shoulders, elbows and wrists drawn (the person's
+  own left in blue, right in orange) and the shoulder line the wrist must pass;
+- each seat's waveform around the card with the detector's onsets marked and the words.
+
+The evidence frames come from a second decoding pass (only up to the last needed time):
+the replay itself keeps no frames, only landmarks, so memory does not grow with length.
+
+Decisions: a player's "reaction time" in the evidence is the judge's ``times`` entry when
+there is one (the time it ranked them by), else their first hand-up or shout in the
+window; a card's window is ``window`` seconds (3.0) or up to the next card. The annotated
+video (``--video``) is drawn at half resolution (faster to encode, enough to see hands).
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+#: JPEG quality of embedded frames (size vs detail; 80 ≈ 40 kB for a 640x360 frame)
+JPEG_QUALITY = 80
+#: seconds of audio shown before the card in a card's waveforms
+WAVE_BEFORE_S = 0.3
+#: width of a waveform strip and of the timeline, pixels
+WAVE_W, TIMELINE_W = 760, 1200
+#: the side colours (BGR): the person's own left = blue, right = orange
+SIDE_BGR = {"left": (230, 130, 30), "right": (20, 140, 255)}
+SIDE_CSS = {"left": "#1e82e6", "right": "#ff8c14"}
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:24px;max-width:1240px;color:#222}
+h1{margin-bottom:4px} .sub{color:#555;margin-top:0}
+table.v{border-collapse:collapse;margin:8px 0 16px} table.v td,table.v th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+table.v th{background:#f3f3f3}
+.ok{color:#137a13;font-weight:600} .bad{color:#c0141b;font-weight:600} .miss{color:#a06000;font-weight:600}
+.warn{background:#fff4d6;border:1px solid #e0b84a;padding:8px 12px;margin:12px 0}
+section.card{border-top:3px solid #333;margin-top:28px;padding-top:6px}
+.facts{font-size:1.05em;line-height:1.5} .ev{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
+figure{margin:0} figcaption{font-size:.85em;color:#333;max-width:330px}
+img{border:1px solid #aaa} .legend span{display:inline-block;margin-right:14px}
+.sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
+"""
+
+
+def _img(img: np.ndarray, png: bool = False) -> str:
+    ok, buf = cv2.imencode(".png" if png else ".jpg", img, [] if png else [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    kind = "png" if png else "jpeg"
+    return f'<img src="data:image/{kind};base64,{base64.b64encode(buf.tobytes()).decode()}" alt="">'
+
+
+def _e(s: Any) -> str:
+    return html.escape(str(s))
+
+
+# ------------------------------------------------------------------ what each card needs
+@dataclass
+class CardView:
+    verdict: dict
+    start: float
+    end: float
+    reactions: dict[str, float]  # player -> session time of their reaction
+
+
+def card_views(result) -> list[CardView]:
+    """One view per verdict that has a card and a time."""
+    events = result.events
+    verdicts = [v for v in result.judgement.lines if v.get("type") == "verdict" and "t" in v]
+    window = float((result.header.get("options") or {}).get("window", 3.0))
+    card_ts = sorted(e["t"] for e in events if e["type"] == "card")
+    views = []
+    for v in verdicts:
+        t = float(v["t"])
+        nxt = [c for c in card_ts if c > t + 0.005]  # verdict times are rounded to the ms
+        end = min(t + window, nxt[0]) if nxt else t + window
+        reactions = {p: round(t + float(dt), 6) for p, dt in (v.get("times") or {}).items()}
+        for e in events:
+            p = e.get("player")
+            if p and p not in reactions and t <= e["t"] <= end and (
+                    e["type"] == "shout" or (e["type"] == "hand" and e.get("state") == "up")):
+                reactions[p] = e["t"]
+        views.append(CardView(v, t, end, reactions))
+    return views
+
+
+def _frames_at(video: Path, times: list[float]) -> dict[float, np.ndarray]:
+    """The decoded frame nearest each time (second pass, stops after the last time)."""
+    from vision.video import read_frames
+
+    want = sorted(set(times))
+    got: dict[float, tuple[float, np.ndarray]] = {}
+    if not want:
+        return {}
+    last = want[-1]
+    prev = None
+    for fr in read_frames(video):
+        for t in want:
+            d = abs(fr.t - t)
+            if t not in got or d < got[t][0]:
+                if d < 0.5:
+                    got[t] = (d, fr.image)
+        prev = fr
+        if fr.t > last + 0.1:
+            break
+    del prev
+    return {t: img for t, (d, img) in got.items()}
+
+
+def _landmarks_at(result, player: str, t: float) -> dict | None:
+    hist = result.landmarks.get(player) or []
+    if not hist:
+        return None
+    ts = [h[0] for h in hist]
+    i = bisect.bisect_left(ts, t)
+    best = min((j for j in (i - 1, i) if 0 <= j < len(hist)), key=lambda j: abs(ts[j] - t))
+    return hist[best][1] if abs(ts[best] - t) < 0.2 else None
+
+
+def draw_pose(img: np.ndarray, lm: dict | None, box, label: str, colour=(255, 255, 255)) -> None:
+    x1, y1, x2, y2 = box
+    cv2.rectangle(img, (x1, y1), (x2 - 1, y2 - 1), colour, 2)
+    cv2.putText(img, label, (x1 + 6, y1 + 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
+    cv2.putText(img, label, (x1 + 6, y1 + 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, colour, 2, cv2.LINE_AA)
+    if not lm:
+        return
+    pt = {k: (int(round(v[0])), int(round(v[1]))) for k, v in lm.items()}
+    if "left_shoulder" in pt and "right_shoulder" in pt:
+        cv2.line(img, pt["left_shoulder"], pt["right_shoulder"], (255, 255, 255), 2, cv2.LINE_AA)
+        for side in ("left", "right"):  # the line the wrist must pass
+            sy = pt[f"{side}_shoulder"][1]
+            sx = pt[f"{side}_shoulder"][0]
+            cv2.line(img, (sx - 40, sy), (sx + 40, sy), SIDE_BGR[side], 1, cv2.LINE_AA)
+    for side in ("left", "right"):
+        c = SIDE_BGR[side]
+        chain = [pt.get(f"{side}_shoulder"), pt.get(f"{side}_elbow"), pt.get(f"{side}_wrist")]
+        for a, b in zip(chain, chain[1:]):
+            if a and b:
+                cv2.line(img, a, b, c, 3, cv2.LINE_AA)
+        for p in chain:
+            if p:
+                cv2.circle(img, p, 6, c, -1, cv2.LINE_AA)
+                cv2.circle(img, p, 6, (0, 0, 0), 1, cv2.LINE_AA)
+
+
+def _crop(img: np.ndarray, box, margin: int = 20, width: int = 240) -> np.ndarray:
+    h, w = img.shape[:2]
+    x1, y1, x2, y2 = box
+    c = img[max(0, y1 - margin):min(h, y2 + margin), max(0, x1 - margin):min(w, x2 + margin)]
+    s = width / c.shape[1]
+    return cv2.resize(c, (width, int(round(c.shape[0] * s))), interpolation=cv2.INTER_AREA)
+
+
+def waveform(samples: np.ndarray, rate: int, t0: float, t1: float, card_t: float, onsets: list[tuple[float, float, str]],
+             label: str, width: int = WAVE_W, height: int = 70) -> np.ndarray:
+    """A seat's waveform over [t0, t1] (envelope per pixel column), the card time (grey) and
+    each onset (red line, words above it, the utterance shaded)."""
+    img = np.full((height, width, 3), 255, np.uint8)
+    a, b = max(0, int(t0 * rate)), max(0, int(t1 * rate))
+    x = samples[a:b]
+    mid = height // 2 + 6
+    amp = height // 2 - 10
+    span = max(t1 - t0, 1e-6)
+    tx = lambda t: int(round((t - t0) / span * (width - 1)))  # noqa: E731
+    for s, e, _ in onsets:
+        cv2.rectangle(img, (tx(s), 12), (tx(min(e, t1)), height - 1), (220, 225, 255), -1)
+    if len(x):
+        edges = np.linspace(0, len(x), width + 1).astype(int)
+        peak = max(float(np.abs(samples).max()) if len(samples) else 1.0, 1e-6)
+        for i in range(width):
+            seg = x[edges[i]:max(edges[i + 1], edges[i] + 1)]
+            if len(seg):
+                lo, hi = float(seg.min()) / peak, float(seg.max()) / peak
+                cv2.line(img, (i, int(mid - hi * amp)), (i, int(mid - lo * amp)), (90, 90, 90), 1)
+    else:
+        cv2.putText(img, "no audio here", (10, mid), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 200), 1, cv2.LINE_AA)
+    cv2.line(img, (tx(card_t), 0), (tx(card_t), height), (150, 150, 150), 2)
+    for s, _, words in onsets:
+        cv2.line(img, (tx(s), 10), (tx(s), height), (0, 0, 220), 2)
+        cv2.putText(img, words, (tx(s) + 4, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 200), 1, cv2.LINE_AA)
+    cv2.putText(img, label, (4, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (0, 0, 0), 1, cv2.LINE_AA)
+    return img
+
+
+def timeline(result, views: list[CardView], width: int = TIMELINE_W) -> np.ndarray:
+    """The whole session: a row per player (hands up as bars, shouts as red ticks with
+    words), cards as vertical lines labelled at the top, skipped spans hatched."""
+    players = list(result.header.get("players", []))
+    dur = max(result.duration, 1.0)
+    left, top, row = 70, 44, 46
+    height = top + row * len(players) + 30
+    img = np.full((height, width, 3), 255, np.uint8)
+    plot_w = width - left - 10
+    tx = lambda t: int(left + t / dur * plot_w)  # noqa: E731
+    for s in range(0, int(dur) + 1, 5 if dur > 20 else 1):
+        cv2.line(img, (tx(s), top - 4), (tx(s), height - 26), (235, 235, 235), 1)
+        cv2.putText(img, f"{s}s", (tx(s) - 8, height - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (80, 80, 80), 1, cv2.LINE_AA)
+    for e in result.events:
+        if e["type"] == "skipped":
+            a, b = e.get("from", e["t"]), e.get("to") or dur
+            for xx in range(tx(a), tx(b), 6):
+                cv2.line(img, (xx, top), (xx + 10, height - 28), (180, 180, 240), 1)
+    for i, p in enumerate(players):
+        y = top + i * row
+        cv2.putText(img, p, (6, y + row // 2 + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.line(img, (left, y + row - 1), (width - 10, y + row - 1), (220, 220, 220), 1)
+        up: dict[str, float] = {}
+        for e in result.events:
+            if e.get("player") != p:
+                continue
+            if e["type"] == "hand":
+                side = e["side"]
+                if e["state"] == "up":
+                    up[side] = e["t"]
+                elif side in up:
+                    yy = y + (8 if side == "left" else 20)
+                    cv2.rectangle(img, (tx(up.pop(side)), yy), (tx(e["t"]), yy + 9), SIDE_BGR[side], -1)
+            elif e["type"] == "shout":
+                cv2.line(img, (tx(e["t"]), y + 4), (tx(e["t"]), y + row - 6), (0, 0, 220), 2)
+                cv2.putText(img, " ".join(e.get("words") or ["?"]), (tx(e["t"]) + 3, y + row - 8),
+                            cv2.FONT_HERSHEY_SIMPLEX, 0.38, (0, 0, 180), 1, cv2.LINE_AA)
+        for side, t in up.items():
+            yy = y + (8 if side == "left" else 20)
+            cv2.rectangle(img, (tx(t), yy), (tx(dur), yy + 9), SIDE_BGR[side], -1)
+    for k, v in enumerate(views, 1):
+        x = tx(v.start)
+        cv2.line(img, (x, 14), (x, height - 28), (40, 40, 40), 1)
+        cv2.putText(img, f"{k}:{v.verdict.get('card', '?')}", (x + 2, 12 + 14 * (k % 2)), cv2.FONT_HERSHEY_SIMPLEX, 0.42,
+                    (0, 0, 0), 1, cv2.LINE_AA)
+    return img
+
+
+# ------------------------------------------------------------------ the page
+def _expected(v: dict) -> str:
+    exp = v.get("expected")
+    if not exp:
+        return "-"
+    try:
+        from referee.judging.ikatako import describe_expected
+
+        return describe_expected(exp)
+    except Exception:  # another game's shape: show it as data
+        return json.dumps(exp, ensure_ascii=False)
+
+
+def _first(v: dict) -> str:
+    if v.get("tie") and v.get("unsettled"):
+        return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
+    if v.get("first") is None:
+        return "nobody (no correct reaction)"
+    m = v.get("margin")
+    by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
+    return f"{v['first']}{by}"
+
+
+def _heard(view: CardView, events: list[dict]) -> str:
+    out = []
+    for e in events:
+        if e["type"] == "shout" and view.start <= e["t"] <= view.end:
+            words = " ".join(e.get("words") or []) or "no call"
+            how = []
+            if "vosk_words" in e:
+                how.append(f"speech model: {' '.join(e['vosk_words']) or 'nothing'}; voice match distance "
+                           f"{e['enrolled']['distance']}")
+            if e.get("conf") is not None:
+                how.append(f"confidence {e['conf']:.2f}")
+            # the model's raw text (Hangul for the Korean model) only on hover: it means nothing to the table
+            out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b title=\"{_e(e.get('text') or '')}\">"
+                       f"{_e(words)}</b> <span style='color:#666'>({_e('; '.join(how) or 'heard')})</span>")
+    return "<br>".join(out) or "nobody spoke"
+
+
+def _facts(v: dict, view: CardView, events: list[dict] | None = None) -> str:
+    rows = [("expected", _e(_expected(v))), ("first", _e(_first(v)))]
+    rows.append(("correct", ", ".join(f'<span class="ok">{_e(p)}</span>' + (
+        f" ({v['times'][p]:.3f} s)" if p in (v.get("times") or {}) else "") for p in v.get("correct", [])) or "-"))
+    why = v.get("why") or {}
+    wrong = [f'<span class="bad">{_e(p)}</span>: {_e(why.get(p, ""))}' for p in v.get("wrong", [])]
+    rows.append(("wrong", "<br>".join(wrong) or "-"))
+    missed = [f'<span class="miss">{_e(p)}</span>: {_e(why.get(p, "no reaction"))}' for p in v.get("missed", [])]
+    rows.append(("missed", "<br>".join(missed) or "-"))
+    if events is not None:
+        rows.append(("heard", _heard(view, events)))
+    pens = v.get("penalties") or {}
+    if pens:
+        rows.append(("penalty cards", ", ".join(
+            f"{_e(p)} turns down {_e(c)}" if c else f"{_e(p)}: no point card to turn down" for p, c in pens.items())))
+    if v.get("effects"):
+        rows.append(("effects", _e(json.dumps(v["effects"], ensure_ascii=False))))
+    return '<table class="v facts">' + "".join(f"<tr><th>{k}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
+
+
+def _summary(views: list[CardView]) -> str:
+    out = ['<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>expected</th><th>first</th>'
+           '<th>wrong</th><th>missed</th></tr>']
+    for k, view in enumerate(views, 1):
+        v = view.verdict
+        why = v.get("why") or {}
+        wrong = "<br>".join(f'<span class="bad">{_e(p)}</span> {_e(why.get(p, ""))}' for p in v.get("wrong", [])) or "-"
+        missed = ", ".join(f'<span class="miss">{_e(p)}</span>' for p in v.get("missed", [])) or "-"
+        out.append(f'<tr><td><a href="#card{k}">{k}</a></td><td>{view.start:.3f}</td><td>{_e(v.get("card"))}</td>'
+                   f"<td>{_e(_expected(v))}</td><td>{_e(_first(v))}</td><td>{wrong}</td><td>{missed}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _result(judgement) -> str:
+    res = [x for x in judgement.lines if x.get("type") == "result"]
+    if not res:
+        return ""
+    r = res[-1]
+    scores = r.get("scores") or {}
+    winners = set(r.get("winners") or [])
+    sunk = set(r.get("sunk") or [])
+    rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td><td>{'winner' if p in winners else ''}{' sunk' if p in sunk else ''}</td></tr>"
+                   for p, s in scores.items())
+    if not rows:
+        return f"<pre>{_e(json.dumps(r, ensure_ascii=False))}</pre>"
+    return f'<h2>Result</h2><table class="v"><tr><th>player</th><th>score</th><th></th></tr>{rows}</table>'
+
+
+def build_html(result) -> str:
+    from audio.capture import read_all
+
+    views = card_views(result)
+    cal = result.calibration
+    seat_box = {s.name: s.box.to_list() for s in cal.seats}
+    seat_chan = {s.name: s.channel for s in cal.seats}
+    need = [v.start for v in views] + [t for v in views for t in v.reactions.values()]
+    frames = _frames_at(result.video, need)
+    samples, rate = (None, 0)
+    if result.audio is not None:
+        try:
+            samples, rate = read_all(result.audio)
+        except Exception:  # a broken audio file was already reported by the replay
+            samples = None
+    shouts = [e for e in result.events if e["type"] == "shout"]
+    h = result.header
+    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Dispute report: {_e(result.video.name)}</title>"
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>Dispute report</h1><p class=sub>{_e(h['game'].upper())} {_e(h.get('mode') or '')} · players "
+             f"{_e(', '.join(h['players']))} · video <code>{_e(result.video.name)}</code> · audio "
+             f"<code>{_e(result.audio.name if result.audio else 'none')}</code> · {result.duration:.1f} s · "
+             f"words {'from enrolled voices + speech model' if result.enrolled else 'from the speech model alone'}</p>"]
+    if result.warnings:
+        parts.append('<div class="warn"><b>Warnings — what the replay could not see or hear:</b><ul>'
+                     + "".join(f"<li>{_e(w)}</li>" for w in result.warnings) + "</ul></div>")
+    parts.append("<h2>Verdicts</h2>" + _summary(views) + _result(result.judgement))
+    parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
+                 "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
+                 "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
+                 "<span>vertical lines: cards, numbered as below</span></p>" + _img(timeline(result, views), png=True))
+    parts.append("<h2>Cards and evidence</h2><p>Sides are the player's own: <b style='color:#1e82e6'>left</b>, "
+                 "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
+                 "pass for a raised hand. Waveforms: grey line = the card appears, red lines = each detected voice "
+                 "onset, with the words heard.</p>")
+    for k, view in enumerate(views, 1):
+        v = view.verdict
+        parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {_e(v.get("card"))} at {view.start:.3f} s'
+                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(v, view, result.events))
+        ev = ['<div class="ev">']
+        img = frames.get(view.start)
+        if img is not None:
+            shown = img.copy()
+            for zname, z in cal.card_zones.items():
+                b = z.to_list()
+                cv2.rectangle(shown, (b[0], b[1]), (b[2] - 1, b[3] - 1), (0, 255, 255), 3)
+            shown = cv2.resize(shown, (640, int(640 * shown.shape[0] / shown.shape[1])), interpolation=cv2.INTER_AREA)
+            ev.append(f"<figure>{_img(shown)}<figcaption>The card appears ({view.start:.3f} s); the field zone boxed in "
+                      "yellow.</figcaption></figure>")
+        for p in h["players"]:
+            t = view.reactions.get(p)
+            if t is None or p not in seat_box:
+                continue
+            img = frames.get(t)
+            if img is None:
+                continue
+            shown = img.copy()
+            status = "ok" if p in v.get("correct", []) else "bad" if p in v.get("wrong", []) else "miss"
+            colour = {"ok": (40, 160, 40), "bad": (30, 30, 210), "miss": (0, 140, 220)}[status]
+            draw_pose(shown, _landmarks_at(result, p, t), seat_box[p], p, colour)
+            word = {"ok": "correct", "bad": "wrong", "miss": "missed"}[status]
+            ev.append(f"<figure>{_img(_crop(shown, seat_box[p]))}<figcaption><b class={status}>{_e(p)}</b> {word}: "
+                      f"reaction at {t:.3f} s (+{t - view.start:.3f} s after the card)</figcaption></figure>")
+        ev.append("</div>")
+        parts.extend(ev)
+        if samples is not None:
+            t0, t1 = view.start - WAVE_BEFORE_S, view.end
+            strips = []
+            for p in h["players"]:
+                ch = seat_chan.get(p)
+                if ch is None or ch >= samples.shape[1]:
+                    continue
+                ons = [(s["t"], s.get("t_end", s["t"] + 0.3), " ".join(s.get("words") or ["(no call)"]))
+                       for s in shouts if s.get("player") == p and t0 <= s["t"] <= t1]
+                strips.append(waveform(samples[:, ch], rate, t0, t1, view.start, ons,
+                                       f"{p} (channel {ch})  {t0:.2f}-{t1:.2f} s"))
+            if strips:
+                parts.append("<p><b>Each seat's microphone</b> from 0.3 s before the card to the end of its window:</p>"
+                             + _img(np.vstack(strips), png=True))
+        parts.append("</section>")
+    parts.append(f"<p class=sub>Session record: <code>{_e(result.record.name)}</code> (re-judge it with "
+                 "<code>referee judge session.jsonl</code>; add <code>correction</code> lines to override what "
+                 "perception saw).</p></body></html>")
+    return "\n".join(parts)
+
+
+def write_video(result, path: Path, scale: float = 0.5) -> None:
+    """The session re-encoded with seat boxes, raised hands, the current card and its verdict."""
+    from vision.video import read_frames, write_video as encode
+
+    cal = result.calibration
+    views = card_views(result)
+    hands = [e for e in result.events if e["type"] == "hand"]
+    shouts = [e for e in result.events if e["type"] == "shout"]
+
+    def caption(t: float) -> tuple[str, str]:
+        cur = [v for v in views if v.start <= t]
+        if not cur:
+            return "", ""
+        v = cur[-1].verdict
+        top = f"card {v.get('card')}: expected {_expected(v)}"
+        if t < cur[-1].end:
+            return top, ""
+        wrong = ", ".join(v.get("wrong", [])) or "-"
+        return top, f"first {v.get('first') or '-'}  wrong {wrong}  missed {', '.join(v.get('missed', [])) or '-'}"
+
+    def frames():
+        for fr in read_frames(result.video):
+            img = fr.image.copy()
+            for s in cal.seats:
+                b = s.box.to_list()
+                up = set()
+                for e in hands:
+                    if e["player"] == s.name and e["t"] <= fr.t:
+                        (up.add if e["state"] == "up" else up.discard)(e["side"])
+                cv2.rectangle(img, (b[0], b[1]), (b[2] - 1, b[3] - 1), (255, 255, 255), 2)
+                said = [x for x in shouts if x["player"] == s.name and x["t"] <= fr.t <= x["t"] + 1.0]
+                text = s.name + ("  " + " + ".join(sorted(up)) + " up" if up else "")
+                if said:
+                    text += "  \"" + (" ".join(said[-1].get("words") or []) or "(no call)") + "\""
+                cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 5, cv2.LINE_AA)
+                cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
+            top, bottom = caption(fr.t)
+            for i, line in enumerate((f"{fr.t:6.2f} s  {top}", bottom)):
+                if line:
+                    y = img.shape[0] - 60 + 36 * i
+                    cv2.putText(img, line, (20, y), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 6, cv2.LINE_AA)
+                    cv2.putText(img, line, (20, y), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 255, 255), 2, cv2.LINE_AA)
+            if scale != 1.0:
+                img = cv2.resize(img, (int(img.shape[1] * scale) // 2 * 2, int(img.shape[0] * scale) // 2 * 2),
+                                 interpolation=cv2.INTER_AREA)
+            yield img
+
+    fps = int(round(result.header.get("source", {}).get("fps") or 30))
+    encode(path, frames(), fps=fps, crf=26)
+
+
+def write(result, *, html: bool = True, video: bool = False) -> None:
+    if html:
+        path = result.out / "report.html"
+        path.write_text(build_html(result), encoding="utf-8")
+        result.report = path
+    if video:
+        path = result.out / "annotated.mp4"
+        write_video(result, path)
+        result.annotated = path

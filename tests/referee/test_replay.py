@@ -1,0 +1,132 @@
+"""``referee replay`` / ``referee demo``: the bundled recording replayed end to end.
+
+One full replay of fixtures/demo (module fixture, through the CLI) is checked against the
+demo's expected verdicts (fixtures/demo/expected.jsonl: who was first, correct / wrong /
+missed per card), then re-judged with hand-made corrections, and its report inspected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from referee.record import read_record
+from tests.conftest import FIXTURES
+
+DEMO = FIXTURES / "demo"
+
+
+def _expected() -> list[dict]:
+    return [json.loads(x) for x in (DEMO / "expected.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    out = tmp_path_factory.mktemp("demo")
+    res = CliRunner().invoke(cli, ["demo", "--out", str(out), "--json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return out, res
+
+
+def _verdict_view(v: dict) -> dict:
+    return {"card": v["card"], "first": v["first"], "tie": sorted(v["tie"]), "unsettled": v["unsettled"],
+            "correct": sorted(v["correct"]), "wrong": sorted(v["wrong"]), "missed": sorted(v["missed"])}
+
+
+#: Cards whose expected verdict the replay reproduces today (benchmarks/bench_replay.py).
+#: The others fail on words, not on sight: vision finds 10/10 cards and 44/44 hand
+#: changes (median 2 ms), but when 2-4 players shout within 0.4 s the onset detector
+#: (audio/onset.py) starts a later speaker's utterance 50-400 ms late under the first
+#: speaker's cross-talk, so the word is cut ("san" -> "n") and heard wrong or not at all
+#: (19/35 words right with enrollment; given the true spans the enrolled verifier names
+#: 35/35). Strict xfail: when audio improves, an XPASS says to add the card here.
+REPRODUCED = {3, 4, 7}
+AUDIO_CAUSE = ("a later speaker's onset comes 50-400 ms late under a neighbour's cross-talk "
+               "(audio/onset.py), so their word is misheard")
+
+
+@pytest.mark.parametrize("k", [
+    pytest.param(k, marks=() if k in REPRODUCED else pytest.mark.xfail(strict=True, reason=AUDIO_CAUSE))
+    for k in range(1, 11)])
+def test_demo_replay_reproduces_the_expected_verdict(demo_out, k):
+    out, res = demo_out
+    got = [_verdict_view(v) for v in map(json.loads, res.stdout.splitlines()) if v["type"] == "verdict"]
+    want = [_verdict_view(v) for v in _expected() if v["type"] == "verdict"]
+    assert [v["card"] for v in got] == [v["card"] for v in want]
+    assert got[k - 1] == want[k - 1]
+
+
+def test_demo_replay_sees_every_card_and_hand_of_the_truth(demo_out):
+    """The vision half of the demo, event by event against truth.jsonl."""
+    out, _ = demo_out
+    truth = [json.loads(x) for x in (DEMO / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    got = [json.loads(x) for x in (out / "session.jsonl").read_text(encoding="utf-8").splitlines()]
+    for kind in ("card", "hand"):
+        want = [e for e in truth if e["type"] == kind]
+        seen = [e for e in got if e["type"] == kind]
+        assert len(seen) == len(want), kind
+        for e in want:
+            assert any(all(g.get(f) == e.get(f) for f in ("card", "player", "side", "state"))
+                       and abs(g["t"] - e["t"]) <= 0.07 for g in seen), e
+
+
+@pytest.mark.xfail(strict=True, reason=AUDIO_CAUSE)
+def test_demo_replay_reproduces_the_expected_result(demo_out):
+    out, res = demo_out
+    result = [x for x in map(json.loads, res.stdout.splitlines()) if x["type"] == "result"][0]
+    want = [x for x in _expected() if x["type"] == "result"][0]
+    assert result["scores"] == want["scores"] and result["winners"] == want["winners"]
+
+
+def test_demo_writes_record_and_self_contained_report(demo_out):
+    out, res = demo_out
+    record = read_record(out / "session.jsonl")
+    assert not record.errors
+    assert record.header.game == "ikatako" and list(record.header.players) == ["aki", "ben", "chie", "dai"]
+    times = [e.event.t for e in record.entries]
+    assert times == sorted(times)
+    kinds = {e.event.type for e in record.entries}
+    assert {"card", "hand", "shout"} <= kinds
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count('<section class="card"') == 10
+    assert not re.search(r'(src|href)="(https?:|//)', page), "the report must not load anything from a network"
+    assert page.count("data:image/") >= 10 * 3
+    assert "report.html" in res.stderr
+
+
+def test_rejudging_with_corrections_changes_only_the_corrected_card(demo_out, run_cli, tmp_path):
+    """``referee judge session.jsonl`` gives the replay's verdicts; a hand-made correction
+    (a person says: that shout was really "uzushio") changes that card and nothing else
+    (later cards may only differ in which point card a penalty turns down)."""
+    out, res = demo_out
+    lines = (out / "session.jsonl").read_text(encoding="utf-8").splitlines()
+    base = run_cli("judge", out / "session.jsonl", "--json")
+    assert base.exit_code == 0
+    before = [json.loads(x) for x in base.stdout.splitlines()]
+    assert before == [json.loads(x) for x in res.stdout.splitlines()]  # the same verdicts as the replay printed
+    k, v = next((k, v) for k, v in enumerate(before) if v.get("type") == "verdict" and v.get("correct"))
+    player = v["correct"][0]
+    events = [json.loads(x) for x in lines]
+    line = next(i for i, e in enumerate(events, 1) if e.get("type") == "shout" and e.get("player") == player
+                and v["t"] - 0.001 <= e["t"] <= v["t"] + 3.0)
+    fixed = dict(events[line - 1], words=["uzushio"])
+    corrected = tmp_path / "corrected.jsonl"
+    corrected.write_text("\n".join(lines + [json.dumps({"t": fixed["t"], "type": "correction", "ref": line,
+                                                          "replace": fixed})]) + "\n", encoding="utf-8")
+    res2 = run_cli("judge", corrected, "--json")
+    assert res2.exit_code == 0
+    after = [json.loads(x) for x in res2.stdout.splitlines()]
+    assert len(after) == len(before)
+    assert player in after[k]["wrong"] and player not in after[k]["correct"]
+    assert "said uzushio" in after[k]["why"][player]
+    keys = ("card", "t", "first", "tie", "correct", "wrong", "missed", "why")
+    for i, (a, b) in enumerate(zip(after, before)):
+        if i != k and a["type"] == "verdict":
+            assert {x: a.get(x) for x in keys} == {x: b.get(x) for x in keys}, i
