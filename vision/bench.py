@@ -146,14 +146,15 @@ def bench_interpolation(seeds: int) -> None:
           f"|error| median {statistics.median(a):.2f} ms, max {a[-1]:.2f} ms")
 
 
-def bench_onset(seeds: int, every: int = 1) -> None:
+def bench_onset(seeds: int, every: int = 1, reanalyse: bool = True) -> None:
     errs = []
-    missing = 0
+    missing = reanalysed = analysed = 0
     for seed in range(seeds):
         clip = synth.demo_clip(640, 480, seconds=1.6, seed=seed)
         # shift the onsets by a fraction of a frame per seed: the truth falls between frames
         clip.raises = [synth.Raise(r.seat, r.side, r.on + seed * 0.0071, r.off, r.duration) for r in clip.raises]
-        seats = [hands.SeatHands(n, b, every=every, phase=i) for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
+        seats = [hands.SeatHands(n, b, every=every, phase=i, reanalyse=reanalyse)
+                 for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
         ups: dict[str, float] = {}
         for k in range(clip.n_frames):
             img = clip.frame(k)
@@ -162,6 +163,8 @@ def bench_onset(seeds: int, every: int = 1) -> None:
                     if e.state == "up":
                         ups.setdefault(f"{e.player}/{e.side}", e.t)
         for s in seats:
+            reanalysed += s.reanalysed
+            analysed += s.frames
             s.close()
         for r in clip.raises:
             key = f"{clip.names[r.seat]}/{r.side}"
@@ -175,7 +178,9 @@ def bench_onset(seeds: int, every: int = 1) -> None:
                 missing += 1
     if errs:
         a = sorted(abs(e) for e in errs)
-        print(f"hand onset (generated drawn players, 30 fps, pose every {every} frame(s)): {len(errs)} raises timed, {missing} missed; "
+        how = "" if every == 1 else (", full-rate re-analysis around transitions" if reanalyse else ", no re-analysis")
+        print(f"hand onset (generated drawn players, 30 fps, pose every {every} frame(s){how}): {len(errs)} raises timed, "
+              f"{missing} missed; pose runs {analysed} + {reanalysed} re-analysed; "
               f"|error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; signed median "
               f"{statistics.median(errs):+.1f} ms (interpolated crossing of the shoulder line)")
 

@@ -9,8 +9,9 @@ the time they *happened*; :func:`watch_video` sorts them.
 Speed (see ``python -m vision.bench``): ``workers`` > 0 runs the seats' pose in that many
 processes while this one decodes and watches the cards; ``card_every`` > 1 analyses card
 zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
-``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered (the onset is
-still interpolated between the two analysed frames around the crossing, over a longer gap).
+``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered, and re-analyses
+the ring-buffered frames around each hand transition at full rate (in this process, only
+then), so onsets keep full-rate accuracy (:class:`~vision.hands.SeatHands`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class TableWatcher:
         due = [s.due(frame.index) for s in self.seats]
         if self.workers is not None:
             self.workers.submit(img, due)
+            for seat in self.seats:
+                seat.remember(frame.index, frame.t, img)
         events: list[Event] = []
         for c in self.cards:
             events.extend(c.update(frame.index, frame.t, img))
