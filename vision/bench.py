@@ -213,8 +213,25 @@ def bench_grab(seeds: int) -> None:
               f"signed median {statistics.median(errs):+.1f} ms")
 
 
+def _through_workers(pw, imgs, n: int, every: int, depth: int) -> float:
+    """Seconds per frame through the pose workers, pose every ``every``-th frame per seat
+    (staggered), ``depth`` frames in flight (as ``watch_frames`` does)."""
+    t0 = time.perf_counter()
+    pending = 0
+    for k, img in enumerate(imgs):
+        pw.submit(img, [(k + i) % every == 0 for i in range(n)])
+        pending += 1
+        while pending > depth:
+            pw.collect()
+            pending -= 1
+    for _ in range(pending):
+        pw.collect()
+    return (time.perf_counter() - t0) / len(imgs)
+
+
 def bench_speed(frames: int) -> None:
     from vision.parallel import PoseWorkers
+    from vision.table import PIPELINE_FRAMES
 
     for (w, h) in ((640, 480), (1280, 720)):
         for n in (1, 4):
@@ -235,18 +252,11 @@ def bench_speed(frames: int) -> None:
                 with PoseWorkers(clip.seats, 2) as pw:
                     pw.submit(imgs[0])
                     pw.collect()  # warm-up (model load)
-                    t0 = time.perf_counter()
-                    for img in imgs:
-                        pw.submit(img)
-                        pw.collect()
-                    two = (time.perf_counter() - t0) / frames
-                    t0 = time.perf_counter()
-                    for k, img in enumerate(imgs):
-                        pw.submit(img, [(k + i) % 2 == 0 for i in range(n)])
-                        pw.collect()
-                    half = (time.perf_counter() - t0) / frames
-                line += (f"; 2 workers {two * 1000:.0f} ms/frame = {1 / two:.1f} fps; 2 workers + pose every 2nd "
-                         f"frame (staggered) {half * 1000:.0f} ms/frame = {1 / half:.1f} fps")
+                    two = _through_workers(pw, imgs, n, 1, 0)
+                    rates = {k: _through_workers(pw, imgs, n, k, PIPELINE_FRAMES) for k in (1, 2, 3, 4)}
+                line += (f"; 2 workers {two * 1000:.0f} ms/frame = {1 / two:.1f} fps; 2 workers, "
+                         f"{PIPELINE_FRAMES} frames in flight, pose every k-th frame (staggered): " +
+                         ", ".join(f"k={k} {v * 1000:.0f} ms/frame = {1 / v:.1f} fps" for k, v in rates.items()))
             # the card zone: cost of one full analysis and of a still frame
             refs = cards.References.from_images(dict(clip.deck))
             cz = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs)
@@ -256,6 +266,49 @@ def bench_speed(frames: int) -> None:
             cost = (time.perf_counter() - t0) / frames
             line += f"; card zone {cost * 1000:.0f} ms/frame ({cz.analysed}/{frames} frames analysed)"
             print(line + f" [{frames} frames]")
+
+
+def bench_demo(pose_every: tuple[int, ...] = (1, 2, 4), workers: int = 2) -> None:
+    """``referee watch`` on the committed demo session (4 seats, 1280x720, 30 fps): wall and
+    CPU time against real time, and the hand events against the demo's truth."""
+    import json
+    import resource
+
+    from calibration.schema import load
+    from vision.table import watch_frames
+    from vision.video import probe, read_frames
+
+    video, cal_path = ROOT / "fixtures/demo/session.mp4", ROOT / "fixtures/demo/calibration.json"
+    if not video.is_file():
+        print("demo session: fixtures/demo/session.mp4 not found, skipped")
+        return
+    cal = load(cal_path)
+    length = probe(video).duration or 0.0
+    truth = [json.loads(line) for line in open(ROOT / "fixtures/demo/truth.jsonl")]
+    th = [e for e in truth if e["type"] == "hand"]
+    for every in pose_every:
+        def cpu() -> float:
+            a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+            return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+        c0, t0 = cpu(), time.perf_counter()
+        events = watch_frames(read_frames(video), cal, workers=workers, pose_every=every)
+        wall, used = time.perf_counter() - t0, cpu() - c0
+        hs = [e for e in events if e.type == "hand"]
+        errs, taken = [], set()
+        for t in th:
+            c = [(abs(e.t - t["t"]), i) for i, e in enumerate(hs) if i not in taken and (e.player, e.side, e.state) ==
+                 (t["player"], t["side"], t["state"]) and abs(e.t - t["t"]) < 0.5]
+            if c:
+                d, i = min(c)
+                taken.add(i)
+                errs.append(d * 1000)
+        a = sorted(errs) or [float("nan")]
+        print(f"demo session ({length:.1f} s, 4 seats 1280x720, {workers} workers, pose every {every}): "
+              f"{wall:.1f} s wall = {length / wall:.2f}x real time, {used:.1f} s CPU ({used / length:.2f} cores at real "
+              f"time); hand events {len(hs)} for {len(th)} true, {len(errs)} matched, |error| median "
+              f"{statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; cards {sum(e.type == 'card' for e in events)}/"
+              f"{sum(e['type'] == 'card' for e in truth)} [load average {os.getloadavg()[0]:.1f}]")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -279,6 +332,8 @@ def main(argv: list[str] | None = None) -> None:
     bench_onset(seeds, every=2)
     bench_grab(seeds)
     bench_speed(frames)
+    if not a.quick:
+        bench_demo()
 
 
 if __name__ == "__main__":

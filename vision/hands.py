@@ -49,9 +49,11 @@ RAISE_FRACTION = 0.25
 RAISE_FRAMES = 2
 #: a raised hand is down again when the wrist is below this level (hysteresis) ...
 LOWER_FRACTION = 0.0
-#: ... for this many analysed frames in a row (0.2 s at 30 fps: pose loses a drawn arm for
-#: 3-4 frames at times, which read as down-and-up-again with 3; down times are interpolated,
-#: so this delays only when a "down" is known)
+#: ... for this many frames in a row (0.2 s at 30 fps: pose loses a drawn arm for 3-4
+#: frames at times, which read as down-and-up-again with 3; down times are interpolated, so
+#: this delays only when a "down" is known). Counted in video frames: at reduced rate
+#: (pose every n-th frame) it is ceil(LOWER_FRAMES / n) analysed frames, at least
+#: RAISE_FRAMES, so a hand lowered and raised again is seen after the same real time.
 LOWER_FRAMES = 6
 #: the level whose crossing times the onset: 0 = the shoulder line
 ONSET_LEVEL = 0.0
@@ -329,6 +331,8 @@ class SeatHands:
         self.every, self.phase = max(1, every), phase
         self.box = tuple(int(v) for v in box)
         self._estimator = estimator
+        if self.every > 1 and "lower_frames" not in thresholds:
+            thresholds["lower_frames"] = max(RAISE_FRAMES, -(-LOWER_FRAMES // self.every))
         self.arms = {side: ArmTracker(**thresholds) for side in ("left", "right")}
         self.landmarks: Landmarks | None = None
         self.frames = 0
