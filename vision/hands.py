@@ -73,8 +73,9 @@ HISTORY = 30
 CROP_MARGIN = 0.0
 #: seat crops kept per seat for full-rate re-analysis when pose runs on every n-th frame
 #: only (1 s at 30 fps: covers the analysed frame before the crossing up to the
-#: confirmation, RAISE_FRAMES analysed frames later, for n up to 6). Memory: this many crops
-#: per seat (about 15 MB per seat for a 320x500 box); no latency of its own.
+#: confirmation, RAISE_FRAMES analysed frames later, for n up to 6; more is kept for larger
+#: n). Memory: this many crops per seat (about 15 MB per seat for a 320x500 box); no
+#: latency of its own. A crossing no longer buffered keeps the coarse interpolation.
 REANALYSIS_FRAMES = 30
 
 NAMES = ("nose", "left_shoulder", "right_shoulder", "left_elbow", "right_elbow", "left_wrist",
@@ -338,7 +339,9 @@ class SeatHands:
         self.frames = 0
         self.found = 0
         self.reanalyse = reanalyse and self.every > 1
-        self._crops: deque[tuple[float, np.ndarray, tuple[int, int, int, int]]] = deque(maxlen=REANALYSIS_FRAMES)
+        # at least REANALYSIS_FRAMES; more at low rates, to reach back over the confirmation
+        keep = max(REANALYSIS_FRAMES, (max(RAISE_FRAMES, self.arms["left"].lower_frames) + 3) * self.every)
+        self._crops: deque[tuple[float, np.ndarray, tuple[int, int, int, int]]] = deque(maxlen=keep)
         self._refiner: PoseEstimator | None = None
         self.reanalysed = 0  # frames re-analysed at full rate (benchmark figure)
 
