@@ -22,7 +22,13 @@ Decisions where the spec is silent: a hand is **down** again after :data:`LOWER_
 frames below the shoulder line, timed by the interpolated downward crossing; frames with a
 barely visible wrist are bridged by the interpolation and one-frame tracking glitches are
 dropped; ``conf`` of a hand event is MediaPipe's wrist visibility at confirmation; a seat
-whose person is not found on a frame keeps its state (no information is no change).
+whose person is not found on a frame keeps its state (no information is no change). At
+reduced pose rate (``every`` > 1) the onset is re-timed on the buffered full-rate frames by
+a second tracker (:class:`SeatHands`); when those frames are gone or pose finds no crossing
+in them, the coarse interpolation between the analysed frames stands. Raised-arm threshold:
+the two real-photo misses (hands behind the head, signing at head height: lift 0.217 and
+0.220) sit above the highest arm down (0.196, arms horizontal), so lowering
+:data:`RAISE_FRACTION` to catch them would be fitting three photos; it stays 0.25.
 """
 
 from __future__ import annotations
