@@ -400,13 +400,15 @@ class SeatHands:
         frames = [c for c in self._crops if t0 - 1e-9 <= c[0] <= t1 + 1e-9]
         if len(frames) < 3 or abs(frames[0][0] - t0) > 1e-6 or abs(frames[-1][0] - t1) > 1e-6:
             return when  # nothing between them (full rate there) or no longer buffered
+        quiet = self._refiner is None  # the native start-up log lines come with the first runs
         if self._refiner is None:
             self._refiner = PoseEstimator(self.box, video=True)
+        with _quiet_native_stderr() if quiet else contextlib.nullcontext():
+            lms = [(t, self._refiner.estimate_crop(crop, box)) for t, crop, box in frames]
+        self.reanalysed += len(lms)
         h = self.box[3] - self.box[1]
         dense = []
-        for t, crop, box in frames:
-            lm = self._refiner.estimate_crop(crop, box)
-            self.reanalysed += 1
+        for t, lm in lms:
             if lm is None:
                 continue
             lift = lm.lift(side, h)
