@@ -185,7 +185,7 @@ def bench_onset(seeds: int, every: int = 1, reanalyse: bool = True) -> None:
               f"{statistics.median(errs):+.1f} ms (interpolated crossing of the shoulder line)")
 
 
-def bench_grab(seeds: int) -> None:
+def bench_grab(seeds: int, pose_every: int = 1) -> None:
     from calibration.schema import Calibration
     from vision.table import watch_frames
     from vision.token import TOKEN_MARGIN
@@ -196,8 +196,8 @@ def bench_grab(seeds: int) -> None:
         gap = 0.02 + 0.03 * seed  # seat 1 starts this much later
         clip = synth.token_clip(starts=(0.5, 0.5 + gap), seed=seed)
         cal = Calibration.from_dict({**clip.calibration(game="mokochaka"), "references": None})
-        grabs = [e for e in watch_frames((Frame(k, k / clip.fps, clip.frame(k)) for k in range(clip.n_frames)), cal)
-                 if e.type == "grab"]
+        grabs = [e for e in watch_frames((Frame(k, k / clip.fps, clip.frame(k)) for k in range(clip.n_frames)), cal,
+                                         pose_every=pose_every) if e.type == "grab"]
         x1, y1, x2, y2 = clip.zones["token"]
         mx, my = (x2 - x1) * TOKEN_MARGIN, (y2 - y1) * TOKEN_MARGIN
         centre = ((x1 + x2) / 2, (y1 + y2) / 2)
@@ -208,7 +208,8 @@ def bench_grab(seeds: int) -> None:
         errs += [(g.t - truth[g.player]) * 1000 for g in grabs if g.player in truth]
     if errs:
         a = sorted(abs(e) for e in errs)
-        print(f"token grab (generated drawn players, seats 20-170 ms apart): order right {order_ok}/{n}; "
+        print(f"token grab (generated drawn players, seats 20-170 ms apart, pose every {pose_every}): "
+              f"order right {order_ok}/{n}; "
               f"{len(errs)} grabs timed, |error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms, "
               f"signed median {statistics.median(errs):+.1f} ms")
 
@@ -331,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     bench_onset(seeds)
     bench_onset(seeds, every=2)
     bench_grab(seeds)
+    bench_grab(seeds, pose_every=2)
     bench_speed(frames)
     if not a.quick:
         bench_demo()

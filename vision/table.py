@@ -81,7 +81,7 @@ class TableWatcher:
         else:
             for seat in self.seats:
                 events.extend(seat.update(frame.index, frame.t, img))
-            events.extend(self._token(frame.t))
+            events.extend(self._token(frame.t, due))
         return events
 
     def _collect(self) -> list[Event]:
@@ -90,12 +90,14 @@ class TableWatcher:
         for seat, lm, d in zip(self.seats, self.workers.collect(), due):
             if d:
                 events.extend(seat.observe(t, lm))
-        return events + self._token(t)
+        return events + self._token(t, due)
 
-    def _token(self, t: float) -> list[Event]:
+    def _token(self, t: float, due: list[bool]) -> list[Event]:
+        """Only the seats analysed on this frame: at reduced pose rate the others' landmarks
+        are older than ``t`` and would time a grab late."""
         if self.token is None:
             return []
-        return self.token.observe(t, {s.player: s.landmarks for s in self.seats})
+        return self.token.observe(t, {s.player: s.landmarks if d else None for s, d in zip(self.seats, due)})
 
     def finish(self) -> list[Event]:
         """The events of the frames still in flight to the workers (end of the input)."""
