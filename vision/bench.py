@@ -3,7 +3,9 @@
 Accuracy per arm on the real pose photos, per card on the real card scenes (own-deck
 references), the card appearance-time error in frames and the hand-onset error in ms on
 generated clips with known truth, and the per-frame cost / achievable fps for 1 and 4 seats
-at 640x480 and 1280x720 (in one process and with 2 pose workers). Nothing is asserted:
+at 640x480 and 1280x720 (in one process and with 2 pose workers, pose every k-th frame),
+and in full mode ``referee watch``'s work on the committed 4-seat demo session (CPU and
+wall time against real time, hand events against its truth). Nothing is asserted:
 targets (>= 98 % per arm, >= 99 % per card, appearance within one frame, onset <= 5 ms
 median, 4 seats at 30 fps on 2 cores) are compared by reading.
 """
@@ -146,14 +148,15 @@ def bench_interpolation(seeds: int) -> None:
           f"|error| median {statistics.median(a):.2f} ms, max {a[-1]:.2f} ms")
 
 
-def bench_onset(seeds: int, every: int = 1) -> None:
+def bench_onset(seeds: int, every: int = 1, reanalyse: bool = True) -> None:
     errs = []
-    missing = 0
+    missing = reanalysed = analysed = 0
     for seed in range(seeds):
         clip = synth.demo_clip(640, 480, seconds=1.6, seed=seed)
         # shift the onsets by a fraction of a frame per seed: the truth falls between frames
         clip.raises = [synth.Raise(r.seat, r.side, r.on + seed * 0.0071, r.off, r.duration) for r in clip.raises]
-        seats = [hands.SeatHands(n, b, every=every, phase=i) for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
+        seats = [hands.SeatHands(n, b, every=every, phase=i, reanalyse=reanalyse)
+                 for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
         ups: dict[str, float] = {}
         for k in range(clip.n_frames):
             img = clip.frame(k)
@@ -162,6 +165,8 @@ def bench_onset(seeds: int, every: int = 1) -> None:
                     if e.state == "up":
                         ups.setdefault(f"{e.player}/{e.side}", e.t)
         for s in seats:
+            reanalysed += s.reanalysed
+            analysed += s.frames
             s.close()
         for r in clip.raises:
             key = f"{clip.names[r.seat]}/{r.side}"
@@ -175,12 +180,14 @@ def bench_onset(seeds: int, every: int = 1) -> None:
                 missing += 1
     if errs:
         a = sorted(abs(e) for e in errs)
-        print(f"hand onset (generated drawn players, 30 fps, pose every {every} frame(s)): {len(errs)} raises timed, {missing} missed; "
+        how = "" if every == 1 else (", full-rate re-analysis around transitions" if reanalyse else ", no re-analysis")
+        print(f"hand onset (generated drawn players, 30 fps, pose every {every} frame(s){how}): {len(errs)} raises timed, "
+              f"{missing} missed; pose runs {analysed} + {reanalysed} re-analysed; "
               f"|error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; signed median "
               f"{statistics.median(errs):+.1f} ms (interpolated crossing of the shoulder line)")
 
 
-def bench_grab(seeds: int) -> None:
+def bench_grab(seeds: int, pose_every: int = 1) -> None:
     from calibration.schema import Calibration
     from vision.table import watch_frames
     from vision.token import TOKEN_MARGIN
@@ -191,8 +198,8 @@ def bench_grab(seeds: int) -> None:
         gap = 0.02 + 0.03 * seed  # seat 1 starts this much later
         clip = synth.token_clip(starts=(0.5, 0.5 + gap), seed=seed)
         cal = Calibration.from_dict({**clip.calibration(game="mokochaka"), "references": None})
-        grabs = [e for e in watch_frames((Frame(k, k / clip.fps, clip.frame(k)) for k in range(clip.n_frames)), cal)
-                 if e.type == "grab"]
+        grabs = [e for e in watch_frames((Frame(k, k / clip.fps, clip.frame(k)) for k in range(clip.n_frames)), cal,
+                                         pose_every=pose_every) if e.type == "grab"]
         x1, y1, x2, y2 = clip.zones["token"]
         mx, my = (x2 - x1) * TOKEN_MARGIN, (y2 - y1) * TOKEN_MARGIN
         centre = ((x1 + x2) / 2, (y1 + y2) / 2)
@@ -203,13 +210,31 @@ def bench_grab(seeds: int) -> None:
         errs += [(g.t - truth[g.player]) * 1000 for g in grabs if g.player in truth]
     if errs:
         a = sorted(abs(e) for e in errs)
-        print(f"token grab (generated drawn players, seats 20-170 ms apart): order right {order_ok}/{n}; "
+        print(f"token grab (generated drawn players, seats 20-170 ms apart, pose every {pose_every}): "
+              f"order right {order_ok}/{n}; "
               f"{len(errs)} grabs timed, |error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms, "
               f"signed median {statistics.median(errs):+.1f} ms")
 
 
+def _through_workers(pw, imgs, n: int, every: int, depth: int) -> float:
+    """Seconds per frame through the pose workers, pose every ``every``-th frame per seat
+    (staggered), ``depth`` frames in flight (as ``watch_frames`` does)."""
+    t0 = time.perf_counter()
+    pending = 0
+    for k, img in enumerate(imgs):
+        pw.submit(img, [(k + i) % every == 0 for i in range(n)])
+        pending += 1
+        while pending > depth:
+            pw.collect()
+            pending -= 1
+    for _ in range(pending):
+        pw.collect()
+    return (time.perf_counter() - t0) / len(imgs)
+
+
 def bench_speed(frames: int) -> None:
     from vision.parallel import PoseWorkers
+    from vision.table import PIPELINE_FRAMES
 
     for (w, h) in ((640, 480), (1280, 720)):
         for n in (1, 4):
@@ -230,18 +255,11 @@ def bench_speed(frames: int) -> None:
                 with PoseWorkers(clip.seats, 2) as pw:
                     pw.submit(imgs[0])
                     pw.collect()  # warm-up (model load)
-                    t0 = time.perf_counter()
-                    for img in imgs:
-                        pw.submit(img)
-                        pw.collect()
-                    two = (time.perf_counter() - t0) / frames
-                    t0 = time.perf_counter()
-                    for k, img in enumerate(imgs):
-                        pw.submit(img, [(k + i) % 2 == 0 for i in range(n)])
-                        pw.collect()
-                    half = (time.perf_counter() - t0) / frames
-                line += (f"; 2 workers {two * 1000:.0f} ms/frame = {1 / two:.1f} fps; 2 workers + pose every 2nd "
-                         f"frame (staggered) {half * 1000:.0f} ms/frame = {1 / half:.1f} fps")
+                    two = _through_workers(pw, imgs, n, 1, 0)
+                    rates = {k: _through_workers(pw, imgs, n, k, PIPELINE_FRAMES) for k in (1, 2, 3, 4)}
+                line += (f"; 2 workers {two * 1000:.0f} ms/frame = {1 / two:.1f} fps; 2 workers, "
+                         f"{PIPELINE_FRAMES} frames in flight, pose every k-th frame (staggered): " +
+                         ", ".join(f"k={k} {v * 1000:.0f} ms/frame = {1 / v:.1f} fps" for k, v in rates.items()))
             # the card zone: cost of one full analysis and of a still frame
             refs = cards.References.from_images(dict(clip.deck))
             cz = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs)
@@ -251,6 +269,49 @@ def bench_speed(frames: int) -> None:
             cost = (time.perf_counter() - t0) / frames
             line += f"; card zone {cost * 1000:.0f} ms/frame ({cz.analysed}/{frames} frames analysed)"
             print(line + f" [{frames} frames]")
+
+
+def bench_demo(pose_every: tuple[int, ...] = (1, 2, 4), workers: int = 2) -> None:
+    """``referee watch`` on the committed demo session (4 seats, 1280x720, 30 fps): wall and
+    CPU time against real time, and the hand events against the demo's truth."""
+    import json
+    import resource
+
+    from calibration.schema import load
+    from vision.table import watch_frames
+    from vision.video import probe, read_frames
+
+    video, cal_path = ROOT / "fixtures/demo/session.mp4", ROOT / "fixtures/demo/calibration.json"
+    if not video.is_file():
+        print("demo session: fixtures/demo/session.mp4 not found, skipped")
+        return
+    cal = load(cal_path)
+    length = probe(video).duration or 0.0
+    truth = [json.loads(line) for line in open(ROOT / "fixtures/demo/truth.jsonl")]
+    th = [e for e in truth if e["type"] == "hand"]
+    for every in pose_every:
+        def cpu() -> float:
+            a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+            return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+        c0, t0 = cpu(), time.perf_counter()
+        events = watch_frames(read_frames(video), cal, workers=workers, pose_every=every)
+        wall, used = time.perf_counter() - t0, cpu() - c0
+        hs = [e for e in events if e.type == "hand"]
+        errs, taken = [], set()
+        for t in th:
+            c = [(abs(e.t - t["t"]), i) for i, e in enumerate(hs) if i not in taken and (e.player, e.side, e.state) ==
+                 (t["player"], t["side"], t["state"]) and abs(e.t - t["t"]) < 0.5]
+            if c:
+                d, i = min(c)
+                taken.add(i)
+                errs.append(d * 1000)
+        a = sorted(errs) or [float("nan")]
+        print(f"demo session ({length:.1f} s, 4 seats 1280x720, {workers} workers, pose every {every}): "
+              f"{wall:.1f} s wall = {length / wall:.2f}x real time, {used:.1f} s CPU ({used / length:.2f} cores at real "
+              f"time); hand events {len(hs)} for {len(th)} true, {len(errs)} matched, |error| median "
+              f"{statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; cards {sum(e.type == 'card' for e in events)}/"
+              f"{sum(e['type'] == 'card' for e in truth)} [load average {os.getloadavg()[0]:.1f}]")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -271,9 +332,14 @@ def main(argv: list[str] | None = None) -> None:
     bench_appearance(seeds)
     bench_interpolation(seeds)
     bench_onset(seeds)
-    bench_onset(seeds, every=2)
+    for every in (2, 4):
+        bench_onset(seeds, every, reanalyse=False)
+        bench_onset(seeds, every, reanalyse=True)
     bench_grab(seeds)
+    bench_grab(seeds, pose_every=2)
     bench_speed(frames)
+    if not a.quick:
+        bench_demo()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,13 @@ Decisions where the spec is silent: a hand is **down** again after :data:`LOWER_
 frames below the shoulder line, timed by the interpolated downward crossing; frames with a
 barely visible wrist are bridged by the interpolation and one-frame tracking glitches are
 dropped; ``conf`` of a hand event is MediaPipe's wrist visibility at confirmation; a seat
-whose person is not found on a frame keeps its state (no information is no change).
+whose person is not found on a frame keeps its state (no information is no change). At
+reduced pose rate (``every`` > 1) the onset is re-timed on the buffered full-rate frames by
+a second tracker (:class:`SeatHands`); when those frames are gone or pose finds no crossing
+in them, the coarse interpolation between the analysed frames stands. Raised-arm threshold:
+the two real-photo misses (hands behind the head, signing at head height: lift 0.217 and
+0.220) sit above the highest arm down (0.196, arms horizontal), so lowering
+:data:`RAISE_FRACTION` to catch them would be fitting three photos; it stays 0.25.
 """
 
 from __future__ import annotations
@@ -49,9 +55,11 @@ RAISE_FRACTION = 0.25
 RAISE_FRAMES = 2
 #: a raised hand is down again when the wrist is below this level (hysteresis) ...
 LOWER_FRACTION = 0.0
-#: ... for this many analysed frames in a row (0.2 s at 30 fps: pose loses a drawn arm for
-#: 3-4 frames at times, which read as down-and-up-again with 3; down times are interpolated,
-#: so this delays only when a "down" is known)
+#: ... for this many frames in a row (0.2 s at 30 fps: pose loses a drawn arm for 3-4
+#: frames at times, which read as down-and-up-again with 3; down times are interpolated, so
+#: this delays only when a "down" is known). Counted in video frames: at reduced rate
+#: (pose every n-th frame) it is ceil(LOWER_FRAMES / n) analysed frames, at least
+#: RAISE_FRAMES, so a hand lowered and raised again is seen after the same real time.
 LOWER_FRAMES = 6
 #: the level whose crossing times the onset: 0 = the shoulder line
 ONSET_LEVEL = 0.0
@@ -69,6 +77,12 @@ MIN_SHOULDER_FRACTION = 0.08
 HISTORY = 30
 #: crop margin added around each seat box, as a fraction of its size (arms leave the box)
 CROP_MARGIN = 0.0
+#: seat crops kept per seat for full-rate re-analysis when pose runs on every n-th frame
+#: only (1 s at 30 fps: covers the analysed frame before the crossing up to the
+#: confirmation, RAISE_FRAMES analysed frames later, for n up to 6; more is kept for larger
+#: n). Memory: this many crops per seat (about 15 MB per seat for a 320x500 box); no
+#: latency of its own. A crossing no longer buffered keeps the coarse interpolation.
+REANALYSIS_FRAMES = 30
 
 NAMES = ("nose", "left_shoulder", "right_shoulder", "left_elbow", "right_elbow", "left_wrist",
          "right_wrist", "left_index", "right_index", "left_hip", "right_hip")
@@ -129,6 +143,12 @@ class Landmarks:
         return (s.y - w.y) / width
 
 
+def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    x1, y1, x2, y2 = box
+    mx, my = int((x2 - x1) * CROP_MARGIN), int((y2 - y1) * CROP_MARGIN)
+    return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
+
+
 @contextlib.contextmanager
 def _quiet_native_stderr():
     """Silence MediaPipe's native start-up log lines (TFLite delegate, absl warnings), which
@@ -175,9 +195,7 @@ class PoseEstimator:
         self._calls = 0
 
     def crop_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
-        x1, y1, x2, y2 = self.box
-        mx, my = int((x2 - x1) * CROP_MARGIN), int((y2 - y1) * CROP_MARGIN)
-        return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
+        return _crop_box(self.box, shape)
 
     def estimate(self, frame_bgr: np.ndarray) -> Landmarks | None:
         """Landmarks of the person in the seat box of a full BGR frame (never mirrored)."""
@@ -274,35 +292,71 @@ class ArmTracker:
                 return "down", self._time(rising=False)
         return None
 
+    def crossing_pair(self, rising: bool) -> tuple[float, float] | None:
+        """Times of the two analysed frames around the last crossing of the onset level in
+        this direction (None: never seen on the other side)."""
+        return _last_crossing(_drop_glitches(list(self.history)), self.onset_level, rising)[0]
+
     def _time(self, rising: bool) -> float:
         """Interpolated time the lift last crossed the onset level in this direction."""
         h = _drop_glitches(list(self.history))
-        lvl = self.onset_level
-        for i in range(len(h) - 1, 0, -1):
-            (t0, l0), (t1, l1) = h[i - 1], h[i]
-            if rising and l0 < lvl <= l1:
-                return _crossing(t0, l0, t1, l1, lvl)
-            if not rising and l0 >= lvl > l1:
-                return _crossing(t0, l0, t1, l1, lvl)
+        pair, when = _last_crossing(h, self.onset_level, rising)
+        if pair is not None:
+            return when
         # never seen on the other side of the level: the first frame of the present run
-        keep = [t for t, l in h if (l >= lvl) == rising]
+        keep = [t for t, l in h if (l >= self.onset_level) == rising]
         return keep[0] if keep else h[-1][0]
+
+
+def _last_crossing(h: list[tuple[float, float]], lvl: float, rising: bool):
+    """``((t0, t1), interpolated time)`` of the last crossing of ``lvl`` in ``h``, or
+    ``(None, None)``."""
+    for i in range(len(h) - 1, 0, -1):
+        (t0, l0), (t1, l1) = h[i - 1], h[i]
+        if (rising and l0 < lvl <= l1) or (not rising and l0 >= lvl > l1):
+            return (t0, t1), _crossing(t0, l0, t1, l1, lvl)
+    return None, None
 
 
 class SeatHands:
     """One seat: ``update(index, t, frame) -> [HandEvent]``; ``observe(t, landmarks)`` does
-    the same from landmarks computed elsewhere (a worker process)."""
+    the same from landmarks computed elsewhere (a worker process).
+
+    **Reduced rate with full-rate re-analysis** (``every`` > 1): pose runs on every n-th
+    frame only (seats staggered by ``phase``), and the seat crops of the last
+    :data:`REANALYSIS_FRAMES` frames are kept (``remember``; ``update`` does it). When an arm
+    changes state, the frames between the two analysed frames around the crossing are run
+    through a second pose tracker (in this process, only then) and the crossing is
+    interpolated again between neighbouring frames, so the onset keeps full-rate accuracy.
+    Cost: n + 1 pose inferences per state change (about 25 ms each), added to the moment
+    the event is known, not to its time. ``reanalyse=False`` keeps the coarse interpolation.
+    """
 
     def __init__(self, player: str, box: tuple[int, int, int, int], *, estimator: PoseEstimator | None = None,
-                 every: int = 1, phase: int = 0, **thresholds: Any):
+                 every: int = 1, phase: int = 0, reanalyse: bool = True, **thresholds: Any):
         self.player = player
         self.every, self.phase = max(1, every), phase
         self.box = tuple(int(v) for v in box)
         self._estimator = estimator
+        if self.every > 1 and "lower_frames" not in thresholds:
+            thresholds["lower_frames"] = max(RAISE_FRAMES, -(-LOWER_FRAMES // self.every))
         self.arms = {side: ArmTracker(**thresholds) for side in ("left", "right")}
         self.landmarks: Landmarks | None = None
         self.frames = 0
         self.found = 0
+        self.reanalyse = reanalyse and self.every > 1
+        # at least REANALYSIS_FRAMES; more at low rates, to reach back over the confirmation
+        keep = max(REANALYSIS_FRAMES, (max(RAISE_FRAMES, self.arms["left"].lower_frames) + 3) * self.every)
+        self._crops: deque[tuple[float, np.ndarray, tuple[int, int, int, int]]] = deque(maxlen=keep)
+        self._refiner: PoseEstimator | None = None
+        self.reanalysed = 0  # frames re-analysed at full rate (benchmark figure)
+
+    def remember(self, index: int, t: float, frame: np.ndarray) -> None:
+        """Keep this frame's seat crop for re-analysis (only when running at reduced rate)."""
+        if not self.reanalyse:
+            return
+        x1, y1, x2, y2 = box = _crop_box(self.box, frame.shape)
+        self._crops.append((t, frame[y1:y2, x1:x2].copy(), box))
 
     def due(self, index: int) -> bool:
         """Whether this seat is analysed on frame ``index`` (reduced-rate tracking: every
@@ -310,6 +364,7 @@ class SeatHands:
         return (index + self.phase) % self.every == 0
 
     def update(self, index: int, t: float, frame: np.ndarray) -> list[HandEvent]:
+        self.remember(index, t, frame)
         if not self.due(index):
             return []
         if self._estimator is None:
@@ -328,11 +383,42 @@ class SeatHands:
             change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility)
             if change is not None:
                 state, when = change
+                if self.reanalyse:
+                    when = self._refine(side, state == "up", when)
                 vis = landmarks[f"{side}_wrist"].visibility
                 out.append(HandEvent(t=round(when, 6), player=self.player, side=side, state=state,
                                      conf=round(min(1.0, max(0.0, vis)), 3)))
         return out
 
+    def _refine(self, side: str, rising: bool, when: float) -> float:
+        """The crossing re-timed on every buffered frame between the two analysed frames
+        around it; ``when`` unchanged when they are not buffered or pose finds no crossing."""
+        pair = self.arms[side].crossing_pair(rising)
+        if pair is None:
+            return when
+        t0, t1 = pair
+        frames = [c for c in self._crops if t0 - 1e-9 <= c[0] <= t1 + 1e-9]
+        if len(frames) < 3 or abs(frames[0][0] - t0) > 1e-6 or abs(frames[-1][0] - t1) > 1e-6:
+            return when  # nothing between them (full rate there) or no longer buffered
+        quiet = self._refiner is None  # the native start-up log lines come with the first runs
+        if self._refiner is None:
+            self._refiner = PoseEstimator(self.box, video=True)
+        with _quiet_native_stderr() if quiet else contextlib.nullcontext():
+            lms = [(t, self._refiner.estimate_crop(crop, box)) for t, crop, box in frames]
+        self.reanalysed += len(lms)
+        h = self.box[3] - self.box[1]
+        dense = []
+        for t, lm in lms:
+            if lm is None:
+                continue
+            lift = lm.lift(side, h)
+            if lift is not None and lm[f"{side}_wrist"].visibility >= ONSET_MIN_VISIBILITY:
+                dense.append((t, lift))
+        got = _last_crossing(_drop_glitches(dense), self.arms[side].onset_level, rising)[1]
+        return when if got is None else got
+
     def close(self) -> None:
+        if self._refiner is not None:
+            self._refiner.close()
         if self._estimator is not None:
             self._estimator.close()

@@ -13,6 +13,7 @@ All randomness comes from the ``numpy.random.Generator`` passed in: same seed, s
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 
 import cv2
@@ -364,7 +365,9 @@ class TableClip:
             x1, y1, x2, y2 = self.zones[d.zone]
             cw = (x2 - x1) * 0.62
             cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-            jitter = np.random.default_rng(hash(d.code) % 1000).normal(0, 2, 2)
+            # zlib.crc32, not hash(): str hashes change from process to process (PYTHONHASHSEED),
+            # which made the same clip differ between runs
+            jitter = np.random.default_rng(zlib.crc32(d.code.encode()) % 1000).normal(0, 2, 2)
             quad = card_quad(cx + jitter[0], cy + jitter[1], cw, d.angle, persp=0.06)
             place_card(img, self.deck[d.code], quad, gain=gain, tint=(0.92, 1.0, 1.06))
             if k < d.frame + d.cover:

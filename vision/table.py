@@ -9,12 +9,14 @@ the time they *happened*; :func:`watch_video` sorts them.
 Speed (see ``python -m vision.bench``): ``workers`` > 0 runs the seats' pose in that many
 processes while this one decodes and watches the cards; ``card_every`` > 1 analyses card
 zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
-``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered (the onset is
-still interpolated between the two analysed frames around the crossing, over a longer gap).
+``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered, and re-analyses
+the ring-buffered frames around each hand transition at full rate (in this process, only
+then), so onsets keep full-rate accuracy (:class:`~vision.hands.SeatHands`).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -27,6 +29,12 @@ from vision.video import Frame, read_frames
 
 _KIND_ORDER = {"card": 0, "hand": 1, "grab": 2}
 
+#: frames in flight to the pose workers before this process waits for the oldest one's
+#: landmarks (``watch_frames``; a live ``TableWatcher`` defaults to 0). Lets decoding, the
+#: card zones and the re-analysis overlap the workers instead of waiting for them every
+#: frame. Latency: hand/grab events come out this many frames later (their times unchanged).
+PIPELINE_FRAMES = 4
+
 
 def sort_key(e: Event):
     d = e.to_dict()
@@ -35,7 +43,7 @@ def sort_key(e: Event):
 
 class TableWatcher:
     def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
-                 card_every: int = 1, pose_every: int = 1):
+                 card_every: int = 1, pose_every: int = 1, pipeline: int = 0):
         if cal.card_zones and refs is None:
             refs = References.from_folder(cal.references)
         self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
@@ -47,29 +55,55 @@ class TableWatcher:
 
             self.workers = PoseWorkers([s.box for s in self.seats], workers)
         self.width, self.height = cal.width, cal.height
+        self.pipeline = max(0, pipeline)  # frames in flight to the workers (see PIPELINE_FRAMES)
+        self._pending: deque[tuple[float, list[bool]]] = deque()
 
     @property
     def warnings(self) -> list[str]:
         return [w for c in self.cards for w in c.warnings]
 
     def update(self, frame: Frame) -> list[Event]:
+        """Events known after this frame. With workers and ``pipeline`` > 0 the hands and the
+        token of a frame are observed ``pipeline`` frames later; :meth:`finish` drains them."""
         img = frame.image
         due = [s.due(frame.index) for s in self.seats]
         if self.workers is not None:
             self.workers.submit(img, due)
+            self._pending.append((frame.t, due))
+            for seat in self.seats:
+                seat.remember(frame.index, frame.t, img)
         events: list[Event] = []
         for c in self.cards:
             events.extend(c.update(frame.index, frame.t, img))
         if self.workers is not None:
-            lms = self.workers.collect()
-            for seat, lm, d in zip(self.seats, lms, due):
-                if d:
-                    events.extend(seat.observe(frame.t, lm))
+            while len(self._pending) > self.pipeline:
+                events.extend(self._collect())
         else:
             for seat in self.seats:
                 events.extend(seat.update(frame.index, frame.t, img))
-        if self.token is not None:
-            events.extend(self.token.observe(frame.t, {s.player: s.landmarks for s in self.seats}))
+            events.extend(self._token(frame.t, due))
+        return events
+
+    def _collect(self) -> list[Event]:
+        t, due = self._pending.popleft()
+        events: list[Event] = []
+        for seat, lm, d in zip(self.seats, self.workers.collect(), due):
+            if d:
+                events.extend(seat.observe(t, lm))
+        return events + self._token(t, due)
+
+    def _token(self, t: float, due: list[bool]) -> list[Event]:
+        """Only the seats analysed on this frame: at reduced pose rate the others' landmarks
+        are older than ``t`` and would time a grab late."""
+        if self.token is None:
+            return []
+        return self.token.observe(t, {s.player: s.landmarks if d else None for s, d in zip(self.seats, due)})
+
+    def finish(self) -> list[Event]:
+        """The events of the frames still in flight to the workers (end of the input)."""
+        events: list[Event] = []
+        while self._pending:
+            events.extend(self._collect())
         return events
 
     def close(self) -> None:
@@ -86,7 +120,8 @@ def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References 
     """All events of a frame sequence, sorted by time (then kind, player, side, card)."""
     from referee.errors import MediaError
 
-    tw = TableWatcher(cal, refs, workers=workers, card_every=card_every, pose_every=pose_every)
+    tw = TableWatcher(cal, refs, workers=workers, card_every=card_every, pose_every=pose_every,
+                      pipeline=PIPELINE_FRAMES)
     events: list[Event] = []
     seen_warnings = 0
     try:
@@ -103,6 +138,7 @@ def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References 
                 for w in ws[seen_warnings:]:
                     on_warning(w)
             seen_warnings = len(ws)
+        events.extend(tw.finish())
     finally:
         tw.close()
     return sorted(events, key=sort_key)

@@ -62,7 +62,7 @@ class TokenWatcher:
 
     def observe(self, t: float, seats: Mapping[str, Landmarks | None]) -> list[GrabEvent]:
         out = []
-        anyone = False
+        anyone = seen = False
         for player in sorted(seats):
             lm = seats[player]
             if lm is None:
@@ -70,6 +70,7 @@ class TokenWatcher:
             d = self.distance(lm)
             if d is None:
                 continue
+            seen = True
             prev = self.last.get(player)
             self.last[player] = (t, d)
             if d <= 0:
@@ -82,7 +83,7 @@ class TokenWatcher:
                     out.append((when, player))
         if anyone:
             self.idle = 0
-        else:
+        elif seen:  # a frame where no seat was analysed (reduced pose rate) is no information
             self.idle += 1
             if self.idle >= self.reset_frames:
                 self.grabbed.clear()

@@ -20,7 +20,8 @@ from referee.record import dumps
 @click.option("--card-every", type=click.IntRange(1, 30), default=1, show_default=True,
               help="Analyse card zones on every n-th frame (timing stays full-rate).")
 @click.option("--pose-every", type=click.IntRange(1, 10), default=1, show_default=True,
-              help="Run each seat's pose on every n-th frame, seats staggered (faster, coarser onsets).")
+              help="Run each seat's pose on every n-th frame, seats staggered (faster); the frames "
+                   "around each hand change are re-analysed at full rate, so onsets keep full-rate timing.")
 def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int, pose_every: int) -> None:
     """Print the card, hand and grab events seen in VIDEO, in time order (progress on stderr)."""
     from calibration.schema import load

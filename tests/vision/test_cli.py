@@ -105,3 +105,17 @@ def test_watch_at_reduced_rates_keeps_cards_exact_and_hands_in_order(run_cli, re
     assert cards == [(dr.code, dr.frame) for dr in clip.drops]
     ups = [e["player"] for e in events if e["type"] == "hand" and e["state"] == "up"]
     assert ups == [clip.names[r.seat] for r in sorted(clip.raises, key=lambda r: r.crossing())]
+
+
+def test_watch_reduced_rate_pipelined_workers_same_output(run_cli, recorded):
+    # pose every 3rd frame, frames in flight to 2 workers, re-analysis in this process:
+    # the same events, to the microsecond, as all in one process
+    d, clip = recorded
+    args = ("watch", d / "table.mp4", "--calibration", d / "cal.json", "--json", "--pose-every", "3")
+    a = run_cli(*args)
+    b = run_cli(*args, "--workers", "2")
+    assert a.exit_code == b.exit_code == 0, a.output + b.output
+    lines = lambda out: [l for l in out.splitlines() if l.startswith("{")]
+    assert lines(a.output) == lines(b.output)
+    ups = [json.loads(l)["player"] for l in lines(a.output) if '"up"' in l]
+    assert ups == [clip.names[r.seat] for r in sorted(clip.raises, key=lambda r: r.crossing())]

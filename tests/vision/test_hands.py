@@ -97,3 +97,71 @@ def test_drawn_players_raise_in_order():
     # measured by the benchmark (median and spread); here it must stay within 4 frames
     for (t, _), (tt, _) in zip(ups, truth):
         assert abs(t - tt) < 4 / clip.fps
+
+
+class _LiftFromPixels:
+    """A stand-in pose tracker for re-analysis: the lift is written in the crop's first
+    pixel (tests the re-timing logic without MediaPipe)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def estimate_crop(self, crop, box):
+        self.calls += 1
+        return _lm(float(crop[0, 0, 0]))
+
+
+def _lift_at(k: int) -> float:
+    # down at -1.5, rising faster and faster from frame 6: -1.02, -0.42, 0.42, 1.5 at 8..11
+    return min(1.5, -1.5 + 0.12 * max(0, k - 6) ** 2)
+
+
+def test_reduced_rate_reanalyses_the_frames_around_the_crossing():
+    import numpy as np
+
+    seat = hands.SeatHands("aki", (0, 0, 8, 8), every=4, phase=0)
+    seat._refiner = fake = _LiftFromPixels()
+    events = []
+    for k in range(24):
+        frame = np.full((8, 8, 3), _lift_at(k), np.float32)
+        seat.remember(k, k / 30, frame)
+        if seat.due(k):
+            events += seat.observe(k / 30, _lm(_lift_at(k)))
+    ups = [e for e in events if e.state == "up"]
+    assert len(ups) == 1
+    # analysed frames 8 (-1.02) and 12 (1.5) only; the full-rate crossing is at 9.5
+    full_rate = 9.5 / 30
+    assert ups[0].t == pytest.approx(full_rate, abs=1e-6)
+    assert fake.calls == 5  # frames 8..12
+    coarse = hands.SeatHands("aki", (0, 0, 8, 8), every=4, reanalyse=False)
+    t = [e.t for k in range(0, 24, 4) for e in coarse.observe(k / 30, _lm(_lift_at(k)))]
+    assert t[0] == pytest.approx(8 / 30 + (1.02 / 2.52) * 4 / 30, abs=1e-6)  # the coarse one differs
+    assert abs(t[0] - full_rate) > 0.002
+
+
+def test_reduced_rate_without_buffered_frames_keeps_the_coarse_time():
+    seat = hands.SeatHands("aki", (0, 0, 8, 8), every=4, phase=0)
+    seat._refiner = fake = _LiftFromPixels()
+    events = []
+    for k in range(0, 24, 4):  # nothing remembered (frames not buffered)
+        events += seat.observe(k / 30, _lm(_lift_at(k)))
+    assert events[0].t == pytest.approx(8 / 30 + (1.02 / 2.52) * 4 / 30, abs=1e-6)
+    assert fake.calls == 0
+
+
+def test_drawn_players_at_reduced_rate_are_retimed_at_full_rate():
+    clip = synth.demo_clip(640, 480, seconds=1.6)
+    seats = [hands.SeatHands(n, b, every=3, phase=i) for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
+    events = []
+    for k in range(clip.n_frames):
+        img = clip.frame(k)
+        for s in seats:
+            events += s.update(k, k / clip.fps, img)
+    assert sum(s.reanalysed for s in seats) > 0
+    for s in seats:
+        s.close()
+    ups = sorted((e.t, e.player) for e in events if e.state == "up")
+    truth = sorted((r.crossing(), clip.names[r.seat]) for r in clip.raises)
+    assert [p for _, p in ups] == [p for _, p in truth]
+    for (t, _), (tt, _) in zip(ups, truth):
+        assert abs(t - tt) < 3 / clip.fps

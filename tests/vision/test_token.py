@@ -67,3 +67,11 @@ def test_drawn_players_reach_for_the_token():
     for g, r in zip(grabs, clip.reaches):
         truth = r.entry(clip.seats[r.seat], centre, grown)
         assert abs(g.t - truth) < 2 / clip.fps  # measured: 14 and 28 ms late (pose lags the hand)
+
+
+def test_a_frame_with_no_seat_analysed_is_no_information():
+    tw = TokenWatcher(Box(300, 300, 340, 340), reset_frames=2)
+    assert [g.player for g in tw.observe(0.0, {"aki": _hand(320, 320)})] == ["aki"]
+    for k in range(1, 6):  # reduced pose rate: nobody analysed on these frames
+        assert tw.observe(k / 30, {"aki": None}) == []
+    assert tw.observe(6 / 30, {"aki": _hand(320, 320)}) == []  # still the same grab episode
