@@ -21,12 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
 
 
-def _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video, options):
+def _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video, options,
+              demix=True):
     from referee.options import parse_option_args
     from referee.replay import ReplaySettings
 
     return ReplaySettings(game=game, mode=mode, workers=workers, pose_every=pose_every, card_every=card_every,
-                          model=model, enroll=enroll, no_enroll=no_enroll, video=video,
+                          model=model, enroll=enroll, no_enroll=no_enroll, demix=demix, video=video,
                           options=parse_option_args(options))
 
 
@@ -129,17 +130,19 @@ def _apply(opts):
 @click.option("--enroll", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="Voice enrollment folder <player>/<call>[.<take>].wav (default: the calibration's 'enroll').")
 @click.option("--no-enroll", is_flag=True, help="Ignore the calibration's enrollment (speech model alone).")
+@click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no seat-to-seat cross-talk cancellation).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Sessions replayed at once (default: cores).")
 @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="A rule option, e.g. -o window=2.5.")
 @_apply(common)
-def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, jobs, options, workers, pose_every,
+def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no_demix, jobs, options, workers, pose_every,
                card_every, video_out, as_json):
     """Replay recorded SESSION video(s) into a session record, verdicts and a dispute report.
 
     Writes OUT/session.jsonl, OUT/report.html (one self-contained page) and, with --video,
     OUT/annotated.mp4; prints the verdict table. Progress on stderr.
     """
-    settings = _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video_out, options)
+    settings = _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video_out, options,
+                         demix=not no_demix)
     if len(videos) == 1:
         out = out or Path(f"replay-{videos[0].stem}")
         result, err = _one(videos[0], audio, cal, out, settings, progress=True)
@@ -185,8 +188,9 @@ def _spawn():
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the record and report go (default: a new temporary folder).")
 @click.option("--no-enroll", is_flag=True, help="Words from the speech model alone (no voice enrollment).")
+@click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no cross-talk cancellation).")
 @_apply(common)
-def demo_cmd(events, out, no_enroll, workers, pose_every, card_every, video_out, as_json):
+def demo_cmd(events, out, no_enroll, no_demix, workers, pose_every, card_every, video_out, as_json):
     """Replay the bundled 4-player IKATAKO recording end to end and print the verdicts.
 
     fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
@@ -204,7 +208,8 @@ def demo_cmd(events, out, no_enroll, workers, pose_every, card_every, video_out,
     if out is None:
         out = Path(tempfile.mkdtemp(prefix="referee-demo-"))
     click.echo(f"Replaying the bundled recording {video.relative_to(ROOT)} + {audio.name} into {out}", err=True)
-    settings = _settings("ikatako", "versus", workers, pose_every, card_every, None, None, no_enroll, video_out, ())
+    settings = _settings("ikatako", "versus", workers, pose_every, card_every, None, None, no_enroll, video_out, (),
+                         demix=not no_demix)
     result, err = _one(video, audio, cal, out, settings, progress=True)
     if err is not None:
         raise RefereeError(err)

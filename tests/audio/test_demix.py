@@ -1,0 +1,111 @@
+"""Cross-talk cancellation: leakage measured where a seat speaks alone, then inverted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from audio.capture import Block
+from audio.demix import DemixedSource, DemixParams, estimate
+from referee.errors import MediaError
+
+RATE = 16000
+LEAK_DB = -10.0
+
+
+def _bursts(rng, starts, n, length=0.3):
+    """Speech-like sources: band-limited noise bursts with a syllable envelope."""
+    s = np.zeros(n)
+    for t0 in starts:
+        a, m = int(t0 * RATE), int(length * RATE)
+        burst = np.convolve(rng.standard_normal(m), np.ones(4) / 4, mode="same")
+        s[a : a + m] += burst * np.hanning(m)
+    return s
+
+
+def _table(rng, n_seats=3, seconds=6.0, leak_db=LEAK_DB):
+    """Seat i's mic: its own source + every other source at leak_db, 2-4 ms late."""
+    n = int(seconds * RATE)
+    # each seat alone once (calibration-like), then everybody within 0.2 s (a reaction)
+    sources = np.stack([_bursts(rng, [0.5 + 0.6 * j, 4.0 + 0.07 * j], n) for j in range(n_seats)])
+    g = 10 ** (leak_db / 20)
+    x = sources.copy()
+    for i in range(n_seats):
+        for j in range(n_seats):
+            if i != j:
+                d = 32 + 16 * ((i + j) % 3)  # 2, 3 or 4 ms
+                x[i, d:] += g * sources[j, :-d]
+    noise = 1e-4 * rng.standard_normal(x.shape)
+    return (x + noise).T.astype(np.float32), sources.T
+
+
+def _leak_in(y, sources, seat, other, span):
+    """dB of seat `other`'s source left in channel `seat` during `span` (by projection)."""
+    a, b = (int(t * RATE) for t in span)
+    ref = sources[a:b, other]
+    own = sources[a:b, seat]
+    ch = y[a:b, seat].astype(np.float64) - own
+    # the leak is a delayed copy: its energy over the other source's energy
+    return 10 * np.log10(np.sum(ch ** 2) / np.sum(ref ** 2))
+
+
+def test_leakage_is_measured_where_a_seat_speaks_alone():
+    x, _ = _table(np.random.default_rng(1))
+    leak = estimate(x)
+    assert all(n >= DemixParams().min_solo_frames for n in leak.solo_frames)
+    off = leak.leak_db()[~np.eye(3, dtype=bool)]
+    assert np.all(np.abs(off - LEAK_DB) < 1.5), off
+    assert leak.usable
+
+
+def test_demixing_removes_most_of_the_neighbours_during_overlapping_shouts():
+    x, sources = _table(np.random.default_rng(2))
+    y = estimate(x).demix(x)
+    span = (4.0, 4.45)  # all three shouting within 0.14 s
+    before = _leak_in(x, sources, 0, 1, span)
+    after = _leak_in(y, sources, 0, 1, span)
+    assert before > -8.0  # the raw channel carries the neighbours (two at -10 dB)
+    assert after < before - 12.0, (before, after)
+
+
+def test_a_room_microphone_is_not_demixed():
+    rng = np.random.default_rng(3)
+    x, _ = _table(rng, leak_db=-1.0)  # every mic hears every seat almost equally
+    src = DemixedSource(_FakeSource(x))
+    assert not src.applied and src.residual_db is None
+    assert np.array_equal(np.concatenate([b.data for b in src]), x)
+
+
+class _FakeSource:
+    """A FileSource stand-in: blocks of an array, optionally failing after some of them."""
+
+    def __init__(self, x, block=320, fail_after=None):
+        self.x, self.block, self.fail_after = x, block, fail_after
+        self.rate, self.channels = RATE, x.shape[1]
+
+    def __iter__(self):
+        for k, a in enumerate(range(0, len(self.x), self.block)):
+            if self.fail_after is not None and k == self.fail_after:
+                raise MediaError("seats.wav: audio data is corrupt (test)")
+            yield Block(1000 + a, self.x[a : a + self.block], RATE, 0.5)
+
+
+def test_demixed_source_keeps_the_clock_and_reports_the_residual():
+    x, _ = _table(np.random.default_rng(4))
+    src = DemixedSource(_FakeSource(x))
+    assert src.applied
+    assert src.residual_db is not None and src.residual_db < LEAK_DB - 6
+    blocks = list(src)
+    assert [b.index for b in blocks[:3]] == [1000, 1320, 1640]
+    assert blocks[0].offset == 0.5 and blocks[0].rate == RATE
+    assert sum(len(b.data) for b in blocks) == len(x)
+
+
+def test_a_corrupt_recording_yields_what_was_readable_then_the_error():
+    x, _ = _table(np.random.default_rng(5))
+    src = DemixedSource(_FakeSource(x, fail_after=100))
+    got = []
+    with pytest.raises(MediaError, match="corrupt"):
+        for b in src:
+            got.append(b)
+    assert sum(len(b.data) for b in got) == 100 * 320
