@@ -101,10 +101,9 @@ class Listener:
             return []
         blocking = float("inf")
         if not final:
-            for c in self.detector.chans:
-                frame = c.onset if c.active else c.cand
-                if frame is not None:
-                    blocking = min(blocking, self.detector._sample(frame) / self.rate)
+            earliest = self.detector.earliest_start()
+            if earliest is not None:
+                blocking = earliest / self.rate
         self._pending.sort(key=lambda s: (s.start, s.channel))
         ready = [s for s in self._pending if s.start / self.rate + self.p.tie_s < blocking]
         if not ready:
