@@ -143,3 +143,26 @@ def test_decoding_is_reproducible(ko_model):
     clip = clip + 0.003 * np.random.default_rng(0).standard_normal(len(clip)).astype(np.float32)
     results = {(rec.decode(clip, synth.RATE).text, rec.decode(clip, synth.RATE).conf) for _ in range(5)}
     assert len(results) == 1
+
+
+def test_confidence_gate_turns_an_unsure_call_into_a_shout_without_words(ko_model):
+    from audio.capture import Block
+    from audio.lexicon import vocabulary
+    from audio.listen import ListenParams, Listener, listen
+    from audio.recognize import Recognizer
+
+    rec = Recognizer(ko_model, vocabulary("ikatako"))
+    clip = synth.say("次は誰の番ですか。", "ja", 0)  # not a call: Vosk-ko still hears one
+    mix = synth.mix_table(4, len(clip) / synth.RATE + 1.0, [synth.Shout(1, clip, 0.3)], snr_db=40, seed=2)
+
+    def run(min_conf):
+        blocks = (Block(i, mix[i : i + 320], synth.RATE) for i in range(0, len(mix), 320))
+        return list(listen(blocks, Listener(SEATS, 4, synth.RATE, rec, params=ListenParams(min_conf=min_conf))))
+
+    ungated = run(0.0)
+    assert any(e["words"] for e in ungated)
+    assert all("below_conf" not in e for e in ungated)
+    gated = run(1.01)  # above any confidence: every call is dropped, the shouts stay
+    assert [e["t"] for e in gated] == [e["t"] for e in ungated]
+    assert all(e["words"] == [] for e in gated)
+    assert [e["below_conf"] for e in gated if "below_conf" in e] == [e["words"] for e in ungated if e["words"]]

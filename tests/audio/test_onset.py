@@ -100,3 +100,12 @@ def test_the_walk_back_stops_at_an_earlier_seat_s_cross_talk():
     segs = run(table([(0, 0.5), (2, 0.53)]))
     assert [s.channel for s in segs] == [0, 2]
     assert abs(segs[1].t - 0.53) <= 0.003
+
+
+def test_a_short_dip_does_not_break_a_run():
+    mix = table([(1, 0.5)], snr_db=40)
+    mix[int(0.52 * RATE) : int(0.525 * RATE), :] *= 0.01  # a 5 ms closure 20 ms into the word
+    segs = run(mix, OnsetParams(refine=False))
+    assert len(segs) == 1 and abs(segs[0].t - 0.5) <= 0.003
+    broken = run(mix, OnsetParams(refine=False, dip_s=0.0))
+    assert len(broken) == 1 and broken[0].t >= 0.52  # without the tolerance the run restarts after it
