@@ -35,7 +35,8 @@ of frames it keeps, while the seat's raw energy is its own sound: ``refine_db`` 
 floor AND ``refine_dominance_db`` above the median of the other channels (so neither room
 babble, which reaches every mic alike, nor an earlier seat's cross-talk, which raises the
 other mics as much, is walked into), in either the voice band or a high band
-``hf_band_hz`` with its own floor (fricatives carry their energy above the babble's);
+``hf_band_hz`` with its own floor (``HF_FLOOR_PERCENTILE`` of the kept frames before the
+run, computed only at a confirmed onset: cheap; fricatives carry their energy above the babble's);
 gaps up to ``refine_gap_s`` are crossed. The walk never goes before the channel's
 previous utterance. Measured effect in ``python -m audio.bench`` (README "Audio").
 
@@ -56,6 +57,7 @@ from scipy import signal
 from audio.capture import Block
 
 NEG_DB = -200.0
+HF_FLOOR_PERCENTILE = 5.0  # the high band's floor for the walk: this percentile of the kept frames before the run
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,6 @@ class OnsetDetector:
             # ring of recent frames for the backward walk: energies and floors (dB), per band
             self._ring_len = int(round(p.refine_max_s / p.hop_s)) + 2
             self._ring = np.full((self._ring_len, 2, self.bands, channels), NEG_DB)
-            self._hf_floor: np.ndarray | None = None
         self._leftover = np.zeros((0, channels * self.bands))
 
     # frame f covers samples [base + f*hop, base + (f+1)*hop)
@@ -255,14 +256,10 @@ class OnsetDetector:
                     c.onset = self._refine(k, c.cand, f)
         if p.refine:
             slot = self._ring[f % self._ring_len]
-            slot[0, 0], slot[1, 0] = e_db, [c.floor for c in self.chans]
+            slot[0, 0] = e_db
+            slot[1, 0] = [c.floor for c in self.chans]
             if self.bands == 2:
-                h_db = 10 * np.log10(np.maximum(e_all[self.channels :], 1e-20))
-                if self._hf_floor is None:
-                    self._hf_floor = np.maximum(h_db, p.min_floor_db)
-                else:
-                    self._hf_floor = np.array([self._follow(a, b) for a, b in zip(self._hf_floor, h_db)])
-                slot[0, 1], slot[1, 1] = h_db, self._hf_floor
+                slot[0, 1] = 10 * np.log10(np.maximum(e_all[self.channels :], 1e-20))
         return out
 
     def _follow(self, floor: float | None, level: float) -> float:
@@ -282,7 +279,11 @@ class OnsetDetector:
             return cand
         frames = np.arange(lo, cand)
         ring = self._ring[frames % self._ring_len]  # [frames, (level, floor), band, channel]
-        level, floor = ring[:, 0], ring[:, 1]
+        level, floor = ring[:, 0], ring[:, 1].copy()
+        if self.bands == 2:  # the high band's floor: a low percentile of the kept frames before the run
+            start = max(0, f - self._ring_len + 2)
+            kept = self._ring[np.arange(start, cand) % self._ring_len, 0, 1, k]
+            floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
             others = np.median(np.delete(level, k, axis=2), axis=2)
