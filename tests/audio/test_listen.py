@@ -166,3 +166,19 @@ def test_confidence_gate_turns_an_unsure_call_into_a_shout_without_words(ko_mode
     assert [e["t"] for e in gated] == [e["t"] for e in ungated]
     assert all(e["words"] == [] for e in gated)
     assert [e["below_conf"] for e in gated if "below_conf" in e] == [e["words"] for e in ungated if e["words"]]
+
+
+def test_listen_min_conf_option_gates_the_calls(run_cli, table):
+    _, wav, _, _ = table
+    base = ("listen", "--wav", wav, "--seats", ",".join(SEATS), "--game", "ikatako", "--json")
+    plain = shouts_of(run_cli(*base))
+    gated = shouts_of(run_cli(*base, "--min-conf", "1.0"))
+    assert [e["t"] for e in gated] == [e["t"] for e in plain]
+    for p, g in zip(plain, gated):
+        if p["conf"] < 1.0:
+            assert g["words"] == [] and g["below_conf"] == p["words"]
+        else:
+            assert g["words"] == p["words"]
+    assert any("below_conf" in g for g in gated)
+    bad = run_cli(*base, "--min-conf", "2")
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
