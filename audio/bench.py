@@ -49,11 +49,12 @@ SENTENCES = {
     "ja": ["今日はいい天気ですね。", "お茶を飲みましょう。", "次は誰の番ですか。", "ちょっと待ってください。"],
     "en": ["the weather is nice today", "whose turn is it now", "let me shuffle the cards", "pass me the water please"],
 }
+GATES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)  # Vosk confidence gates tried (ListenParams.min_conf)
 CONDITIONS = [("quiet 40dB white", 40.0, "white"), ("babble 20dB", 20.0, "babble"), ("babble 10dB", 10.0, "babble")]
 SIZES = {  # words per language, voices, conditions, attribution pairs per gap, sentences
     "tiny": (3, 1, 2, 2, 1),
     "small": (6, 2, 3, 5, 2),
-    "full": (12, 3, 3, 20, 4),
+    "full": (12, 3, 3, 50, 4),
 }
 GAPS_MS = (10, 30, 50, 100)
 
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         words = KEYWORDS[lang][:n_words]
         for cname, snr, noise in CONDITIONS[:n_cond]:
             right, total, onset_err, per_word, right_e = 0, 0, [], {}, 0
+            kw_conf: list[float] = []  # Vosk's confidence of each exactly right keyword (Vosk-ko alone)
             for v in range(n_voices):
                 for i, (text, game, token) in enumerate(words):
                     clip = synth.say(text, lang, v)
@@ -134,6 +136,8 @@ def main(argv: list[str] | None = None) -> None:
                     right_e += len(mine) == 1 and tuple(mine[0]["words"]) == (token,)
                     right += ok
                     total += 1
+                    if ok:
+                        kw_conf.append(mine[0]["conf"] or 0.0)
                     per_word.setdefault(token, [0, 0])
                     per_word[token][0] += ok
                     per_word[token][1] += 1
@@ -144,20 +148,25 @@ def main(argv: list[str] | None = None) -> None:
             print(f"      per word: " + ", ".join(f"{t} {a}/{n}" for t, (a, n) in per_word.items()))
             # false alarms on non-keyword speech
             alarms, alarms_e, speech_s = 0, 0, 0.0
+            fa_conf: list[float] = []
             for s in SENTENCES[lang][:n_sent]:
                 clip = synth.say(s, lang, 0)
                 mix = synth.mix_table(4, len(clip) / synth.RATE + 1.0, [synth.Shout(1, clip, 0.3)], snr_db=snr,
                                       noise=noise, seed=int(rng.integers(1 << 30)), babble_sentences=babble_src)
                 events = runner.run(mix, "ikatako", enrolled(lang, "ikatako", 0))
                 alarms += sum(1 for e in events if e["vosk_words"])
+                fa_conf += [e["conf"] or 0.0 for e in events if e["vosk_words"]]
                 alarms_e += sum(1 for e in events if e["words"])
                 speech_s += len(clip) / synth.RATE
             print(f"      false alarms: {alarms} in {speech_s:.1f} s of non-keyword speech = {alarms / speech_s * 60:.1f}/min "
                   f"(with enrollment {alarms_e} = {alarms_e / speech_s * 60:.1f}/min)")
+            print("      Vosk-ko confidence gate (min_conf): " + "; ".join(
+                f"{g:.2f}: exact {_pct(sum(c >= g for c in kw_conf), total).strip()}, "
+                f"false alarms {sum(c >= g for c in fa_conf) / speech_s * 60:.1f}/min" for g in GATES))
     # attribution: two seats close together
-    print("attribution, two seats (ja keywords, babble 20 dB):")
+    print(f"attribution, two seats (ja keywords イカ/タコ/イカタコ, 5 voices, babble 20 dB, {n_pairs} pairs per gap):")
     for gap in GAPS_MS:
-        right, ties = 0, 0
+        right, ties, missed, err_first, err_second = 0, 0, 0, [], []
         for k in range(n_pairs):
             a, b = (k % 4), ((k + 2) % 4)
             ca = synth.say(KEYWORDS["ja"][k % 3][0], "ja", k)
@@ -172,7 +181,13 @@ def main(argv: list[str] | None = None) -> None:
             tie = bool(events and events[0].get("tie"))
             ties += tie
             right += bool(events) and events[0]["player"] == SEATS[a] and not tie
-        print(f"  {gap:3d} ms apart: first seat right {_pct(right, n_pairs)}, reported as tie {ties}")
+            for seat, shout, errs in ((a, first, err_first), (b, second, err_second)):
+                mine = [e for e in events if e["player"] == SEATS[seat]]
+                missed += not mine
+                if mine:
+                    errs.append(mine[0]["t"] - shout.onset)
+        print(f"  {gap:3d} ms apart: first seat right {_pct(right, n_pairs)}, reported as tie {ties}, seats unheard {missed}; "
+              f"onset error first {_ms(err_first)}; second {_ms(err_second)}")
     print(f"real-time factor (4 channels, detector + Vosk + verifier where enrolled): {runner.proc_s / runner.audio_s:.3f} "
           f"({runner.proc_s:.1f} s for {runner.audio_s:.1f} s of audio)")
 

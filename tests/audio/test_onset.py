@@ -60,3 +60,59 @@ def test_a_single_room_mic_detects_onsets_too():
 def test_an_utterance_is_cut_at_max_utterance():
     segs = run(table([(0, 0.2)], seconds=1.0), OnsetParams(max_utterance_s=0.1))
     assert segs[0].cut and segs[0].t_end - segs[0].t == pytest.approx(0.1, abs=0.002)
+
+
+def hiss_then_burst(seats=4, hiss_db=-22.0, hiss_s=0.04, at=0.5, seed=1):
+    """Seat 0: a weak high hiss (an /s/) ``hiss_s`` before a loud voice-band burst at ``at``."""
+    from scipy import signal
+
+    rng = np.random.default_rng(seed)
+    mix = table([(0, at)], seats=seats, snr_db=30, seed=seed)
+    sos = signal.butter(4, [3000, 6500], btype="bandpass", fs=RATE, output="sos")
+    hiss = signal.sosfilt(sos, rng.standard_normal(int(hiss_s * RATE)))
+    level = np.sqrt(np.mean(tone_burst(0.3, RATE, seed) ** 2))
+    hiss = (hiss / np.sqrt(np.mean(hiss**2)) * level * 10 ** (hiss_db / 20)).astype(np.float32)
+    a = int((at - hiss_s) * RATE)
+    mix[a : a + len(hiss), 0] += hiss
+    for ch in range(1, seats):
+        mix[a + 40 : a + 40 + len(hiss), ch] += 0.316 * hiss
+    return mix
+
+
+def test_a_weak_fricative_before_the_vowel_is_the_onset():
+    mix = hiss_then_burst(hiss_db=-28)
+    segs = run(mix)
+    assert [s.channel for s in segs] == [0]
+    assert abs(segs[0].t - 0.46) <= 0.005  # the hiss's start, found by walking back
+    late = run(mix, OnsetParams(refine=False))
+    assert late[0].t - 0.46 >= 0.02  # without the walk: the vowel, tens of ms late
+
+
+def test_the_high_band_finds_a_fricative_the_voice_band_misses():
+    from scipy import signal
+
+    # a murmur below 1.5 kHz (like room babble) raises the voice band's floor, not the high band's
+    mix = hiss_then_burst(hiss_db=-22)
+    rng = np.random.default_rng(9)
+    sos = signal.butter(4, 1500, btype="lowpass", fs=RATE, output="sos")
+    murmur = signal.sosfilt(sos, rng.standard_normal(mix.shape), axis=0)
+    mix += (0.02 * murmur / np.std(murmur)).astype(np.float32)
+    assert abs(run(mix)[0].t - 0.46) <= 0.005
+    no_high_band = OnsetParams(hf_band_hz=(7000.0, 7000.0))
+    assert run(mix, no_high_band)[0].t - 0.46 >= 0.02
+
+
+def test_the_walk_back_stops_at_an_earlier_seat_s_cross_talk():
+    # seat 2 starts 30 ms after seat 0: its channel carries seat 0's -10 dB leakage before
+    segs = run(table([(0, 0.5), (2, 0.53)]))
+    assert [s.channel for s in segs] == [0, 2]
+    assert abs(segs[1].t - 0.53) <= 0.003
+
+
+def test_a_short_dip_does_not_break_a_run():
+    mix = table([(1, 0.5)], snr_db=40)
+    mix[int(0.52 * RATE) : int(0.525 * RATE), :] *= 0.01  # a 5 ms closure 20 ms into the word
+    segs = run(mix, OnsetParams(refine=False))
+    assert len(segs) == 1 and abs(segs[0].t - 0.5) <= 0.003
+    broken = run(mix, OnsetParams(refine=False, dip_s=0.0))
+    assert len(broken) == 1 and broken[0].t >= 0.52  # without the tolerance the run restarts after it
