@@ -63,6 +63,20 @@ def resolve_options(declared: Sequence[Option], given: Mapping[str, Any] | None)
 
 
 @dataclass(frozen=True)
+class Shuffle:
+    """Chance action: the cards' new order, as a permutation of their positions."""
+
+    order: tuple[int, ...]
+
+    @staticmethod
+    def draw(n: int, rng: random.Random) -> "Shuffle":
+        """A uniformly random shuffle of ``n`` cards, drawn with the caller's ``rng``."""
+        order = list(range(n))
+        rng.shuffle(order)
+        return Shuffle(tuple(order))
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What one applied action did, as data (python-chess style): a kind and details."""
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from referee.errors import IllegalAction, RulesError, UnknownCard
-from rules.base import Game, Option, Outcome, State
+from rules.base import Game, Option, Outcome, Shuffle, State
 
 BASE_KINDS = ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus", "penguin", "sailor",
               "mermaid", "lighthouse", "shoal", "colony", "captain")
@@ -273,11 +273,6 @@ def winners(totals: Mapping[str, int], order_latest_first: Sequence[str]) -> lis
 
 # --------------------------------------------------------------------------- the game
 @dataclass(frozen=True)
-class Shuffle:
-    order: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class DrawTwo:
     pass
 
@@ -410,9 +405,7 @@ class SeaSaltState(State):
         if self.phase == "over":
             return None
         if self.phase == "shuffle":
-            order = list(range(len(self.all_cards)))
-            rng.shuffle(order)
-            return Shuffle(tuple(order))
+            return Shuffle.draw(len(self.all_cards), rng)
         acts = self.legal_actions()
         if not acts:
             return EndTurn()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from referee.errors import IllegalAction, RulesError, UnknownCard
-from rules.base import Game, Option, Outcome, State
+from rules.base import Game, Option, Outcome, Shuffle, State
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
@@ -132,12 +132,6 @@ def parse_griddle(text: str) -> list[bool]:
 
 # ----------------------------------------------------------------------------- actions
 @dataclass(frozen=True)
-class Shuffle:
-    """Chance: the order of the cards shuffled (the deal, or discards into a new deck)."""
-    order: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class Draw:
     pass
 
@@ -209,13 +203,9 @@ class TakoyakiState(State):
         if self.phase == "over":
             return None
         if self.phase == "deal":
-            order = list(range(len(self.deck)))
-            rng.shuffle(order)
-            return Shuffle(tuple(order))
+            return Shuffle.draw(len(self.deck), rng)
         if self.phase == "reshuffle":
-            order = list(range(len(self.discard)))
-            rng.shuffle(order)
-            return Shuffle(tuple(order))
+            return Shuffle.draw(len(self.discard), rng)
         return rng.choice(self.legal_actions())
 
     def apply(self, action: Any) -> Outcome:

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from referee.errors import IllegalAction, RulesError, UnknownCard
-from rules.base import Game, Option, Outcome, State
+from rules.base import Game, Option, Outcome, Shuffle, State
 
 CATALOGUE_PATH = Path(__file__).resolve().parent / "data" / "toratanu.toml"
 BLACK_FOR_FULL_COLOUR = ("chameleon", "ragdoll")
@@ -382,11 +382,6 @@ def score_arrangement(sets: Sequence[Sequence[str | Card]], loose: Iterable[str 
 
 # ------------------------------------------------------------------------- the game
 @dataclass(frozen=True)
-class Shuffle:
-    order: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class Draw:
     pass
 
@@ -485,9 +480,7 @@ class ToratanuState(State):
         if self.phase == "over":
             return None
         if self.phase == "shuffle":
-            order = list(range(len(self.ids)))
-            rng.shuffle(order)
-            return Shuffle(tuple(order))
+            return Shuffle.draw(len(self.ids), rng)
         return rng.choice(self.legal_actions())
 
     def apply(self, action: Any) -> Outcome:
