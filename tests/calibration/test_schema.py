@@ -149,6 +149,7 @@ def test_v1_demo_file_is_migrated(tmp_path):
     obj = cal.to_dict(base=DEMO)
     assert obj["version"] == 2 and obj["references"] == "refs" and obj["audio"]["file"] == "seats.wav"
     (tmp_path / "refs").symlink_to(DEMO / "refs")
+    (tmp_path / "enroll").symlink_to(DEMO / "enroll")  # the demo calibration names its enrollment folder
     (tmp_path / "cal.json").write_text(json.dumps(obj))
     again = load(tmp_path / "cal.json")
     assert again.seats == cal.seats and again.zones == cal.zones and again.audio == cal.audio
