@@ -106,6 +106,9 @@ class FileSource:
             raise MediaError(f"{self.path}: audio track without a sample rate or channels")
         self.offset = offset
         self.block = max(1, int(round(block_s * self.rate)))
+        self.declared = _declared_frames(self.path)
+        #: set after reading when the file held fewer samples than its header declares
+        self.warning: str | None = None
 
     def __iter__(self) -> Iterator[Block]:
         import av
@@ -137,6 +140,23 @@ class FileSource:
             raise MediaError(f"{self.path}: the audio track holds no samples")
         if npend:
             yield Block(index, np.concatenate(pending), self.rate, self.offset)
+        read = index + npend
+        if self.declared is not None and read < self.declared:
+            self.warning = (f"{self.path}: the audio ends after {read / self.rate:.2f} s but its header "
+                            f"declares {self.declared / self.rate:.2f} s (a truncated file?)")
+
+
+def _declared_frames(path: Path) -> int | None:
+    """Sample frames a PCM WAV header declares (PyAV only sees what is there); else None."""
+    import wave
+
+    if path.suffix.lower() != ".wav":
+        return None
+    try:
+        with wave.open(str(path)) as w:
+            return w.getnframes()
+    except (wave.Error, EOFError, OSError):
+        return None
 
 
 def read_all(path: str | Path) -> tuple[np.ndarray, int]:

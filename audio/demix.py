@@ -147,6 +147,7 @@ class DemixedSource:
     def __init__(self, source, params: DemixParams | None = None):
         self.rate = source.rate
         self.channels = source.channels
+        self._source = source
         self.error: MediaError | None = None
         blocks: list[Block] = []
         try:
@@ -170,6 +171,11 @@ class DemixedSource:
             leak = residual.leak_db()
             values = [leak[i, j] for j in measured for i in range(self.channels) if i != j]
             self.residual_db = float(max(values)) if values else None
+
+    @property
+    def warning(self) -> str | None:
+        """The wrapped source's warning (e.g. a truncated file), known once it was read."""
+        return getattr(self._source, "warning", None)
 
     def __iter__(self) -> Iterator[Block]:
         for k in range(0, len(self._data), self._block):

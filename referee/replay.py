@@ -358,6 +358,8 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     duration = round(last_t + frame_dt, 6)
     if a_thread is not None:
         a_thread.join()
+    if source is not None and getattr(source, "warning", None):
+        warn(f"audio: {source.warning}")
     if audio_error:
         exc = audio_error[0]
         if not isinstance(exc, RefereeError):

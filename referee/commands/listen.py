@@ -92,3 +92,5 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
     except KeyboardInterrupt:
         for event in listener.close_window():
             click.echo(dumps(event) if as_json else _format(event))
+    if getattr(source, "warning", None):
+        click.echo(f"referee: warning: {source.warning}", err=True)

@@ -95,3 +95,42 @@ def test_device_drop_and_return_are_reported_and_the_clock_skips_the_gap(tmp_pat
     assert after[0].index == 9600
     assert np.array_equal(np.round(after[0].data * 32768).astype(np.int64), x[9600 : 9600 + len(after[0].data)].astype(np.int64))
     assert status[0].to_event()["type"] == "audio_status"
+
+
+def test_a_truncated_wav_is_read_as_far_as_it_goes_and_says_so(tmp_path):
+    """The header declares more samples than the file holds (a recording cut off)."""
+    import wave
+
+    import numpy as np
+
+    from audio.capture import FileSource
+
+    path = tmp_path / "cut.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(np.zeros((16000, 2), np.int16).tobytes())
+    raw = path.read_bytes()
+    path.write_bytes(raw[: 44 + 4 * 4000])  # keep the header and 0.25 s of the 1 s
+    src = FileSource(path)
+    read = sum(len(b.data) for b in src)
+    assert read == 4000
+    assert src.warning is not None and "0.25 s" in src.warning and "1.00 s" in src.warning
+
+
+def test_a_whole_wav_has_no_warning(tmp_path):
+    import wave
+
+    import numpy as np
+
+    from audio.capture import FileSource
+
+    path = tmp_path / "ok.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(np.zeros(1600, np.int16).tobytes())
+    src = FileSource(path)
+    assert sum(len(b.data) for b in src) == 1600 and src.warning is None
