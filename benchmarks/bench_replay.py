@@ -89,18 +89,26 @@ def main() -> int:
                            no_enroll=a.no_enroll, report=a.report)
         r = replay(DEMO / "session.mp4", DEMO / "calibration.json", audio=DEMO / "seats.wav", out=out, settings=s)
     load1 = os.getloadavg()
-    cpu_s = cpu() - cpu0  # pose workers are joined children: counted
-    el = r.elapsed
+    cpu_s = cpu() - cpu0  # seat workers and the audio process are joined children: counted
+    el, st = r.elapsed, r.stats
     print(f"replay of the 4-seat demo: {r.duration:.1f} s of video, {r.header['source']['frames']} frames, "
           f"workers {a.workers}, pose every {a.pose_every}, cards every {a.card_every}, "
           f"enrollment {'on' if r.enrolled else 'off'}")
-    print(f"  decode+vision {el['video']:.1f} s, all perception {el['perception']:.1f} s"
+    print(f"  wall: decode+vision {el['video']:.1f} s, all perception {el['perception']:.1f} s"
           + (f", report {el['report']:.1f} s" if "report" in el else "") + f", total {el['total']:.1f} s")
+    print(f"  stages: decode {st.get('decode_cpu', 0):.1f} s CPU (reader thread), card zones {st.get('cards', 0):.1f} s, "
+          f"pose {st.get('inferences', 0)} inferences + {st.get('reanalysed', 0)} re-analysed frames"
+          + (f" (worker CPU {', '.join(f'{x:.1f}' for x in st['worker_cpu'])} s, busy "
+             f"{', '.join(f'{x:.1f}' for x in st['worker_busy'])} s)" if st.get("worker_cpu") else "")
+          + f"; audio: read+demix {st.get('audio_demix', 0):.1f} s, model+enrollment {st.get('audio_setup', 0):.1f} s, "
+          f"onsets+Vosk+verifier {st.get('audio_listen', 0):.1f} s ({st.get('audio_cpu', 0):.1f} s CPU), "
+          f"waited for audio after the video {st.get('audio_wait', 0):.1f} s; judge {st.get('judge', 0):.2f} s")
     print(f"  speed: {r.duration / el['perception']:.2f}x real time (perception), {r.duration / el['total']:.2f}x (total)"
           f"; cores {os.cpu_count()}, load average {load0[0]:.1f} before, {load1[0]:.1f} after")
     cores = os.cpu_count() or 1
-    print(f"  CPU time {cpu_s:.1f} s (this process + pose workers) = {r.duration / cpu_s:.2f}x real time on one "
-          f"core; if {cores} cores were free: about {r.duration * cores / cpu_s:.2f}x (an estimate, not measured)")
+    print(f"  CPU time {cpu_s:.1f} s (this process + seat workers + audio process) = {r.duration / cpu_s:.2f}x real "
+          f"time on one core; if {cores} cores were free: about {r.duration * cores / cpu_s:.2f}x (an estimate, "
+          f"not measured); CPU use {cpu_s / el['total']:.2f} cores on average")
     c = compare(r.events, _lines(DEMO / "truth.jsonl"))
     for kind in ("card", "hand"):
         f, n, g, med, mx = c[kind]

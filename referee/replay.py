@@ -40,6 +40,10 @@ from referee.record import RecordWriter, read_record
 
 #: frames decoded ahead of the watcher (memory: ~2.7 MB each at 1280x720)
 QUEUE_FRAMES = 8
+#: frames in flight to the seat workers (``TableWatcher`` pipeline): decoding and the card
+#: zones run ahead while the workers analyse; hand events are known this many frames later
+#: (their times unchanged). Memory: this many + 2 frames in shared memory (2.8 MB each at 720p)
+PIPELINE = 8
 #: audio that ends this many seconds before the video is reported as skipped
 AUDIO_SHORT_S = 0.5
 #: order of event kinds at one instant in the written record
@@ -84,6 +88,9 @@ class Replay:
     annotated: Path | None = None
     calibration: Any = None
     enrolled: bool = False
+    #: per-stage figures for the benchmark: seconds of wall time or CPU (``*_cpu``), pose
+    #: inferences and re-analysed frames, CPU per seat worker
+    stats: dict[str, Any] = field(default_factory=dict)
 
 
 def _event_key(e: dict):
@@ -92,9 +99,11 @@ def _event_key(e: dict):
     return (e["t"], KIND_ORDER.get(e["type"], 9), dumps(e))
 
 
-def _reader(path: Path, q: queue.Queue, skipped: list[str], stop: threading.Event) -> None:
+def _reader(path: Path, q: queue.Queue, skipped: list[str], stop: threading.Event,
+            cpu: list[float] | None = None) -> None:
     from vision.video import read_frames
 
+    c0 = time.thread_time()
     try:
         for fr in read_frames(path, skipped):
             while not stop.is_set():
@@ -108,6 +117,149 @@ def _reader(path: Path, q: queue.Queue, skipped: list[str], stop: threading.Even
         q.put(None)
     except BaseException as exc:  # handed to the processor, raised there
         q.put(exc)
+    finally:
+        if cpu is not None:
+            cpu[0] = time.thread_time() - c0
+
+
+class _ThreadSink:
+    def __init__(self, q: queue.Queue):
+        self.q = q
+
+    def send(self, msg) -> None:
+        self.q.put(msg)
+
+    def close(self) -> None:
+        pass
+
+
+def _hear(sink, video: Path, audio: Path | None, cal_path: Path, game: str, mode: str | None,
+          settings: ReplaySettings) -> None:
+    """The audio half of a replay (a process of its own, or a thread): sends ``("setup",
+    {...})`` once the source and the listener are ready, then ``("done", {...})`` with the
+    shout events; a setup failure is ``("fatal", error)``. A read error mid-way ends hearing
+    with the events so far (``error``)."""
+    from calibration.schema import load
+
+    stats: dict[str, float] = {}
+    c0, t0 = time.process_time(), time.perf_counter()
+    try:
+        cal = load(cal_path)
+        warnings: list[str] = []
+        source, heard_from = _audio_source(video, audio, warnings, demix=settings.demix)
+        stats["audio_demix"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        listener, names, enrolled = None, [s.name for s in cal.seats], False
+        if source is not None:
+            listener, names, enrolled = _make_listener(cal, game, mode, source, settings, warnings, cal_path)
+        stats["audio_setup"] = time.perf_counter() - t1
+    except BaseException as exc:
+        _send_error(sink, "fatal", exc)
+        return
+    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "names": names, "enrolled": enrolled,
+                         "listened": source is not None and listener is not None}))
+    events: list[dict] = []
+    end = [0.0]
+    error = None
+    t2 = time.perf_counter()
+    if source is not None and listener is not None:
+        try:
+            for b in _blocks_with_end(source, end):
+                events.extend(listener.update(b))
+            events.extend(listener.close_window())
+        except BaseException as exc:  # reported after the video
+            error = exc
+    stats["audio_listen"] = time.perf_counter() - t2
+    stats["audio_cpu"] = time.process_time() - c0
+    done = {"events": events, "end": end[0], "error": None,
+            "source_warning": getattr(source, "warning", None) if source is not None else None, "stats": stats}
+    if error is not None:
+        _send_error(sink, "done", error, done)
+    else:
+        sink.send(("done", done))
+
+
+def _send_error(sink, kind: str, exc: BaseException, done: dict | None = None) -> None:
+    import pickle
+    import traceback
+
+    try:
+        pickle.dumps(exc)
+    except Exception:
+        exc = RuntimeError("".join(traceback.format_exception(exc)))
+    sink.send((kind, exc) if done is None else (kind, dict(done, error=exc)))
+
+
+def _hear_process(conn, *args) -> None:
+    try:
+        _hear(conn, *args)
+    finally:
+        conn.close()
+
+
+class _AudioJob:
+    """The audio half running beside the video: a spawned process (``process``; the default
+    with pose workers, so hearing takes a core of its own instead of contending with
+    decoding for this process's GIL) or a thread (``--workers 0``: several sessions at once,
+    one process each)."""
+
+    def __init__(self, process: bool, *args):
+        self.proc = self.thread = None
+        self.finished = False
+        if process:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("spawn")
+            self.conn, child = ctx.Pipe(duplex=False)
+            self.proc = ctx.Process(target=_hear_process, args=(child, *args), name="replay-audio", daemon=True)
+            self.proc.start()
+            child.close()
+        else:
+            self.q: queue.Queue = queue.Queue()
+            self.thread = threading.Thread(target=_hear, args=(_ThreadSink(self.q), *args), name="replay-audio",
+                                           daemon=True)
+            self.thread.start()
+
+    def _get(self, timeout: float | None):
+        if self.proc is not None:
+            if timeout is not None and not self.conn.poll(timeout):
+                return None
+            try:
+                return self.conn.recv()
+            except (EOFError, OSError):
+                return ("fatal", RefereeError("the audio process stopped unexpectedly"))
+        try:
+            return self.q.get(timeout=timeout) if timeout is None or timeout > 0 else self.q.get_nowait()
+        except queue.Empty:
+            return None
+
+    def poll(self) -> list:
+        """Messages ready now (never waits)."""
+        out = []
+        while not self.finished:
+            msg = self._get(0)
+            if msg is None:
+                break
+            out.append(msg)
+            self.finished = msg[0] in ("done", "fatal")
+        return out
+
+    def wait(self) -> list:
+        """The remaining messages, waiting for the end of hearing."""
+        out = []
+        while not self.finished:
+            msg = self._get(None)
+            out.append(msg)
+            self.finished = msg[0] in ("done", "fatal")
+        return out
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.join(timeout=0 if not self.finished else 5)
+            if self.proc.is_alive():
+                self.proc.terminate()
+                self.proc.join(timeout=5)
+            self.conn.close()
 
 
 def check_inputs(video: Path, cal, settings: ReplaySettings) -> tuple[Any, list[str]]:
@@ -270,50 +422,54 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     except OSError as exc:
         raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
 
-    # ---- audio (thread)
-    aw: list[str] = []
-    source, heard_from = _audio_source(video, audio, aw, demix=settings.demix)
-    for w in aw:
-        warn(w)
-    audio_events: list[dict] = []
-    audio_end = [0.0]
-    audio_error: list[BaseException] = []
-    listener, names, enrolled = (None, [s.name for s in cal.seats], False)
-    if source is not None:
-        lw: list[str] = []
-        listener, names, enrolled = _make_listener(cal, game, mode, source, settings, lw, cal_path)
-        for w in lw:
-            warn(w)
-
-    def hear() -> None:
-        try:
-            for b_or_e in _blocks_with_end(source, audio_end):
-                audio_events.extend(listener.update(b_or_e))
-            audio_events.extend(listener.close_window())
-        except BaseException as exc:  # reported after the video
-            audio_error.append(exc)
-
-    a_thread = None
     setup_warnings = list(warnings)  # known before the first frame: recorded at t = 0
-    if listener is not None:
-        a_thread = threading.Thread(target=hear, name="replay-audio", daemon=True)
-        a_thread.start()
 
-    # ---- video: reader thread -> bounded queue -> watcher (pose workers)
+    # ---- audio: its own process (or a thread with --workers 0), started first
+    job = _AudioJob(settings.workers > 0, video, audio, cal_path, game, mode, settings)
+    heard: dict | None = None
+
+    def take(msg) -> None:
+        nonlocal heard
+        kind = msg[0]
+        if kind == "fatal":
+            raise msg[1]
+        if kind == "setup":
+            heard = dict(msg[1])
+        elif kind == "done":
+            assert heard is not None
+            heard.update(msg[1])
+
+    # ---- video: reader thread -> bounded queue -> watcher (seat worker processes)
     skipped_frames: list[str] = []
     q: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
     stop = threading.Event()
-    reader = threading.Thread(target=_reader, args=(video, q, skipped_frames, stop), name="replay-reader", daemon=True)
-    reader.start()
-    tw = TableWatcher(cal, workers=settings.workers, card_every=settings.card_every, pose_every=settings.pose_every)
+    decode_cpu = [0.0]
+    reader = threading.Thread(target=_reader, args=(video, q, skipped_frames, stop, decode_cpu),
+                              name="replay-reader", daemon=True)
     vision_events: list[dict] = []
-    landmarks: dict[str, list[tuple[float, dict]]] = {s.player: [] for s in tw.seats}
+    names_v = [s.name for s in cal.seats]
+    landmarks: dict[str, list[tuple[float, dict]]] = {n: [] for n in names_v}
     last_t, frames, seen_w, seen_skips = 0.0, 0, 0, 0
     skip_events: list[dict] = []
     total = info.frames or 0
-    t_video = time.perf_counter()
+    stats: dict[str, Any] = {}
+    tw = None
     try:
+        tw = TableWatcher(cal, workers=settings.workers, card_every=settings.card_every,
+                          pose_every=settings.pose_every, pipeline=PIPELINE if settings.workers > 0 else 0)
+        reader.start()
+        t_video = time.perf_counter()
+
+        def keep(got) -> None:
+            for e in got:
+                vision_events.append(e.to_dict())
+            for t, player, lm in tw.seen:
+                landmarks[player].append((t, lm.to_dict()))
+            tw.seen.clear()
+
         while True:
+            for msg in job.poll():
+                take(msg)
             item = q.get()
             if item is None:
                 break
@@ -324,17 +480,11 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
                                         "from": round(last_t, 6), "to": info.duration, "reason": str(item)})
                     break
                 raise item
-            due = [s.due(item.index) for s in tw.seats]
             try:
-                got = tw.update(item)
+                keep(tw.update(item))
             except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
                 raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
                                    "replay with --workers 0 to run pose in this process") from None
-            for e in got:
-                vision_events.append(e.to_dict())
-            for s, d in zip(tw.seats, due):
-                if d and s.landmarks is not None:
-                    landmarks[s.player].append((item.t, s.landmarks.to_dict()))
             while seen_skips < len(skipped_frames):
                 msg = skipped_frames[seen_skips]
                 seen_skips += 1
@@ -350,32 +500,47 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
             frames += 1
             if on_progress is not None:
                 on_progress(frames, total)
+        keep(tw.finish())
+        elapsed_video = time.perf_counter() - t_video
+        t_wait = time.perf_counter()
+        for msg in job.wait():
+            take(msg)
+        stats["audio_wait"] = time.perf_counter() - t_wait
     finally:
         stop.set()
-        tw.close()
-    elapsed_video = time.perf_counter() - t_video
+        job.close()
+        if tw is not None:
+            tw.close()
+    reader.join(timeout=5)
+    stats.update(decode_cpu=decode_cpu[0], cards=tw.card_seconds, **tw.pose_stats())
     frame_dt = 1.0 / (info.fps or 30.0)
     duration = round(last_t + frame_dt, 6)
-    if a_thread is not None:
-        a_thread.join()
-    if source is not None and getattr(source, "warning", None):
-        warn(f"audio: {source.warning}")
-    if audio_error:
-        exc = audio_error[0]
+    assert heard is not None
+    for w in heard["warnings"]:  # known before the first sample: recorded at t = 0
+        warn(w)
+        setup_warnings.append(w)
+    heard_from, names, enrolled = heard["heard_from"], heard["names"], heard["enrolled"]
+    audio_events = heard.get("events", [])
+    stats.update(heard.get("stats", {}))
+    if heard.get("source_warning"):
+        warn(f"audio: {heard['source_warning']}")
+    audio_end = heard.get("end", 0.0)
+    if heard.get("error") is not None:
+        exc = heard["error"]
         if not isinstance(exc, RefereeError):
             raise exc
-        warn(f"audio: {exc}; shouts after {audio_end[0]:.2f} s are not heard")
-        skip_events.append({"t": round(audio_end[0], 6), "type": "skipped", "what": "audio", "from": round(audio_end[0], 6),
+        warn(f"audio: {exc}; shouts after {audio_end:.2f} s are not heard")
+        skip_events.append({"t": round(audio_end, 6), "type": "skipped", "what": "audio", "from": round(audio_end, 6),
                             "to": duration, "reason": str(exc)})
-    elif source is None or listener is None:
+    elif not heard["listened"]:
         skip_events.append({"t": 0.0, "type": "skipped", "what": "audio", "from": 0.0, "to": duration,
                             "reason": "no audio: shouts are not heard"})
-    elif audio_end[0] < duration - AUDIO_SHORT_S:
-        msg = (f"audio {heard_from} ends at {audio_end[0]:.2f} s, the video at {duration:.2f} s: "
+    elif audio_end < duration - AUDIO_SHORT_S:
+        msg = (f"audio {heard_from} ends at {audio_end:.2f} s, the video at {duration:.2f} s: "
                "shouts after the audio's end are not heard")
         warn(msg)
-        skip_events.append({"t": round(audio_end[0], 6), "type": "skipped", "what": "audio",
-                            "from": round(audio_end[0], 6), "to": duration, "reason": msg})
+        skip_events.append({"t": round(audio_end, 6), "type": "skipped", "what": "audio",
+                            "from": round(audio_end, 6), "to": duration, "reason": msg})
     header = {"t": 0.0, "type": "session", "game": game, "players": names,
               "options": dict(settings.options)}
     if mode is not None:
@@ -391,11 +556,13 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
         w.write(header)
         for e in events:
             w.write(e)
+    t_judge = time.perf_counter()
     record = read_record(record_path)
     judgement = judge(record, {})
+    stats["judge"] = time.perf_counter() - t_judge
     result = Replay(video=video, audio=heard_from, out=out, record=record_path, header=header, events=events,
                     judgement=judgement, landmarks=landmarks, warnings=warnings, duration=duration,
-                    elapsed={"video": elapsed_video}, calibration=cal, enrolled=enrolled)
+                    elapsed={"video": elapsed_video}, calibration=cal, enrolled=enrolled, stats=stats)
     result.elapsed["perception"] = time.perf_counter() - t_start
     if settings.report or settings.video:
         from referee import report

@@ -16,6 +16,7 @@ then), so onsets keep full-rate accuracy (:class:`~vision.hands.SeatHands`).
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from pathlib import Path
 from typing import Callable, Iterator
@@ -42,21 +43,30 @@ def sort_key(e: Event):
 
 
 class TableWatcher:
+    """``workers`` > 0 runs the seats (pose, arm states, re-analysis) in that many processes
+    (:class:`vision.parallel.SeatWorkers`) while this one watches the cards; ``pipeline``
+    frames may be in flight to them. :attr:`seen` collects ``(t, player, landmarks)`` of every
+    analysed seat whose person was found (the report's evidence), drained by the caller."""
+
     def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
                  card_every: int = 1, pose_every: int = 1, pipeline: int = 0):
         if cal.card_zones and refs is None:
             refs = References.from_folder(cal.references)
         self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
         self.seats = [SeatHands(s.name, s.box.to_list(), every=pose_every, phase=i) for i, s in enumerate(cal.seats)]
+        self.players = [s.player for s in self.seats]
         self.token = TokenWatcher(cal.zones["token"]) if "token" in cal.zones else None
-        self.workers = None
-        if workers > 0 and self.seats:
-            from vision.parallel import PoseWorkers
-
-            self.workers = PoseWorkers([s.box for s in self.seats], workers)
         self.width, self.height = cal.width, cal.height
         self.pipeline = max(0, pipeline)  # frames in flight to the workers (see PIPELINE_FRAMES)
-        self._pending: deque[tuple[float, list[bool]]] = deque()
+        self.workers = None
+        if workers > 0 and self.seats:
+            from vision.parallel import RING_MARGIN, SeatWorkers
+
+            self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase) for s in self.seats], workers,
+                                       (cal.height, cal.width, 3), self.pipeline + RING_MARGIN)
+        self._pending: deque[float] = deque()
+        self.seen: list[tuple[float, str, object]] = []
+        self.card_seconds = 0.0  # time spent on the card zones (benchmark figure)
 
     @property
     def warnings(self) -> list[str]:
@@ -66,38 +76,48 @@ class TableWatcher:
         """Events known after this frame. With workers and ``pipeline`` > 0 the hands and the
         token of a frame are observed ``pipeline`` frames later; :meth:`finish` drains them."""
         img = frame.image
-        due = [s.due(frame.index) for s in self.seats]
         if self.workers is not None:
-            self.workers.submit(img, due)
-            self._pending.append((frame.t, due))
-            for seat in self.seats:
-                seat.remember(frame.index, frame.t, img)
+            self.workers.submit(frame.index, frame.t, img)
+            self._pending.append(frame.t)
         events: list[Event] = []
+        t0 = time.perf_counter()
         for c in self.cards:
             events.extend(c.update(frame.index, frame.t, img))
+        self.card_seconds += time.perf_counter() - t0
         if self.workers is not None:
             while len(self._pending) > self.pipeline:
                 events.extend(self._collect())
         else:
-            for seat in self.seats:
+            due = [s.due(frame.index) for s in self.seats]
+            for seat, d in zip(self.seats, due):
                 events.extend(seat.update(frame.index, frame.t, img))
-            events.extend(self._token(frame.t, due))
+                if d:
+                    self._seen(frame.t, seat.player, seat.landmarks)
+            events.extend(self._token(frame.t, due, [s.landmarks for s in self.seats]))
         return events
 
-    def _collect(self) -> list[Event]:
-        t, due = self._pending.popleft()
-        events: list[Event] = []
-        for seat, lm, d in zip(self.seats, self.workers.collect(), due):
-            if d:
-                events.extend(seat.observe(t, lm))
-        return events + self._token(t, due)
+    def _seen(self, t: float, player: str, lm) -> None:
+        if lm is not None:
+            self.seen.append((t, player, lm))
 
-    def _token(self, t: float, due: list[bool]) -> list[Event]:
+    def _collect(self) -> list[Event]:
+        t = self._pending.popleft()
+        events: list[Event] = []
+        due, lms = [], []
+        for player, (d, lm, evs) in zip(self.players, self.workers.collect()):
+            events.extend(evs)
+            due.append(d)
+            lms.append(lm)
+            if d:
+                self._seen(t, player, lm)
+        return events + self._token(t, due, lms)
+
+    def _token(self, t: float, due: list[bool], lms: list) -> list[Event]:
         """Only the seats analysed on this frame: at reduced pose rate the others' landmarks
         are older than ``t`` and would time a grab late."""
         if self.token is None:
             return []
-        return self.token.observe(t, {s.player: s.landmarks if d else None for s, d in zip(self.seats, due)})
+        return self.token.observe(t, {p: lm if d else None for p, lm, d in zip(self.players, lms, due)})
 
     def finish(self) -> list[Event]:
         """The events of the frames still in flight to the workers (end of the input)."""
@@ -111,6 +131,15 @@ class TableWatcher:
             self.workers.close()
         for s in self.seats:
             s.close()
+
+    def pose_stats(self) -> dict:
+        """Pose figures (benchmark): inferences, frames re-analysed, and with workers their
+        CPU seconds and busy seconds per worker (known after :meth:`close`)."""
+        if self.workers is not None:
+            st = self.workers.stats
+            return {"inferences": sum(x["inferences"] for x in st), "reanalysed": sum(x["reanalysed"] for x in st),
+                    "worker_cpu": [round(x["cpu"], 2) for x in st], "worker_busy": [round(x["busy"], 2) for x in st]}
+        return {"inferences": sum(s.frames for s in self.seats), "reanalysed": sum(s.reanalysed for s in self.seats)}
 
 
 def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,

@@ -19,6 +19,11 @@ import numpy as np
 from referee.errors import MediaError
 
 
+#: PyAV/FFmpeg decoder threading: "AUTO" = frame and slice threads (decoding one 720p frame
+#: runs beside the watching of the previous ones; the frames and their order are the same)
+DECODE_THREADS = "AUTO"
+
+
 @dataclass(frozen=True)
 class Frame:
     index: int
@@ -77,6 +82,7 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
     c = _open(path)
     try:
         s = c.streams.video[0]
+        s.thread_type = DECODE_THREADS
         t0 = None
         index = 0
         bad = 0
