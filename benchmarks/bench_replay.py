@@ -77,12 +77,14 @@ def main() -> int:
 
     import resource
 
-    def cpu() -> float:
-        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+    def cpu(who=None) -> float:
+        if who is not None:
+            a = resource.getrusage(who)
+            return a.ru_utime + a.ru_stime
+        return cpu(resource.RUSAGE_SELF) + cpu(resource.RUSAGE_CHILDREN)
 
     load0 = os.getloadavg()
-    cpu0 = cpu()
+    cpu0, self0 = cpu(), cpu(resource.RUSAGE_SELF)
     with tempfile.TemporaryDirectory() as tmp:
         out = a.out or tmp
         s = ReplaySettings(workers=a.workers, pose_every=a.pose_every, card_every=a.card_every,
@@ -90,6 +92,7 @@ def main() -> int:
         r = replay(DEMO / "session.mp4", DEMO / "calibration.json", audio=DEMO / "seats.wav", out=out, settings=s)
     load1 = os.getloadavg()
     cpu_s = cpu() - cpu0  # seat workers and the audio process are joined children: counted
+    self_s = cpu(resource.RUSAGE_SELF) - self0
     el, st = r.elapsed, r.stats
     print(f"replay of the 4-seat demo: {r.duration:.1f} s of video, {r.header['source']['frames']} frames, "
           f"workers {a.workers}, pose every {a.pose_every}, cards every {a.card_every}, "
@@ -108,7 +111,8 @@ def main() -> int:
     cores = os.cpu_count() or 1
     print(f"  CPU time {cpu_s:.1f} s (this process + seat workers + audio process) = {r.duration / cpu_s:.2f}x real "
           f"time on one core; if {cores} cores were free: about {r.duration * cores / cpu_s:.2f}x (an estimate, "
-          f"not measured); CPU use {cpu_s / el['total']:.2f} cores on average")
+          f"not measured); CPU use {cpu_s / el['total']:.2f} cores on average; this process {self_s:.1f} s, "
+          f"children (seat workers, audio) {cpu_s - self_s:.1f} s")
     c = compare(r.events, _lines(DEMO / "truth.jsonl"))
     for kind in ("card", "hand"):
         f, n, g, med, mx = c[kind]
