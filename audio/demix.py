@@ -5,17 +5,29 @@ also picks up the other seats (about -10 dB, a few ms late), so a seat's channel
 its own word *plus* the neighbours' words: the onset detector starts a second player's word
 late under the first player's leakage, and the recogniser hears two words at once.
 
-How: the leakage is linear. In the short-time Fourier domain, channel ``i`` is
-``X_i(f) = S_i(f) + sum_j A_ij(f) S_j(f)`` where ``A_ij(f)`` is the transfer from seat ``j``'s
-mouth to mic ``i`` relative to mic ``j`` (a delay of 2-4 ms and an attenuation fit easily
-inside one STFT frame). ``A_ij`` is measured where seat ``j`` speaks alone (its channel far
-above every other, see :class:`DemixParams`): ``A_ij = sum X_i X_j* / sum |X_j|^2``. Then
-``S = A^-1 X`` per frequency bin. The estimate comes from the recording itself (replay) or
-from the calibration recording, where every seat speaks alone in turn.
+How: the leakage is linear. Mic ``i`` hears ``x_i = s_i + sum_j h_ij * s_j`` where ``h_ij`` is
+a short impulse response (the path from seat ``j``'s mouth to mic ``i`` relative to mic ``j``:
+a delay of a few ms and an attenuation, plus early reflections).
 
-A seat that never speaks alone gets no estimate (its leakage is left in the others); a
-table whose "leakage" is louder than ``max_leak_db`` is not a close-mic table (one room
-microphone, or mics that are swapped) and is not demixed at all.
+1. *Measure* ``h_ij`` where seat ``j`` speaks alone (its channel far above every other, see
+   :class:`DemixParams`): least squares of ``x_i`` on the last ``taps`` samples of ``x_j``,
+   in the time domain; then refit on the solo frames where every other mic is the
+   predicted leak plus little else (``clean_db``), on the taps around the strongest one
+   (``before_peak``/``after_peak``; default: that tap alone, the direct path). (The earlier
+   per-frequency-bin estimate in 32 ms STFT frames left -11 dB of leakage on the demo's
+   worst channel: a 4 ms delay is too long for the one-multiplication-per-bin model of a
+   32 ms frame; this leaves about -21 dB.)
+2. *Invert* ``x = (I + H) s`` exactly, per frequency of one long FFT per ``block`` (a
+   convolution is a multiplication there when the FFT is long enough; ``pad`` covers the
+   inverse's ringing). Iterating ``s = x - H s`` instead converges too slowly: three
+   neighbours at -10 dB sum to a loop gain near 1.
+
+The estimate comes from the recording itself (replay) or from the calibration recording,
+where every seat speaks alone in turn. A seat that never speaks alone gets no estimate (its
+leakage is left in the others); a table whose "leakage" is louder than ``max_leak_db`` is not
+a close-mic table (one room microphone, or mics that are swapped) and is not demixed at all.
+Synthetic voices of the same word are correlated with each other, which biases step 1 low
+by 1-2 dB on the demo; real voices much less.
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 import numpy as np
-from scipy.signal import istft, stft
+from scipy.signal import stft
 
 from audio.capture import Block
 from referee.errors import MediaError
@@ -32,11 +44,11 @@ from referee.errors import MediaError
 
 @dataclass(frozen=True)
 class DemixParams:
-    """Named thresholds of the leakage estimate and the demixing."""
+    """Named thresholds of the leakage estimate and the demixing (sample counts at 16 kHz)."""
 
-    #: STFT frame in samples; the leakage delay must be well inside it (512 = 32 ms at 16 kHz).
+    #: frame (samples) of the solo test; 512 = 32 ms at 16 kHz.
     nperseg: int = 512
-    #: STFT hop in samples (75 % overlap: exact reconstruction with the Hann window).
+    #: step (samples) between solo-test frames; each solo frame lends its middle ``hop`` samples.
     hop: int = 128
     #: a frame is seat j's solo when its channel is this many dB above every other channel.
     solo_db: float = 8.0
@@ -46,21 +58,46 @@ class DemixParams:
     min_solo_frames: int = 12
     #: a median leakage louder than this is not a close-mic table: no demixing.
     max_leak_db: float = -3.0
-    #: samples per processing chunk (bounded memory on long sessions; latency of the offline pass).
-    chunk: int = 16000 * 20
+    #: length of each measured impulse response (96 = 6 ms at 16 kHz: seats up to ~2 m apart).
+    taps: int = 96
+    #: samples per inversion block (one FFT each) and per estimation pass (bounded memory).
+    chunk: int = 1 << 16
+    #: context on each side of an inversion block: the inverse filter's ringing dies within it.
+    pad: int = 8192
+    #: each response is refitted on taps from this many before its strongest tap (the direct
+    #: path)...
+    before_peak: int = 0
+    #: ... to this many after it (early reflections, e.g. off the table: 1.5 ms at 16 kHz).
+    #: Why: with little solo speech (a demo where everybody shouts at once, correlated voices)
+    #: the free taps fit other seats' words: the demo's chie-from-dai response had
+    #: off-peak taps as strong as its peak and left -10 dB of aki on chie's channel.
+    after_peak: int = 0
+    #: refits keeping only the solo frames where every other mic is the measured leak and at
+    #: most ``clean_db`` dB of anything else (another seat's own voice under the 8 dB solo
+    #: test: with -10 dB leakage, a neighbour's word can be as loud as the leak there)...
+    clean_passes: int = 2
+    clean_db: float = 10.0
+    #: least-squares regularisation, relative to the mean regressor power (keeps silence at 0).
+    ridge: float = 1e-6
 
 
 @dataclass(frozen=True)
 class Leakage:
-    """The measured transfer ``A[f, i, j]`` from seat j to mic i (``A[f, j, j] = 1``)."""
+    """The measured impulse responses ``fir[i, j]`` from seat j to mic i (zero on the diagonal)."""
 
-    matrix: np.ndarray
+    fir: np.ndarray  # (C, C, taps)
     solo_frames: tuple[int, ...]
     params: DemixParams = field(default_factory=DemixParams)
 
     @property
     def channels(self) -> int:
-        return self.matrix.shape[1]
+        return self.fir.shape[0]
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The transfer ``A[f, i, j]`` (``A[f, j, j] = 1``) on the ``nperseg``-point frequency grid."""
+        a = np.moveaxis(np.fft.rfft(self.fir, self.params.nperseg, axis=2), 2, 0)
+        return a + np.eye(self.channels)[None]
 
     def leak_db(self) -> np.ndarray:
         """Median leakage per (mic, seat) pair in dB over frequency (0 on the diagonal)."""
@@ -77,64 +114,98 @@ class Leakage:
 
     def demix(self, x: np.ndarray) -> np.ndarray:
         """``x[samples, channels]`` -> the seats' own voices, same shape and dtype."""
-        inv = np.linalg.inv(self.matrix)  # (F, C, C)
-        p = self.params
+        p, c, n = self.params, self.channels, len(x)
+        out = np.empty(x.shape, np.float64)
+        for a in range(0, n, p.chunk):
+            b = min(n, a + p.chunk)
+            lo, hi = max(0, a - p.pad), min(n, b + p.pad)
+            seg = x[lo:hi].astype(np.float64)
+            size = 1 << int(np.ceil(np.log2(len(seg) + p.taps)))
+            X = np.fft.rfft(seg, size, axis=0)  # (F, C)
+            A = np.moveaxis(np.fft.rfft(self.fir, size, axis=2), 2, 0) + np.eye(c)[None]
+            S = np.linalg.solve(A, X[:, :, None])[:, :, 0]
+            y = np.fft.irfft(S, size, axis=0)
+            out[a:b] = y[a - lo : b - lo]
+        return out.astype(x.dtype, copy=False)
 
-        def run(seg: np.ndarray) -> np.ndarray:
-            X = _stft(seg, p)
-            Y = np.einsum("fij,jft->ift", inv, X)
-            _, y = istft(Y, nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
-            return y.T[: len(seg)]
 
-        return _chunked(x, p, run).astype(x.dtype, copy=False)
-
-
-def _stft(x: np.ndarray, p: DemixParams) -> np.ndarray:
+def _solo_frames(x: np.ndarray, p: DemixParams) -> list[np.ndarray]:
+    """Per seat: the STFT frames (centred on ``t * hop``) where its channel stands above all others."""
+    c = x.shape[1]
     _, _, X = stft(x.T.astype(np.float64), nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
-    return X  # (C, F, T)
-
-
-def _chunked(x: np.ndarray, p: DemixParams, run) -> np.ndarray:
-    """Apply ``run`` to overlapping chunks and keep each chunk's middle (no seams)."""
-    n = len(x)
-    if n <= p.chunk:
-        return run(x)
-    pad = 2 * p.nperseg
-    out = np.empty_like(x, dtype=np.float64)
-    for a in range(0, n, p.chunk):
-        b = min(n, a + p.chunk)
-        lo, hi = max(0, a - pad), min(n, b + pad)
-        y = run(x[lo:hi])
-        out[a:b] = y[a - lo : a - lo + (b - a)]
+    level = 10 * np.log10((np.abs(X) ** 2).sum(axis=1) + 1e-12)  # (C, T)
+    floor = np.median(level, axis=1, keepdims=True)
+    out = []
+    for j in range(c):
+        others = np.delete(level, j, axis=0).max(axis=0) if c > 1 else np.full(level.shape[1], -np.inf)
+        out.append(np.flatnonzero((level[j] - others >= p.solo_db) & (level[j] - floor[j] >= p.active_db)))
     return out
 
 
+def _samples_of(frames: np.ndarray, p: DemixParams, n: int) -> np.ndarray:
+    """The middle ``hop`` samples of each frame (frames overlap: each sample counted once)."""
+    idx = (frames[:, None] * p.hop + np.arange(-(p.hop // 2), p.hop - p.hop // 2)[None]).ravel()
+    return idx[(idx >= p.taps) & (idx < n)]
+
+
+def _fit(xf: np.ndarray, j: int, idx: np.ndarray, p: DemixParams) -> np.ndarray:
+    """Least-squares responses (C, taps) from seat j to every mic over samples ``idx``."""
+    c, k = xf.shape[1], p.taps
+    gram, cross = np.zeros((k, k)), np.zeros((k, c))
+    for a in range(0, len(idx), p.chunk):
+        i = idx[a : a + p.chunk]
+        lagged = xf[i[:, None] - np.arange(k)[None], j]  # (n, taps): x_j[n - tap]
+        gram += lagged.T @ lagged
+        cross += lagged.T @ xf[i]
+    gram += p.ridge * max(np.trace(gram) / k, 1e-20) * np.eye(k)
+    h = np.linalg.solve(gram, cross)  # every tap free
+    out = np.zeros((c, k))
+    for i in range(c):
+        if i == j:
+            continue
+        peak = int(np.argmax(np.abs(h[:, i])))
+        keep = np.arange(max(0, peak - p.before_peak), min(k, peak + p.after_peak + 1))
+        out[i, keep] = np.linalg.solve(gram[np.ix_(keep, keep)], cross[keep, i])
+    return out
+
+
+def _clean(xf: np.ndarray, j: int, frames: np.ndarray, h: np.ndarray, p: DemixParams) -> np.ndarray:
+    """The frames of ``frames`` where every other mic is seat j's predicted leak and little else."""
+    n, c = xf.shape
+    ok = np.ones(len(frames), bool)
+    half = p.nperseg // 2
+    for i in range(c):
+        if i == j:
+            continue
+        pred = np.convolve(xf[:, j], h[i])[:n]
+        res = xf[:, i] - pred
+        for m, t in enumerate(frames):
+            a, b = max(0, t * p.hop - half), min(n, t * p.hop + half)
+            leak = float(np.sum(pred[a:b] ** 2))
+            ok[m] &= float(np.sum(res[a:b] ** 2)) <= leak * 10 ** (-p.clean_db / 10)
+    return frames[ok]
+
+
 def estimate(x: np.ndarray, params: DemixParams | None = None) -> Leakage:
-    """Measure the leakage of ``x[samples, channels]`` from the frames where one seat speaks alone."""
+    """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks alone."""
     p = params or DemixParams()
-    c = x.shape[1]
-    f_bins = p.nperseg // 2 + 1
-    cross = np.zeros((f_bins, c, c), complex)
-    power = np.zeros((f_bins, c))
-    solo = np.zeros(c, int)
-    for a in range(0, len(x), p.chunk):
-        X = _stft(x[a : a + p.chunk], p)
-        level = 10 * np.log10((np.abs(X) ** 2).sum(axis=1) + 1e-12)  # (C, T)
-        floor = np.median(level, axis=1, keepdims=True)
-        for j in range(c):
-            others = np.delete(level, j, axis=0).max(axis=0) if c > 1 else np.full(level.shape[1], -np.inf)
-            mask = (level[j] - others >= p.solo_db) & (level[j] - floor[j] >= p.active_db)
-            solo[j] += int(mask.sum())
-            xj = X[j][:, mask]
-            power[:, j] += (np.abs(xj) ** 2).sum(axis=1)
-            for i in range(c):
-                cross[:, i, j] += (X[i][:, mask] * xj.conj()).sum(axis=1)
-    matrix = np.zeros_like(cross)
+    n, c = x.shape
+    xf = x.astype(np.float64)
+    fir = np.zeros((c, c, p.taps))
+    solo = _solo_frames(x, p)
+    counts = []
     for j in range(c):
-        if solo[j] >= p.min_solo_frames:
-            matrix[:, :, j] = cross[:, :, j] / np.maximum(power[:, j], 1e-12)[:, None]
-        matrix[:, j, j] = 1.0
-    return Leakage(matrix=matrix, solo_frames=tuple(int(n) for n in solo), params=p)
+        frames = solo[j]
+        if len(frames) >= p.min_solo_frames:
+            fir[:, j] = _fit(xf, j, _samples_of(frames, p, n), p)
+            for _ in range(p.clean_passes):
+                clean = _clean(xf, j, solo[j], fir[:, j], p)
+                if len(clean) < p.min_solo_frames or len(clean) == len(frames):
+                    break
+                frames = clean
+                fir[:, j] = _fit(xf, j, _samples_of(frames, p, n), p)
+        counts.append(int(len(frames)))
+    return Leakage(fir=fir, solo_frames=tuple(counts), params=p)
 
 
 class DemixedSource:

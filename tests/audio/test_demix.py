@@ -109,3 +109,31 @@ def test_a_corrupt_recording_yields_what_was_readable_then_the_error():
         for b in src:
             got.append(b)
     assert sum(len(b.data) for b in got) == 100 * 320
+
+
+def test_each_measured_response_is_the_seat_to_mic_delay_and_gain():
+    x, _ = _table(np.random.default_rng(6))
+    leak = estimate(x)
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                h = leak.fir[i, j]
+                assert int(np.argmax(np.abs(h))) == 32 + 16 * ((i + j) % 3)
+                assert abs(20 * np.log10(np.abs(h).max()) - LEAK_DB) < 1.0
+    assert np.all(leak.fir[np.arange(3), np.arange(3)] == 0)
+
+
+def test_a_neighbour_speaking_under_a_solo_is_left_out_of_the_measure():
+    """A 'solo' frame where another seat talks 9 dB down passes the level test; the
+    refit drops it, so the other seat's word does not bend the measured response."""
+    rng = np.random.default_rng(7)
+    x, sources = _table(rng)
+    n = len(x)
+    extra = np.zeros((n, 3))
+    extra[:, 2] = 0.35 * _bursts(rng, [0.55], n)  # seat 2 murmurs under seat 0's solo
+    x = x + extra.astype(np.float32)
+    loose = estimate(x, DemixParams(clean_passes=0))
+    clean = estimate(x)
+    assert clean.solo_frames[0] < loose.solo_frames[0]
+    err = lambda est: abs(20 * np.log10(np.abs(est.fir[2, 0]).max()) - LEAK_DB)
+    assert err(clean) <= err(loose) and err(clean) < 0.1
