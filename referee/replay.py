@@ -4,13 +4,28 @@ One clock: video frames carry their PTS (``vision.video.read_frames``), audio sa
 index (``audio.capture.FileSource``); both count from the start of their file, so a WAV
 recorded together with the video (or the video's own audio track) shares the frame clock.
 
-Pipeline (bounded queues where it helps): a *reader* thread decodes frames into a queue of
-:data:`QUEUE_FRAMES` (PyAV decodes outside the GIL, so decoding overlaps the watching), the
-*processor* (this thread) runs ``vision.table.TableWatcher`` with its pose worker processes,
-and a second thread runs the ``audio.listen`` pipeline over the seats' channels. The
-*writer* merges both event streams in time order into ``session.jsonl`` through
-:class:`referee.record.RecordWriter` (flushed per event); the record is then judged like any
-other record (``referee.judge``) and the dispute report drawn (:mod:`referee.report`).
+Pipeline (bounded queues where it helps; every part on its own core where there is one):
+
+- a *reader* thread decodes frames (PyAV, FFmpeg's own threads, outside the GIL) into a
+  queue of :data:`QUEUE_FRAMES`;
+- the *processor* (this thread) runs ``vision.table.TableWatcher``: it copies each frame
+  into a shared-memory ring, watches the card zones, and collects the hands from the *seat
+  worker processes* (``vision.parallel.SeatWorkers``: each owns whole seats — pose, arm
+  state and the full-rate re-analysis around hand changes) with :data:`PIPELINE` frames in
+  flight, so decoding, cards and pose run at the same time;
+- the *audio* runs in a process of its own (``--workers 0``: a thread), started first:
+  cross-talk cancellation, onsets, Vosk and the enrolled-voice verifier over the seats'
+  channels (``_hear``); its setup warnings are given after the video (t = 0 in the record).
+
+Why (measured on the 4-seat demo, 37 s): before, one core was busy although there were 2
+pose workers: the replay waited for the workers on every frame (no frames in flight); with
+staggered pose the two workers' seats were due on alternate frames (round-robin groups
+[0, 2], [1, 3] vs phases 0-3), so one worker idled while the other ran; the re-analysis
+ran in the main process; and the audio thread shared the main process's GIL with decoding
+and the cards. The *writer* then merges all event streams in time order into
+``session.jsonl`` through :class:`referee.record.RecordWriter` (flushed per event); the
+record is judged like any other record (``referee.judge``) and the dispute report drawn
+(:mod:`referee.report`).
 
 Decisions (the spec is silent):
 - Bad input that leaves something to judge is a warning, and the record says what was
@@ -22,8 +37,15 @@ Decisions (the spec is silent):
   only; every required call is then "missed" — the report says why at the top.
 - A card code of the game's deck without a reference image cannot be seen: a warning per
   missing code, replay goes on.
-- Defaults for speed: 2 pose workers, pose on every 2nd frame per seat (seats staggered),
-  card zones every 2nd frame (timing stays full-rate by the ring-buffer walk-back).
+- Defaults for speed (measured on the 4-seat demo, ``benchmarks/bench_replay.py``): 2 seat
+  worker processes, pose on every 8th frame per seat (seats staggered; the frames around
+  each hand change are re-analysed at full rate, so onsets keep full-rate timing: 44/44 demo
+  hand changes within 5 ms at 8 as at 2), card zones every 2nd frame (timing stays
+  full-rate by the ring-buffer walk-back; every 3rd-6th costs *more*, the walk-back grows).
+  Cost of every 8th: a hand must stay up about 9 frames (0.3 s) and down about 16 frames
+  (0.55 s) to be seen, and is known up to ~0.6 s after it happened (its time unchanged).
+  Pose is 19 ms CPU per seat crop whatever the crop size (MediaPipe resizes to 256x256),
+  so smaller crops save nothing; fewer pose runs do: CPU 64 s at every 2nd, 38 s at 8th.
 """
 
 from __future__ import annotations
@@ -62,7 +84,7 @@ class ReplaySettings:
     game: str | None = None
     mode: str | None = None
     workers: int = 2
-    pose_every: int = 2
+    pose_every: int = 8
     card_every: int = 2
     model: str | None = None
     lang: str = "ja"

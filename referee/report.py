@@ -99,26 +99,11 @@ def card_views(result) -> list[CardView]:
 
 
 def _frames_at(video: Path, times: list[float]) -> dict[float, np.ndarray]:
-    """The decoded frame nearest each time (second pass, stops after the last time)."""
-    from vision.video import read_frames
+    """The decoded frame nearest each time (second pass, stops after the last time; only
+    the frames picked are converted to BGR: ``vision.video.frames_at``)."""
+    from vision.video import frames_at
 
-    want = sorted(set(times))
-    got: dict[float, tuple[float, np.ndarray]] = {}
-    if not want:
-        return {}
-    last = want[-1]
-    prev = None
-    for fr in read_frames(video):
-        for t in want:
-            d = abs(fr.t - t)
-            if t not in got or d < got[t][0]:
-                if d < 0.5:
-                    got[t] = (d, fr.image)
-        prev = fr
-        if fr.t > last + 0.1:
-            break
-    del prev
-    return {t: img for t, (d, img) in got.items()}
+    return frames_at(video, times, tolerance=0.5)
 
 
 def _landmarks_at(result, player: str, t: float) -> dict | None:

@@ -118,6 +118,59 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
         c.close()
 
 
+def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> dict[float, np.ndarray]:
+    """The decoded frame nearest each of ``times`` (within ``tolerance`` seconds), as BGR.
+
+    For evidence pictures: decodes up to just after the last time and converts to BGR only
+    the frames picked (the conversion costs more than the decoding: ~2 ms vs ~1 ms per 720p
+    frame). Times follow :func:`read_frames`' clock; a time with no frame that near is left
+    out. Ties go to the earlier frame, as in a pass over :func:`read_frames`.
+    """
+    import av
+
+    want = sorted(set(times))
+    if not want:
+        return {}
+    path = Path(path)
+    c = _open(path)
+    best: dict[float, tuple[float, object]] = {}
+    try:
+        s = c.streams.video[0]
+        s.thread_type = DECODE_THREADS
+        t0, index, last = None, 0, want[-1]
+        try:
+            for packet in c.demux(s):
+                try:
+                    decoded = packet.decode()
+                except av.error.FFmpegError:
+                    continue  # read_frames skips it too (with a warning the replay already gave)
+                for fr in decoded:
+                    t = index / float(s.average_rate or 30) if fr.pts is None else float(fr.pts * (fr.time_base or s.time_base))
+                    if t0 is None:
+                        t0 = t
+                    t = round(t - t0, 6)
+                    index += 1
+                    for w in want:
+                        d = abs(t - w)
+                        if d < tolerance and (w not in best or d < best[w][0]):
+                            best[w] = (d, fr)
+                    if t > last + 0.1:
+                        raise StopIteration
+        except StopIteration:
+            pass
+        except av.error.FFmpegError as exc:
+            raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
+        converted: dict[int, np.ndarray] = {}
+        out = {}
+        for w, (d, fr) in best.items():
+            if id(fr) not in converted:
+                converted[id(fr)] = fr.to_ndarray(format="bgr24")
+            out[w] = converted[id(fr)]
+        return out
+    finally:
+        c.close()
+
+
 def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int = 18) -> None:
     """Encode BGR frames as H.264 (tests and the demo's own recordings)."""
     import av

@@ -98,9 +98,10 @@ def _print(result, as_json: bool) -> None:
 
 common = [
     click.option("--workers", type=click.IntRange(0, 16), default=2, show_default=True,
-                 help="Pose worker processes for one session (several sessions: one process each instead)."),
-    click.option("--pose-every", type=click.IntRange(1, 10), default=2, show_default=True,
-                 help="Each seat's pose on every n-th frame (seats staggered; onsets still interpolated)."),
+                 help="Seat (pose) worker processes for one session; audio then runs in a process of its own too "
+                      "(several sessions: one process each instead)."),
+    click.option("--pose-every", type=click.IntRange(1, 10), default=8, show_default=True,
+                 help="Each seat's pose on every n-th frame (seats staggered; frames around each hand change re-analysed at full rate)."),
     click.option("--card-every", type=click.IntRange(1, 30), default=2, show_default=True,
                  help="Card zones analysed every n-th frame (appearance time stays full-rate)."),
     click.option("--video", "video_out", is_flag=True, help="Also write annotated.mp4 (boxes, hands, cards, verdicts)."),
