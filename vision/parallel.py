@@ -1,5 +1,9 @@
 """Pose for several seats in worker processes (speed on 2 cores).
 
+Two kinds: :class:`SeatWorkers` (whole seats per worker, frames in shared memory; what
+``vision.table.TableWatcher`` and ``referee replay`` use) and :class:`PoseWorkers` (pose
+only, crops pickled; kept for ``vision.bench``'s throughput figures).
+
 Research: four seats at 30 fps do not fit one process on 2 cores (9–17 fps), two workers
 reached 18–21 fps. Each worker owns the pose trackers of a group of seats (tracking state
 stays in one process, so video mode works) and receives only the seat crops of each frame;

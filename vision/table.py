@@ -6,8 +6,10 @@ per card zone, one :class:`~vision.hands.SeatHands` per seat and, when the calib
 (a card after its confirmation, a hand after :data:`~vision.hands.RAISE_FRAMES`), carrying
 the time they *happened*; :func:`watch_video` sorts them.
 
-Speed (see ``python -m vision.bench``): ``workers`` > 0 runs the seats' pose in that many
-processes while this one decodes and watches the cards; ``card_every`` > 1 analyses card
+Speed (see ``python -m vision.bench`` and ``benchmarks/bench_replay.py``): ``workers`` > 0
+runs whole seats (pose, arm states and the re-analysis around each hand change) in that
+many processes (:class:`vision.parallel.SeatWorkers`, frames through shared memory) while
+this one decodes and watches the cards — the output is the same as in one process; ``card_every`` > 1 analyses card
 zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
 ``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered, and re-analyses
 the ring-buffered frames around each hand transition at full rate (in this process, only
