@@ -64,8 +64,10 @@ from referee.record import RecordWriter, read_record
 QUEUE_FRAMES = 8
 #: frames in flight to the seat workers (``TableWatcher`` pipeline): decoding and the card
 #: zones run ahead while the workers analyse; hand events are known this many frames later
-#: (their times unchanged). Memory: this many + 2 frames in shared memory (2.8 MB each at 720p)
-PIPELINE = 8
+#: (their times unchanged). Deep enough that a re-analysis burst in one worker (9 pose runs
+#: at every 8th frame) does not stall the other. Memory: this many + 2 frames in shared
+#: memory (2.8 MB each at 720p: 50 MB)
+PIPELINE = 16
 #: dB added to the leak measured after cross-talk cancellation (the measure is an estimate)
 RESIDUAL_MARGIN_DB = 3.0
 #: after cancellation, a seat's run may be this far below the others' median and still be its
