@@ -489,7 +489,8 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     tw = None
     try:
         tw = TableWatcher(cal, workers=settings.workers, card_every=settings.card_every,
-                          pose_every=settings.pose_every, pipeline=PIPELINE if settings.workers > 0 else 0)
+                          pose_every=settings.pose_every, pipeline=PIPELINE if settings.workers > 0 else 0,
+                          keep_landmarks=True)
         reader.start()
         t_video = time.perf_counter()
 

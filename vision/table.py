@@ -9,11 +9,12 @@ the time they *happened*; :func:`watch_video` sorts them.
 Speed (see ``python -m vision.bench`` and ``benchmarks/bench_replay.py``): ``workers`` > 0
 runs whole seats (pose, arm states and the re-analysis around each hand change) in that
 many processes (:class:`vision.parallel.SeatWorkers`, frames through shared memory) while
-this one decodes and watches the cards — the output is the same as in one process; ``card_every`` > 1 analyses card
-zones on every n-th frame only (the walk-back over the ring buffer keeps full-rate timing);
-``pose_every`` > 1 runs each seat's pose on every n-th frame, seats staggered, and re-analyses
-the ring-buffered frames around each hand transition at full rate (in this process, only
-then), so onsets keep full-rate accuracy (:class:`~vision.hands.SeatHands`).
+this one decodes and watches the cards — the output is the same as in one process;
+``card_every`` > 1 analyses card zones on every n-th frame only (the walk-back over the ring
+buffer keeps full-rate timing); ``pose_every`` > 1 runs each seat's pose on every n-th
+frame, seats staggered, and re-analyses the ring-buffered frames around each hand
+transition at full rate (where the seat lives, only then), so onsets keep full-rate
+accuracy (:class:`~vision.hands.SeatHands`).
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ def sort_key(e: Event):
 class TableWatcher:
     """``workers`` > 0 runs the seats (pose, arm states, re-analysis) in that many processes
     (:class:`vision.parallel.SeatWorkers`) while this one watches the cards; ``pipeline``
-    frames may be in flight to them. :attr:`seen` collects ``(t, player, landmarks)`` of every
-    analysed seat whose person was found (the report's evidence), drained by the caller."""
+    frames may be in flight to them, and :attr:`seats` then stay idle here (their state
+    lives in the workers). With ``keep_landmarks``, :attr:`seen` collects ``(t, player,
+    landmarks)`` of every analysed seat whose person was found (the replay report's
+    evidence; the caller drains it)."""
 
     def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
-                 card_every: int = 1, pose_every: int = 1, pipeline: int = 0):
+                 card_every: int = 1, pose_every: int = 1, pipeline: int = 0, keep_landmarks: bool = False):
         if cal.card_zones and refs is None:
             refs = References.from_folder(cal.references)
         self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
@@ -67,6 +70,7 @@ class TableWatcher:
             self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase) for s in self.seats], workers,
                                        (cal.height, cal.width, 3), self.pipeline + RING_MARGIN)
         self._pending: deque[float] = deque()
+        self.keep_landmarks = keep_landmarks
         self.seen: list[tuple[float, str, object]] = []
         self.card_seconds = 0.0  # CPU seconds spent on the card zones (benchmark figure)
 
@@ -99,7 +103,7 @@ class TableWatcher:
         return events
 
     def _seen(self, t: float, player: str, lm) -> None:
-        if lm is not None:
+        if lm is not None and self.keep_landmarks:
             self.seen.append((t, player, lm))
 
     def _collect(self) -> list[Event]:

@@ -62,7 +62,7 @@ def test_seat_workers_see_what_one_process_sees(clip):
     cal = load(clip / "calibration.json")
     runs = []
     for workers, pipeline in ((0, 0), (2, 3)):
-        tw = TableWatcher(cal, workers=workers, pose_every=4, card_every=2, pipeline=pipeline)
+        tw = TableWatcher(cal, workers=workers, pose_every=4, card_every=2, pipeline=pipeline, keep_landmarks=True)
         events, seen = [], []
         try:
             for fr in read_frames(clip / "clip.mp4"):
