@@ -1,12 +1,18 @@
 """Replay speed and perception accuracy on the bundled 4-seat demo (prints figures).
 
     python benchmarks/bench_replay.py [--workers 2] [--pose-every 8] [--card-every 2] [--no-enroll] [--report]
+    python benchmarks/bench_replay.py --check DIR/session.jsonl     # a record against the truth, no replay
 
-Prints: video seconds, wall-clock seconds per stage, the speed-up over real time, the load
-average while measuring, and against fixtures/demo/truth.jsonl: card/hand events found
-(time error), shouts found within 50 ms and with the right words, and how many of the
-expected verdicts (fixtures/demo/expected.jsonl: first, tie, correct, wrong, missed per
-card) the replay reproduces.
+Prints: video seconds, wall-clock seconds (decode+vision, perception, report, total), the
+stages (decode CPU, card zones, pose runs and re-analysed frames with each seat worker's
+CPU, the audio process's read+demix / model+enrollment / onsets+Vosk+verifier, the judge),
+the speed-up over real time (video duration / wall time), the load average before and
+after, the CPU time of all processes (this one and the joined children) with the estimate
+it gives for 2 free cores, and against fixtures/demo/truth.jsonl: card/hand events found
+(time error; every event beyond one frame / 5 ms listed), shouts found within 50 ms and
+with the right words, and how many of the expected verdicts (fixtures/demo/expected.jsonl:
+first, tie, correct, wrong, missed per card) the replay reproduces. Other sessions share
+the machine: run it 2-3 times and give the best with the load average.
 """
 
 from __future__ import annotations
