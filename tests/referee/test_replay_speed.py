@@ -87,15 +87,20 @@ def test_seat_workers_see_what_one_process_sees(clip):
 
 
 def test_replay_record_is_the_same_with_worker_processes_and_in_one_process(run_cli, clip, tmp_path):
-    """Byte for byte: seats in 2 workers + audio in its own process vs everything here."""
+    """Byte for byte (record, verdicts, report): seats in 2 workers + audio in its own
+    process vs everything here."""
     out = {}
     for workers in (0, 2):
         res = run_cli("replay", clip / "clip.mp4", "--audio", clip / "seats.wav", "--calibration",
                       clip / "calibration.json", "--workers", str(workers), "--pose-every", "4",
                       "--out", tmp_path / f"w{workers}", "--json")
         assert res.exit_code == 0, res.output
-        out[workers] = (tmp_path / f"w{workers}" / "session.jsonl").read_text(encoding="utf-8"), res.stdout
-    assert out[2] == out[0]
+        d = tmp_path / f"w{workers}"
+        out[workers] = ((d / "session.jsonl").read_text(encoding="utf-8"), res.stdout,
+                        (d / "report.html").read_text(encoding="utf-8"))
+    assert out[2][0] == out[0][0]
+    assert out[2][1] == out[0][1]
+    assert out[2][2] == out[0][2]  # the report's landmarks and evidence frames too
     kinds = {json.loads(x)["type"] for x in out[0][0].splitlines()}
     assert {"card", "hand", "shout"} <= kinds
     assert not multiprocessing.active_children()
