@@ -236,8 +236,10 @@ def onset_params(cal, warnings: list[str], residual_db: float | None = None):
         # card 8: aki's ニ came 59 ms late and unrecognised).
         allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
         return OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    leak = cal.audio.crosstalk_db if getattr(cal, "audio", None) is not None else None
     audio = cal.extra.get("audio")
-    leak = audio.get("crosstalk_db") if isinstance(audio, dict) else None
+    if leak is None and isinstance(audio, dict):
+        leak = audio.get("crosstalk_db")  # a v1 file's extra key
     if leak is None:
         return None
     if isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0:
