@@ -499,22 +499,35 @@ class CardZoneWatcher:
             return []
         self.current = code
         self.pending = (None, 0)
-        first, conf = self._walk_back(code, m.score)
+        first, conf = self._walk_back(code, m.score, m.quad)
         return [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
                           extra={"frame": first.index})]
 
-    def _walk_back(self, code: str, score: float) -> tuple[_Slot, float]:
+    def _walk_back(self, code: str, score: float, quad: np.ndarray | None = None) -> tuple[_Slot, float]:
         """The earliest buffered frame of the run in which ``code`` is recognised, crossing at
-        most :data:`WALK_GAP` undecided frames and stopping at any other card."""
+        most :data:`WALK_GAP` undecided frames and stopping at any other card.
+
+        A frame whose outlines do not give the card (a hand over its edge, or the card on a
+        pile of light cards: the outline merges with the cards under it) is also compared
+        *where the card was last recognised* (``quad``, from the later frame): if the face
+        there is the same code, accepted by the same score and margin, the card was already
+        lying there, recognisable. A card still sliding in does not match at its final place,
+        and a different card there stops the walk."""
         slots = list(self.ring)
         first = slots[-1]
         gap = 0
         for slot in reversed(slots[:-1]):
             ms = recognise(slot.image, self.refs, self.min_score, self.min_margin)
             ok = [m for m in ms if m.status == "ok"]
-            if ok and ok[0].code == code:
+            hit = bool(ok) and ok[0].code == code
+            if not hit and quad is not None and not any(_overlap(m.quad, quad) >= 0.5 for m in ok):
+                at = match_face(warp_card(slot.image, quad), self.refs, self.min_score, self.min_margin, quad)
+                if at.status == "ok" and at.code == code:
+                    ok, hit = [at], True
+            if hit:
                 first, gap = slot, 0
                 score = max(score, ok[0].score)
+                quad = ok[0].quad
             elif ok:
                 break
             else:

@@ -50,6 +50,16 @@ from referee.events import HandEvent
 
 #: wrist above the shoulder by this fraction of the shoulder width = a raised hand
 RAISE_FRACTION = 0.25
+#: a wrist only this far above the shoulder (shoulder widths) is also a raised hand when the
+#: forearm stands upright (:data:`UPRIGHT_FOREARM_DEG`) with its elbow inside the seat box:
+#: the bent-elbow raise of a seated player (elbow kept low, hand held up at head height).
+#: It sits between a chin resting on a hand (wrist -0.13 to +0.02 on the real photos) and
+#: the lowest bent raise (0.22); None disables the second rule. No latency of its own.
+BENT_RAISE_FRACTION: float | None = 0.10
+#: the forearm (elbow to wrist) counts as upright at this elevation above the horizontal
+#: (degrees; 60 = within 30 degrees of vertical). Arms held out sideways (warrior II: 5-8
+#: degrees) or reaching across the table never are.
+UPRIGHT_FOREARM_DEG = 60.0
 #: analysed frames in a row above :data:`RAISE_FRACTION` before a hand counts as up
 #: (latency: this many frames before the event is known; its time is not delayed)
 RAISE_FRAMES = 2
@@ -142,6 +152,30 @@ class Landmarks:
             return None
         return (s.y - w.y) / width
 
+    def upright(self, side: str, box: tuple[int, int, int, int] | None = None) -> bool:
+        """Whether this forearm stands upright (elbow below the wrist, elevation at least
+        :data:`UPRIGHT_FOREARM_DEG`), with the elbow seen and, when ``box`` is given, inside
+        it: MediaPipe extrapolates joints beyond the crop's edge, and the direction of a
+        forearm whose elbow is a guess says nothing."""
+        e, w = self.points.get(f"{side}_elbow"), self.points.get(f"{side}_wrist")
+        if e is None or w is None or e.visibility < MIN_VISIBILITY or w.visibility < MIN_VISIBILITY:
+            return False
+        if box is not None and not (box[0] <= e.x <= box[2] and box[1] <= e.y <= box[3]):
+            return False
+        rise = e.y - w.y
+        return rise > 0 and float(np.degrees(np.arctan2(rise, abs(w.x - e.x)))) >= UPRIGHT_FOREARM_DEG
+
+    def raised(self, side: str, box: tuple[int, int, int, int]) -> bool:
+        """The raised-hand rule on one image: wrist :data:`RAISE_FRACTION` above the shoulder,
+        or :data:`BENT_RAISE_FRACTION` above it with an upright forearm (:meth:`upright`)."""
+        lift = self.lift(side, box[3] - box[1])
+        return lift is not None and _is_up(lift, self.upright(side, box), RAISE_FRACTION, BENT_RAISE_FRACTION)
+
+
+def _is_up(lift: float, upright: bool, raise_fraction: float = RAISE_FRACTION,
+           bent_fraction: float | None = BENT_RAISE_FRACTION) -> bool:
+    return lift >= raise_fraction or (upright and bent_fraction is not None and lift >= bent_fraction)
+
 
 def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
     x1, y1, x2, y2 = box
@@ -229,11 +263,7 @@ def arms_in_image(image_bgr: np.ndarray, box: tuple[int, int, int, int]) -> dict
         est.close()
     if lm is None:
         return {"left_raised": False, "right_raised": False, "found": False}
-    h = box[3] - box[1]
-    out = {}
-    for side in ("left", "right"):
-        lift = lm.lift(side, h)
-        out[f"{side}_raised"] = bool(lift is not None and lift >= RAISE_FRACTION)
+    out = {f"{side}_raised": bool(lm.raised(side, tuple(box))) for side in ("left", "right")}
     out["found"] = True
     return out
 
@@ -266,22 +296,26 @@ class ArmTracker:
 
     def __init__(self, raise_fraction: float = RAISE_FRACTION, raise_frames: int = RAISE_FRAMES,
                  lower_fraction: float = LOWER_FRACTION, lower_frames: int = LOWER_FRAMES,
-                 onset_level: float = ONSET_LEVEL):
+                 onset_level: float = ONSET_LEVEL, bent_fraction: float | None = BENT_RAISE_FRACTION):
         self.raise_fraction, self.raise_frames = raise_fraction, raise_frames
+        self.bent_fraction = bent_fraction
         self.lower_fraction, self.lower_frames = lower_fraction, lower_frames
         self.onset_level = onset_level
         self.up = False
         self.run = 0
         self.history: deque[tuple[float, float]] = deque(maxlen=HISTORY)
 
-    def observe(self, t: float, lift: float | None, visibility: float = 1.0) -> tuple[str, float] | None:
-        """Feed one frame; returns ``("up"|"down", time)`` when the state changes."""
+    def observe(self, t: float, lift: float | None, visibility: float = 1.0,
+                upright: bool = False) -> tuple[str, float] | None:
+        """Feed one frame; returns ``("up"|"down", time)`` when the state changes.
+        ``upright``: the forearm stands upright on this frame (:meth:`Landmarks.upright`),
+        so :data:`BENT_RAISE_FRACTION` suffices for "up"."""
         if lift is None:
             return None  # not seen: no information (keeps the state and the run)
         if visibility >= ONSET_MIN_VISIBILITY:
             self.history.append((t, lift))
         if not self.up:
-            self.run = self.run + 1 if lift >= self.raise_fraction else 0
+            self.run = self.run + 1 if _is_up(lift, upright, self.raise_fraction, self.bent_fraction) else 0
             if self.run >= self.raise_frames:
                 self.up, self.run = True, 0
                 return "up", self._time(rising=True)
@@ -380,7 +414,8 @@ class SeatHands:
         out = []
         h = self.box[3] - self.box[1]
         for side, arm in self.arms.items():
-            change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility)
+            change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility,
+                                 landmarks.upright(side, self.box))
             if change is not None:
                 state, when = change
                 if self.reanalyse:
