@@ -157,9 +157,10 @@ def bench_appearance(seeds: int) -> None:
               f"max {max(map(abs, found)) if found else 'n/a'}")
 
 
-def bench_demo_cards() -> None:
+def bench_demo_cards(every: tuple[int, ...] = (1, 3)) -> None:
     """Card appearance on the rendered demo session (fixtures/demo): the card zones alone
-    over the whole video, each card event's frame against the truth's."""
+    over the whole video (analysed every n-th frame), each card event's frame against the
+    truth's."""
     import json
 
     from calibration.schema import load
@@ -171,23 +172,27 @@ def bench_demo_cards() -> None:
         return
     cal = load(ROOT / "fixtures/demo/calibration.json")
     refs = cards.References.from_folder(cal.references)
-    watchers = [cards.CardZoneWatcher(n, b, refs) for n, b in sorted(cal.card_zones.items())]
-    got, fps = [], cal.fps or 30
+    watchers = {n: [cards.CardZoneWatcher(z, b, refs, every=n) for z, b in sorted(cal.card_zones.items())] for n in every}
+    got: dict[int, list] = {n: [] for n in every}
+    fps = cal.fps or 30
     for fr in read_frames(video):
-        for w in watchers:
-            got += w.update(fr.index, fr.t, fr.image)
+        for n, ws in watchers.items():
+            for w in ws:
+                got[n] += w.update(fr.index, fr.t, fr.image)
     truth = [json.loads(line) for line in open(ROOT / "fixtures/demo/truth.jsonl")]
     tc = [e for e in truth if e["type"] == "card"]
-    errs, used = [], set()
-    for e in tc:
-        c = [(abs(g.t - e["t"]), i) for i, g in enumerate(got) if i not in used and g.card == e["card"] and abs(g.t - e["t"]) < 1.0]
-        if c:
-            i = min(c)[1]
-            used.add(i)
-            errs.append(round((got[i].t - e["t"]) * fps))
-    within = sum(abs(x) <= 1 for x in errs)
-    print(f"card appearance (rendered demo, {len(tc)} cards): {len(errs)}/{len(tc)} found, {len(got) - len(used)} extra; "
-          f"error in frames {errs}; within one frame {within}/{len(tc)}")
+    for n in every:
+        errs, used = [], set()
+        for e in tc:
+            c = [(abs(g.t - e["t"]), i) for i, g in enumerate(got[n])
+                 if i not in used and g.card == e["card"] and abs(g.t - e["t"]) < 1.0]
+            if c:
+                i = min(c)[1]
+                used.add(i)
+                errs.append(round((got[n][i].t - e["t"]) * fps))
+        within = sum(abs(x) <= 1 for x in errs)
+        print(f"card appearance (rendered demo, {len(tc)} cards, analysed every {n} frame(s)): {len(errs)}/{len(tc)} found, "
+              f"{len(got[n]) - len(used)} extra; error in frames {errs}; within one frame {within}/{len(tc)}")
 
 
 def bench_interpolation(seeds: int) -> None:
@@ -258,6 +263,45 @@ def bench_onset(seeds: int, every: int = 1, reanalyse: bool = True) -> None:
               f"{missing} missed; pose runs {analysed} + {reanalysed} re-analysed; "
               f"|error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; signed median "
               f"{statistics.median(errs):+.1f} ms (interpolated crossing of the shoulder line)")
+
+
+def bench_onset_figure(seeds: int, raise_s: float, every: int = 1) -> None:
+    """Onset of fast raises by the demo's articulated figure (:func:`synth.figure_clip`: four
+    seats, 1280x720, each seat raises one arm, left and right alternating), pose every
+    ``every``-th frame (with full-rate re-analysis when > 1)."""
+    try:
+        clips = [synth.figure_clip(seed, raise_s=raise_s) for seed in range(seeds)]
+    except ImportError as exc:
+        print(f"hand onset (demo figure): fixtures/demo not importable ({exc}), skipped")
+        return
+    errs, missing, extra, analysed, reanalysed = [], 0, 0, 0, 0
+    for clip in clips:
+        seats = [hands.SeatHands(n, b, every=every, phase=i) for i, (n, b) in enumerate(zip(clip.names, clip.seats))]
+        ups: dict[tuple[str, str], float] = {}
+        for k in range(clip.n_frames):
+            img = clip.frame(k)
+            for s in seats:
+                for e in s.update(k, k / clip.fps, img):
+                    if e.state == "up":
+                        ups.setdefault((e.player, e.side), e.t)
+        for s in seats:
+            analysed += s.frames
+            reanalysed += s.reanalysed
+            s.close()
+        truth = {(clip.names[r.seat], r.side): r.cross for r in clip.raises}
+        extra += sum(k not in truth for k in ups)
+        for key, t in truth.items():
+            if key in ups:
+                errs.append((ups[key] - t) * 1000)
+            else:
+                missing += 1
+    if errs:
+        a = sorted(abs(e) for e in errs)
+        how = "" if every == 1 else ", full-rate re-analysis around transitions"
+        print(f"hand onset (the demo's figure, 4 seats 1280x720, raise in {raise_s * 1000:.0f} ms, pose every {every}{how}): "
+              f"{len(errs)} raises timed, {missing} missed, {extra} false raises; pose runs {analysed} + {reanalysed} "
+              f"re-analysed; |error| median {statistics.median(a):.1f} ms, max {a[-1]:.1f} ms; signed median "
+              f"{statistics.median(errs):+.1f} ms")
 
 
 def bench_grab(seeds: int, pose_every: int = 1) -> None:
@@ -409,6 +453,9 @@ def main(argv: list[str] | None = None) -> None:
     for every in (2, 4):
         bench_onset(seeds, every, reanalyse=False)
         bench_onset(seeds, every, reanalyse=True)
+    for raise_s in (0.3, 0.2):
+        for every in (1, 4):
+            bench_onset_figure(seeds, raise_s, every)
     bench_grab(seeds)
     bench_grab(seeds, pose_every=2)
     bench_speed(frames)
