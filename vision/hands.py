@@ -201,6 +201,13 @@ def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[i
     return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
 
 
+#: MediaPipe's start-up log lines are silenced until a person was found this many times...
+QUIET_FOUND_CALLS = 3
+#: ... or for at most this many inferences (fd 2 is shared: the referee's own messages
+#: written during a silenced inference would be lost too)
+QUIET_MAX_CALLS = 60
+
+
 @contextlib.contextmanager
 def _quiet_native_stderr():
     """Silence MediaPipe's native start-up log lines (TFLite delegate, absl warnings), which
@@ -245,6 +252,7 @@ class PoseEstimator:
                 static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
                 enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
         self._calls = 0
+        self._found = 0
 
     def crop_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
         return _crop_box(self.box, shape)
@@ -259,11 +267,15 @@ class PoseEstimator:
         """Landmarks from an already cut seat crop whose place in the frame is ``box``."""
         rgb = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2RGB)
         self._calls += 1
-        if self._calls <= 3:  # the native warnings come with the first inferences
+        # the native warnings come with the first inferences of each model: the detector's,
+        # then the landmark model's when a person is first found (maybe many frames later)
+        if self._found < QUIET_FOUND_CALLS and self._calls <= QUIET_MAX_CALLS:
             with _quiet_native_stderr():
                 res = self._pose.process(rgb)
         else:
             res = self._pose.process(rgb)
+        if res.pose_landmarks is not None:
+            self._found += 1
         if res.pose_landmarks is None:
             return None
         return Landmarks.from_mediapipe(res.pose_landmarks, box)
