@@ -166,6 +166,9 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
         channels, cchecks = steps.channel_map(samples, rate, names)
         checks.extend(cchecks)
         audio_info = {"device": None, "rate": rate, "channels": int(samples.shape[1]), "file": Path(audio).name}
+        leak = steps.crosstalk_db(samples, rate, [channels.get(n_) for n_ in names])
+        if leak is not None:
+            audio_info["crosstalk_db"] = leak  # the onset detector subtracts this much of a neighbour
     else:
         checks.append(Check("channels", "warn", "no audio given (--audio SEATS.wav): seat channels left unknown"))
     cal = {"version": 2, "game": game, "deck": game,

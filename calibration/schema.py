@@ -25,7 +25,9 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   seat's channel on the audio interface (null when unknown; two seats never share one).
 - ``audio``: the multi-channel input all seat microphones are on: ``device`` (a
   sounddevice index or name, null = the default input), ``rate``, ``channels``, and for a
-  recorded table the ``file`` it was calibrated from. Decision (the issue says "device
+  recorded table the ``file`` it was calibrated from; ``crosstalk_db``: the seat-to-seat
+  leakage measured at calibration (the loudest other channel while a seat speaks, worst
+  seat; e.g. -10), which replay's onset detector subtracts. Decision (the issue says "device
   and channel per seat"): one device for all seats, since the onset detector and speaker
   attribution need every seat on one sample clock; the seat carries only its channel.
 - ``deck``: the deck's name (default: the game's); ``references``: a folder (relative to
@@ -135,11 +137,14 @@ class AudioSetup:
     rate: int | None = None
     channels: int | None = None
     file: str | None = None
+    crosstalk_db: float | None = None  # measured seat-to-seat leakage (negative dB), see the module docstring
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"device": self.device, "rate": self.rate, "channels": self.channels}
         if self.file is not None:
             out["file"] = self.file
+        if self.crosstalk_db is not None:
+            out["crosstalk_db"] = self.crosstalk_db
         return out
 
 
@@ -187,7 +192,7 @@ def migrate_v1(obj: Mapping[str, Any]) -> dict[str, Any]:
     aud = obj.get("audio")
     if isinstance(aud, dict):
         out["audio"] = {"device": aud.get("device"), "rate": aud.get("rate"), "channels": aud.get("channels"),
-                        **({"file": aud["file"]} if "file" in aud else {})}
+                        **{k: aud[k] for k in ("file", "crosstalk_db") if k in aud}}
     return out
 
 
@@ -299,9 +304,9 @@ class Calibration:
         if aud is not None:
             if not isinstance(aud, dict):
                 raise CalibrationError("audio: expected {\"device\": ..., \"rate\": ..., \"channels\": ...}")
-            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file"})
+            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file", "crosstalk_db"})
             if bad:
-                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file)")
+                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file, crosstalk_db)")
             dev = aud.get("device")
             if dev is not None and not (isinstance(dev, str) and dev) and (
                     isinstance(dev, bool) or not isinstance(dev, int) or dev < 0):
@@ -315,7 +320,11 @@ class Calibration:
             f = aud.get("file")
             if f is not None and (not isinstance(f, str) or not f):
                 raise CalibrationError(f"audio.file: a file path or null expected, got {f!r}")
-            audio = AudioSetup(dev, rate, nch, f)
+            leak = aud.get("crosstalk_db")
+            if leak is not None and (isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0):
+                raise CalibrationError(f"audio.crosstalk_db: the seat-to-seat leakage in dB, a number in -60..0 "
+                                       f"(e.g. -10), got {leak!r}")
+            audio = AudioSetup(dev, rate, nch, f, None if leak is None else float(leak))
 
         seats_obj = obj.get("seats")
         if not isinstance(seats_obj, list) or not seats_obj:

@@ -370,3 +370,20 @@ def channel_map(samples: np.ndarray, rate: int, names: Sequence[str],
         else:
             checks.append(Check(step, "ok", f"{where}: channel {ch}, {dom:.1f} dB above the others' median"))
     return out, checks
+
+
+def crosstalk_db(samples: np.ndarray, rate: int, channels: Sequence[int | None],
+                 spans: Sequence[tuple[int, int]] | None = None) -> float | None:
+    """The table's seat-to-seat leakage in dB (e.g. -10): while each seat says its test word
+    (seat order, as :func:`channel_map`), the loudest other channel against the seat's own;
+    the worst seat counts (the onset detector must allow for the worst neighbour). None when
+    a seat's channel is unknown, the utterances do not match the seats, or one channel."""
+    x = np.asarray(samples, np.float32)
+    if x.ndim == 1 or x.shape[1] < 2 or any(c is None for c in channels):
+        return None
+    spans = list(spans) if spans is not None else find_utterances(x, rate)
+    if len(spans) != len(channels):
+        return None
+    worst = max(float(np.delete(lv, ch).max() - lv[ch])
+                for ch, lv in ((c, channel_levels(x, rate, sp)) for c, sp in zip(channels, spans)))
+    return round(min(worst, -0.1), 1)

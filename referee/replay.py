@@ -68,11 +68,6 @@ QUEUE_FRAMES = 8
 #: at every 8th frame) does not stall the other. Memory: this many + 2 frames in shared
 #: memory (2.8 MB each at 720p: 50 MB)
 PIPELINE = 16
-#: dB added to the leak measured after cross-talk cancellation (the measure is an estimate)
-RESIDUAL_MARGIN_DB = 3.0
-#: after cancellation, a seat's run may be this far below the others' median and still be its
-#: own (the residual leak is 16-22 dB down on the demo; -10 and 0 misplaced more onsets there)
-DEMIXED_DOMINANCE_DB = -6.0
 #: audio that ends this many seconds before the video is reported as skipped
 AUDIO_SHORT_S = 0.5
 #: order of event kinds at one instant in the written record
@@ -404,16 +399,14 @@ def onset_params(cal, warnings: list[str], residual_db: float | None = None):
     12 of 35 onsets came 60-400 ms late or were lost (22 -> 13 found within 50 ms)."""
     from audio.onset import OnsetParams
 
-    if residual_db is not None:
-        # cross-talk cancelled (audio.demix): each channel is its seat's voice plus a residual
-        # leak. Subtract that leak (plus RESIDUAL_MARGIN_DB: the measure is an estimate), and
-        # ask a seat's run to stand only DEMIXED_DOMINANCE_DB over the others' median: the
-        # raw-audio test (+3 dB) dropped a soft word said while two neighbours shouted (demo
-        # card 8: aki's ニ came 59 ms late and unrecognised).
-        allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
-        return OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    if residual_db is not None:  # cross-talk cancelled: see audio.demix.onset_params
+        from audio.demix import onset_params as after_demix
+
+        return after_demix(residual_db)
+    leak = cal.audio.crosstalk_db if getattr(cal, "audio", None) is not None else None
     audio = cal.extra.get("audio")
-    leak = audio.get("crosstalk_db") if isinstance(audio, dict) else None
+    if leak is None and isinstance(audio, dict):
+        leak = audio.get("crosstalk_db")  # a v1 file's extra key
     if leak is None:
         return None
     if isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0:

@@ -258,11 +258,15 @@ def _heard(view: CardView, events: list[dict]) -> str:
         if e["type"] == "shout" and view.start <= e["t"] <= view.end:
             words = " ".join(e.get("words") or []) or "no call"
             how = []
+            conf = f", confidence {e['conf']:.2f}" if e.get("conf") is not None else ""
             if "vosk_words" in e:
-                how.append(f"speech model: {' '.join(e['vosk_words']) or 'nothing'}; voice match distance "
-                           f"{e['enrolled']['distance']}")
-            if e.get("conf") is not None:
-                how.append(f"confidence {e['conf']:.2f}")
+                # the enrolled voice decides when it is sure; the speech model's guess is shown beside it
+                alone = " ".join(e["vosk_words"]) or "no call"
+                how.append(f"compared with {e.get('player') or '?'}'s enrolled calls: distance "
+                           f"{e['enrolled']['distance']:.2f}, lower is closer; the speech model alone heard "
+                           f"{alone}{conf}")
+            elif conf:
+                how.append(f"speech model{conf}")
             # the model's raw text (Hangul for the Korean model) only on hover: it means nothing to the table
             out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b title=\"{_e(e.get('text') or '')}\">"
                        f"{_e(words)}</b> <span style='color:#666'>({_e('; '.join(how) or 'heard')})</span>")

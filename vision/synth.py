@@ -429,3 +429,69 @@ def token_clip(width: int = 640, height: int = 480, fps: int = 30, seconds: floa
     reaches = [Reach(0, "left", starts[0]), Reach(1, "right", starts[1])]
     return TableClip(width, height, fps, int(seconds * fps), seats, ["aki", "ben"], zones, [], [], {},
                      seed, reaches)
+
+
+# --- fast raises by the demo's articulated figure ------------------------------------------
+
+def _ease(x: float) -> float:
+    x = min(1.0, max(0.0, x))
+    return 0.5 - 0.5 * math.cos(math.pi * x)
+
+
+@dataclass(frozen=True)
+class FigureRaise:
+    """Seat ``seat`` raises its ``side`` arm from rest, starting at ``start`` seconds and
+    reaching the top ``raise_s`` later (cosine ease); ``cross`` is the true onset: the
+    drawn wrist crossing the drawn shoulder line."""
+
+    seat: int
+    side: str
+    start: float
+    raise_s: float
+    cross: float
+
+
+@dataclass
+class FigureClip:
+    """Four of the demo's seated people (fixtures/demo: shaded clothes, articulated arms with
+    rigid segments, hands; pose follows them) raising arms fast at known sub-frame times, at
+    the demo's 1280x720 and 30 fps, with the demo's idle sway. Rendered on demand."""
+
+    fps: int
+    n_frames: int
+    seats: list[tuple[int, int, int, int]]
+    names: list[str]
+    raises: list[FigureRaise]
+    _table: object = field(repr=False, default=None)
+
+    def frame(self, k: int) -> np.ndarray:
+        t = k / self.fps
+        arms = [{"left": 0.0, "right": 0.0} for _ in self.seats]
+        for r in self.raises:
+            arms[r.seat][r.side] = max(arms[r.seat][r.side], _ease((t - r.start) / r.raise_s))
+        return self._table.render(arms, [0.0] * len(self.seats), (), t=t)
+
+
+def figure_clip(seed: int = 0, raise_s: float = 0.3, seconds: float = 1.6) -> FigureClip:
+    """Each of the four seats raises one arm (sides alternate by seat and seed) once, the
+    onsets 60-140 ms apart and shifted by a seed-dependent fraction of a frame, so that the
+    truth falls anywhere between two frames. ``raise_s``: the demo uses 0.3 s (fast); 0.2 s
+    is a very fast snap. Needs the repository's ``fixtures/demo`` (imported lazily: only the
+    benchmark and tests use it)."""
+    from fixtures.demo.figure import Body
+    from fixtures.demo.scene import SEAT_BOXES, Table
+
+    body = Body(0.0, 0.0)
+    lo, hi = 0.0, 1.0  # arm height at which the wrist is level with the shoulder
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if body.wrist_lift("left", mid) < 0 else (lo, mid)
+    cross = math.acos(1 - 2 * lo) / math.pi  # fraction of raise_s (inverse of the ease)
+    rng = np.random.default_rng(1000 + seed)
+    raises, t = [], 0.5 + (seed * 0.0071) % (1 / 30)
+    for i in range(len(SEAT_BOXES)):
+        side = ("left", "right")[(i + seed) % 2]
+        raises.append(FigureRaise(i, side, t, raise_s, t + cross * raise_s))
+        t += float(rng.uniform(0.06, 0.14))
+    return FigureClip(30, int(seconds * 30), [tuple(b) for b in SEAT_BOXES], ["aki", "ben", "chie", "dai"],
+                      raises, Table())

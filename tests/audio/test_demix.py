@@ -137,3 +137,19 @@ def test_a_neighbour_speaking_under_a_solo_is_left_out_of_the_measure():
     assert clean.solo_frames[0] < loose.solo_frames[0]
     err = lambda est: abs(20 * np.log10(np.abs(est.fir[2, 0]).max()) - LEAK_DB)
     assert err(clean) <= err(loose) and err(clean) < 0.1
+
+
+def test_live_cancellation_block_by_block_equals_the_offline_one():
+    from audio.capture import Status
+    from audio.demix import blocks_of, live
+
+    x, _ = _table(np.random.default_rng(8))
+    leak = estimate(x)
+    offline = leak.demix(x)
+    status = Status(t=1.0, state="lost", detail="test")
+    items = list(blocks_of(x[:16000], RATE, 320)) + [status] + list(blocks_of(x[16000:], RATE, 333, index=16000))
+    got = list(live(items, leak))
+    assert status in got
+    y = np.concatenate([b.data for b in got if not isinstance(b, Status)])
+    assert y.shape == x.shape and y.dtype == x.dtype
+    assert np.max(np.abs(y - offline)) < 1e-5

@@ -92,6 +92,9 @@ def test_the_written_file_is_v2_with_relative_references(calibrated):
     assert obj["version"] == 2 and obj["references"] == "refs"
     assert obj["audio"]["channels"] == 4 and obj["audio"]["rate"] == 16000
     assert report["frames"] > 100
+    # the seat-to-seat leakage, measured on the test words (the demo mixes neighbours at -10 dB)
+    assert -12.0 <= obj["audio"]["crosstalk_db"] <= -8.0
+    assert cal.audio.crosstalk_db == obj["audio"]["crosstalk_db"]
 
 
 def test_a_missing_card_in_the_recording_is_named(recording, run_cli, tmp_path):
@@ -172,6 +175,14 @@ def test_channel_map_finds_each_seat_and_checks_dominance():
     # one utterance missing
     _, checks = steps.channel_map(x[: int(2.5 * rate)], rate, names)
     assert checks[0].level == "fail" and "heard 3 utterances" in checks[0].message
+
+
+def test_crosstalk_is_the_loudest_neighbour_against_the_speaking_seat():
+    x, rate = _voices(lambda s, ch: 1.0 if ch == s else (0.3 if s != 1 else 0.5))  # seat b leaks at -6 dB
+    got = steps.crosstalk_db(x, rate, [0, 1, 2, 3])
+    assert got is not None and abs(got - 20 * np.log10(0.5)) < 0.5
+    assert steps.crosstalk_db(x, rate, [0, None, 2, 3]) is None  # a seat without a channel
+    assert steps.crosstalk_db(x[:, :1], rate, [0, 0, 0, 0]) is None  # one microphone
 
 
 def test_seats_need_a_person_found_by_pose():

@@ -154,6 +154,18 @@ def test_v1_demo_file_is_migrated(tmp_path):
     again = load(tmp_path / "cal.json")
     assert again.seats == cal.seats and again.zones == cal.zones and again.audio == cal.audio
     assert again.migrated_from is None
+    assert again.audio.crosstalk_db == -10.0 and obj["audio"]["crosstalk_db"] == -10.0  # kept through v2
+
+
+@pytest.mark.parametrize("bad", [5, "-10", True, -80])
+def test_crosstalk_must_be_a_negative_number_of_db(tmp_path, bad):
+    obj = load(DEMO / "calibration.json").to_dict(base=DEMO)
+    obj["audio"]["crosstalk_db"] = bad
+    obj["references"] = str(DEMO / "refs")
+    obj["enroll"] = str(DEMO / "enroll")
+    (tmp_path / "cal.json").write_text(json.dumps(obj))
+    with pytest.raises(CalibrationError, match="audio.crosstalk_db"):
+        load(tmp_path / "cal.json")
 
 
 def test_v1_with_enroll_and_unknown_keys(tmp_path):

@@ -23,9 +23,10 @@ def test_real_photos_per_arm():
             total += 1
             right += res[f"{side}_raised"] == (label == "1")
             false_raises += res[f"{side}_raised"] and label == "0"
-    # measured: 61/63 arms right, 0 false raises, 34/34 labelled people found
+    # measured: 62/63 arms right (61/63 before the upright-forearm rule), 0 false raises,
+    # 34/34 labelled people found
     assert total == 63
-    assert right >= 58
+    assert right >= 61
     assert false_raises <= 1
     assert found >= 32
 
@@ -36,6 +37,48 @@ def _lm(lift_left: float, lift_right: float = -1.5, vis: float = 0.9) -> hands.L
         "left_shoulder": (350, 200), "right_shoulder": (250, 200),
         "left_wrist": (380, 200 - lift_left * 100, vis), "right_wrist": (220, 200 - lift_right * 100, vis),
     })
+
+
+def _arm(lift: float, forearm_deg: float, elbow_in_box: bool = True) -> hands.Landmarks:
+    """Left arm with the wrist ``lift`` shoulder widths above the shoulder (shoulders 100 px
+    apart at y=200) and the forearm at ``forearm_deg`` above horizontal, 80 px long."""
+    import math
+
+    wx, wy = 380.0, 200 - lift * 100
+    ex = wx - 80 * math.cos(math.radians(forearm_deg))
+    ey = wy + 80 * math.sin(math.radians(forearm_deg))
+    if not elbow_in_box:
+        ex = -20.0
+    return hands.Landmarks.from_dict({
+        "left_shoulder": (350, 200), "right_shoulder": (250, 200), "left_elbow": (ex, ey, 0.9),
+        "left_wrist": (wx, wy, 0.9), "right_elbow": (230, 280, 0.9), "right_wrist": (220, 350, 0.9)})
+
+
+def test_bent_elbow_raise_counts_but_a_horizontal_arm_does_not():
+    box = (0, 0, 600, 400)
+    # a seated player's bent raise: hand a little above the shoulder, forearm upright
+    assert _arm(0.15, 80).raised("left", box)
+    # the same wrist height with the forearm held out sideways or reaching forward
+    assert not _arm(0.15, 10).raised("left", box)
+    assert not _arm(0.15, 45).raised("left", box)
+    # chin resting on a hand: forearm upright, wrist at the shoulder line
+    assert not _arm(0.02, 80).raised("left", box)
+    # an elbow outside the seat crop is MediaPipe's guess: its forearm direction does not count
+    assert not _arm(0.15, 80, elbow_in_box=False).raised("left", box)
+    # high enough, any forearm: raised
+    assert _arm(0.3, 0).raised("left", box) and _arm(0.3, 0, elbow_in_box=False).raised("left", box)
+    assert not _arm(0.15, 80).raised("right", box)
+
+
+def test_bent_elbow_raise_in_video_is_timed_at_the_shoulder_line():
+    seat = hands.SeatHands("aki", (0, 0, 600, 400))
+    events = []
+    for k, (lift, deg) in enumerate([(-1.0, 80), (-0.3, 80), (0.06, 80), (0.15, 80), (0.16, 80), (0.16, 80)]):
+        events += seat.observe(k / 30, _arm(lift, deg))
+    assert [(e.side, e.state) for e in events] == [("left", "up")]
+    assert events[0].t == pytest.approx(1 / 30 + (0.3 / 0.36) / 30, abs=1e-6)
+    flat = hands.SeatHands("ben", (0, 0, 600, 400))
+    assert [e for k in range(6) for e in flat.observe(k / 30, _arm(0.16, 20))] == []
 
 
 def test_onset_is_interpolated_between_frames():
@@ -165,3 +208,32 @@ def test_drawn_players_at_reduced_rate_are_retimed_at_full_rate():
     assert [p for _, p in ups] == [p for _, p in truth]
     for (t, _), (tt, _) in zip(ups, truth):
         assert abs(t - tt) < 3 / clip.fps
+
+
+def test_fast_raises_of_the_demo_figure_are_timed_within_a_few_ms():
+    """Four seats of the demo's articulated figure raise an arm in 0.3 s (left and right),
+    onsets 60-140 ms apart at sub-frame times: every raise found, none invented, and the
+    interpolated onset within a few ms (measured: 24 raises, median 2.3 ms, max 4.2 ms)."""
+    import statistics
+
+    try:
+        clip = synth.figure_clip(seed=1, raise_s=0.3)
+    except ImportError as exc:  # pragma: no cover - the repository always has fixtures/demo
+        pytest.skip(f"fixtures/demo not importable: {exc}")
+    seats = [hands.SeatHands(n, b) for n, b in zip(clip.names, clip.seats)]
+    ups = {}
+    for k in range(clip.n_frames):
+        img = clip.frame(k)
+        for s in seats:
+            for e in s.update(k, k / clip.fps, img):
+                if e.state == "up":
+                    ups.setdefault((e.player, e.side), e.t)
+    for s in seats:
+        s.close()
+    truth = {(clip.names[r.seat], r.side): r.cross for r in clip.raises}
+    assert set(ups) == set(truth)
+    errs = [abs(ups[k] - truth[k]) * 1000 for k in truth]
+    assert statistics.median(errs) <= 5.0
+    assert max(errs) < 10.0
+    # the order of the four players is right
+    assert sorted(ups, key=ups.get) == sorted(truth, key=truth.get)
