@@ -175,11 +175,26 @@ def test_reduced_rate_reanalyses_the_frames_around_the_crossing():
     # analysed frames 8 (-1.02) and 12 (1.5) only; the full-rate crossing is at 9.5
     full_rate = 9.5 / 30
     assert ups[0].t == pytest.approx(full_rate, abs=1e-6)
-    assert fake.calls == 5  # frames 8..12
+    assert fake.calls == 2  # bisection: frame 10 (up), then 9 (down); the crossing is between them
     coarse = hands.SeatHands("aki", (0, 0, 8, 8), every=4, reanalyse=False)
     t = [e.t for k in range(0, 24, 4) for e in coarse.observe(k / 30, _lm(_lift_at(k)))]
     assert t[0] == pytest.approx(8 / 30 + (1.02 / 2.52) * 4 / 30, abs=1e-6)  # the coarse one differs
     assert abs(t[0] - full_rate) > 0.002
+
+
+def test_reanalysis_without_bisection_runs_every_frame_between_and_agrees(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setattr(hands, "BISECT_REANALYSIS", False)
+    seat = hands.SeatHands("aki", (0, 0, 8, 8), every=4, phase=0)
+    seat._refiner = fake = _LiftFromPixels()
+    events = []
+    for k in range(24):
+        seat.remember(k, k / 30, np.full((8, 8, 3), _lift_at(k), np.float32))
+        if seat.due(k):
+            events += seat.observe(k / 30, _lm(_lift_at(k)))
+    assert [e.t for e in events if e.state == "up"] == [pytest.approx(9.5 / 30, abs=1e-6)]
+    assert fake.calls == 5  # frames 8..12
 
 
 def test_reduced_rate_without_buffered_frames_keeps_the_coarse_time():
