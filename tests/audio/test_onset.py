@@ -116,3 +116,48 @@ def test_a_short_dip_does_not_break_a_run():
     assert len(segs) == 1 and abs(segs[0].t - 0.5) <= 0.003
     broken = run(mix, OnsetParams(refine=False, dip_s=0.0))
     assert len(broken) == 1 and broken[0].t >= 0.52  # without the tolerance the run restarts after it
+
+
+def murmur_gap_burst(murmur_s=0.014, gap_s=0.016, at=0.5, murmur_db=-24.0, seats=4):
+    """Seat 0: a weak murmur, ``gap_s`` of silence (a stop's closure), then the loud word at ``at``."""
+    mix = table([(0, at)], seats=seats, snr_db=40)
+    murmur = tone_burst(murmur_s, RATE, 7) * 10 ** (murmur_db / 20)
+    a = int((at - gap_s - murmur_s) * RATE)
+    mix[a : a + len(murmur), 0] += murmur
+    for ch in range(1, seats):  # its cross-talk, -10 dB, 2 ms + ch samples later
+        d = int(0.002 * RATE) + ch
+        mix[a + d : a + d + len(murmur), ch] += 0.316 * murmur
+    return mix, (at - gap_s - murmur_s)
+
+
+def test_the_walk_crosses_a_stop_closure_to_the_seat_s_own_sound_before_it():
+    # タコ said by a voice that murmurs before the /t/ closure: the onset is the murmur's
+    mix, start = murmur_gap_burst()
+    segs = run(mix)
+    assert [s.channel for s in segs] == [0] and abs(segs[0].t - start) <= 0.003
+    no_crossing = run(mix, OnsetParams(refine_closure_s=0.0))
+    assert abs(no_crossing[0].t - 0.5) <= 0.003  # without it: the burst after the closure
+
+
+def test_the_walk_does_not_cross_to_a_blip_or_over_a_long_gap():
+    mix, _ = murmur_gap_burst(murmur_s=0.004)  # shorter than refine_burst_s: a babble peak, not a sound
+    assert abs(run(mix)[0].t - 0.5) <= 0.003
+    mix, _ = murmur_gap_burst(gap_s=0.03)  # longer than refine_closure_s: a pause, not a closure
+    assert abs(run(mix)[0].t - 0.5) <= 0.003
+
+
+def test_a_run_led_by_room_noise_restarts_where_the_seat_began_to_dominate():
+    # room murmur (the same on every mic) at 0.25-0.30 s starts a run on seat 1; the seat's
+    # own word starts at 0.28 s and lasts 45 ms. The run fails the dominance test at 0.29 s
+    # (mostly murmur); restarting after that frame leaves 34 ms: too short, the word is lost.
+    mix = table([], seconds=1.0, snr_db=40)
+    room = tone_burst(0.05, RATE, 11)
+    mix[int(0.25 * RATE) : int(0.25 * RATE) + len(room), :] += room[:, None]
+    word = 2.0 * tone_burst(0.045, RATE, 12)
+    a = int(0.28 * RATE)
+    mix[a : a + len(word), 1] += word
+    for ch in (0, 2, 3):
+        mix[a + 40 + ch : a + 40 + ch + len(word), ch] += 0.316 * word
+    segs = run(mix)
+    assert [s.channel for s in segs] == [1] and abs(segs[0].t - 0.28) <= 0.003
+    assert run(mix, OnsetParams(retry_tail=False)) == []
