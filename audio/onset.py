@@ -25,13 +25,9 @@ Attribution: the segment's channel is its seat. With three or more channels the 
 must also stand ``dominance_db`` above the median of the other channels (research: a
 speaking seat's close mic is ≥ 5 dB above them); a run that does not is cross-talk or
 room babble: it is dropped and a new run may start at the next loud frame (waiting for
-quiet instead made onsets in babble hundreds of ms late). With ``retry_tail`` the new run
-starts instead at the first frame of the failed run's last stretch where the channel
-already dominates frame by frame (``dominance_db`` over the others' median, dips up to
-``dip_s``): babble that ran straight into a seat's short first vowel (イ of イカタコ,
-then a long /k/ closure) made the word's own run start only after the test, too short
-to be confirmed before the closure ended it — the word was heard ~120 ms late, after a
-neighbour's. No latency cost (the test happens when it did).
+quiet instead made onsets in babble hundreds of ms late; restarting at the failed run's
+tail where the channel already dominated frame by frame won 1/50 pairs on one babble seed
+but lost a seat's onset on the demo by 190 ms: not kept).
 
 Refinement (``refine``): the confirmed run's first frame is where the *compensated*
 energy passed ``start_db`` — a weak initial consonant (サ's /s/, タ's /t/ burst) is below
@@ -103,7 +99,6 @@ class OnsetParams:
     refine_gap_s: float = 0.008  # dips this short do not stop the walk (a plosive's closure)
     refine_max_s: float = 0.25  # walk back at most this far (latency cost: results wait this long)
     hf_band_hz: tuple[float, float] = (2500.0, 7000.0)  # fricatives (s, sh, ts): above the babble's energy
-    retry_tail: bool = True  # a run failing dominance_db restarts where the channel began to dominate (see docstring)
     refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
     refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound
 
@@ -180,7 +175,6 @@ class OnsetDetector:
         self._e = np.zeros((0, channels))
         self._edb = np.zeros((0, channels))
         self._floor = np.zeros((0, channels))
-        self._level = np.zeros((0, channels))  # own energy over the floor (dB)
         self._hfdb = np.zeros((0, channels))
 
     # frame f covers samples [base + f*hop, base + (f+1)*hop)
@@ -284,7 +278,6 @@ class OnsetDetector:
         self._e = np.concatenate([self._e[drop:], e])
         self._edb = np.concatenate([self._edb[drop:], e_db])
         self._floor = np.concatenate([self._floor[drop:], np.full_like(e_db, NEG_DB)])
-        self._level = np.concatenate([self._level[drop:], np.full_like(e_db, NEG_DB)])
         if hf_db is not None:
             self._hfdb = np.concatenate([self._hfdb[drop:], hf_db])
 
@@ -308,11 +301,9 @@ class OnsetDetector:
         out: list[Segment] = []
         chans = list(enumerate(self.chans))
         floors = self._floor[len(self._floor) - len(e_db) :]
-        levels = self._level[len(self._level) - len(e_db) :]
         for j, (row_db, row_own) in enumerate(zip(e_db.tolist(), own_db.tolist())):
             f = self._frame
             self._frame += 1
-            lv_row = [NEG_DB] * len(chans)
             for k, c in chans:
                 # the noise floor: down fast to the level, up slowly
                 lv, fl = row_db[k], c.floor
@@ -324,7 +315,6 @@ class OnsetDetector:
                     fl = fl + up
                 c.floor = fl
                 level = row_own[k] - fl
-                lv_row[k] = level
                 loud = level > start_db
                 if c.active:
                     if loud:
@@ -350,17 +340,12 @@ class OnsetDetector:
                 if c.peak >= trigger_db and (f - c.cand + 1) >= min_speech:
                     c.dominance = self._dominance(k, f, f - c.cand + 1)
                     if c.dominance is not None and c.dominance < p.dominance_db:
-                        # cross-talk or room noise: a new run may start next frame, or at the
-                        # run's tail where this channel already dominates (babble led into speech)
-                        c.cand = self._dominant_tail(k, c.cand, f) if p.retry_tail else None
-                        if c.cand is not None:
-                            c.peak = max(level, float(self._level[c.cand - self._base : f - self._base, k].max(initial=NEG_DB)))
+                        c.cand = None  # cross-talk or room noise: a new run may start next frame
                         continue
                     c.active, c.onset, c.last_loud = True, c.cand, f
                     if p.refine:
                         c.onset = self._refine(k, c.cand, f)
             floors[j] = [c.floor for _, c in chans]
-            levels[j] = lv_row
         return out
 
     def _refine(self, k: int, cand: int, f: int) -> int:
@@ -403,16 +388,6 @@ class OnsetDetector:
             own &= level[:, :, k] >= others + p.refine_dominance_db
         own = own.any(axis=1)
         return own
-
-    def _dominant_tail(self, k: int, cand: int, f: int) -> int | None:
-        """Start of the run's last stretch (dips ≤ ``dip_s``) where channel k dominates frame by frame."""
-        if f - cand < 1:
-            return None
-        e = self._e[cand - self._base : f + 1 - self._base]
-        others = np.median(np.delete(e, k, axis=1), axis=1)
-        dom = 10 * np.log10(np.maximum(e[:, k], 1e-20) / np.maximum(others, 1e-20)) >= self.p.dominance_db
-        first, _ = _walk_back(dom, len(dom) - 1, int(self.p.dip_s / self.p.hop_s))
-        return None if first is None or first == 0 else cand + first
 
     def _dominance(self, k: int, f: int, frames: int) -> float | None:
         """Channel k's mean level over the run's last ``frames`` (≤ 1 s) over the others' median."""

@@ -2,8 +2,7 @@
 
 ``tests/audio/onset_reference.py`` is the detector as it was (one numpy step per 1 ms
 frame); :mod:`audio.onset` now does the vector work once per block. Same input, same
-parameters (the two behaviours added after it, ``refine_closure_s`` and ``retry_tail``,
-switched off) → the same segments (sample indices, peaks, dominance, cut flags), returned
+parameters (``refine_closure_s``, added after it, switched off) → the same segments (sample indices, peaks, dominance, cut flags), returned
 after the same block, and the same ``earliest_start`` after every block (which decides
 when the listener may release an utterance) — over tone bursts and synthetic speech in
 babble, 1 to 4 channels, every code path of the parameters, and odd block sizes.
@@ -31,9 +30,8 @@ def trace(cls, mix, params, block):
 
 
 def assert_same(mix, params=None, blocks=(320,)):
-    # the reference predates the closure crossing and the dominant-tail retry: off here
-    # (tested on their own in test_onset.py)
-    params = replace(params or OnsetParams(), refine_closure_s=0.0, retry_tail=False)
+    # the reference predates the closure crossing: off here (tested in test_onset.py)
+    params = replace(params or OnsetParams(), refine_closure_s=0.0)
     for block in blocks:
         ref = trace(onset_reference.OnsetDetector, mix, params, block)
         new = trace(OnsetDetector, mix, params, block)
