@@ -41,7 +41,9 @@ other mics as much, is walked into), in either the voice band or a high band
 run, computed only at a confirmed onset: cheap; fricatives carry their energy above the babble's);
 gaps up to ``refine_gap_s`` are crossed. A longer gap, up to ``refine_closure_s``, is
 crossed only when before it there are at least ``refine_burst_s`` frames of the seat's
-own sound (counted over a walk with the usual gaps): a voice that murmurs or breathes
+own sound with no dip longer than ``refine_burst_gap_s`` (a sound is dense; babble peaks
+of 1-3 frames chained by the usual 8 ms gaps made a second seat's onset 36 ms early when
+counted with them), and the walk goes on from there as usual: a voice that murmurs or breathes
 before a stop's closure (タコ said as a weak onset, ~16 ms of closure, then the /t/
 burst) — its onset was the burst's, ~40 ms late, and a neighbour 50 ms later was heard
 as a tie; a lone babble peak or a neighbour's leak arriving lasts a few frames and is
@@ -100,7 +102,8 @@ class OnsetParams:
     refine_max_s: float = 0.25  # walk back at most this far (latency cost: results wait this long)
     hf_band_hz: tuple[float, float] = (2500.0, 7000.0)  # fricatives (s, sh, ts): above the babble's energy
     refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
-    refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound
+    refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound...
+    refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
 
 
 @dataclass(frozen=True)
@@ -360,14 +363,17 @@ class OnsetDetector:
         at = len(own) if first is None else first  # the onset's row (len(own): the run's own first frame)
         closure = int(round(p.refine_closure_s / p.hop_s))
         burst = int(round(p.refine_burst_s / p.hop_s))
+        burst_gap = int(round(p.refine_burst_gap_s / p.hop_s))
         while closure > gap and at > 0:
             # a longer gap: a stop's closure (タ's /t/) when before it the seat made a sound of its own
             before = np.flatnonzero(own[max(0, at - 1 - closure) : at])
             if not len(before):
                 break
-            first, count = _walk_back(own, max(0, at - 1 - closure) + int(before[-1]), gap)
+            j = max(0, at - 1 - closure) + int(before[-1])
+            first, count = _walk_back(own, j, burst_gap)
             if count < burst:
-                break  # a few frames: a babble peak or another seat's leak arriving, not a sound
+                break  # sparse frames: babble peaks or another seat's leak arriving, not a sound
+            first, _ = _walk_back(own, first, gap)  # then on as usual
             at = first
         return lo + at if at < len(own) else cand
 

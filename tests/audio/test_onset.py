@@ -145,3 +145,27 @@ def test_the_walk_does_not_cross_to_a_blip_or_over_a_long_gap():
     mix, _ = murmur_gap_burst(gap_s=0.03)  # longer than refine_closure_s: a pause, not a closure
     assert abs(run(mix)[0].t - 0.5) <= 0.003
 
+
+
+def test_a_synthetic_voice_murmuring_before_its_t_closure_is_first_and_babble_peaks_are_not_a_sound():
+    """jf_nezumi's タコ (a murmur, a ~16 ms closure, the /t/ burst) on seat 1, then another
+    voice's イカタコ on seat 3 50 ms later, in 20 dB babble (the benchmark's two misses)."""
+    from audio import synth
+
+    babble = [synth.say(s, "ja", v) for v, s in enumerate(["今日はいい天気ですね。", "お茶を飲みましょう。"])]
+    tako, ikatako = synth.say("タコ", "ja", 3), synth.say("イカタコ", "ja", 4)
+    first = synth.Shout(1, tako, 0.4)
+    second = synth.Shout(3, ikatako, first.onset + 0.05 - synth.true_onset(ikatako) / synth.RATE)
+
+    def onsets(seed, params=None):
+        mix = synth.mix_table(4, second.at + len(ikatako) / RATE + 0.6, [first, second], snr_db=20, noise="babble",
+                              seed=seed, babble_sentences=babble)
+        segs = run(mix, params)
+        return {s.channel: s.t for s in segs}
+
+    got, before = onsets(0), onsets(0, OnsetParams(refine_closure_s=0.0))
+    assert got[1] - first.onset <= 0.015 and abs(got[3] - second.onset) <= 0.005
+    assert before[1] - first.onset >= 0.03  # without the crossing: the /t/ burst, 36 ms late
+    # seat 3's walk meets a closure too, with sparse babble peaks before it: not a sound
+    got = onsets(1)
+    assert abs(got[3] - second.onset) <= 0.005 and got[1] < got[3]
