@@ -11,7 +11,8 @@ at 40 dB SNR = quiet, room babble at 20 and 10 dB), on a 4-seat close-mic table 
 - onset error (median, p90) of the detector against the known onset;
 - attribution: two seats shouting 10/30/50/100 ms apart (20 dB babble); right iff the
   earliest shout heard is the truly first seat's and it is not reported as a tie;
-- real-time factor: pipeline time (detector + Vosk + verifier, model loaded) / audio time, 4 channels;
+- real-time factor: pipeline time (detector + Vosk + verifier, model loaded) / audio time, 4 channels,
+  split by stage, with the machine's load average (timings on a shared machine are noisy);
 - the same keyword and false-alarm figures with a per-player voice enrollment
   (:mod:`audio.enroll`): each player enrolled with two other takes of every call of the
   game (speed 0.9 and 1.1), tested on the speed-1.0 take. Optimistic: a synthetic voice
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import time
 
 import numpy as np
@@ -65,14 +67,34 @@ class Runner:
         self.recs: dict[str, Recognizer] = {}
         self.proc_s = 0.0
         self.audio_s = 0.0
+        self.parts = {"detector": 0.0, "Vosk": 0.0, "verifier": 0.0}  # seconds inside proc_s
+
+    def _timed(self, obj, method: str, part: str) -> None:
+        """Count the time ``obj.method`` takes into ``parts[part]`` (an instance attribute: obj only)."""
+        if method in vars(obj):
+            return
+        f = getattr(obj, method)
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                self.parts[part] += time.perf_counter() - t0
+
+        setattr(obj, method, timed)
 
     def rec(self, game: str) -> Recognizer:
         if game not in self.recs:
             self.recs[game] = Recognizer(self.found, lexicon.vocabulary(game))
+            self._timed(self.recs[game], "decode", "Vosk")
         return self.recs[game]
 
     def run(self, mix: np.ndarray, game: str, verifier=None) -> list[dict]:
         listener = Listener(SEATS, mix.shape[1], synth.RATE, self.rec(game), verifier=verifier)
+        self._timed(listener.detector, "update", "detector")
+        if verifier is not None:
+            self._timed(verifier, "verify", "verifier")
         step = int(0.02 * synth.RATE)
         blocks = (Block(i, mix[i : i + step], synth.RATE) for i in range(0, len(mix), step))
         t0 = time.perf_counter()
@@ -188,8 +210,11 @@ def main(argv: list[str] | None = None) -> None:
                     errs.append(mine[0]["t"] - shout.onset)
         print(f"  {gap:3d} ms apart: first seat right {_pct(right, n_pairs)}, reported as tie {ties}, seats unheard {missed}; "
               f"onset error first {_ms(err_first)}; second {_ms(err_second)}")
+    parts = ", ".join(f"{k} {v / runner.audio_s:.3f}" for k, v in runner.parts.items())
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     print(f"real-time factor (4 channels, detector + Vosk + verifier where enrolled): {runner.proc_s / runner.audio_s:.3f} "
-          f"({runner.proc_s:.1f} s for {runner.audio_s:.1f} s of audio)")
+          f"({runner.proc_s:.1f} s for {runner.audio_s:.1f} s of audio; {parts}); "
+          f"machine load average {load} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
