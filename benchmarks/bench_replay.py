@@ -130,7 +130,7 @@ def main() -> int:
     print(f"  wall: decode+vision {el['video']:.1f} s, all perception {el['perception']:.1f} s"
           + (f", report {el['report']:.1f} s" if "report" in el else "") + f", total {el['total']:.1f} s")
     print(f"  stages: decode {st.get('decode_cpu', 0):.1f} s CPU (reader thread), card zones {st.get('cards', 0):.1f} s, "
-          f"pose {st.get('inferences', 0)} inferences + {st.get('reanalysed', 0)} re-analysed frames"
+          f"pose {st.get('inferences', 0)} inferences ({st.get('skipped', 0)} due frames still: skipped) + {st.get('reanalysed', 0)} re-analysed frames"
           + (f" (worker CPU {', '.join(f'{x:.1f}' for x in st['worker_cpu'])} s, busy "
              f"{', '.join(f'{x:.1f}' for x in st['worker_busy'])} s)" if st.get("worker_cpu") else "")
           + f"; audio: read+demix {st.get('audio_demix', 0):.1f} s, model+enrollment {st.get('audio_setup', 0):.1f} s, "

@@ -115,6 +115,25 @@ CROP_MARGIN = 0.0
 #: n). Memory: this many crops per seat (about 15 MB per seat for a 320x500 box); no
 #: latency of its own. A crossing no longer buffered keeps the coarse interpolation.
 REANALYSIS_FRAMES = 30
+#: motion gate: pose is skipped on a due frame whose seat crop barely differs from the crop
+#: pose last ran on (the landmarks found there stand). "Differs" = more than this fraction
+#: of the crop's pixels (a grey thumbnail, :data:`MOTION_SCALE` times smaller) changed by more than
+#: :data:`MOTION_LEVEL` grey levels since that crop: camera noise rarely moves a pixel that
+#: far, an arm starting to rise moves a few percent of them. The comparison is with the
+#: last *analysed* crop, so slow drift adds up and is not missed. None: pose on every due
+#: frame. Latency: none; what a still player costs drops to a thumbnail difference.
+MOTION_FRACTION: float | None = 0.001
+MOTION_LEVEL = 16
+#: the thumbnail is this many times smaller than the crop (averaging calms camera noise;
+#: a thin drawn forearm still shows at 4)
+MOTION_SCALE = 4
+#: the gate only skips once the last two pose runs agree on both arms within this many
+#: shoulder widths (pose can slip for a frame: a slip must not be frozen while the player
+#: holds still)...
+MOTION_SETTLED_LIFT = 0.2
+#: ... and pose runs at least on every this-many-th due frame anyway (a still player is
+#: re-read at least every MOTION_MAX_SKIPS x ``every`` frames; latency: none)
+MOTION_MAX_SKIPS = 4
 
 NAMES = ("nose", "left_shoulder", "right_shoulder", "left_elbow", "right_elbow", "left_wrist",
          "right_wrist", "left_index", "right_index", "left_hip", "right_hip")
@@ -418,6 +437,10 @@ class SeatHands:
         self._crops: deque[tuple[float, np.ndarray, tuple[int, int, int, int]]] = deque(maxlen=keep)
         self._refiner: PoseEstimator | None = None
         self.reanalysed = 0  # frames re-analysed at full rate (benchmark figure)
+        self.skipped = 0  # due frames whose pose was skipped by the motion gate (benchmark figure)
+        self._last_thumb: np.ndarray | None = None
+        self._lifts: deque = deque(maxlen=2)  # (left, right) lifts of the last two pose runs
+        self._skips = 0  # due frames skipped in a row
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep this frame's seat crop for re-analysis (only when running at reduced rate)."""
@@ -437,7 +460,39 @@ class SeatHands:
             return []
         if self._estimator is None:
             self._estimator = PoseEstimator(self.box, video=True)
-        return self.observe(t, self._estimator.estimate(frame))
+        thumb = self._thumb(frame) if MOTION_FRACTION is not None else None
+        if thumb is not None and self._settled() and self._skips < MOTION_MAX_SKIPS:
+            moved = np.count_nonzero(cv2.absdiff(thumb, self._last_thumb) > MOTION_LEVEL)
+            if moved <= MOTION_FRACTION * thumb.size:
+                self.skipped += 1
+                self._skips += 1
+                return self.observe(t, self.landmarks)  # nothing moved: the same landmarks, now
+        self._last_thumb, self._skips = thumb, 0
+        landmarks = self._estimator.estimate(frame)
+        self._lifts.append(None if landmarks is None else self._both_lifts(landmarks))
+        return self.observe(t, landmarks)
+
+    def _both_lifts(self, lm: Landmarks) -> tuple[float | None, float | None]:
+        h = self.box[3] - self.box[1]
+        return lm.lift("left", h), lm.lift("right", h)
+
+    def _settled(self) -> bool:
+        """The last two pose runs found the person with both arms where they were (a single
+        reading can be a tracking slip: it must not be frozen by the motion gate)."""
+        if self._last_thumb is None or len(self._lifts) < 2 or None in self._lifts:
+            return False
+        def same(x: float | None, y: float | None) -> bool:  # an unseen wrist twice agrees too
+            return (x is None and y is None) or (x is not None and y is not None and abs(x - y) <= MOTION_SETTLED_LIFT)
+
+        (a, b), (c, d) = self._lifts
+        return same(a, c) and same(b, d)
+
+    def _thumb(self, frame: np.ndarray) -> np.ndarray:
+        x1, y1, x2, y2 = _crop_box(self.box, frame.shape)
+        crop = frame[y1:y2, x1:x2]
+        small = cv2.resize(crop, (max(1, (x2 - x1) // MOTION_SCALE), max(1, (y2 - y1) // MOTION_SCALE)),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
 
     def observe(self, t: float, landmarks: Landmarks | None) -> list[HandEvent]:
         self.frames += 1

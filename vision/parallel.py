@@ -136,7 +136,8 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
             conn.send(out)
         ru = resource.getrusage(resource.RUSAGE_SELF)
         conn.send({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy,
-                   "inferences": sum(s.frames for s in seats), "reanalysed": sum(s.reanalysed for s in seats)})
+                   "inferences": sum(s.frames - s.skipped for s in seats), "skipped": sum(s.skipped for s in seats),
+                   "reanalysed": sum(s.reanalysed for s in seats)})
     finally:
         for s in seats:
             s.close()

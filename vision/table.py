@@ -139,13 +139,15 @@ class TableWatcher:
             s.close()
 
     def pose_stats(self) -> dict:
-        """Pose figures (benchmark): inferences, frames re-analysed, and with workers their
+        """Pose figures (benchmark): inferences, due frames skipped by the motion gate, frames re-analysed, and with workers their
         CPU seconds and busy seconds per worker (known after :meth:`close`)."""
         if self.workers is not None:
             st = self.workers.stats
             return {"inferences": sum(x["inferences"] for x in st), "reanalysed": sum(x["reanalysed"] for x in st),
+                    "skipped": sum(x.get("skipped", 0) for x in st),
                     "worker_cpu": [round(x["cpu"], 2) for x in st], "worker_busy": [round(x["busy"], 2) for x in st]}
-        return {"inferences": sum(s.frames for s in self.seats), "reanalysed": sum(s.reanalysed for s in self.seats)}
+        return {"inferences": sum(s.frames - s.skipped for s in self.seats), "skipped": sum(s.skipped for s in self.seats),
+                "reanalysed": sum(s.reanalysed for s in self.seats)}
 
 
 def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,

@@ -252,3 +252,50 @@ def test_fast_raises_of_the_demo_figure_are_timed_within_a_few_ms():
     assert max(errs) < 10.0
     # the order of the four players is right
     assert sorted(ups, key=ups.get) == sorted(truth, key=truth.get)
+
+
+class _PoseFromFrame:
+    """A stand-in tracker for ``update``: the lift is written in the grey level at (60, 70)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def estimate(self, frame):
+        self.calls += 1
+        return _lm(float(frame[60, 70].mean()) / 50 - 2)
+
+
+def test_motion_gate_skips_pose_on_still_frames_and_never_misses_a_raise():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    fake = _PoseFromFrame()
+    seat = hands.SeatHands("aki", (0, 0, 160, 160), estimator=fake, every=1)
+    events = []
+    for k in range(40):
+        frame = np.full((160, 160, 3), 20, np.uint8)
+        frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)  # camera noise
+        if k >= 20:  # the arm comes up: a block of the crop brightens, more each frame
+            frame[20:100, 40:100] = min(255, 20 + 40 * (k - 19))
+        events += seat.update(k, k / 30, frame)
+    assert seat.skipped >= 15  # still frames (noise only): the landmarks stand
+    assert fake.calls + seat.skipped == 40
+    ups = [e for e in events if e.state == "up"]
+    assert len(ups) == 1 and 20 / 30 <= ups[0].t <= 24 / 30  # the raise is seen as it happens
+    # without the gate every due frame runs pose, and the events are the same
+    gate, hands.MOTION_FRACTION = hands.MOTION_FRACTION, None
+    try:
+        rng = np.random.default_rng(0)
+        fake2 = _PoseFromFrame()
+        seat2 = hands.SeatHands("aki", (0, 0, 160, 160), estimator=fake2, every=1)
+        events2 = []
+        for k in range(40):
+            frame = np.full((160, 160, 3), 20, np.uint8)
+            frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+            if k >= 20:
+                frame[20:100, 40:100] = min(255, 20 + 40 * (k - 19))
+            events2 += seat2.update(k, k / 30, frame)
+    finally:
+        hands.MOTION_FRACTION = gate
+    assert fake2.calls == 40 and seat2.skipped == 0
+    assert [(e.state, e.side) for e in events2] == [(e.state, e.side) for e in events]
