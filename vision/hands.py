@@ -122,11 +122,13 @@ REANALYSIS_FRAMES = 30
 #: far, an arm starting to rise moves a few percent of them. The comparison is with the
 #: last *analysed* crop, so slow drift adds up and is not missed. None: pose on every due
 #: frame. Latency: none; what a still player costs drops to a thumbnail difference.
-MOTION_FRACTION: float | None = 0.001
-MOTION_LEVEL = 16
-#: the thumbnail is this many times smaller than the crop (averaging calms camera noise;
-#: a thin drawn forearm still shows at 4)
-MOTION_SCALE = 4
+MOTION_FRACTION: float | None = 0.002
+MOTION_LEVEL = 24
+#: the thumbnail is this many times smaller than the crop (averaging calms camera and
+#: compression noise: at 4 with 16 levels, the demo's H.264 noise let only 52 of 554 due
+#: frames be skipped, at 8 with 24 levels 285, same events; a forearm 25-30 px wide in a
+#: seat crop is still 3-4 thumbnail pixels)
+MOTION_SCALE = 8
 #: the gate only skips once the last two pose runs agree on both arms within this many
 #: shoulder widths (pose can slip for a frame: a slip must not be frozen while the player
 #: holds still)...
