@@ -265,37 +265,33 @@ class _PoseFromFrame:
         return _lm(float(frame[60, 70].mean()) / 50 - 2)
 
 
-def test_motion_gate_skips_pose_on_still_frames_and_never_misses_a_raise():
+def _still_then_raising(seed: int = 0):
+    """40 frames of a 160x160 seat with camera noise; from frame 20 an arm-sized block brightens."""
     import numpy as np
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
+    for k in range(40):
+        frame = np.clip(np.full((160, 160, 3), 20.0) + rng.normal(0, 3, (160, 160, 3)), 0, 255).astype(np.uint8)
+        if k >= 20:
+            frame[20:100, 40:100] = min(255, 20 + 40 * (k - 19))
+        yield k, frame
+
+
+def _gate_run():
     fake = _PoseFromFrame()
     seat = hands.SeatHands("aki", (0, 0, 160, 160), estimator=fake, every=1)
-    events = []
-    for k in range(40):
-        frame = np.full((160, 160, 3), 20, np.uint8)
-        frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)  # camera noise
-        if k >= 20:  # the arm comes up: a block of the crop brightens, more each frame
-            frame[20:100, 40:100] = min(255, 20 + 40 * (k - 19))
-        events += seat.update(k, k / 30, frame)
+    events = [e for k, frame in _still_then_raising() for e in seat.update(k, k / 30, frame)]
+    return fake, seat, events
+
+
+def test_motion_gate_skips_pose_on_still_frames_and_never_misses_a_raise(monkeypatch):
+    fake, seat, events = _gate_run()
     assert seat.skipped >= 15  # still frames (noise only): the landmarks stand
     assert fake.calls + seat.skipped == 40
     ups = [e for e in events if e.state == "up"]
     assert len(ups) == 1 and 20 / 30 <= ups[0].t <= 24 / 30  # the raise is seen as it happens
     # without the gate every due frame runs pose, and the events are the same
-    gate, hands.MOTION_FRACTION = hands.MOTION_FRACTION, None
-    try:
-        rng = np.random.default_rng(0)
-        fake2 = _PoseFromFrame()
-        seat2 = hands.SeatHands("aki", (0, 0, 160, 160), estimator=fake2, every=1)
-        events2 = []
-        for k in range(40):
-            frame = np.full((160, 160, 3), 20, np.uint8)
-            frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
-            if k >= 20:
-                frame[20:100, 40:100] = min(255, 20 + 40 * (k - 19))
-            events2 += seat2.update(k, k / 30, frame)
-    finally:
-        hands.MOTION_FRACTION = gate
+    monkeypatch.setattr(hands, "MOTION_FRACTION", None)
+    fake2, seat2, events2 = _gate_run()
     assert fake2.calls == 40 and seat2.skipped == 0
-    assert [(e.state, e.side) for e in events2] == [(e.state, e.side) for e in events]
+    assert [(e.state, e.side, e.t) for e in events2] == [(e.state, e.side, e.t) for e in events]
