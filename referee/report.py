@@ -439,11 +439,14 @@ def write_video(result, path: Path, scale: float = 0.5) -> None:
                         (up.add if e["state"] == "up" else up.discard)(e["side"])
                 cv2.rectangle(img, (b[0], b[1]), (b[2] - 1, b[3] - 1), (255, 255, 255), 2)
                 said = [x for x in shouts if x["player"] == s.name and x["t"] <= fr.t <= x["t"] + 1.0]
-                text = s.name + ("  " + " + ".join(sorted(up)) + " up" if up else "")
+                # one line each (a seat box is narrow): name, hands up, the words said
+                lines = [s.name] + ([" + ".join(sorted(up)) + " up"] if up else [])
                 if said:
-                    text += "  \"" + (" ".join(said[-1].get("words") or []) or "(no call)") + "\""
-                cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 5, cv2.LINE_AA)
-                cv2.putText(img, text, (b[0] + 8, b[1] + 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
+                    lines.append("\"" + (" ".join(said[-1].get("words") or []) or "(no call)") + "\"")
+                for i, text in enumerate(lines):
+                    at = (b[0] + 8, b[1] + 34 + 36 * i)
+                    cv2.putText(img, text, at, cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 5, cv2.LINE_AA)
+                    cv2.putText(img, text, at, cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
             top, bottom = caption(fr.t)
             for i, line in enumerate((f"{fr.t:6.2f} s  {top}", bottom)):
                 if line:
