@@ -107,7 +107,7 @@ def bench_cards(data: Path) -> None:
     for deck in ("USPCC-bicycle-like", "wmcnicho-deck"):
         refs = cards.References.from_images(
             {r["cards"]: cv2.imread(str(data / "cards" / r["file"])) for r in rows if r["role"] == "ref" and r["deck"] == deck})
-        right = wrong = unc = total = 0
+        right = wrong = unc = total = sep = 0
         times = []
         for r in rows:
             if r["role"] != "query" or r["deck"] != deck:
@@ -123,6 +123,7 @@ def bench_cards(data: Path) -> None:
             times.append(time.perf_counter() - t0)
             left = list(truth)
             for m in ms:
+                sep += m.separated
                 if m.status == "uncertain":
                     unc += 1
                 elif m.code in left:
@@ -131,7 +132,7 @@ def bench_cards(data: Path) -> None:
                 else:
                     wrong += 1
         print(f"cards {deck} ({len(refs.refs)} ref templates): {right}/{total} = {right / total:.1%} right, "
-              f"{wrong} wrong, {unc} uncertain; {statistics.median(times) * 1000:.0f} ms median per image; "
+              f"{wrong} wrong, {unc} uncertain ({sep} decided by the look-alike second stage); {statistics.median(times) * 1000:.0f} ms median per image; "
               f"look-alike pairs warned: {len(refs.lookalikes())}")
 
 

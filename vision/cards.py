@@ -12,9 +12,17 @@ polygon approximation or, for rounded corners, the minimum-area rectangle of a r
 contour; card aspect only) -> warp each to a canonical portrait size -> white-balance on the
 card paper -> NCC against every reference at 0° and 180° with a small shift search (the
 re-alignment) -> accept only when the best score passes :data:`MIN_SCORE` *and* beats the
-best *other* code by :data:`MIN_MARGIN`. A card that passes the score but not the margin is
-**uncertain** (IKATAKO's look-alikes, Uzushio 6 vs 9 = the same picture turned 180°): it is
-reported as uncertain, never guessed.
+best *other* code by :data:`MIN_MARGIN`. Codes within that margin of the best (look-alikes
+that differ by one pip or a rank index: a few % of the card, less than the whole-card NCC
+noise of an imperfect outline) go to a second stage (:func:`separate`): the face is
+re-aligned by ECC onto each reference and measured only on the pixels where the two
+references differ, in units of their own difference; a code wins only when the face is at
+least 3x nearer to it than the other reference, along, across and outside that difference
+(:data:`SEPARATE_FRACTION`). Otherwise the card is **uncertain** (IKATAKO's Uzushio 6 vs 9 =
+the same picture turned 180°: no pixel differs, so nothing can tell them apart): reported as
+uncertain, never guessed. Measured: the webcam deck's 6S (first-stage lead over 7S 0.051)
+now right, 32/32 real cards; forced on every real card with its 4 nearest codes, 32/32 right
+and on 104 re-photographed (rendered) eepong faces 103 right, 1 uncertain, 0 wrong.
 
 In a video (:class:`CardZoneWatcher`) a card is confirmed after :data:`CONFIRM_FRAMES`
 analysed frames, then its time is found by walking back a ring buffer of timestamped
