@@ -389,7 +389,7 @@ def bench_speed(frames: int) -> None:
             print(line + f" [{frames} frames]")
 
 
-def bench_watcher_speed(frames: int, pose_every: int = 8, workers: int = 2) -> None:
+def bench_watcher_speed(frames: int, pose_every: int = 8, workers: int = 2, card_every: int = 1) -> None:
     """Achievable fps of the whole table watcher (:class:`vision.table.TableWatcher`: card
     zone + every seat through ``SeatHands.update`` in ``workers`` processes, i.e. with the
     motion gate and the bisected re-analysis), 1 and 4 seats at 640x480 and 1280x720 on the
@@ -410,7 +410,8 @@ def bench_watcher_speed(frames: int, pose_every: int = 8, workers: int = 2) -> N
             with tempfile.TemporaryDirectory() as tmp:  # the references are given below: the folder is not read
                 cal = Calibration.from_dict(clip.calibration(references=tmp))
             refs = cards.References.from_images(dict(clip.deck))
-            tw = TableWatcher(cal, refs, workers=workers, pose_every=pose_every, pipeline=PIPELINE_FRAMES)
+            tw = TableWatcher(cal, refs, workers=workers, pose_every=pose_every, card_every=card_every,
+                              pipeline=PIPELINE_FRAMES)
             try:
                 events = []
                 for k, img in enumerate(imgs):
@@ -424,7 +425,7 @@ def bench_watcher_speed(frames: int, pose_every: int = 8, workers: int = 2) -> N
                 tw.close()
             st = tw.pose_stats()
             print(f"watcher speed {w}x{h}, {n} seat(s), {workers} workers, pose every {pose_every} (motion gate, "
-                  f"bisected re-analysis): {wall * 1000:.1f} ms/frame = {1 / wall:.1f} fps "
+                  f"bisected re-analysis), cards every {card_every}: {wall * 1000:.1f} ms/frame = {1 / wall:.1f} fps "
                   f"(card zone {card * 1000:.1f} ms/frame); pose inferences {st['inferences']}, skipped by the gate "
                   f"{st['skipped']}, re-analysed {st['reanalysed']}; events {len(events)} "
                   f"[{len(imgs) - warm} frames timed, load average {os.getloadavg()[0]:.1f}]")
@@ -501,7 +502,8 @@ def main(argv: list[str] | None = None) -> None:
     bench_grab(seeds)
     bench_grab(seeds, pose_every=2)
     bench_speed(frames)
-    bench_watcher_speed(frames * 3)
+    for card_every in (1, 2):
+        bench_watcher_speed(frames * 3, card_every=card_every)
     if not a.quick:
         bench_demo()
 
