@@ -50,10 +50,82 @@ def test_real_scenes_with_own_deck_references():
 
 
 def test_real_webcam_cards_on_white_paper():
-    # measured: 15/16 right, 1 uncertain, 0 wrong (white cards on white paper)
+    # measured: 16/16 right, 0 wrong (white cards on white paper; 6S vs 7S, first-stage lead
+    # 0.051, is decided by the second stage: before it 15/16 and 1 uncertain)
     right, wrong, total = _score("wmcnicho-deck")
     assert total == 16
-    assert right >= 13 and wrong <= 1
+    assert right >= 15 and wrong == 0
+
+
+def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alikes():
+    """Forced on every real card with its 4 nearest codes (whatever the first-stage lead):
+    the look-alike tournament picks the right code or none. Measured: 32/32 right."""
+    right = total = 0
+    for deck in ("wmcnicho-deck", "USPCC-bicycle-like"):
+        refs = _refs(deck)
+        for r in card_rows():
+            if r["role"] != "query" or r["deck"] != deck:
+                continue
+            img = cv2.imread(str(r["path"]))
+            if max(img.shape[:2]) > 1000:
+                s = 1000 / max(img.shape[:2])
+                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            truth = r["cards"].replace(";", " ").split()
+            for m in cards.recognise(img, refs):
+                if m.status != "ok" or m.code not in truth:
+                    continue
+                cand = cards.normalise(cards.warp_card(img, m.quad))
+                flipped = np.ascontiguousarray(cand[::-1, ::-1])
+                best = {}
+                for i, ref in enumerate(refs.refs):
+                    for rot, c in ((False, cand), (True, flipped)):
+                        sc = cards._ncc(c, ref.template)
+                        if sc > best.get(ref.code, (-2.0,))[0]:
+                            best[ref.code] = (sc, rot, i)
+                close = sorted(best.items(), key=lambda kv: -kv[1][0])[:4]
+                won = cards._tournament(cand, close, refs)
+                assert won is None or close[won][0] == m.code, (r["file"], m.code, close[won][0])
+                total += 1
+                right += won is not None
+    assert total == 32 and right >= 30
+
+
+def _pip_pair():
+    six = synth.card_face("six", 3)
+    h, w = six.shape[:2]
+    seven = six.copy()
+    cv2.circle(seven, (w // 2, h // 5), max(3, w // 25), (30, 30, 30), -1)  # one more small pip
+    return six, seven
+
+
+@pytest.mark.parametrize("angle", [10, 190, -20])
+def test_faces_told_apart_by_one_small_pip(angle):
+    """Two faces that differ by one small pip: the whole-card lead is ~0.01 (uncertain by the
+    first stage); the second stage tells them apart, at 0° and 180°."""
+    six, seven = _pip_pair()
+    refs = cards.References.from_images({"six": six, "seven": seven}, find_outline=False)
+    for code, face in (("six", six), ("seven", seven)):
+        scene = synth.table_background(480, 360, np.random.default_rng(2))
+        synth.place_card(scene, face, synth.card_quad(240, 180, 130, angle, 0.08), gain=0.9, tint=(0.9, 1.0, 1.1))
+        scene = cv2.GaussianBlur(scene, (5, 5), 1.2)
+        ms = cards.recognise(scene, refs)
+        assert len(ms) == 1 and ms[0].status == "ok" and ms[0].code == code and ms[0].separated
+        first = cards.match_face(cards.warp_card(scene, ms[0].quad), refs, second_stage=False)
+        assert first.status == "uncertain" and first.margin < cards.MIN_MARGIN
+
+
+def test_a_finger_over_the_telling_pip_leaves_the_card_uncertain():
+    six, seven = _pip_pair()
+    refs = cards.References.from_images({"six": six, "seven": seven}, find_outline=False)
+    for face in (six, seven):
+        scene = synth.table_background(480, 360, np.random.default_rng(2))
+        quad = synth.card_quad(240, 180, 130, 10, 0.08)
+        synth.place_card(scene, face, quad, gain=0.9, tint=(0.9, 1.0, 1.1))
+        p = quad.mean(axis=0) + ((quad[0] + quad[1]) / 2 - quad.mean(axis=0)) * 0.6  # over the pip
+        cv2.ellipse(scene, (int(p[0]), int(p[1])), (14, 10), 0, 0, 360, (120, 150, 210), -1)
+        scene = cv2.GaussianBlur(scene, (5, 5), 1.2)
+        ms = cards.recognise(scene, refs)
+        assert [m.status for m in ms] == ["uncertain"]
 
 
 def test_turned_twin_is_uncertain_never_guessed():
@@ -66,6 +138,9 @@ def test_turned_twin_is_uncertain_never_guessed():
     ms = cards.recognise(scene, refs)
     assert len(ms) == 1 and ms[0].status == "uncertain"
     assert cards.codes_of(ms) == ([], 1)
+    # the second stage sees no difference between the references (the same picture turned)
+    t6, t9 = refs.refs[1].template, refs.refs[0].template
+    assert cards.separate(cards._pad(t6), t6, np.ascontiguousarray(t9[::-1, ::-1])) is None
 
 
 def test_rendered_deck_warped_lit_and_blurred():
