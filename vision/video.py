@@ -76,6 +76,12 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
     ``warnings`` (the frame clock stays right: times come from the PTS, not from counting);
     a file with no decodable frame at all is a :class:`MediaError`.
     """
+    for index, t, fr in _decoded(path, warnings):
+        yield Frame(index, t, fr.to_ndarray(format="bgr24"))
+
+
+def _decoded(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, float, object]]:
+    """``(index, t, av.VideoFrame)`` of every frame, not yet converted (see :func:`read_frames`)."""
     import av
 
     path = Path(path)
@@ -85,22 +91,18 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
         s.thread_type = DECODE_THREADS
         t0 = None
         index = 0
-        bad = 0
 
         def frames_of(packet):
-            nonlocal bad
             try:
                 return packet.decode()
             except av.error.FFmpegError as exc:
-                bad += 1
                 if warnings is not None:
                     where = "" if packet.pts is None else f" at {float(packet.pts * packet.time_base):.3f} s"
                     warnings.append(f"video {path}: skipped an undecodable packet{where} ({exc})")
                 return []
 
         try:
-            packets = c.demux(s)
-            for packet in packets:
+            for packet in c.demux(s):
                 for fr in frames_of(packet):
                     if fr.pts is None:
                         t = index / float(s.average_rate or 30)
@@ -108,7 +110,7 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
                         t = float(fr.pts * (fr.time_base or s.time_base))
                     if t0 is None:
                         t0 = t
-                    yield Frame(index, round(t - t0, 6), fr.to_ndarray(format="bgr24"))
+                    yield index, round(t - t0, 6), fr
                     index += 1
         except av.error.FFmpegError as exc:
             raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
@@ -126,49 +128,22 @@ def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> d
     frame). Times follow :func:`read_frames`' clock; a time with no frame that near is left
     out. Ties go to the earlier frame, as in a pass over :func:`read_frames`.
     """
-    import av
-
     want = sorted(set(times))
     if not want:
         return {}
-    path = Path(path)
-    c = _open(path)
     best: dict[float, tuple[float, object]] = {}
-    try:
-        s = c.streams.video[0]
-        s.thread_type = DECODE_THREADS
-        t0, index, last = None, 0, want[-1]
-        try:
-            for packet in c.demux(s):
-                try:
-                    decoded = packet.decode()
-                except av.error.FFmpegError:
-                    continue  # read_frames skips it too (with a warning the replay already gave)
-                for fr in decoded:
-                    t = index / float(s.average_rate or 30) if fr.pts is None else float(fr.pts * (fr.time_base or s.time_base))
-                    if t0 is None:
-                        t0 = t
-                    t = round(t - t0, 6)
-                    index += 1
-                    for w in want:
-                        d = abs(t - w)
-                        if d < tolerance and (w not in best or d < best[w][0]):
-                            best[w] = (d, fr)
-                    if t > last + 0.1:
-                        raise StopIteration
-        except StopIteration:
-            pass
-        except av.error.FFmpegError as exc:
-            raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
-        converted: dict[int, np.ndarray] = {}
-        out = {}
-        for w, (d, fr) in best.items():
-            if id(fr) not in converted:
-                converted[id(fr)] = fr.to_ndarray(format="bgr24")
-            out[w] = converted[id(fr)]
-        return out
-    finally:
-        c.close()
+    for _, t, fr in _decoded(path):
+        for w in want:
+            d = abs(t - w)
+            if d < tolerance and (w not in best or d < best[w][0]):
+                best[w] = (d, fr)
+        if t > want[-1] + 0.1:
+            break
+    converted: dict[int, np.ndarray] = {}
+    for d, fr in best.values():
+        if id(fr) not in converted:
+            converted[id(fr)] = fr.to_ndarray(format="bgr24")
+    return {w: converted[id(fr)] for w, (d, fr) in best.items()}
 
 
 def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int = 18) -> None:
