@@ -407,6 +407,14 @@ def _last_crossing(h: list[tuple[float, float]], lvl: float, rising: bool):
     return None, None
 
 
+def pose_figures(seats: Iterable["SeatHands"]) -> dict[str, int]:
+    """Pose work of some seats (benchmark figures): inferences run, due frames skipped by
+    the motion gate, frames re-analysed."""
+    seats = list(seats)
+    return {"inferences": sum(s.frames - s.skipped for s in seats), "skipped": sum(s.skipped for s in seats),
+            "reanalysed": sum(s.reanalysed for s in seats)}
+
+
 class SeatHands:
     """One seat: ``update(index, t, frame) -> [HandEvent]``; ``observe(t, landmarks)`` does
     the same from landmarks computed elsewhere (a worker process).

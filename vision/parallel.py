@@ -20,7 +20,66 @@ from typing import Sequence
 import numpy as np
 
 from referee.errors import RefereeError
-from vision.hands import Landmarks
+from vision.hands import Landmarks, pose_figures
+
+
+class _Pool:
+    """Seats split round-robin over worker processes, one pipe each: start, gather a
+    result per seat, stop (the part both kinds of workers share)."""
+
+    def __init__(self, n_seats: int, n: int):
+        n = max(1, min(n, n_seats))
+        self.n_seats = n_seats
+        self.groups = [list(range(i, n_seats, n)) for i in range(n)]
+        self.procs, self.conns = [], []
+
+    def _start(self, target, args_of_group) -> None:
+        """One spawned process per group: ``target(conn, *args_of_group(group))``."""
+        ctx = mp.get_context("spawn")
+        for g in self.groups:
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=target, args=(child, *args_of_group(g)), daemon=True)
+            p.start()
+            child.close()
+            self.procs.append(p)
+            self.conns.append(parent)
+
+    def _gather(self) -> list:
+        """One reply per group, scattered back to the seats' order."""
+        out: list = [None] * self.n_seats
+        for g, conn in zip(self.groups, self.conns):
+            try:
+                res = conn.recv()
+            except (EOFError, OSError):
+                raise RefereeError("a pose worker process stopped") from None
+            for i, r in zip(g, res):
+                out[i] = r
+        return out
+
+    def _stop(self, last=None) -> None:
+        """Ask every worker to stop, let ``last(conn)`` read what it sends before it ends,
+        then join (terminate a worker that hangs) and close the pipes."""
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        if last is not None:
+            for conn in self.conns:
+                last(conn)
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+        for conn in self.conns:
+            conn.close()
+        self.procs, self.conns = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _worker(conn, boxes) -> None:
@@ -40,22 +99,13 @@ def _worker(conn, boxes) -> None:
         conn.close()
 
 
-class PoseWorkers:
+class PoseWorkers(_Pool):
     """Seats split round-robin over ``n`` worker processes."""
 
     def __init__(self, boxes: Sequence[tuple[int, int, int, int]], n: int):
-        n = max(1, min(n, len(boxes)))
-        self.groups = [list(range(i, len(boxes), n)) for i in range(n)]
+        super().__init__(len(boxes), n)
         self.boxes = [tuple(int(v) for v in b) for b in boxes]
-        ctx = mp.get_context("spawn")
-        self.procs, self.conns = [], []
-        for g in self.groups:
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(child, [self.boxes[i] for i in g]), daemon=True)
-            p.start()
-            child.close()
-            self.procs.append(p)
-            self.conns.append(parent)
+        self._start(_worker, lambda g: ([self.boxes[i] for i in g],))
 
     def submit(self, frame: np.ndarray, due: Sequence[bool] | None = None) -> None:
         """Send the crops of the seats ``due`` on this frame (all by default)."""
@@ -70,34 +120,10 @@ class PoseWorkers:
 
     def collect(self) -> list[Landmarks | None]:
         """Landmarks per seat (None: not found, or not due)."""
-        out: list[Landmarks | None] = [None] * len(self.boxes)
-        for g, conn in zip(self.groups, self.conns):
-            try:
-                res = conn.recv()
-            except EOFError:
-                raise RefereeError("a pose worker process stopped") from None
-            for i, lm in zip(g, res):
-                out[i] = lm
-        return out
+        return self._gather()
 
     def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
-        for conn in self.conns:
-            conn.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        self._stop()
 
 
 # --- whole seats in workers -----------------------------------------------------------------
@@ -135,9 +161,7 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
             busy += time.perf_counter() - t0
             conn.send(out)
         ru = resource.getrusage(resource.RUSAGE_SELF)
-        conn.send({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy,
-                   "inferences": sum(s.frames - s.skipped for s in seats), "skipped": sum(s.skipped for s in seats),
-                   "reanalysed": sum(s.reanalysed for s in seats)})
+        conn.send({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy, **pose_figures(seats)})
     finally:
         for s in seats:
             s.close()
@@ -147,7 +171,7 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
         conn.close()
 
 
-class SeatWorkers:
+class SeatWorkers(_Pool):
     """Whole seats (:class:`~vision.hands.SeatHands`: pose, arm state, the crop ring and the
     full-rate re-analysis) in ``n`` worker processes, frames passed through a ring of
     ``slots`` frames in shared memory.
@@ -167,27 +191,16 @@ class SeatWorkers:
                  shape: tuple[int, int, int], slots: int):
         from multiprocessing import shared_memory
 
-        n = max(1, min(n, len(seats)))
-        self.groups = [list(range(i, len(seats), n)) for i in range(n)]
+        super().__init__(len(seats), n)
         self.players = [s[0] for s in seats]
         self.shape, self.slots = tuple(shape), max(2, slots)
         self.shm = shared_memory.SharedMemory(create=True, size=int(np.prod(self.shape)) * self.slots)
         self.ring = np.ndarray((self.slots, *self.shape), dtype=np.uint8, buffer=self.shm.buf)
         self.stats: list[dict] = []
         self._next = 0
-        ctx = mp.get_context("spawn")
-        self.procs, self.conns = [], []
+        specs = [(p, tuple(int(v) for v in box), int(every), int(phase)) for p, box, every, phase in seats]
         try:
-            for g in self.groups:
-                parent, child = ctx.Pipe()
-                specs = [(seats[i][0], tuple(int(v) for v in seats[i][1]), int(seats[i][2]), int(seats[i][3]))
-                         for i in g]
-                p = ctx.Process(target=_seat_worker, args=(child, self.shm.name, self.shape, self.slots, specs),
-                                daemon=True)
-                p.start()
-                child.close()
-                self.procs.append(p)
-                self.conns.append(parent)
+            self._start(_seat_worker, lambda g: (self.shm.name, self.shape, self.slots, [specs[i] for i in g]))
         except BaseException:
             self.close()
             raise
@@ -204,24 +217,11 @@ class SeatWorkers:
 
     def collect(self) -> list[tuple[bool, Landmarks | None, list]]:
         """Per seat (in the order given): (analysed on this frame, landmarks, hand events)."""
-        out: list = [None] * len(self.players)
-        for g, conn in zip(self.groups, self.conns):
-            try:
-                res = conn.recv()
-            except (EOFError, OSError):
-                raise RefereeError("a pose worker process stopped") from None
-            for i, r in zip(g, res):
-                out[i] = r
-        return out
+        return self._gather()
 
     def close(self) -> None:
         """Stop the workers (their CPU figures land in :attr:`stats`) and free the ring."""
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for conn in self.conns:
+        def figures(conn) -> None:
             try:
                 while conn.poll(10):  # results still in flight, then the figures
                     msg = conn.recv()
@@ -230,21 +230,10 @@ class SeatWorkers:
                         break
             except (EOFError, OSError):
                 pass
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
-        for conn in self.conns:
-            conn.close()
-        self.procs, self.conns = [], []
+
+        self._stop(figures)
         if self.shm is not None:
             del self.ring
             self.shm.close()
             self.shm.unlink()
             self.shm = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

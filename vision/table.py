@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from calibration.schema import Calibration
 from referee.events import Event
 from vision.cards import CardZoneWatcher, References
-from vision.hands import SeatHands
+from vision.hands import SeatHands, pose_figures
 from vision.token import TokenWatcher
 from vision.video import Frame, read_frames
 
@@ -143,11 +143,9 @@ class TableWatcher:
         CPU seconds and busy seconds per worker (known after :meth:`close`)."""
         if self.workers is not None:
             st = self.workers.stats
-            return {"inferences": sum(x["inferences"] for x in st), "reanalysed": sum(x["reanalysed"] for x in st),
-                    "skipped": sum(x.get("skipped", 0) for x in st),
+            return {**{k: sum(x[k] for x in st) for k in ("inferences", "skipped", "reanalysed")},
                     "worker_cpu": [round(x["cpu"], 2) for x in st], "worker_busy": [round(x["busy"], 2) for x in st]}
-        return {"inferences": sum(s.frames - s.skipped for s in self.seats), "skipped": sum(s.skipped for s in self.seats),
-                "reanalysed": sum(s.reanalysed for s in self.seats)}
+        return pose_figures(self.seats)
 
 
 def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,
