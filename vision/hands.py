@@ -299,10 +299,9 @@ class PoseEstimator:
                 res = self._pose.process(rgb)
         else:
             res = self._pose.process(rgb)
-        if res.pose_landmarks is not None:
-            self._found += 1
         if res.pose_landmarks is None:
             return None
+        self._found += 1
         return Landmarks.from_mediapipe(res.pose_landmarks, box)
 
     def close(self) -> None:
@@ -538,13 +537,16 @@ class SeatHands:
             self._refiner = PoseEstimator(self.box, video=True)
         level, h = self.arms[side].onset_level, self.box[3] - self.box[1]
 
+        lifts: dict[int, float | None] = {}  # per buffered frame: each is analysed once
+
         def lift_at(k: int) -> float | None:
-            t, crop, box = frames[k]
-            lm = self._refiner.estimate_crop(crop, box)
-            self.reanalysed += 1
-            if lm is None or lm[f"{side}_wrist"].visibility < ONSET_MIN_VISIBILITY:
-                return None
-            return lm.lift(side, h)
+            if k not in lifts:
+                t, crop, box = frames[k]
+                lm = self._refiner.estimate_crop(crop, box)
+                self.reanalysed += 1
+                seen = lm is not None and lm[f"{side}_wrist"].visibility >= ONSET_MIN_VISIBILITY
+                lifts[k] = lm.lift(side, h) if seen else None
+            return lifts[k]
 
         if BISECT_REANALYSIS:
             got = self._bisect(frames, lift_at, level, rising)
@@ -560,8 +562,8 @@ class SeatHands:
 
     def _bisect(self, frames, lift_at, level: float, rising: bool) -> float | None:
         """The crossing found by halving the interval: pose on the middle buffered frame tells
-        which half holds it (a raise or a lowering is monotonic over these few frames), so 3
-        inferences replace 7 at ``every`` = 8. The ends are the two analysed frames, which
+        which half holds it (a raise or a lowering is monotonic over these few frames), so 3-5
+        inferences replace 9 at ``every`` = 8. The ends are the two analysed frames, which
         were on either side. None (then every frame is analysed) when pose loses the wrist
         or the lift is not on the expected side of the level."""
         lo, hi = 0, len(frames) - 1
