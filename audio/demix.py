@@ -116,14 +116,16 @@ class Leakage:
         """``x[samples, channels]`` -> the seats' own voices, same shape and dtype."""
         p, c, n = self.params, self.channels, len(x)
         out = np.empty(x.shape, np.float64)
+        transfer: dict[int, np.ndarray] = {}  # per FFT size (the blocks share one but the ends)
         for a in range(0, n, p.chunk):
             b = min(n, a + p.chunk)
             lo, hi = max(0, a - p.pad), min(n, b + p.pad)
             seg = x[lo:hi].astype(np.float64)
             size = 1 << int(np.ceil(np.log2(len(seg) + p.taps)))
             X = np.fft.rfft(seg, size, axis=0)  # (F, C)
-            A = np.moveaxis(np.fft.rfft(self.fir, size, axis=2), 2, 0) + np.eye(c)[None]
-            S = np.linalg.solve(A, X[:, :, None])[:, :, 0]
+            if size not in transfer:
+                transfer[size] = np.moveaxis(np.fft.rfft(self.fir, size, axis=2), 2, 0) + np.eye(c)[None]
+            S = np.linalg.solve(transfer[size], X[:, :, None])[:, :, 0]
             y = np.fft.irfft(S, size, axis=0)
             out[a:b] = y[a - lo : b - lo]
         return out.astype(x.dtype, copy=False)
@@ -292,6 +294,13 @@ def live(source: Iterable, leakage: Leakage) -> Iterator:
         yield demixer.update(item) if isinstance(item, Block) else item
 
 
+#: dB added to the leak measured after cancellation (the measure is an estimate)
+RESIDUAL_MARGIN_DB = 3.0
+#: after cancellation, a seat's run may be this far below the others' median and still be its
+#: own (the residual leak is 16-22 dB down on the demo; -10 and 0 misplaced more onsets there)
+DEMIXED_DOMINANCE_DB = -6.0
+
+
 def onset_params(residual_db: float):
     """The onset detector's parameters for cancelled audio whose loudest leak left is
     ``residual_db`` (measured on the demixed audio): subtract that leak plus
@@ -303,13 +312,6 @@ def onset_params(residual_db: float):
 
     allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
     return OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
-
-
-#: dB added to the leak measured after cancellation (the measure is an estimate)
-RESIDUAL_MARGIN_DB = 3.0
-#: after cancellation, a seat's run may be this far below the others' median and still be its
-#: own (the residual leak is 16-22 dB down on the demo; -10 and 0 misplaced more onsets there)
-DEMIXED_DOMINANCE_DB = -6.0
 
 
 def residual_db(demixed: np.ndarray, params: DemixParams | None = None) -> float | None:
