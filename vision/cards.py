@@ -416,12 +416,10 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     q = quad if quad is not None else np.zeros((4, 2), np.float32)
     if score < min_score:
         return Match(None, score, margin, "none", q, code, rot)
-    if margin < min_margin and not second_stage:
-        return Match(code, score, margin, "uncertain", q, runner, rot)
     if margin < min_margin:
         # 3) look-alikes: a precise pairwise comparison where their references differ
         close = [(c, v) for c, v in ranked if v[0] >= score - min_margin]
-        won = _tournament(cand, close, refs)
+        won = _tournament(cand, close, refs) if second_stage else None
         if won is None:
             return Match(code, score, margin, "uncertain", q, runner, rot)
         wcode, (wscore, wrot, _) = close[won]
@@ -434,8 +432,9 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
 def _tournament(cand: np.ndarray, close: list, refs: References) -> int | None:
     """Index in ``close`` of the code that :func:`separate` prefers to every other close code,
     or None (no such code: uncertain)."""
+    flipped = np.ascontiguousarray(cand[::-1, ::-1])
     for k, (ca, (_, ra, ia)) in enumerate(close):
-        face = np.ascontiguousarray(cand[::-1, ::-1]) if ra else cand
+        face = flipped if ra else cand
         wins = True
         for j, (cb, (_, rb, ib)) in enumerate(close):
             if j == k:
