@@ -15,17 +15,17 @@ Pipeline (bounded queues where it helps; every part on its own core where there 
   flight, so decoding, cards and pose run at the same time;
 - the *audio* runs in a process of its own (``--workers 0``: a thread), started first:
   cross-talk cancellation, onsets, Vosk and the enrolled-voice verifier over the seats'
-  channels (``_hear``); its setup warnings are given after the video (t = 0 in the record).
+  channels (``_hear``); its setup warnings are given after the video (t = 0 in the record);
+- the *writer* merges all event streams in time order into ``session.jsonl`` through
+  :class:`referee.record.RecordWriter` (flushed per event); the record is judged like any
+  other record (``referee.judge``) and the dispute report drawn (:mod:`referee.report`).
 
 Why (measured on the 4-seat demo, 37 s): before, one core was busy although there were 2
 pose workers: the replay waited for the workers on every frame (no frames in flight); with
 staggered pose the two workers' seats were due on alternate frames (round-robin groups
 [0, 2], [1, 3] vs phases 0-3), so one worker idled while the other ran; the re-analysis
 ran in the main process; and the audio thread shared the main process's GIL with decoding
-and the cards. The *writer* then merges all event streams in time order into
-``session.jsonl`` through :class:`referee.record.RecordWriter` (flushed per event); the
-record is judged like any other record (``referee.judge``) and the dispute report drawn
-(:mod:`referee.report`).
+and the cards.
 
 Decisions (the spec is silent):
 - Bad input that leaves something to judge is a warning, and the record says what was
@@ -259,20 +259,18 @@ class _AudioJob:
 
     def poll(self) -> list:
         """Messages ready now (never waits)."""
-        out = []
-        while not self.finished:
-            msg = self._get(0)
-            if msg is None:
-                break
-            out.append(msg)
-            self.finished = msg[0] in ("done", "fatal")
-        return out
+        return self._messages(0)
 
     def wait(self) -> list:
         """The remaining messages, waiting for the end of hearing."""
+        return self._messages(None)
+
+    def _messages(self, timeout: float | None) -> list:
         out = []
         while not self.finished:
-            msg = self._get(None)
+            msg = self._get(timeout)
+            if msg is None:  # nothing ready (only when not waiting)
+                break
             out.append(msg)
             self.finished = msg[0] in ("done", "fatal")
         return out
