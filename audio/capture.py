@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from referee.errors import DeviceError, MediaError
+from session.errors import DeviceError, MediaError
 
 #: Samples per block handed to the pipeline (latency cost: one block, 20 ms at 48 kHz).
 DEFAULT_BLOCK_S = 0.02

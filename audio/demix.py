@@ -39,7 +39,7 @@ import numpy as np
 from scipy.signal import stft
 
 from audio.capture import Block
-from referee.errors import MediaError
+from session.errors import MediaError
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ def from_folder(folder, rate_hint: int | None = None) -> "Enrollment":
     from pathlib import Path
 
     from audio.capture import read_all
-    from referee.errors import CalibrationError
+    from session.errors import CalibrationError
 
     folder = Path(folder)
     takes = sorted(folder.glob("*/*.wav"))

@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.errors import ModelMissing, RulesError
+from session.errors import ModelMissing, RulesError
 
 LEXICON_DIR = Path(__file__).resolve().parent / "lexicons"
 

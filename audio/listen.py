@@ -40,7 +40,7 @@ import numpy as np
 
 from audio.capture import Block, Status
 from audio.onset import OnsetDetector, OnsetParams, Segment
-from referee.events import ShoutEvent
+from session.events import ShoutEvent
 
 
 @dataclass(frozen=True)

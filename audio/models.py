@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.errors import ModelMissing
+from session.errors import ModelMissing
 
 OFFICIAL_BASE = "https://alphacephei.com/vosk/models/"
 

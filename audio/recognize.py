@@ -25,7 +25,7 @@ from scipy import signal
 
 from audio.lexicon import Lexicon, Parsed, Vocabulary, grammar_phrases
 from audio.models import FoundModel
-from referee.errors import ModelMissing
+from session.errors import ModelMissing
 
 VOSK_RATE = 16000
 

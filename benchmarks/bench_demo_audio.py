@@ -25,7 +25,7 @@ DEMO = ROOT / "fixtures" / "demo"
 
 
 def hear(demix: bool = True) -> tuple[list[dict], object]:
-    from calibration.schema import load
+    from session.calibration import load
     from referee.replay import ReplaySettings, _audio_source, _make_listener
 
     cal_path = DEMO / "calibration.json"

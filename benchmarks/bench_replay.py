@@ -98,7 +98,7 @@ def main() -> int:
     if a.check:
         print(f"{a.check} against {DEMO / 'truth.jsonl'}:")
         from referee.judge import judge
-        from referee.record import read_record
+        from session.record import read_record
 
         report_accuracy([e for e in _lines(Path(a.check)) if e.get("type") != "session"],
                         list(judge(read_record(Path(a.check)), {}).lines))

@@ -102,7 +102,7 @@ def main(argv=None) -> int:
 def watch_session(refs, field) -> None:
     """The demo session's card events with this calibration's field and references,
     against the demo's truth (code and frame)."""
-    from calibration.schema import Box
+    from session.calibration import Box
     from vision.cards import CardZoneWatcher
     from vision.video import read_frames
 

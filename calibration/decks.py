@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from referee.errors import CalibrationError
+from session.errors import CalibrationError
 
 IKATAKO_CARDS = ("2", "3", "4", "5", "tako", "ika", "ikatako", "uzushio6", "uzushio9", "salvage", "mirror",
                  "number", "repeat")

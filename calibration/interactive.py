@@ -36,7 +36,7 @@ from calibration import steps
 from calibration.decks import game_zones, griddle_slots
 from calibration.recording import Result
 from calibration.steps import Check
-from referee.errors import CalibrationError, DeviceError
+from session.errors import CalibrationError, DeviceError
 
 WINDOW = "referee calibrate"
 #: a card must lie still this long before it is taken

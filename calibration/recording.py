@@ -87,7 +87,7 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
             run[:] = [best, entry] if entry[4] <= best[4] else [entry, run[-1]]
         current.lengths[-1] += 1
     if background is None:
-        from referee.errors import MediaError
+        from session.errors import MediaError
 
         raise MediaError("the recording holds no frames")
     return background, showings, size, n

@@ -129,7 +129,7 @@ def _widen(box, frac: float, width: int, height: int, min_px: int = 0) -> tuple[
 def find_card(image: np.ndarray, background: np.ndarray) -> np.ndarray | None:
     """The outline (TL, TR, BR, BL, full-image pixels) of the one card that lies where the
     image differs from the empty table, or None."""
-    from vision.cards import _squareness, find_card_outlines
+    from vision.cards import squareness, find_card_outlines
 
     box = changed_box(image, background)
     if box is None:
@@ -140,7 +140,7 @@ def find_card(image: np.ndarray, background: np.ndarray) -> np.ndarray | None:
     if not quads:
         return None
     area = (x2 - x1) * (y2 - y1)
-    scored = [(cv2.contourArea(q) * _squareness(q) ** 2, q) for q in quads if cv2.contourArea(q) < 0.9 * area]
+    scored = [(cv2.contourArea(q) * squareness(q) ** 2, q) for q in quads if cv2.contourArea(q) < 0.9 * area]
     if not scored:
         return None
     best = max(scored, key=lambda sq: sq[0])[1]

@@ -10,7 +10,7 @@ import importlib
 import json
 from typing import Any
 
-from referee.events import SessionHeader
+from session.events import SessionHeader
 from referee.judge import Judgement
 
 

@@ -17,7 +17,7 @@ import sys
 import click
 
 from referee import __version__
-from referee.errors import RefereeError
+from session.errors import RefereeError
 
 
 class LazyGroup(click.Group):

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import rules
-from referee.errors import EventError, RecordError
-from referee.events import CorrectionEvent, Event, SessionHeader, UnknownEvent
-from referee.record import Record, RecordIssue, dumps
+from session.errors import EventError, RecordError
+from session.events import CorrectionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
+from session.order import sort_key
+from referee.judging.base import BatchJudge
+from session.record import Entry, Record, RecordIssue, dumps
 
-# Order of event kinds at equal timestamps: what appears first, then what reacts to it,
-# then what the table decides about it.
-KIND_ORDER = {"card": 0, "hand": 1, "shout": 1, "grab": 1, "decision": 2, "choice": 3, "end": 9}
 
 
 @dataclass
@@ -61,10 +60,6 @@ class Judgement:
         return "".join(dumps(obj) + "\n" for obj in self.lines)
 
 
-def sort_key(event: Event) -> tuple:
-    return (event.t, KIND_ORDER.get(event.type, 5), dumps(event))
-
-
 def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
     """The record's events with corrections applied (corrections themselves removed)."""
     notes: list[RecordIssue] = []
@@ -95,16 +90,96 @@ def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
     return events, notes
 
 
+def game_judge(session: Session):
+    """The incremental judge of the session's game (``referee.judging.<game>.Judge``)."""
+    module = importlib.import_module(f"referee.judging.{session.header.game}")
+    cls = getattr(module, "Judge", None)
+    if cls is None:
+        return BatchJudge(session, module.judge)
+    return cls(session)
+
+
+class IncrementalJudge:
+    """Judges a session while it is recorded: ``feed`` each event as it is released (in
+    canonical order), ``advance`` with the watermark, ``finish`` at the end.
+
+    A ``correction`` (a human overriding line ``ref``) or an event earlier than one already
+    fed re-judges the session from the start with the correction applied; the lines that
+    changed are returned again (a revised verdict follows the first one in the record, as it
+    was said at the table). :attr:`lines` is always the judgement as it stands.
+    """
+
+    def __init__(self, header: SessionHeader, options: Mapping[str, Any] | None = None,
+                 notes: list[RecordIssue] | None = None):
+        game = rules.get(header.game)
+        self.header = header
+        self.options = game.resolve_options({**header.options, **(options or {})})
+        self._base_notes = list(notes or [])
+        self._entries: list = []  # (line, event) of every event fed, corrections included
+        self._line = 1
+        self._reset()
+
+    def _reset(self) -> None:
+        self.session = Session(header=self.header, options=self.options, events=[], notes=list(self._base_notes))
+        self._judge = game_judge(self.session)
+        self.lines: list[dict[str, Any]] = []
+        self._last_key: tuple | None = None
+        self.finished = False
+
+    def _take(self, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.lines.extend(out)
+        return out
+
+    def feed(self, event: Event) -> list[dict[str, Any]]:
+        if self.finished:
+            raise RecordError("the judge was fed an event after finish()")
+        self._line += 1
+        if event.line == 0:
+            event = replace(event, line=self._line)
+        self._entries.append(event)
+        if isinstance(event, CorrectionEvent):
+            return self._rejudge()
+        if isinstance(event, (UnknownEvent, StatusEvent)):
+            return []
+        key = sort_key(event)
+        if self._last_key is not None and key < self._last_key:
+            return self._rejudge()
+        self._last_key = key
+        return self._take(self._judge.feed(event))
+
+    def advance(self, t: float) -> list[dict[str, Any]]:
+        return self._take(self._judge.advance(t))
+
+    def _rejudge(self) -> list[dict[str, Any]]:
+        before = [dumps(x) for x in self.lines]
+        record = Record(header=self.header, entries=[Entry(e.line, e) for e in self._entries])
+        events, notes = apply_corrections(record)
+        self._reset()
+        self.session.notes.extend(notes)
+        for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
+            self._last_key = sort_key(ev)
+            self.lines.extend(self._judge.feed(ev))
+        seen = set(before)
+        return [x for x in self.lines if dumps(x) not in seen]
+
+    def finish(self) -> "Judgement":
+        if not self.finished:
+            self._take(self._judge.finish())
+            self.finished = True
+        return Judgement(game=self.header.game, lines=list(self.lines), notes=self.session.notes)
+
+
 def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement:
-    """Judge a parsed record; ``options`` override the header's rule options."""
+    """Judge a parsed record; ``options`` override the header's rule options.
+
+    The batch judgement is the incremental judge fed the whole record: corrections applied,
+    events in canonical order, then :meth:`IncrementalJudge.finish`.
+    """
     if record.header is None:
         raise RecordError("cannot judge a record without a session header on its first line")
-    header = record.header
-    game = rules.get(header.game)
-    resolved = game.resolve_options({**header.options, **(options or {})})
     events, notes = apply_corrections(record)
-    events = sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key)
-    session = Session(header=header, options=resolved, events=events, notes=notes)
-    module = importlib.import_module(f"referee.judging.{header.game}")
-    lines = list(module.judge(session))
-    return Judgement(game=header.game, lines=lines, notes=session.notes)
+    inc = IncrementalJudge(record.header, options, notes=notes)
+    for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
+        inc._last_key = sort_key(ev)
+        inc.lines.extend(inc._judge.feed(ev))
+    return inc.finish()

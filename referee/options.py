@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from referee.errors import OptionError
+from session.errors import OptionError
 
 
 def parse_option_args(args: Iterable[str]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ Pipeline (bounded queues where it helps; every part on its own core where there 
   cross-talk cancellation, onsets, Vosk and the enrolled-voice verifier over the seats'
   channels (``_hear``); its setup warnings are given after the video (t = 0 in the record);
 - the *writer* merges all event streams in time order into ``session.jsonl`` through
-  :class:`referee.record.RecordWriter` (flushed per event); the record is judged like any
+  :class:`session.record.RecordWriter` (flushed per event); the record is judged like any
   other record (``referee.judge``) and the dispute report drawn (:mod:`referee.report`).
 
 Why (measured on the 4-seat demo, 37 s): before, one core was busy although there were 2
@@ -57,8 +57,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.errors import CalibrationError, MediaError, RefereeError
-from referee.record import RecordWriter, read_record
+from session.errors import CalibrationError, MediaError, RefereeError
+from session.order import sort_key
+from session.record import RecordWriter, read_record
 
 #: frames decoded ahead of the watcher (memory: ~2.7 MB each at 1280x720)
 QUEUE_FRAMES = 8
@@ -70,8 +71,6 @@ QUEUE_FRAMES = 8
 PIPELINE = 16
 #: audio that ends this many seconds before the video is reported as skipped
 AUDIO_SHORT_S = 0.5
-#: order of event kinds at one instant in the written record
-KIND_ORDER = {"skipped": 0, "warning": 0, "card": 1, "hand": 2, "grab": 3, "shout": 4, "audio_status": 5}
 
 
 @dataclass
@@ -117,12 +116,6 @@ class Replay:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _event_key(e: dict):
-    from referee.record import dumps
-
-    return (e["t"], KIND_ORDER.get(e["type"], 9), dumps(e))
-
-
 def _reader(path: Path, q: queue.Queue, skipped: list[str], stop: threading.Event,
             cpu: list[float] | None = None) -> None:
     from vision.video import read_frames
@@ -163,7 +156,7 @@ def _hear(sink, video: Path, audio: Path | None, cal_path: Path, game: str, mode
     {...})`` once the source and the listener are ready, then ``("done", {...})`` with the
     shout events; a setup failure is ``("fatal", error)``. A read error mid-way ends hearing
     with the events so far (``error``)."""
-    from calibration.schema import load
+    from session.calibration import load
 
     stats: dict[str, float] = {}
     c0, t0 = time.process_time(), time.perf_counter()
@@ -419,7 +412,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
            on_warning: Callable[[str], None] | None = None) -> Replay:
     """Replay one session into ``out`` (created): ``session.jsonl``, ``report.html``
     (and ``annotated.mp4`` with ``settings.video``)."""
-    from calibration.schema import load
+    from session.calibration import load
     from referee.judge import judge
     from vision.table import TableWatcher
 
@@ -575,7 +568,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
                         "pose_every": settings.pose_every, "card_every": settings.card_every,
                         "enrolled": enrolled}
     setup = [{"t": 0.0, "type": "warning", "message": w} for w in setup_warnings]
-    events = sorted(setup + vision_events + audio_events + skip_events, key=_event_key)
+    events = sorted(setup + vision_events + audio_events + skip_events, key=sort_key)
     record_path = out / "session.jsonl"
     with RecordWriter(record_path) as w:
         w.write(header)

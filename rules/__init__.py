@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from referee.errors import UnknownGame
+from session.errors import UnknownGame
 from rules.base import Game
 
 # game name -> module defining ``GAME`` (a rules.base.Game instance)

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
-from referee.errors import OptionError
+from session.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class State(ABC):
 
     @abstractmethod
     def apply(self, action: Any) -> Outcome:
-        """Apply a legal action; raise :class:`referee.errors.IllegalAction` otherwise."""
+        """Apply a legal action; raise :class:`session.errors.IllegalAction` otherwise."""
 
     @abstractmethod
     def random_action(self, rng: random.Random) -> Any | None:

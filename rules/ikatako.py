@@ -39,7 +39,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from referee.errors import IllegalAction, OptionError, RulesError, UnknownCard
+from session.errors import IllegalAction, OptionError, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, State
 
 # ----------------------------------------------------------------------------- the deck

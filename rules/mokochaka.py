@@ -45,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from referee.errors import IllegalAction, OptionError, UnknownCard
+from session.errors import IllegalAction, OptionError, UnknownCard
 from rules.base import Game, Option, Outcome, State
 
 KINDS = ("moko", "paka", "pome", "gabu")

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from referee.errors import IllegalAction, RulesError, UnknownCard
+from session.errors import IllegalAction, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, Shuffle, State
 
 BASE_KINDS = ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus", "penguin", "sailor",

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from referee.errors import IllegalAction, RulesError, UnknownCard
+from session.errors import IllegalAction, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, Shuffle, State
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

@@ -47,7 +47,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from referee.errors import IllegalAction, RulesError, UnknownCard
+from session.errors import IllegalAction, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, Shuffle, State
 
 CATALOGUE_PATH = Path(__file__).resolve().parent / "data" / "toratanu.toml"

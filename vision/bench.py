@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.schema import Box
+from session.calibration import Box
 from vision import cards, hands, synth
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,7 +164,7 @@ def bench_demo_cards(every: tuple[int, ...] = (1, 3)) -> None:
     truth's."""
     import json
 
-    from calibration.schema import load
+    from session.calibration import load
     from vision.video import read_frames
 
     video = ROOT / "fixtures/demo/session.mp4"
@@ -306,7 +306,7 @@ def bench_onset_figure(seeds: int, raise_s: float, every: int = 1) -> None:
 
 
 def bench_grab(seeds: int, pose_every: int = 1) -> None:
-    from calibration.schema import Calibration
+    from session.calibration import Calibration
     from vision.table import watch_frames
     from vision.token import TOKEN_MARGIN
     from vision.video import Frame
@@ -398,7 +398,7 @@ def bench_watcher_speed(frames: int, pose_every: int = 8, workers: int = 2, card
     Frames are rendered before timing; the first 10 frames (model load) are not counted."""
     import tempfile
 
-    from calibration.schema import Calibration
+    from session.calibration import Calibration
     from vision.table import PIPELINE_FRAMES, TableWatcher
     from vision.video import Frame
 
@@ -437,7 +437,7 @@ def bench_demo(pose_every: tuple[int, ...] = (1, 2, 4), workers: int = 2) -> Non
     import json
     import resource
 
-    from calibration.schema import load
+    from session.calibration import load
     from vision.table import watch_frames
     from vision.video import probe, read_frames
 

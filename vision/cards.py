@@ -55,8 +55,8 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from referee.errors import MediaError
-from referee.events import CardEvent
+from session.errors import MediaError
+from session.events import CardEvent
 
 #: canonical card size after warping (portrait). Measured on the real decks: 100x150 left
 #: 9/16 webcam cards uncertain (spade vs club pips too small), 150x225 3/16, 200x300 the same
@@ -296,7 +296,7 @@ class References:
         return sorted((a, b, s) for (a, b), s in best.items())
 
 
-def _squareness(q: np.ndarray) -> float:
+def squareness(q: np.ndarray) -> float:
     """1 for a rectangle, less as corners leave 90° (a wrong corner on a shadow)."""
     worst = 0.0
     for i in range(4):
@@ -319,14 +319,14 @@ def reference_faces(image: np.ndarray, find_outline: bool = True) -> list[np.nda
         quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small)]
         if quads:
             h, w = image.shape[:2]
-            scored = [(cv2.contourArea(q) * _squareness(q) ** 2, q) for q in quads
+            scored = [(cv2.contourArea(q) * squareness(q) ** 2, q) for q in quads
                       if cv2.contourArea(q) < 0.9 * h * w or len(quads) == 1]
             if scored:
                 best = max(scored, key=lambda sq: sq[0])[1]
                 faces = [warp_card(image, best)]
                 barea = cv2.contourArea(best)
                 inner = [q for q in quads if 0.2 * barea < cv2.contourArea(q) < 0.8 * barea
-                         and _overlap(q, best) > 0.95 and _squareness(q) > 0.9]
+                         and _overlap(q, best) > 0.95 and squareness(q) > 0.9]
                 if inner:
                     faces.append(warp_card(image, max(inner, key=cv2.contourArea)))
                 return faces

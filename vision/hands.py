@@ -63,8 +63,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # research: avoids 100 ms st
 import cv2
 import numpy as np
 
-from referee.errors import ModelMissing
-from referee.events import HandEvent
+from session.errors import ModelMissing
+from session.events import HandEvent
 
 #: re-analysis at reduced rate finds the crossing by halving the interval between the two
 #: analysed frames (log2(every) + 2 inferences per state change instead of every + 1);

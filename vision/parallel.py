@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from referee.errors import RefereeError
+from session.errors import RefereeError
 from vision.hands import Landmarks, pose_figures
 
 

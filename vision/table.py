@@ -24,25 +24,19 @@ from collections import deque
 from pathlib import Path
 from typing import Callable, Iterator
 
-from calibration.schema import Calibration
-from referee.events import Event
+from session.calibration import Calibration
+from session.events import Event
+from session.order import sort_key
 from vision.cards import CardZoneWatcher, References
 from vision.hands import SeatHands, pose_figures
 from vision.token import TokenWatcher
 from vision.video import Frame, read_frames
-
-_KIND_ORDER = {"card": 0, "hand": 1, "grab": 2}
 
 #: frames in flight to the pose workers before this process waits for the oldest one's
 #: landmarks (``watch_frames``; a live ``TableWatcher`` defaults to 0). Lets decoding, the
 #: card zones and the re-analysis overlap the workers instead of waiting for them every
 #: frame. Latency: hand/grab events come out this many frames later (their times unchanged).
 PIPELINE_FRAMES = 4
-
-
-def sort_key(e: Event):
-    d = e.to_dict()
-    return (e.t, _KIND_ORDER.get(e.type, 9), str(d.get("player", "")), str(d.get("side", "")), str(d.get("card", "")))
 
 
 class TableWatcher:
@@ -153,7 +147,7 @@ def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References 
                  on_frame: Callable[[Frame], None] | None = None,
                  on_warning: Callable[[str], None] | None = None) -> list[Event]:
     """All events of a frame sequence, sorted by time (then kind, player, side, card)."""
-    from referee.errors import MediaError
+    from session.errors import MediaError
 
     tw = TableWatcher(cal, refs, workers=workers, card_every=card_every, pose_every=pose_every,
                       pipeline=PIPELINE_FRAMES)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from referee.events import GrabEvent
+from session.events import GrabEvent
 from vision.hands import Landmarks
 
 #: the token zone is grown by this fraction of its size on each side (a hand covers it)

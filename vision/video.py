@@ -16,7 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
-from referee.errors import MediaError
+from session.errors import MediaError
 
 
 #: PyAV/FFmpeg decoder threading: "AUTO" = frame and slice threads (decoding one 720p frame

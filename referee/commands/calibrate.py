@@ -16,7 +16,7 @@ import click
 
 
 def _names(players: str | None, n_channels: int | None) -> list[str]:
-    from referee.errors import CalibrationError
+    from session.errors import CalibrationError
 
     if players is None:
         if n_channels is None:
@@ -35,8 +35,8 @@ def _names(players: str | None, n_channels: int | None) -> list[str]:
 
 
 def _zones(values: tuple[str, ...]) -> dict:
-    from calibration.schema import Box
-    from referee.errors import CalibrationError
+    from session.calibration import Box
+    from session.errors import CalibrationError
 
     out = {}
     for v in values:
@@ -68,9 +68,10 @@ def _zones(values: tuple[str, ...]) -> dict:
 def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, zone_opts, enroll, out, force,
                   as_json) -> None:
     """Calibrate a table: seats, zones, card references and microphone channels."""
-    from calibration import schema, steps
+    from calibration import steps
+    from session import calibration as schema
     from calibration.decks import deck_cards
-    from referee.errors import CalibrationError
+    from session.errors import CalibrationError
 
     if (camera is None) == (video is None):
         raise CalibrationError("give either --camera N (guided) or --from-video VIDEO (a recording)")

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from referee import announce
-from referee.errors import RecordError
+from session.errors import RecordError
 from referee.judge import judge
 from referee.options import parse_option_args
-from referee.record import read_record
+from session.record import read_record
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DEMO_SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"

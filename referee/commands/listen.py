@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from referee.errors import MediaError
-from referee.record import dumps
+from session.errors import MediaError
+from session.record import dumps
 
 
 def _format(event: dict) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from referee.errors import RefereeError
+from session.errors import RefereeError
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
@@ -69,7 +69,7 @@ def _worker(args):
     if err is not None:
         return str(video), None, err
     from referee import announce
-    from referee.events import SessionHeader
+    from session.events import SessionHeader
 
     table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
     return str(video), (table, str(result.report) if result.report else None, str(result.record),
@@ -78,7 +78,7 @@ def _worker(args):
 
 def _print(result, as_json: bool) -> None:
     from referee import announce
-    from referee.events import SessionHeader
+    from session.events import SessionHeader
 
     if as_json:
         click.echo(result.judgement.jsonl(), nl=False)

@@ -10,7 +10,7 @@ import json
 
 import click
 
-from referee.errors import RulesError
+from session.errors import RulesError
 from rules.seasaltpaper import parse_card, resolve_round, score
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.errors import MediaError
+from session.errors import MediaError
 
 
 def _read_image(path: Path):
@@ -22,8 +22,8 @@ def _read_image(path: Path):
 
 
 def _parse_box(text: str, img) -> tuple[int, int, int, int]:
-    from calibration.schema import Box
-    from referee.errors import CalibrationError
+    from session.calibration import Box
+    from session.errors import CalibrationError
 
     try:
         b = Box.from_value(text, "--box", (img.shape[1], img.shape[0]))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.record import dumps
+from session.record import dumps
 
 
 @click.command("watch")
@@ -24,7 +24,7 @@ from referee.record import dumps
                    "around each hand change are re-analysed at full rate, so onsets keep full-rate timing.")
 def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int, pose_every: int) -> None:
     """Print the card, hand and grab events seen in VIDEO, in time order (progress on stderr)."""
-    from calibration.schema import load
+    from session.calibration import load
     from vision.cards import References
     from vision.table import watch_frames
     from vision.video import probe, read_frames

@@ -41,8 +41,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from referee.errors import RulesError
-from referee.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
+from session.errors import RulesError
+from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
 from rules import ikatako as rk
 

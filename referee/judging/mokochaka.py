@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from referee.errors import IllegalAction, RulesError
-from referee.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
+from session.errors import IllegalAction, RulesError
+from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
 from rules.mokochaka import GAME, N_PILES, DeclareGabu, Play, Resolve, Setup, Shout, Touch, card_id, is_call_token
 
 

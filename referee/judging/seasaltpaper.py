@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from referee.errors import RulesError
-from referee.events import ChoiceEvent, EndEvent
+from session.errors import RulesError
+from session.events import ChoiceEvent, EndEvent
 from rules.seasaltpaper import last_played_order, resolve_round, score, target, winners
 
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from referee.errors import RulesError
-from referee.events import CardEvent, EndEvent
+from session.errors import RulesError
+from session.events import CardEvent, EndEvent
 from rules.takoyaki import (GAME, JOKER, decks_for, full_deck, parse_card, placement, rank_value,
                             ranking, slot_name)
 

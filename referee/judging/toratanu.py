@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterator
 
-from referee.errors import RulesError
-from referee.events import ChoiceEvent, EndEvent
+from session.errors import RulesError
+from session.events import ChoiceEvent, EndEvent
 from rules.toratanu import best_arrangement, parse_card, score_arrangement
 
 

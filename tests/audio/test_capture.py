@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from audio import capture
-from referee.errors import DeviceError, MediaError
+from session.errors import DeviceError, MediaError
 
 
 def _pcm(tmp_path, channels=4, rate=16000, n=8000, seed=0):

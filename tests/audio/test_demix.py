@@ -7,7 +7,7 @@ import pytest
 
 from audio.capture import Block
 from audio.demix import DemixedSource, DemixParams, estimate
-from referee.errors import MediaError
+from session.errors import MediaError
 
 RATE = 16000
 LEAK_DB = -10.0

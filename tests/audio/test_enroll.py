@@ -57,7 +57,7 @@ def test_listen_with_an_enrollment_folder_uses_the_verifier(run_cli, tmp_path):
 
 
 def test_an_empty_enrollment_folder_is_one_clear_error(tmp_path):
-    from referee.errors import CalibrationError
+    from session.errors import CalibrationError
 
     with pytest.raises(CalibrationError, match="no enrollment takes"):
         enroll.from_folder(tmp_path)

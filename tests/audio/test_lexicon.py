@@ -1,7 +1,7 @@
 from audio.lexicon import Lexicon, grammar_phrases, vocabulary
 from audio.recognize import Recognizer
 import pytest
-from referee.errors import ModelMissing, RulesError
+from session.errors import ModelMissing, RulesError
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ import zipfile
 import pytest
 
 from audio import models
-from referee.errors import ModelMissing
+from session.errors import ModelMissing
 
 
 def fake_model(folder):

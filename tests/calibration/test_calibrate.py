@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration import schema, steps
+from calibration import steps
+from session import calibration as schema
 
 from tests.calibration.conftest import CHANNELS
 

@@ -66,7 +66,7 @@ def test_guided_calibration_with_a_fake_camera(recording, fake_highgui, monkeypa
 
 
 def test_a_camera_that_stops_is_one_clear_error(recording, fake_highgui, monkeypatch):
-    from referee.errors import DeviceError
+    from session.errors import DeviceError
 
     rec, truth = recording
     cam = FakeCamera(rec / "calibration.mp4")

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from calibration.schema import Calibration, load, save
-from referee.errors import CalibrationError
+from session.calibration import Calibration, load, save
+from session.errors import CalibrationError
 
 
 def _good(tmp_path):
@@ -184,7 +184,7 @@ def test_v1_with_enroll_and_unknown_keys(tmp_path):
 
 
 def test_check_media_names_resolution_and_game():
-    from calibration.schema import check_media
+    from session.calibration import check_media
 
     cal = load(DEMO / "calibration.json")
     check_media(cal, 1280, 720, game="ikatako")

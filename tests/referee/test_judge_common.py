@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from referee.events import CardEvent, HandEvent
-from referee.judge import apply_corrections, sort_key
+from session.events import CardEvent, HandEvent
+from referee.judge import apply_corrections
+from session.order import sort_key
 from referee.options import parse_option_args
-from referee.record import parse_lines
+from session.record import parse_lines
 
 HEADER = {"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus", "players": ["aki", "ben"]}
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.judge import judge
-from referee.record import parse_lines, read_record
+from session.record import parse_lines, read_record
 from tests.conftest import FIXTURES, ROOT
 
 SCENARIOS = ROOT / "tests" / "referee" / "scenarios" / "ikatako"

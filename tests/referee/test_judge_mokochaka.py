@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from referee.judge import judge
-from referee.record import parse_lines, read_record
+from session.record import parse_lines, read_record
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = Path(__file__).with_name("scenarios") / "mokochaka"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from referee.judge import judge
-from referee.record import parse_lines
+from session.record import parse_lines
 
 # aki: duos crab, boat, fish (3) + 2 shells (2) + lighthouse x2 boats (2) = 7 card points; blue 9
 AKI = ["crab:blue"] * 2 + ["boat:blue"] * 2 + ["fish:blue"] * 2 + ["shell:blue"] * 2 + ["lighthouse:blue"]

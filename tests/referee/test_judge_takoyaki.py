@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from referee.judge import judge
-from referee.record import parse_lines, read_record
+from session.record import parse_lines, read_record
 from tests.conftest import FIXTURES
 
 SESSION = FIXTURES / "sessions" / "takoyaki_two_players.jsonl"
@@ -151,6 +151,6 @@ def test_solo_counts_turns_and_bad_sizes_are_one_clear_error():
     assert res["next_sizes"] == {"aki": 0} and res["champion"] == "aki"
     header["options"] = {"sizes": {"aki": "nine"}}
     import pytest
-    from referee.errors import RulesError
+    from session.errors import RulesError
     with pytest.raises(RulesError, match="sizes"):
         judge(parse_lines([json.dumps(header)]))

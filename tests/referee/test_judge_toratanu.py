@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from referee.judge import judge
-from referee.record import parse_lines
+from session.record import parse_lines
 
 
 def _record(*events, games=2):

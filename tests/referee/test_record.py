@@ -6,8 +6,8 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from referee.events import CardEvent, HandEvent, SessionHeader, ShoutEvent, UnknownEvent
-from referee.record import RecordWriter, parse_lines, read_record
+from session.events import CardEvent, HandEvent, SessionHeader, ShoutEvent, UnknownEvent
+from session.record import RecordWriter, parse_lines, read_record
 
 HEADER = {"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus",
           "players": ["aki", "ben"], "options": {"window": 3.0}}
@@ -35,13 +35,13 @@ def test_header_and_typed_events():
 
 def test_unknown_fields_and_types_are_kept():
     src = lines(HEADER, {"t": 1.0, "type": "card", "card": "2", "camera": 1},
-                {"t": 1.2, "type": "audio_status", "device": 3, "state": "lost"})
+                {"t": 1.2, "type": "light_status", "device": 3, "state": "dim"})
     rec = parse_lines(src)
     assert rec.issues == []
     card, unknown = rec.events
     assert card.extra == {"camera": 1}
     assert card.to_dict() == {"t": 1.0, "type": "card", "card": "2", "camera": 1}
-    assert isinstance(unknown, UnknownEvent) and unknown.kind == "audio_status"
+    assert isinstance(unknown, UnknownEvent) and unknown.kind == "light_status"
     assert unknown.to_dict() == json.loads(src[2])
 
 
@@ -109,3 +109,16 @@ def test_parser_never_raises(raw_lines):
 def test_reader_never_raises_on_bytes(raw):
     rec = read_record(raw)
     assert rec.header is None or rec.header.game
+
+
+def test_status_events_are_typed_and_written_back_as_read():
+    src = lines(HEADER, {"t": 0.0, "type": "warning", "message": "audio: no seat speaks alone"},
+                {"t": 18.5, "type": "skipped", "what": "audio", "from": 18.5, "to": 37.0, "reason": "ends early"},
+                {"t": 20.0, "type": "audio_status", "state": "lost", "detail": "device 3"})
+    rec = parse_lines(src)
+    assert rec.issues == []
+    warning, skipped, status = rec.events
+    assert (warning.type, warning.message) == ("warning", "audio: no seat speaks alone")
+    assert (skipped.what, skipped.start, skipped.stop, skipped.reason) == ("audio", 18.5, 37.0, "ends early")
+    assert (status.state, status.detail) == ("lost", "device 3")
+    assert [json.dumps(e.to_dict(), ensure_ascii=False) for e in rec.events] == src[1:]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.record import read_record
+from session.record import read_record
 from tests.conftest import FIXTURES
 
 DEMO = FIXTURES / "demo"

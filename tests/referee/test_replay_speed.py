@@ -55,7 +55,7 @@ def clip(tmp_path_factory):
 def test_seat_workers_see_what_one_process_sees(clip):
     """Same events (hands re-timed by the full-rate re-analysis in the workers) and the same
     landmarks, in the same order, with 2 seat workers and 3 frames in flight as in-process."""
-    from calibration.schema import load
+    from session.calibration import load
     from vision.table import TableWatcher
     from vision.video import read_frames
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 import rules
-from referee.errors import IllegalAction, OptionError, RulesError, UnknownCard
+from session.errors import IllegalAction, OptionError, RulesError, UnknownCard
 from rules import ikatako as rk
 from rules.ikatako import (Choice, Declare, End, ReactionOutcome, Remove, Reveal, SkipEffect,
                            coop_reaction, coop_sequence, expected_reaction)

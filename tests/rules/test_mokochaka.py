@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import rules
-from referee.errors import IllegalAction, OptionError, UnknownCard
+from session.errors import IllegalAction, OptionError, UnknownCard
 from rules.mokochaka import (
     DEFAULT_DECK, GAME, DeclareGabu, Play, Resolve, Setup, Shout, Touch, call_for, card_id, deck_from_option,
     is_call_token, parse_card,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules
-from referee.errors import RulesError, UnknownCard
+from session.errors import RulesError, UnknownCard
 from rules.seasaltpaper import (BASE_DECK, COLLECTORS, SALT_DECK, last_played_order, parse_card,
                                 resolve_round, score, target, winners)
 

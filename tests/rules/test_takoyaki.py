@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import rules
-from referee.errors import IllegalAction, RulesError, UnknownCard
+from session.errors import IllegalAction, RulesError, UnknownCard
 from rules.takoyaki import (JOKER, Discard, Draw, Place, Shuffle, TakeDiscard, full_deck,
                             parse_card, parse_griddle, placement)
 

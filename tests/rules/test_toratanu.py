@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules
-from referee.errors import RulesError, UnknownCard
+from session.errors import RulesError, UnknownCard
 from rules.toratanu import (SETUP, best_arrangement, game_deck, load_catalogue, parse_card,
                             score_arrangement)
 

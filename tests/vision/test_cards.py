@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.schema import Box
-from referee.errors import MediaError
+from session.calibration import Box
+from session.errors import MediaError
 from tests.vision.helpers import card_rows
 from vision import cards, synth
 
@@ -203,7 +203,7 @@ def test_demo_cards_under_a_hand_are_timed_at_their_first_frame():
     import json
     from pathlib import Path
 
-    from calibration.schema import load
+    from session.calibration import load
     from vision.video import read_frames
 
     demo = Path(__file__).resolve().parents[2] / "fixtures" / "demo"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from calibration.schema import Box
+from session.calibration import Box
 from vision.hands import Landmarks
 from vision.token import TokenWatcher
 
@@ -49,7 +49,7 @@ def test_unseen_seats_are_ignored():
 
 
 def test_drawn_players_reach_for_the_token():
-    from calibration.schema import Calibration
+    from session.calibration import Calibration
     from vision import synth
     from vision.table import watch_frames
     from vision.token import TOKEN_MARGIN

@@ -57,8 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from referee.errors import CalibrationError
-from referee.events import GAMES
+from session.errors import CalibrationError
+from session.events import GAMES
 
 SCHEMA_VERSION = 2
 #: versions this referee reads (older ones are migrated on load)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from referee.errors import EventError, RecordError
-from referee.events import Event, SessionHeader
+from session.errors import EventError, RecordError
+from session.events import Event, SessionHeader
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
-from referee.errors import EventError
+from session.errors import EventError
 
 GAMES = ("ikatako", "mokochaka", "takoyaki", "seasaltpaper", "toratanu")
 SIDES = ("left", "right")
@@ -316,3 +316,70 @@ class UnknownEvent(Event):
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.extra)
+
+
+# ----------------------------------------------------------------------------- status
+# What the sources and stages say about themselves: not observations of the table, so the
+# judging modules never see them, but the record keeps them beside the observations and
+# the report and the live view show them.
+
+
+class StatusEvent(Event):
+    """Base of the events that report on the senses rather than on the table."""
+
+
+@dataclass(frozen=True)
+class WarningEvent(StatusEvent):
+    """Something a person should know about the record from here on (``message``)."""
+
+    message: str = ""
+
+    type: ClassVar[str] = "warning"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(t=t, extra=extra, message=_text(obj.get("message"), "message"))
+
+
+@dataclass(frozen=True)
+class SkippedEvent(StatusEvent):
+    """A stretch of one sense's input that was not perceived: ``what`` (``audio``/``video``),
+    ``from``/``to`` in session seconds and the ``reason`` (written as ``from``/``to``)."""
+
+    what: str = ""
+    start: float = 0.0
+    stop: float = 0.0
+    reason: str = ""
+
+    type: ClassVar[str] = "skipped"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        extra = {k: v for k, v in extra.items() if k not in ("from", "to", "reason", "what")}
+        return cls(t=t, extra=extra, what=_text(obj.get("what"), "what"),
+                   start=_number(obj.get("from", t), "from"), stop=_number(obj.get("to", t), "to"),
+                   reason=str(obj.get("reason", "")))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"t": self.t, "type": self.type, "what": self.what,
+                               "from": self.start, "to": self.stop, "reason": self.reason}
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+
+@dataclass(frozen=True)
+class AudioStatusEvent(StatusEvent):
+    """The audio input dropped (``lost``), came back (``ok``) or dropped samples (``overflow``)."""
+
+    state: str = ""
+    detail: str | None = None
+
+    type: ClassVar[str] = "audio_status"
+    _optional: ClassVar[frozenset[str]] = frozenset({"detail"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        detail = obj.get("detail")
+        return cls(t=t, extra=extra, state=_text(obj.get("state"), "state"),
+                   detail=None if detail in (None, "") else str(detail))

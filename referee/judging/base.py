@@ -1,0 +1,55 @@
+"""The one interface of a game's judging: an incremental judge fed one event at a time.
+
+``feed(event)`` takes the next event in canonical order (:mod:`session.order`; the record's
+corrections already applied) and returns the verdict lines that can no longer change (for a
+reaction game: a card's verdict once the next card is revealed, since the table's decision
+and choices may come until then); ``advance(t)`` says no event earlier than ``t`` can still
+arrive (the pipeline's watermark; a game may close a window by time); ``finish()`` returns
+what is left and the one ``result`` line. Batch judging is a loop over ``feed`` (``referee.
+judge.judge``), so judging a record event by event gives byte for byte what batch judging
+gives — the judging conformance test checks it for every game at every prefix.
+
+A game's judging module defines ``Judge`` (a :class:`GameJudge`) and may define
+``format_table(judgement, header) -> str`` and ``describe`` (the report's view of a verdict).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from session.events import Event
+
+
+class GameJudge:
+    """Base of the five games' incremental judges; ``session`` is a :class:`referee.judge.Session`
+    (header, resolved options, ``warn``); its ``events`` list is not used."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def feed(self, event: Event) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def advance(self, t: float) -> list[dict[str, Any]]:
+        return []
+
+    def finish(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+
+class BatchJudge(GameJudge):
+    """Adapter for a module that still walks a finished list (``module.judge(session)``):
+    buffers every event and judges at :meth:`finish`. Correct, never early."""
+
+    def __init__(self, session, batch) -> None:
+        super().__init__(session)
+        self._batch = batch
+        self._events: list[Event] = []
+
+    def feed(self, event: Event) -> list[dict[str, Any]]:
+        self._events.append(event)
+        return []
+
+    def finish(self) -> list[dict[str, Any]]:
+        self.session.events = list(self._events)
+        return list(self._batch(self.session))

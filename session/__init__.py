@@ -1,0 +1,11 @@
+"""The session contract, at the ground floor of the project.
+
+What perception tells the referee and what the referee writes back: typed events
+(:mod:`session.events`), the one canonical order of a record (:mod:`session.order`), the
+record reader and streaming writer (:mod:`session.record`), the calibration file format
+(:mod:`session.calibration`) and the error taxonomy (:mod:`session.errors`).
+
+This package imports nothing else of the project, so ``rules/``, ``vision/`` and ``audio/``
+can build and read events without climbing up into the application (``referee/``); the
+layer contract in ``tests/test_layers.py`` keeps it that way.
+"""

@@ -1,0 +1,31 @@
+"""The layer contract (pyproject.toml ``[tool.importlinter]``): the session contract at the
+bottom imports nothing of the project; rules, vision and audio import only it; calibration
+sits above them and the application on top; mediapipe only in vision, the speech engine and
+sounddevice only in audio. A change that climbs back up fails here."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_layers_hold():
+    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    if not Path(exe).exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    run = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+def test_contract_package_imports_nothing_of_the_project():
+    project = {"referee", "rules", "vision", "audio", "calibration", "fixtures"}
+    for path in sorted((ROOT / "session").glob("*.py")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("import", "from"):
+                assert words[1].split(".")[0] not in project, f"{path.name}: {line.strip()}"
