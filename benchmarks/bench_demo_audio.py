@@ -26,13 +26,15 @@ DEMO = ROOT / "fixtures" / "demo"
 
 def hear(demix: bool = True) -> tuple[list[dict], object]:
     from session.calibration import load
-    from referee.replay import ReplaySettings, _audio_source, _make_listener
+    from audio import hearing
+    from referee.replay import ReplaySettings, hearing_plan
 
     cal_path = DEMO / "calibration.json"
     cal = load(cal_path)
     warnings: list[str] = []
-    source, _ = _audio_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=demix)
-    listener, _, _ = _make_listener(cal, cal.game, "versus", source, ReplaySettings(), warnings, cal_path)
+    plan = hearing_plan(cal, cal.game, "versus", ReplaySettings(), cal_path)
+    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=demix)
+    listener = hearing.make_listener(plan, source, warnings)
     events = []
     for block in source:
         events += listener.update(block)

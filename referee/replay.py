@@ -156,6 +156,7 @@ def _hear(sink, video: Path, audio: Path | None, cal_path: Path, game: str, mode
     {...})`` once the source and the listener are ready, then ``("done", {...})`` with the
     shout events; a setup failure is ``("fatal", error)``. A read error mid-way ends hearing
     with the events so far (``error``)."""
+    from audio import hearing
     from session.calibration import load
 
     stats: dict[str, float] = {}
@@ -163,12 +164,14 @@ def _hear(sink, video: Path, audio: Path | None, cal_path: Path, game: str, mode
     try:
         cal = load(cal_path)
         warnings: list[str] = []
-        source, heard_from = _audio_source(video, audio, warnings, demix=settings.demix)
+        plan = hearing_plan(cal, game, mode, settings, cal_path)
+        source, heard_from = hearing.open_source(video, audio, warnings, demix=plan.demix)
         stats["audio_demix"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        listener, names, enrolled = None, [s.name for s in cal.seats], False
+        listener, names, enrolled = None, list(plan.names), False
         if source is not None:
-            listener, names, enrolled = _make_listener(cal, game, mode, source, settings, warnings, cal_path)
+            listener = hearing.make_listener(plan, source, warnings)
+            enrolled = listener is not None and listener.verifier is not None
         stats["audio_setup"] = time.perf_counter() - t1
     except BaseException as exc:
         _send_error(sink, "fatal", exc)
@@ -313,97 +316,23 @@ def _deck_codes(game: str) -> list[str]:
     return [str(c) for c in deck]  # a game without a deck list: nothing to check
 
 
-def _audio_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False):
-    """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats).
+def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal_path: Path):
+    """The calibration's audio side as plain inputs for :mod:`audio.hearing`."""
+    from audio.hearing import HearingPlan
 
-    Demixing reads the whole recording first (offline replay only) and measures the
-    seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
-    """
-    from audio.capture import FileSource
-
-    if audio is not None:
-        source, heard_from = FileSource(audio), audio
-    else:
-        try:
-            source, heard_from = FileSource(video), video
-        except MediaError as exc:
-            warnings.append(f"no audio: {exc}; shouts are not heard (give the seats' recording with --audio)")
-            return None, None
-    if demix and source.channels > 1:
-        from audio.demix import DemixedSource
-
-        source = DemixedSource(source)
-        if not source.applied:
-            warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
-                            "channels are not close microphones); heard without cross-talk cancellation")
-    return source, heard_from
-
-
-def _make_listener(cal, header_game: str, mode: str | None, source, settings: ReplaySettings,
-                   warnings: list[str], cal_path: Path):
-    from audio import lexicon, models
-    from audio.listen import Listener
-    from audio.recognize import Recognizer
-
-    names = [s.name for s in cal.seats]
-    by_channel = {s.channel: s.name for s in cal.seats if s.channel is not None}
-    if not by_channel:
-        warnings.append("calibration: no seat has an audio channel; shouts are not heard")
-        return None, names, False
-    # Listener maps channel k -> seats[k]; build that list (a seat without a channel is never heard)
-    width = max(by_channel) + 1
-    if source.channels < width:
-        lost = sorted(n for c, n in by_channel.items() if c >= source.channels)
-        warnings.append(f"audio has {source.channels} channel(s); seat(s) {', '.join(lost)} (channels "
-                        f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard")
-        width = source.channels
-    chan_names = [by_channel.get(k, f"(channel {k})") for k in range(width)]
-    recognizer = Recognizer(models.find(settings.model, settings.lang), lexicon.vocabulary(header_game, mode))
-    verifier, enrolled = None, False
+    leak = cal.audio.crosstalk_db if getattr(cal, "audio", None) is not None else None
+    audio = cal.extra.get("audio")
+    if leak is None and isinstance(audio, dict):
+        leak = audio.get("crosstalk_db")  # a v1 file's extra key
     folder = settings.enroll
     if folder is None and not settings.no_enroll and cal.extra.get("enroll"):
         folder = Path(cal.extra["enroll"])
         if not folder.is_absolute():
             folder = cal_path.parent / folder
-    if folder is not None and not settings.no_enroll:
-        from audio import enroll
-
-        if not Path(folder).is_dir():
-            warnings.append(f"enroll: folder {folder} not found; words from the speech model alone")
-        else:
-            verifier = enroll.from_folder(folder)
-            enrolled = True
-    onset = onset_params(cal, warnings, residual_db=getattr(source, "residual_db", None))
-    if onset is not None:
-        from referee.replay_audio import TrimmingListener
-
-        return TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
-                                crosstalk_db=-onset.crosstalk_db), names, enrolled
-    return Listener(chan_names, width, source.rate, recognizer, verifier=verifier), names, enrolled
-
-
-def onset_params(cal, warnings: list[str], residual_db: float | None = None):
-    """The onset detector's parameters for this table: the calibration's measured seat-to-seat
-    leakage (``audio.crosstalk_db``, e.g. -10) sets how much of the loudest neighbour is
-    subtracted. The detector's default (6 dB) over-subtracts a -10 dB leak by 2.5x, which
-    hides the soft start of a second player's word under the first player's: on the demo
-    12 of 35 onsets came 60-400 ms late or were lost (22 -> 13 found within 50 ms)."""
-    from audio.onset import OnsetParams
-
-    if residual_db is not None:  # cross-talk cancelled: see audio.demix.onset_params
-        from audio.demix import onset_params as after_demix
-
-        return after_demix(residual_db)
-    leak = cal.audio.crosstalk_db if getattr(cal, "audio", None) is not None else None
-    audio = cal.extra.get("audio")
-    if leak is None and isinstance(audio, dict):
-        leak = audio.get("crosstalk_db")  # a v1 file's extra key
-    if leak is None:
-        return None
-    if isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0:
-        warnings.append(f"calibration audio.crosstalk_db: a negative number of dB expected, got {leak!r}; ignored")
-        return None
-    return OnsetParams(crosstalk_db=float(-leak))
+    return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
+                       names=tuple(s.name for s in cal.seats), crosstalk_db=leak,
+                       enroll=None if settings.no_enroll else folder, model=settings.model, lang=settings.lang,
+                       demix=settings.demix)
 
 
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,

@@ -90,7 +90,11 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
             click.echo(f"referee: note: enrolled player(s) not at the table: {', '.join(unknown)}", err=True)
     onset = None
     if demix_from is not None and not room:
-        source, onset = _demixed(source, demix_from, channels)
+        from audio.hearing import demixed_from
+
+        source, onset, left = demixed_from(source, demix_from, channels)
+        click.echo(f"referee: cancelling cross-talk measured on {demix_from}"
+                   + (f" ({left:.0f} dB left)" if left is not None else ""), err=True)
     listener = Listener(names, channels, source.rate, recognizer, room=room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=min_conf))
     try:
@@ -101,41 +105,3 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
             click.echo(dumps(event) if as_json else _format(event))
     if getattr(source, "warning", None):  # (a demixed source passes the file's warning on)
         click.echo(f"referee: warning: {source.warning}", err=True)
-
-
-class _Demixed:
-    """A source with cross-talk cancelled block by block (keeps ``rate`` and the file's warning)."""
-
-    def __init__(self, source, leakage):
-        self._source, self.rate, self._leakage = source, source.rate, leakage
-
-    @property
-    def warning(self):
-        return getattr(self._source, "warning", None)
-
-    def __iter__(self):
-        from audio.demix import live
-
-        return live(self._source, self._leakage)
-
-
-def _demixed(source, recording: Path, channels: int):
-    """``source`` with the leakage measured on ``recording`` cancelled, and the onset detector's
-    parameters for what is left; a recording that does not fit is one clear error."""
-    from audio import demix
-    from audio.capture import read_all
-
-    samples, rate = read_all(recording)
-    if rate != source.rate or samples.ndim != 2 or samples.shape[1] < channels:
-        have = 1 if samples.ndim == 1 else samples.shape[1]
-        raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "
-                         f"at {source.rate} Hz: give a recording of this table made on the same interface")
-    samples = samples[:, :channels]
-    leakage = demix.estimate(samples)
-    if not leakage.usable:
-        raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
-                         "alone, or the channels are not close microphones): record each seat saying a word alone")
-    left = demix.residual_db(leakage.demix(samples))
-    click.echo(f"referee: cancelling cross-talk measured on {recording}"
-               + (f" ({left:.0f} dB left)" if left is not None else ""), err=True)
-    return _Demixed(source, leakage), (demix.onset_params(left) if left is not None else None)

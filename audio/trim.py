@@ -1,4 +1,4 @@
-"""Hearing for replay: the audio pipeline with each utterance's end trimmed to where the
+"""Hearing a recording: the audio pipeline with each utterance's end trimmed to where the
 seat's own voice still dominates the neighbours' leakage.
 
 Why (measured on the demo, where four players shout within 0.4 s of each other): the onset
