@@ -148,7 +148,12 @@ class IncrementalJudge:
         return self._take(self._judge.feed(event))
 
     def advance(self, t: float) -> list[dict[str, Any]]:
+        """The watermark reached ``t``: lines that time alone made final."""
         return self._take(self._judge.advance(t))
+
+    def announce(self, t: float) -> list[dict[str, Any]]:
+        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``)."""
+        return self._judge.announce(t)
 
     def _rejudge(self) -> list[dict[str, Any]]:
         before = [dumps(x) for x in self.lines]

@@ -5,7 +5,8 @@ corrections already applied) and returns the verdict lines that can no longer ch
 reaction game: a card's verdict once the next card is revealed, since the table's decision
 and choices may come until then); ``advance(t)`` says no event earlier than ``t`` can still
 arrive (the pipeline's watermark; a game may close a window by time); ``finish()`` returns
-what is left and the one ``result`` line. Batch judging is a loop over ``feed`` (``referee.
+what is left and the one ``result`` line; ``announce(t)`` gives what a live table may hear
+before a verdict is final (the first correct player as soon as nobody can still beat them). Batch judging is a loop over ``feed`` (``referee.
 judge.judge``), so judging a record event by event gives byte for byte what batch judging
 gives — the judging conformance test checks it for every game at every prefix.
 
@@ -31,6 +32,13 @@ class GameJudge:
         raise NotImplementedError
 
     def advance(self, t: float) -> list[dict[str, Any]]:
+        return []
+
+    def announce(self, t: float) -> list[dict[str, Any]]:
+        """Provisional announcements that can be said at watermark ``t`` (each once), before
+        the verdict line is final: e.g. ``{"type": "announce", "what": "first", ...}`` when the
+        first correct player of a card is settled. Not part of the judgement's lines (the
+        verdict that follows is); a live table hears them early. Default: none."""
         return []
 
     def finish(self) -> list[dict[str, Any]]:
