@@ -136,7 +136,7 @@ def find_card(image: np.ndarray, background: np.ndarray) -> np.ndarray | None:
         return None
     h, w = image.shape[:2]
     x1, y1, x2, y2 = _widen(box, 0.1, w, h, 8)
-    quads = find_card_outlines(image[y1:y2, x1:x2])
+    quads = find_card_outlines(image[y1:y2, x1:x2], oblique=False)
     if not quads:
         return None
     area = (x2 - x1) * (y2 - y1)
