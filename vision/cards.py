@@ -56,7 +56,7 @@ import cv2
 import numpy as np
 
 from session.errors import MediaError
-from session.events import CardEvent
+from session.events import CardEvent, Event, WarningEvent
 
 #: canonical card size after warping (portrait). Measured on the real decks: 100x150 left
 #: 9/16 webcam cards uncertain (spade vs club pips too small), 150x225 3/16, 200x300 the same
@@ -120,6 +120,17 @@ LOOKALIKE_SCORE = 0.8
 #: analysed frames in a row with the same accepted code before a card event (latency: this
 #: many frames, recovered by the walk-back)
 CONFIRM_FRAMES = 2
+#: "a card came but could not be read": a zone whose picture (the 4x reduced, light-levelled
+#: thumbnail of :data:`STILL_DIFF`) differs from the last picture it was accounted for in
+#: (a card read, the start, or an earlier such warning) by more than this mean grey
+#: difference, and has then been still for :data:`SETTLE_FRAMES` analysed frames without a
+#: card being read there, gives a ``warning`` event (t = when the change began) instead of
+#: silence: the judge then knows a card came. A card covering a tenth of a zone changes its
+#: mean by about 10; a hand passing and gone leaves nothing (the picture is as before)
+UNREAD_DIFF = 6.0
+#: ... still for this many analysed frames (0.3 s at 30 fps: a thrown card has landed and
+#: would have been read; latency of the warning only, its time is when the change began)
+SETTLE_FRAMES = 9
 #: frames kept for the walk-back (1.5 s at 30 fps); memory: frames x zone size
 RING_FRAMES = 45
 #: frames without a decision (a hand over the card) the walk-back may cross
@@ -160,7 +171,7 @@ OUTLINES_PER_CARD = 1
 HULL_EPSILONS = (0.02, 0.035, 0.05)
 #: ... only for a contour that fills at least this much of its convex hull (a card, not a
 #: hand or two overlapping cards) and has no other quad (cost: most contours skip the fit)
-HULL_SOLIDITY = 0.93
+HULL_SOLIDITY = 0.85
 #: card outline: every corner angle must lie within this range (degrees). A rectangle seen
 #: at up to 60 degrees keeps its corners within about 40-140; a quad with a corner near 180
 #: is a triangle with a spare point (a hull fit on a shadow), whose warp stretches a sliver
@@ -813,6 +824,11 @@ class CardZoneWatcher:
 
     ``every`` > 1 analyses only every n-th frame online (reduced-rate tracking); the ring
     buffer keeps every frame, so the walk-back still times the card at full rate.
+
+    A zone that changed and settled without a card being read there (:data:`UNREAD_DIFF`)
+    gives a :class:`~session.events.WarningEvent` ("card in the field not recognised at
+    23.1 s", ``extra``: ``zone``, ``unread`` True, and ``uncertain`` [code, code] when it was
+    two look-alikes) among the returned events, so the record says a card came.
     """
 
     def __init__(self, zone_name: str, box, refs: References, *, every: int = 1,
@@ -832,6 +848,12 @@ class CardZoneWatcher:
         self._last_analysed: np.ndarray | None = None
         self._last_result: Match | None = None
         self.analysed = 0
+        self._thumb: np.ndarray | None = None  # this update's thumbnail
+        self._prev_thumb: np.ndarray | None = None
+        self._accounted: np.ndarray | None = None  # the picture last accounted for
+        self._still = 0  # analysed frames in a row without change
+        self._change_t: float | None = None  # when the zone began to differ from the accounted picture
+        self.unread = 0  # warnings of cards not read (benchmark figure)
 
     def _crop(self, frame: np.ndarray) -> np.ndarray:
         b = self.box
@@ -843,6 +865,7 @@ class CardZoneWatcher:
         small = cv2.resize(gray, (max(1, gray.shape[1] // 4), max(1, gray.shape[0] // 4)),
                            interpolation=cv2.INTER_AREA).astype(np.float32)
         small *= 128.0 / max(1.0, float(small.mean()))  # a global light change is no change
+        self._thumb = small
         if (self._last_analysed is not None and self._last_analysed.shape == small.shape
                 and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
             return self._last_result
@@ -853,7 +876,7 @@ class CardZoneWatcher:
         self._last_analysed, self._last_result = small, res
         return res
 
-    def update(self, index: int, t: float, frame: np.ndarray) -> list[CardEvent]:
+    def update(self, index: int, t: float, frame: np.ndarray) -> list[Event]:
         crop = self._crop(frame).copy()
         self.ring.append(_Slot(index, t, crop))
         if index % self.every:
@@ -869,18 +892,50 @@ class CardZoneWatcher:
             code = None
         else:
             code = m.code if m is not None and m.status == "ok" else None
+        out: list[Event] = self._unread(t, code, m)
         if code is None or code == self.current:
             self.pending = (None, 0)
-            return []
+            return out
         n = self.pending[1] + 1 if self.pending[0] == code else 1
         self.pending = (code, n)
         if n < self.confirm:
-            return []
+            return out
         self.current = code
         self.pending = (None, 0)
+        self._accounted, self._change_t = self._thumb, None
         first, conf = self._walk_back(code, m.score, m.quad)
-        return [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
-                          extra={"frame": first.index})]
+        return out + [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
+                                extra={"frame": first.index})]
+
+    def _unread(self, t: float, code: str | None, m: Match | None) -> list[Event]:
+        """The "card came but could not be read" warning (:data:`UNREAD_DIFF`)."""
+        thumb, prev = self._thumb, self._prev_thumb
+        self._prev_thumb = thumb
+        if thumb is None:
+            return []
+        if self._accounted is None or self._accounted.shape != thumb.shape:
+            self._accounted = thumb
+            return []
+        moved = prev is None or prev.shape != thumb.shape or float(np.abs(thumb - prev).mean()) >= STILL_DIFF
+        self._still = 0 if moved else self._still + 1
+        if float(np.abs(thumb - self._accounted).mean()) <= UNREAD_DIFF:
+            self._change_t = None  # as accounted for (a hand came and went)
+            return []
+        if self._change_t is None:
+            self._change_t = t
+        if self._still < SETTLE_FRAMES or self.pending[0] is not None:
+            return []
+        start, self._accounted, self._change_t = self._change_t, thumb, None
+        if code is not None:  # the card already reported lies there still (moved, uncovered)
+            return []
+        self.unread += 1
+        extra: dict = {"zone": self.zone, "unread": True}
+        why = ""
+        if m is not None and m.status == "uncertain":
+            extra["uncertain"] = sorted([m.code or "?", m.runner_up or "?"])
+            why = f" (uncertain between {extra['uncertain'][0]} and {extra['uncertain'][1]})"
+        return [WarningEvent(t=round(start, 6), message=f"card in the {self.zone} not recognised at {start:.1f} s{why}",
+                             extra=extra)]
 
     def _walk_back(self, code: str, score: float, quad: np.ndarray | None = None) -> tuple[_Slot, float]:
         """The earliest buffered frame of the run in which ``code`` is recognised, crossing at
