@@ -125,9 +125,15 @@ CONFIRM_FRAMES = 2
 #: (a card read, the start, or an earlier such warning) by more than this mean grey
 #: difference, and has then been still for :data:`SETTLE_FRAMES` analysed frames without a
 #: card being read there, gives a ``warning`` event (t = when the change began) instead of
-#: silence: the judge then knows a card came. A card covering a tenth of a zone changes its
-#: mean by about 10; a hand passing and gone leaves nothing (the picture is as before)
-UNREAD_DIFF = 6.0
+#: silence: the judge then knows a card came. A card in a calibrated field covers a sixth
+#: of it or more (the field is the cards' extent plus 0.35 card widths) and changes the
+#: thumbnail by 15-40; a card shaking by a pixel or two with the camera by 3-8; a hand
+#: passing and gone leaves nothing (the picture is as before)
+UNREAD_DIFF = 12.0
+#: ... "still" for that meaning: consecutive thumbnails differ by less than this mean grey
+#: level (a card shaking by a pixel or two with the camera: 3-4; a hand moving over the
+#: zone: 30 and more)
+SETTLE_DIFF = 5.0
 #: ... still for this many analysed frames (0.3 s at 30 fps: a thrown card has landed and
 #: would have been read; latency of the warning only, its time is when the change began)
 SETTLE_FRAMES = 9
@@ -916,7 +922,7 @@ class CardZoneWatcher:
         if self._accounted is None or self._accounted.shape != thumb.shape:
             self._accounted = thumb
             return []
-        moved = prev is None or prev.shape != thumb.shape or float(np.abs(thumb - prev).mean()) >= STILL_DIFF
+        moved = prev is None or prev.shape != thumb.shape or float(np.abs(thumb - prev).mean()) >= SETTLE_DIFF
         self._still = 0 if moved else self._still + 1
         if float(np.abs(thumb - self._accounted).mean()) <= UNREAD_DIFF:
             self._change_t = None  # as accounted for (a hand came and went)
