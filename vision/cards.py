@@ -24,6 +24,16 @@ uncertain, never guessed. Measured: the webcam deck's 6S (first-stage lead over 
 now right, 32/32 real cards; forced on every real card with its 4 nearest codes, 32/32 right
 and on 104 re-photographed (rendered) eepong faces 103 right, 1 uncertain, 0 wrong.
 
+At a real table (issue 14; ``benchmarks/bench_seeing.py`` measures it before/after): the
+field is often seen at an angle and through a webcam's compression. Outlines are therefore
+accepted at a wider image aspect (:data:`ASPECT_RANGE`; a foreshortened card is nearly
+square), looked at both ways round when either side could be the long one
+(:data:`BOTH_WAYS_BELOW`), fitted by their convex hull when rounded corners seen at an angle
+are no rectangle, checked for sane corner angles, searched on small zones enlarged
+(:data:`MIN_IMAGE_SIDE`), and a misfit outline is re-aligned by ECC onto its best codes'
+references (:data:`REFINE_BELOW`). A zone that changed and settled without a card being read
+gives a warning event (:data:`UNREAD_DIFF`), never silence.
+
 In a video (:class:`CardZoneWatcher`) a card is confirmed after :data:`CONFIRM_FRAMES`
 analysed frames, then its time is found by walking back a ring buffer of timestamped
 frames to the first frame in which it was recognisable (online confirmation alone is
