@@ -1,0 +1,57 @@
+"""Sinks: where what the pipeline produces goes — the streaming record, the terminal, JSON
+lines, the HTML report, the annotated video, a live window, the voice.
+
+Every sink has one interface and is a context manager (``with RecordSink(path) as s:``): the
+pipeline calls :meth:`Sink.start` with the session header once, then :meth:`Sink.event` for
+every event the watermark merge releases (canonical order, :mod:`session.order`),
+:meth:`Sink.verdicts` with judgement lines as soon as they are final, :meth:`Sink.announce`
+with provisional announcements (a live table hears who was first before the verdict is
+final), :meth:`Sink.frame` with each camera frame when the sink asks for frames
+(``wants_frames``), :meth:`Sink.status` with the pipeline's periodic status (fps, dropped
+frames, audio levels, how far the watermark lags), and :meth:`Sink.finish` with the whole
+judgement at the end. A sink ignores what it does not need; none may block the pipeline
+for long (a slow sink hands work to a thread of its own).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from session.events import Event, SessionHeader
+
+
+class Sink:
+    """Base of every sink; each method's default does nothing."""
+
+    #: True when the sink wants every camera frame (a live window); the others never see one
+    wants_frames = False
+
+    def __enter__(self) -> "Sink":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self, header: SessionHeader) -> None:
+        pass
+
+    def event(self, event: Event) -> None:
+        pass
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        pass
+
+    def announce(self, items: list[dict[str, Any]]) -> None:
+        pass
+
+    def frame(self, frame: Any, events: list[Event]) -> None:
+        pass
+
+    def status(self, info: dict[str, Any]) -> None:
+        pass
+
+    def finish(self, judgement: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
