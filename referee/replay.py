@@ -213,3 +213,53 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
         result.elapsed["report"] = time.perf_counter() - t_rep
     result.elapsed["total"] = time.perf_counter() - t_start
     return result
+
+
+@dataclass
+class ReplaySummary:
+    """What one replay of several (``replay_many``) hands back across processes."""
+
+    video: Path
+    table: str = ""
+    jsonl: str = ""
+    record: Path | None = None
+    report: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _replay_task(args) -> ReplaySummary:
+    from referee import announce
+    from session.errors import RefereeError
+
+    video, cal, out, settings = args
+    try:
+        result = replay(video, cal, out=out, settings=settings)
+    except RefereeError as exc:
+        return ReplaySummary(video=video, error=str(exc))
+    table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
+    return ReplaySummary(video=video, table=table, jsonl=result.judgement.jsonl(), record=result.record,
+                         report=result.report, warnings=list(result.warnings))
+
+
+def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings: ReplaySettings,
+                jobs: int | None = None):
+    """Replay several recordings (each with its own audio track) into ``base/<video stem>/``,
+    one process per session, ``jobs`` at a time (default: the cores); each session then runs
+    its pose in its own process (no pose workers), so the cores are shared between sessions
+    rather than nested. Yields a :class:`ReplaySummary` per video, in the given order."""
+    import dataclasses
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    stems = [v.stem for v in videos]
+    if len(set(stems)) != len(stems):
+        from session.errors import RefereeError
+
+        raise RefereeError("two videos have the same name; their output folders would collide")
+    one = dataclasses.replace(settings, workers=0)
+    jobs = min(jobs or os.cpu_count() or 1, len(videos))
+    tasks = [(v, calibration, base / v.stem, one) for v in videos]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        yield from pool.map(_replay_task, tasks)

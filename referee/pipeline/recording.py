@@ -51,7 +51,7 @@ class Recording:
     video: Path
     audio: Path | None
     layout: Any  # vision.table.TableLayout
-    hearing: Any  # audio.hearing.HearingPlan
+    hearing: Any  # audio.hearing.HearingPlan, or None to perceive the video only
     info: Any  # vision.video.VideoInfo
     workers: int = 2
     pose_every: int = 8
@@ -84,11 +84,11 @@ def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
         options: dict | None = None, setup_warnings: Sequence[str] = (),
         on_progress: Callable[[int, int], None] | None = None,
-        on_warning: Callable[[str], None] | None = None) -> tuple[RecordingRun, Pipeline]:
+        on_warning: Callable[[str], None] | None = None, judge: bool = True) -> tuple[RecordingRun, Pipeline]:
     """Perceive and judge one recording; the header is made once hearing is set up (it names
     the audio heard and whether voices are enrolled) and written before any event."""
     out = RecordingRun()
-    pipe = Pipeline(STREAMS, sinks, options=options)
+    pipe = Pipeline(STREAMS, sinks, options=options, judge=judge)
 
     def warn(msg: str) -> None:
         out.warnings.append(msg)
@@ -99,8 +99,15 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         warn(w)
     setup = [WarningEvent(t=0.0, message=w) for w in setup_warnings]
     expected_end = rec.info.duration
-    job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix),
-                     rec.hearing)
+    job = None
+    if rec.hearing is not None:
+        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix),
+                         rec.hearing)
+    else:  # seeing only (``referee watch``): nothing to wait for before the header
+        pipe.start(make_header(out))
+        pipe.push("setup", setup)
+        pipe.close("setup")
+        pipe.close("hearing")
     reader = FrameReader(rec.video)
     stage = None
     heard: dict[str, Any] = {"done": False}
@@ -159,7 +166,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
                             keep_landmarks=rec.keep_landmarks)
         reader.start()
         while True:
-            for msg in job.poll():
+            for msg in job.poll() if job is not None else ():
                 take(msg)
             item = reader.get()
             if item is None:
@@ -196,15 +203,16 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         pipe.close("vision")
         out.elapsed_video = time.perf_counter() - t_video
         t_wait = time.perf_counter()
-        for msg in job.wait():
+        for msg in job.wait() if job is not None else ():
             take(msg)
         out.stats["audio_wait"] = time.perf_counter() - t_wait
     finally:
         reader.stop()
-        job.close()
+        if job is not None:
+            job.close()
         if stage is not None:
             stage.close()
-    if not heard["done"]:
+    if job is not None and not heard["done"]:
         raise RefereeError("hearing ended without a result")
     out.stats.update(decode_cpu=reader.cpu, **stage.stats())
     out.landmarks = stage.landmarks

@@ -113,3 +113,35 @@ class CollectSink(Sink):
 
     def finish(self, judgement: Any) -> None:
         self.judgement = judgement
+
+
+class JsonLinesSink(Sink):
+    """The judgement as JSON lines, each verdict written the moment it is final (``write``
+    gets one line of text, without its newline)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        from session.record import dumps
+
+        for line in lines:
+            self.write(dumps(line))
+
+
+class TableSink(Sink):
+    """The people's verdict table and scoreboard (:mod:`referee.announce`), written once the
+    session is judged (``write`` gets the whole text)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+        self.header: SessionHeader | None = None
+
+    def start(self, header: SessionHeader) -> None:
+        self.header = header
+
+    def finish(self, judgement: Any) -> None:
+        from referee import announce
+
+        if judgement is not None:
+            self.write(announce.table(judgement, self.header))
