@@ -25,7 +25,7 @@ def watch(video: str | Path, calibration: str | Path, *, on_event: Callable[[Eve
           on_warning: Callable[[str], None] | None = None) -> int:
     """Perceive ``video`` with the table of ``calibration``; returns the number of events."""
     from referee.pipeline import recording
-    from session.calibration import load
+    from calibration import load
     from vision.cards import References
     from vision.table import TableLayout
     from vision.video import probe
