@@ -541,3 +541,68 @@ def format_table(judgement, header) -> str:
         title += f" · {', '.join(header.players)}"
     body = _table_versus(judgement.lines, header) if mode == "versus" else _table_coop(judgement.lines, mode)
     return f"{title}\n\n{body}"
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+def _first_text(v: dict[str, Any]) -> str:
+    if v.get("tie") and v.get("unsettled"):
+        return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
+    if v.get("first") is None:
+        return "nobody (no correct reaction)"
+    m = v.get("margin")
+    by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
+    return f"{v['first']}{by}"
+
+
+def describe(v: dict[str, Any]):
+    """The dispute report's view of an IKATAKO verdict (:mod:`referee.judging.view`): the
+    expected reaction, who was first and by how much, who was correct (with their reaction
+    time), wrong (why) or missed; in co-op/solo the active player's declaration."""
+    from referee.judging import view
+
+    exp = v.get("expected")
+    expected = describe_expected(exp) if exp else "-"
+    if "ok" in v:  # co-op / solo: one active player per card
+        p, ok = v["player"], v["ok"]
+        said = [[(p, "ok" if ok else "bad"), (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
+                                              else f": {v.get('why') or 'wrong'}", None)]]
+        return view.VerdictView(
+            title=str(v.get("card")),
+            columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
+                     ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
+            facts=[("active player", view.text(p)), ("expected", view.text(expected)),
+                   ("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
+            + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
+            + [("miss piles", view.text(v.get("miss_piles", 0)))],
+            status={p: "ok" if ok else "bad"})
+    why = v.get("why") or {}
+    times = v.get("times") or {}
+    wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.get("wrong", [])]
+    facts = [("expected", view.text(expected)), ("first", view.text(_first_text(v))),
+             ("correct", view.marked([(p, f" ({times[p]:.3f} s)" if p in times else "") for p in v.get("correct", [])],
+                                     "ok")),
+             ("wrong", [[(p, "bad"), (f": {why.get(p, '')}", None)] for p in v.get("wrong", [])]),
+             ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.get("missed", [])]),
+             (view.HEARD, None)]
+    pens = v.get("penalties") or {}
+    if pens:
+        facts.append(("penalty cards", view.text(", ".join(
+            f"{p} turns down {c}" if c else f"{p}: no point card to turn down" for p, c in pens.items()))))
+    if v.get("effects"):
+        import json
+
+        facts.append(("effects", view.text(json.dumps(v["effects"], ensure_ascii=False))))
+    status = {p: "miss" for p in v.get("missed", [])}
+    status.update({p: "bad" for p in v.get("wrong", [])})
+    status.update({p: "ok" for p in v.get("correct", [])})
+    caption = (f"card {v.get('card')}: expected {expected}",
+               f"first {v.get('first') or '-'}  wrong {', '.join(v.get('wrong', [])) or '-'}  "
+               f"missed {', '.join(v.get('missed', [])) or '-'}")
+    return view.VerdictView(
+        title=str(v.get("card")), caption=caption,
+        columns=[("card", view.text(v.get("card"))), ("expected", view.text(expected)),
+                 ("first", view.text(_first_text(v))), ("wrong", wrong_summary),
+                 ("missed", view.marked([(p, "") for p in v.get("missed", [])], "miss"))],
+        facts=facts, status=status)

@@ -326,3 +326,62 @@ def format_table(judgement, header) -> str:
             out.append(f"  note: {result['note']}")
         out.append(f"Winners: {', '.join(result['winners'])}")
     return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- the report
+
+_REASON = {"wrong_call": "wrong call", "late": "called late", "no_call": "no call within 3 s", "stuck": "stuck",
+           "grab_no_special": "grabbed with no special call holding", "grab_before_call": "grabbed before calling",
+           "grab_wrong_call": "grabbed with a wrong call", "grab_no_call": "grabbed without calling"}
+
+
+def describe(v: dict[str, Any]):
+    """The dispute report's view of a MOKOCHAKA play (:mod:`referee.judging.view`): the pile
+    tops and the call they asked for, each player's call (right or wrong), the token grabs in
+    time order with the winner, the penalties with their reasons, the bonus."""
+    from referee.judging import view
+
+    why = v.get("why") or {}
+    times = v.get("times") or {}
+    accepted = set(v.get("accepted") or [])
+    expected = " | ".join(v.get("accepted") or []) + ("  (special call: grab the token)" if v.get("special") else "")
+    penalised = {p["player"] for p in v.get("penalties") or []}
+    calls = []
+    for p, call in (v.get("calls") or {}).items():
+        t = times.get(p)
+        calls.append([(p, "ok" if call in accepted and p not in penalised else "bad"),
+                      (f" said {call}" + (f" +{t:.2f} s" if t is not None else "") + (f": {why[p]}" if p in why else ""),
+                       None)])
+    if v.get("call") is None and v.get("caller"):
+        calls.append([(v["caller"], "miss"), (" (the caller) said nothing", None)])
+    grabs = sorted((v.get("grabs") or {}).items(), key=lambda kv: (kv[1], kv[0]))
+    grab_line: list = []
+    for k, (p, t) in enumerate(grabs):
+        if k:
+            grab_line.append((", then ", None))
+        grab_line.append((p, "ok" if p == v.get("grab_winner") else "bad" if p in penalised else None))
+        grab_line.append((f" +{t:.3f} s" + (" (wins the token)" if p == v.get("grab_winner") else ""), None))
+    penalties = [[(p["player"], "bad"), (f" gives {p.get('cards', 1)} card(s) to {p.get('to')}: "
+                                          f"{why.get(p['player']) or _REASON.get(p.get('reason'), p.get('reason'))}", None)]
+                 for p in v.get("penalties") or []]
+    b = v.get("bonus")
+    bonus = view.text(f"{b['player']} takes pile(s) {', '.join(map(str, b.get('piles', [])))} ({b.get('cards')} cards)"
+                      + (" and a card from every other player" if b.get("from_players") else "")) if b else []
+    hands = view.text(", ".join(f"{p} {n}" for p, n in (v.get("hands") or {}).items()))
+    status = {p: "ok" for p, call in (v.get("calls") or {}).items() if call in accepted}
+    if v.get("grab_winner"):
+        status[v["grab_winner"]] = "ok"
+    if v.get("call") is None and v.get("caller"):
+        status[v["caller"]] = "miss"
+    status.update({p: "bad" for p in penalised})
+    card = f"{v.get('card')} on pile {v.get('pile')}"
+    return view.VerdictView(
+        title=card,
+        columns=[("card", view.text(card)), ("tops", view.text(" ".join(v.get("tops") or []))),
+                 ("expected", view.text(expected)), ("calls", calls), ("token", [grab_line] if grab_line else []),
+                 ("penalties", penalties)],
+        facts=[("pile tops", view.text(" ".join(v.get("tops") or []))), ("expected call", view.text(expected)),
+               ("calls", calls), ("token grabs", [grab_line] if grab_line else []), ("penalties", penalties),
+               ("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.get("next") or "-")),
+               ("cards in hand", hands)],
+        status=status)
