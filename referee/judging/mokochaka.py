@@ -109,8 +109,9 @@ class Judge(GameJudge):
       (a ``choice`` may name them) only the verdict says; ``stuck`` too.
 
     The one case where the verdict can differ from an announcement: ``no_call`` followed
-    by a call after the window, which the verdict calls ``late`` (the penalty stands
-    either way). The verdict line is always what counts.
+    by a call after the window, which the verdict calls ``late`` (or ``wrong_call``; it is
+    announced too when it comes, and the penalty stands either way). The verdict line is
+    always what counts.
     """
 
     def __init__(self, session) -> None:
@@ -336,9 +337,10 @@ def _settled(play: _Play, state, players, options, t: float) -> list[tuple[Any, 
             penalty(active, verdict, f"called {mine.call} {mine.dt:.2f} s after the card (limit {window:g} s)")
         else:
             verdict = "accepted"
-        found.append(("call", {"what": verdict, "player": active, "call": mine.call, "time": round(mine.dt, 3)}))
+        found.append((("call", verdict), {"what": verdict, "player": active, "call": mine.call,
+                                          "time": round(mine.dt, 3)}))
     elif not special and t >= t_card + window:
-        found.append(("call", {"what": "no_call", "player": active, "call": None, "time": None}))
+        found.append((("call", "no_call"), {"what": "no_call", "player": active, "call": None, "time": None}))
         penalty(active, "no_call", f"no call within {window:g} s, expected {expected}")
     for p, s in first.items():
         if p != active and s.call in SPECIAL_CALLS and s.call not in accepted:
