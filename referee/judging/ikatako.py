@@ -1,6 +1,8 @@
 """Judging an IKATAKO session: one verdict per revealed card, then the result.
 
-The events arrive in canonical order (``referee.judge``). Every card event opens a
+The events arrive one at a time in canonical order (``referee.judge``), and :class:`Judge`
+says each card's verdict as soon as it is final, and what a live table may hear before
+that (:meth:`Judge.announce`). Every card event opens a
 **reaction window** that lasts ``window`` seconds and ends early at the next card (or at
 the ``end`` event). Time is handled in integer microseconds, so shifting a whole record
 by a constant cannot change a comparison; times in the output are rounded to ms.

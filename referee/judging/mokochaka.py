@@ -1,5 +1,8 @@
 """Judging a MOKOCHAKA session: one verdict per played card, then the result.
 
+The events arrive one at a time in canonical order; :class:`Judge` says each play's verdict
+as soon as it is final, and what a live table may hear before that (:meth:`Judge.announce`).
+
 How the record tells the referee the game (decisions where EVENTS.md is silent):
 
 - **Setup.** The leading ``card`` events *without* ``by`` (before the first card with
