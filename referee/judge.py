@@ -118,6 +118,7 @@ class IncrementalJudge:
         self._base_notes = list(notes or [])
         self._entries: list = []  # (line, event) of every event fed, corrections included
         self._line = 1
+        self._said: set[str] = set()
         self._reset()
 
     def _reset(self) -> None:
@@ -153,8 +154,16 @@ class IncrementalJudge:
         return self._take(self._judge.advance(t))
 
     def announce(self, t: float) -> list[dict[str, Any]]:
-        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``)."""
-        return self._judge.announce(t)
+        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``), each
+        said once: after a correction re-judges the session, what was already announced is
+        not said again (only what changed)."""
+        out = []
+        for item in self._judge.announce(t):
+            key = dumps({k: v for k, v in item.items() if k != "t"})
+            if key not in self._said:
+                self._said.add(key)
+                out.append(item)
+        return out
 
     def _rejudge(self) -> list[dict[str, Any]]:
         before = [dumps(x) for x in self.lines]
