@@ -178,15 +178,11 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
                               card_every=settings.card_every)
 
     def make_header(run) -> SessionHeader:
-        header = {"t": 0.0, "type": "session", "game": game, "players": [s.name for s in cal.seats],
-                  "options": dict(settings.options)}
-        if mode is not None:
-            header["mode"] = mode
-        header["source"] = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
-                            "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
-                            "pose_every": settings.pose_every, "card_every": settings.card_every,
-                            "enrolled": run.enrolled}
-        return SessionHeader.from_dict(header)
+        source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
+                  "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
+                  "pose_every": settings.pose_every, "card_every": settings.card_every, "enrolled": run.enrolled}
+        return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(s.name for s in cal.seats),
+                             options=dict(settings.options), extra={"source": source})
 
     collect = CollectSink()
     with RecordSink(record_path) as record_sink:
