@@ -46,9 +46,11 @@ class Rendered:
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per verdict: the fields the rules fix
     result: dict[str, Any] = field(default_factory=dict)  # the result's fields the rules fix
 
-    def lines(self) -> list[str]:
-        """The record's lines: the header, then the events in canonical order (as the writer does)."""
-        events = sorted(self.events, key=sort_key)
+    def lines(self, canonical: bool = True) -> list[str]:
+        """The record's lines: the header, then the events in canonical order (as the writer
+        does) or, ``canonical=False``, in the order the renderer wrote them (per card: the
+        card, then each player's reactions, player by player)."""
+        events = sorted(self.events, key=sort_key) if canonical else self.events
         return [json.dumps(self.header)] + [json.dumps(e) for e in events]
 
     def record(self) -> Record:

@@ -10,7 +10,9 @@ rendered as session records (``tests/referee/render.py``), must:
   record: one :class:`referee.judge.IncrementalJudge` fed the record's events one at a time
   never says a line the batch judgement of that prefix does not say in the same place, and
   a judge fed the prefix then finished gives exactly the batch judgement of the prefix
-  (lines and warnings).
+  (lines and warnings);
+- still judge the same event by event when the record is written out of canonical order
+  and a human's correction deletes one of its events.
 
 The test goes through ``referee.judge`` only (``judge`` and ``IncrementalJudge``), so it
 holds whether a game's module is a real incremental ``Judge`` or the batch adapter.
@@ -18,11 +20,14 @@ holds whether a game's module is a real incremental ``Judge`` or the batch adapt
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
 import rules
 from referee.judge import IncrementalJudge, judge
-from session.record import Record, dumps
+from session.record import Record, dumps, parse_lines
 from tests.referee.render import games, render
 
 SEEDS = range(4)
@@ -50,7 +55,7 @@ def test_random_games_judge_cleanly_and_as_the_rules_say(game, mode, seed):
     assert len(verdicts) == len(rendered.verdicts) > 0
     for i, (got, want) in enumerate(zip(verdicts, rendered.verdicts)):
         assert {k: got.get(k) for k in want} == want, f"verdict {i + 1} at t={got['t']}"
-    assert [o["type"] for o in j.lines].count("result") == 1 and j.lines[-1]["type"] == "result"
+    assert [o["type"] for o in j.lines] == ["verdict"] * len(verdicts) + ["result"]
     assert {k: j.lines[-1].get(k) for k in rendered.result} == rendered.result
 
 
@@ -71,3 +76,22 @@ def test_incremental_judging_equals_batch_at_every_prefix(game, mode, seed):
             fresh.feed(entry.event)
         assert _text(fresh.finish()) == _text(batch), f"prefix of {k} events"
     assert _text(running.finish()) == _text(judge(record))
+
+
+@pytest.mark.parametrize("game,mode", games(), ids=[f"{g}-{m}" for g, m in games()])
+def test_out_of_order_and_corrected_records_judge_the_same_event_by_event(game, mode):
+    lines = render(game, mode, 0).lines(canonical=False)
+    rng = random.Random(f"{game}/{mode}")
+    ref = rng.randrange(2, len(lines) + 1)  # the line of an event a human deletes
+    where = rng.randrange(ref, len(lines) + 1)
+    lines.insert(where, json.dumps({"t": 0.5, "type": "correction", "ref": ref, "replace": None}))
+    record = parse_lines(lines)
+    assert record.errors == []  # the reader warns of the lines out of time order
+    entries = record.entries
+    step = max(1, len(entries) // 12)
+    for k in sorted({*range(0, len(entries), step), where - 1, where, len(entries)}):
+        fresh = IncrementalJudge(record.header)
+        for entry in entries[:k]:
+            fresh.feed(entry.event)
+        assert _text(fresh.finish()) == _text(judge(Record(header=record.header, entries=entries[:k]))), \
+            f"prefix of {k} events"
