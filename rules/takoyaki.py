@@ -10,6 +10,11 @@ comes into the hand and the chain goes on) and :class:`Discard` (the card in han
 go anywhere: the turn ends). A placeable card must be placed; an unplaceable one must be
 discarded.
 
+The judge follows a real table with the same state (``new_state(..., hidden=True)``): the
+deal is face down and unseen, and each move is given as the table made it (``strict=False``,
+with the player and the card seen), applied as it happened and judged legal or not, with
+the reason (:meth:`TakoyakiState._follow`), so the turn and win logic exists once.
+
 Decisions where RULES.md and the rulebook are silent (also in the final report):
 - Two decks from 4 players up, and up to 6 players (the rulebook: "4 or more: two decks").
 - ``jokers`` counts jokers *per deck* (two decks with ``jokers=2`` hold 4 jokers).

@@ -11,14 +11,20 @@ Every card event gives one verdict: ``player``, ``action`` (draw/take/place/disc
 already face up``, ``J/Q/K placed``, ``turn should have ended``, ``placeable card
 discarded``, ``out of turn``), ``next`` (who plays next by the rules) and ``face_up``.
 
-Decisions (the spec is silent):
+The griddles, the turn and the win are the rules' own: a
+:class:`rules.takoyaki.TakoyakiState` built ``hidden=True`` follows the table with
+``strict=False`` moves and says of each whether it was legal and why; this module reads the
+card events, says each verdict as soon as its card is seen, and counts the illegal moves.
+
+Decisions (the spec is silent; the rules module applies them):
 - The first ``draw`` decides who starts (the table decides by rock-paper-scissors).
 - The referee's griddle model follows the table: an illegal placement is flagged but the
   card is where it was put (face up); a turn that should have ended (J/Q/K or a card of a
   face-up slot was placed) ends, for ``next``, at that card; later placements in the same
   chain are judged ``turn should have ended``.
 - A griddle filled through an illegal placement is not a win; a filled griddle of legal
-  placements is, and events after the win are ignored (with a warning).
+  placements is, and events after the win are ignored (with a warning; the winner's
+  discard of the card turned from under the last slot, silently).
 - When the next player draws before the current player's discard was seen, the turn is
   passed with a warning (perception may have missed the discard).
 """
