@@ -216,7 +216,12 @@ class TakoyakiState(State):
         return None if self.current is None else self.players[self.current]
 
     def next_of(self, player: str) -> str:
+        """Who plays after ``player`` (seat order)."""
         return self.players[(self.players.index(player) + 1) % len(self.players)]
+
+    def fills(self, player: str) -> bool:
+        """``player`` has won: every slot face up, none through an illegal placement."""
+        return all(self.up[player]) and all(self.legal_fill[player])
 
     def _placement(self, card: str) -> Placement:
         return placement(card, self.up[self.player])
@@ -276,7 +281,7 @@ class TakoyakiState(State):
             card, self.hand = self.hand, self.cards[p][i]
             self.cards[p][i] = card
             self.up[p][i] = True
-            if all(self.up[p]):
+            if self.fills(p):
                 self.discard.append(self.hand)
                 self.hand = None
                 self.winner = p
@@ -287,7 +292,7 @@ class TakoyakiState(State):
             card, self.hand = self.hand, None
             self.discard.append(card)
             self.last_discarder = p
-            self.current = (self.current + 1) % len(self.players)
+            self.current = self.players.index(self.next_of(p))
             self.phase = "draw" if self.deck else "reshuffle"
             return Outcome("discard", {"player": p, "card": card, "next": self.player})
         raise IllegalAction(f"unknown action {action!r}")
@@ -435,7 +440,7 @@ class TakoyakiState(State):
         nxt = owner if (continues and self.ended_by is None) else self.next_of(owner)
         out = self._judged("place", owner, card, legal, why, nxt)
         if all(self.up[owner]):
-            if all(self.legal_fill[owner]):
+            if self.fills(owner):
                 self.winner, self.phase, self.hand = owner, "over", None
                 out.details.update(next=None, winner=owner,
                                    why=f"{answer.why.split(':')[0]}: {owner} has filled the griddle and wins")
@@ -521,7 +526,7 @@ class TakoyakiState(State):
         if self.phase == "place":
             assert self.hand is not None
         if self.winner:
-            assert all(self.up[self.winner]) and all(self.legal_fill[self.winner])
+            assert self.fills(self.winner)
 
 
 def ranking(face_up: Mapping[str, int], winner: str | None) -> list[list[str]]:
