@@ -212,7 +212,7 @@ def _ikatako_coop(rng, rk, state, out: Rendered) -> Rendered:
 # ----------------------------------------------------------------------------- MOKOCHAKA
 
 def _mokochaka(rng: random.Random, mode: str) -> Rendered:
-    from rules.mokochaka import Play, Resolve, Setup, Touch
+    from rules.mokochaka import Play, Setup, Touch
     players = _players(rng, "mokochaka", lo=2)
     options = {"window": 3.0, "grab_slack": 0.25}
     out = Rendered(_header("mokochaka", None, players, options))
