@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import rules
-from session.errors import EventError, RecordError
+from session.errors import EventError, RecordError, RulesError
 from session.events import CorrectionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
 from session.order import sort_key
-from referee.judging.base import BatchJudge
+from referee.judging.base import GameJudge
 from session.record import Entry, Record, RecordIssue, dumps
 
 
@@ -95,8 +95,8 @@ def game_judge(session: Session):
 
     module = judging.module(session.header.game)
     cls = getattr(module, "Judge", None)
-    if cls is None:
-        return BatchJudge(session, module.judge)
+    if not (isinstance(cls, type) and issubclass(cls, GameJudge)):
+        raise RulesError(f"{module.__name__} defines no Judge (a referee.judging.base.GameJudge)")
     return cls(session)
 
 
