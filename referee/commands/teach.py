@@ -105,7 +105,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
         keys = view.keys(keys)
     else:
         from referee.teach.terminal import TerminalView
-        view = TerminalView(click.get_text_stream("stdout"), lang=lang, game=drill.game)
+        view = TerminalView(sys.stdout, lang=lang, game=drill.game)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -156,7 +156,7 @@ def _scripted(script: str, drill):
 
 def _keys():
     from referee.teach.keys import StreamKeys, TtyKeys
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin
     try:
         if stdin.isatty():
             return TtyKeys(stdin.fileno())
