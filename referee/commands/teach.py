@@ -45,6 +45,8 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("--rival", is_flag=True, help="A ghost rival reacting from your own history, slightly faster.")
 @click.option("--level", default=None, help="Start at this level (its rule name); skips the placement test.")
 @click.option("--no-placement", is_flag=True, help="Start at level 1 (or where you were) without a placement test.")
+@click.option("--drills", "drills_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Drill only these situations (the file 'referee teach explain SESSION -o FILE' writes).")
 @click.option("--window", "use_window", is_flag=True, help="Show the drawn cards in a window (OpenCV) instead of the terminal.")
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Progress folder (default $TABLE_REFEREE_DATA, $XDG_DATA_HOME/table-referee or ~/.local/share/table-referee).")
@@ -56,7 +58,7 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="--report: the page to write (default: teach-report.html in the progress folder); explain: drills file.")
 def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, rival, level, no_placement,
-              use_window, data, script, start, report, output):
+              drills_file, use_window, data, script, start, report, output):
     """Learn the games: drills that show a card, read your keys, judge with the referee and
     say why (reason first), on a rule ladder with spaced repetition.
 
@@ -96,6 +98,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     drill = drills.get(name)
     if seed is None:
         seed = int.from_bytes(os.urandom(2), "big")
+    only = _read_drills(drills_file, drill) if drills_file else None
     progress = Progress.open(learner, data)
     voice = _voice(lang, not no_voice, drill)
     keys = _keys() if script is None else _scripted(script, drill)
@@ -111,7 +114,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
         try:
             lesson = Lesson(drill, progress, keys, view, learner=learner, lang=lang, seed=seed, voice=voice,
                             rival=rival, level=level, placement=not no_placement, params=LessonParams(cards=cards),
-                            start=_start(start))
+                            start=_start(start), only=only)
             summary = lesson.run()
         finally:
             keys.close()
@@ -122,6 +125,29 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     if voice is not None:
         voice.wait(5.0)
         voice.close()
+
+
+def _read_drills(path: Path, drill) -> list:
+    """The situations of ``drill`` listed in a drills file (``DRILL KEY  # note`` per line)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise TeachError(f"{path}: cannot read the drills ({exc.strerror})") from None
+    out, skipped = [], 0
+    for line in lines:
+        words = line.split("#")[0].split()
+        if len(words) != 2 or words[0] != drill.name:
+            continue
+        sit = drill.make(words[1])
+        if sit is None:
+            skipped += 1
+        elif sit.key not in {s.key for s in out}:
+            out.append(sit)
+    if skipped:
+        click.echo(f"referee: warning: {path}: {skipped} situation(s) this drill cannot pose were skipped", err=True)
+    if not out:
+        raise TeachError(f"{path}: no {drill.name} situation to drill (lines look like '{drill.name} KEY  # note')")
+    return out
 
 
 def _start(text):

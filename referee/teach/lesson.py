@@ -53,7 +53,7 @@ class Lesson:
                  lang: str = "en", seed: int = 0, voice=None, rival: bool = False, level: str | None = None,
                  placement: bool = True, params: LessonParams = LessonParams(),
                  ladder: LadderParams = LadderParams(), sched: SchedulerParams = SchedulerParams(),
-                 start: datetime | None = None):
+                 start: datetime | None = None, only: list[Situation] | None = None):
         self.drill, self.progress, self.keys, self.view, self.voice = drill, progress, keys, view, voice
         self.learner, self.lang, self.seed, self.params, self.ladder = learner, lang, seed, params, ladder
         self.clock = keys.clock
@@ -73,7 +73,8 @@ class Lesson:
             raise UnknownDrill(f"{drill.name} has no level {level!r} (levels: {', '.join(names)})")
         reached = level or progress.level(drill.name)
         self.index = names.index(reached) if reached in names else 0
-        self.placement = placement and level is None and not progress.of(drill.name)
+        self.only = list(only or [])
+        self.placement = placement and level is None and not progress.of(drill.name) and not self.only
         self.quit = False
 
     # ----------------------------------------------------------------- time
@@ -91,14 +92,17 @@ class Lesson:
         while n < self.params.cards and not self.quit:
             level = self.levels[self.index]
             review = [s for lv in self.levels[:self.index] for s in lv.situations]
-            sit = self.scheduler.pick(level.situations, self.now(), review)
+            if self.only:  # a recorded game's mistakes: these situations only, the ladder stays
+                sit = self.scheduler.pick(self.only, self.now())
+            else:
+                sit = self.scheduler.pick(level.situations, self.now(), review)
             fb = self.card(sit, self._level_for(sit, level), {"n": n + 1, "of": self.params.cards,
                                                                "level": level, "index": self.index})
             if fb is None:
                 break
             n += 1
             mine = [a for a in self.progress.of(self.drill.name) if not a.get("placement")]
-            if self.index < len(self.levels) - 1 and standing(mine, level, self.ladder)["mastered"]:
+            if not self.only and self.index < len(self.levels) - 1 and standing(mine, level, self.ladder)["mastered"]:
                 self._level_up(self.index + 1, "mastered " + level.rule)
         return self.summary(start_level)
 

@@ -63,6 +63,11 @@ class Drill:
                     return s
         return None
 
+    def make(self, key: str) -> Situation | None:
+        """The situation of ``key``, also one the ladder does not hold (a recorded game's
+        mistake); None when this drill cannot pose it."""
+        return self.situation(key)
+
     # ----------------------------------------------------------------- per game
     def screen(self, sit: Situation, lang: str) -> Screen:
         raise NotImplementedError

@@ -131,6 +131,21 @@ class VersusDrill(Drill):
         super().__init__(name="ikatako", game="ikatako", mode="versus", reaction=True,
                          _levels=_versus_levels())
 
+    def make(self, key: str) -> Situation | None:
+        known = self.situation(key)
+        if known is not None:
+            return known
+        card, _, rest = key.partition("|")
+        troubles = [t for t in rest.split("+") if t]
+        try:
+            R.expected_reaction(card, troubles)
+        except Exception:
+            return None
+        kind = R.kind(card)
+        rule = ("stacked" if len(troubles) > 1 else "one_trouble" if troubles or kind == "trouble"
+                else "creatures" if kind == "danger" else "numbers")
+        return _sit(rule, card, troubles)
+
     def screen(self, sit: Situation, lang: str) -> Screen:
         troubles = tuple(sit.data["troubles"])
         field = text(lang, "field: ", "場: ") + (", ".join(TROUBLE_TEXT[lang][t] for t in troubles) or "-")
@@ -279,6 +294,18 @@ class CoopDrill(Drill):
 
     def __init__(self) -> None:
         super().__init__(name="ikatako-coop", game="ikatako", mode="coop", reaction=False, _levels=_coop_levels())
+
+    def make(self, key: str) -> Situation | None:
+        known = self.situation(key)
+        if known is not None or "+" not in key:
+            return known
+        total, _, card = key.partition("+")
+        try:
+            R.coop_reaction(card, int(total))
+            _prelude(int(total), card)
+        except Exception:
+            return None
+        return Situation("ikatako", "total", key, {"card": card, "total": int(total)})
 
     def screen(self, sit: Situation, lang: str) -> Screen:
         card = sit.data["card"]

@@ -162,6 +162,19 @@ class MokochakaDrill(Drill):
     def __init__(self) -> None:
         super().__init__(name="mokochaka", game="mokochaka", reaction=True, _levels=_levels())
 
+    def make(self, key: str) -> Situation | None:
+        known = self.situation(key)
+        if known is not None:
+            return known
+        tops = sorted(key.rstrip("!").split("+"))
+        if len(tops) != 3 or any(Counter(tops)[c] > _deck()[c] for c in tops):
+            return None  # the drill shows three piles
+        try:
+            rule = _classify(R.call_for(tops))
+        except Exception:
+            return None
+        return Situation("mokochaka", rule, "+".join(tops), {"tops": tops})
+
     def screen(self, sit: Situation, lang: str) -> Screen:
         tops = tuple(sit.data["tops"])
         grab = sit.rule == "grab"

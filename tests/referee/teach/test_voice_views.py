@@ -97,3 +97,17 @@ def test_drawn_scene_is_deterministic_and_shows_the_card():
     assert not np.array_equal(tako, ika)
     # the face colour tells them apart at a glance (mean colour differs a lot)
     assert np.abs(tako.mean(axis=(0, 1)) - ika.mean(axis=(0, 1))).sum() > 100
+
+
+def test_explain_mistakes_become_drills(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "drills.txt"
+    r = runner.invoke(cli, ["teach", "explain", str(ROOT / "fixtures" / "demo" / "truth.jsonl"), "-o", str(out)])
+    assert r.exit_code == 0 and out.read_text().count("\n") == 9
+    r = runner.invoke(cli, ["teach", "ikatako", "--drills", str(out), "--script", "oracle", "--no-voice",
+                            "--cards", "8", "--data", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    from referee.teach.progress import Progress
+    asked = {a["situation"] for a in Progress.open("you", tmp_path).answers}
+    wanted = {line.split()[1] for line in out.read_text().splitlines()}
+    assert asked <= wanted and len(asked) >= 6  # the game's mistakes, nothing else
