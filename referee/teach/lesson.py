@@ -86,6 +86,9 @@ class Lesson:
         self.progress.append({"type": "session", "session": self.session, "drill": self.drill.name,
                               "at": self.now().isoformat(), "seed": self.seed, "lang": self.lang})
         start_level = self.index
+        # warm up: the first answer must not pay for importing the judge and the rules
+        warm = self.levels[self.index]
+        self.drill.feedback(warm.situations[0], [], warm, self.lang, learner=self.learner)
         if self.placement:
             self._placement()
         n = 0
@@ -96,8 +99,9 @@ class Lesson:
                 sit = self.scheduler.pick(self.only, self.now())
             else:
                 sit = self.scheduler.pick(level.situations, self.now(), review)
-            fb = self.card(sit, self._level_for(sit, level), {"n": n + 1, "of": self.params.cards,
-                                                               "level": level, "index": self.index})
+            lv = self._level_for(sit, level)
+            fb = self.card(sit, lv, {"n": n + 1, "of": self.params.cards, "level": lv,
+                                     "index": self.levels.index(lv)})
             if fb is None:
                 break
             n += 1

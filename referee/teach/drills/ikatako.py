@@ -242,6 +242,8 @@ def _rival_text(v: dict, learner: str, rival: RivalAnswer, lang: str) -> str:
     tie = v.get("tie") or []
     if learner in tie:
         return text(lang, f"tie with the rival ({rival.t:.2f} s)", f"ライバルと同時 ({rival.t:.2f} 秒)")
+    if first == "rival" and learner not in v.get("correct", []):
+        return text(lang, f"the rival took the card ({rival.t:.2f} s)", f"ライバルがカードを取った ({rival.t:.2f} 秒)")
     if first == "rival":
         return text(lang, f"the rival was first ({rival.t:.2f} s)", f"ライバルが先 ({rival.t:.2f} 秒)")
     if first == learner:
