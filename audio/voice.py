@@ -181,15 +181,16 @@ class Voice:
         self.params = params
         self.warning: str | None = None
         self._warn = warn
+        if player is None and find:  # no device: no point in loading an engine
+            player, why = default_player()
+            if player is None:
+                self._say_warning(why)
+                engine, find = None, False
         if engine is None and find:
             engine, why = find_engine(lang)
             if engine is None:
                 self._say_warning(why)
         self.engine = engine
-        if player is None and engine is not None:
-            player, why = default_player()
-            if player is None:
-                self._say_warning(why)
         self.player = player
         self.cache = cache / engine.name / lang if (cache is not None and engine is not None) else None
         self.rendered: dict[str, np.ndarray] = {}

@@ -213,7 +213,9 @@ class Lesson:
         right = [a for a in self.answers if a["verdict"] == "correct"]
         times = [a["reaction"] for a in right if a["reaction"] is not None]
         lat = sorted(self.latencies)
-        return {"session": self.session, "drill": self.drill.name, "cards": len(self.answers), "right": len(right),
+        placed = sum(a["placement"] for a in self.answers)
+        return {"session": self.session, "drill": self.drill.name, "cards": len(self.answers) - placed,
+                "placement": placed, "right": len(right),
                 "accuracy": len(right) / len(self.answers) if self.answers else 0.0,
                 "median_reaction": statistics.median(times) if times else None,
                 "level_start": self.levels[start_level].rule, "level_now": self.levels[self.index].rule,

@@ -91,11 +91,13 @@ def summary_text(s: dict[str, Any], lang: str = "en") -> str:
     med = f"{s['median_reaction']:.2f} s" if s["median_reaction"] is not None else "-"
     fb = f"{s['feedback_ms_median']:.1f} ms (max {s['feedback_ms_max']:.1f})" if s["feedback_ms_median"] is not None else "-"
     if lang == "ja":
-        lines = [f"セッション {s['session']}: {s['cards']}枚、正解 {s['right']} ({100 * s['accuracy']:.0f} %)、反応の中央値 {med}",
+        extra = f" (+判定 {s['placement']}枚)" if s.get("placement") else ""
+        lines = [f"セッション {s['session']}: {s['cards']}枚{extra}、正解 {s['right']} ({100 * s['accuracy']:.0f} %)、反応の中央値 {med}",
                  f"レベル: {s['level_start']} → {s['level_now']}" + (f" (アップ: {', '.join(s['level_ups'])})" if s["level_ups"] else ""),
                  f"回答から判定表示まで: {fb}", f"1日以内に復習: {s['due']}"]
     else:
-        lines = [f"session {s['session']}: {s['cards']} cards, {s['right']} right ({100 * s['accuracy']:.0f} %), median reaction {med}",
+        extra = f" (+{s['placement']} placement)" if s.get("placement") else ""
+        lines = [f"session {s['session']}: {s['cards']} cards{extra}, {s['right']} right ({100 * s['accuracy']:.0f} %), median reaction {med}",
                  f"level: {s['level_start']} → {s['level_now']}" + (f" (up: {', '.join(s['level_ups'])})" if s["level_ups"] else ""),
                  f"answer to feedback: {fb}", f"due within a day: {s['due']}"]
     if s["confused"]:

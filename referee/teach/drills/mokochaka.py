@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from rules import mokochaka as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, judge_lines, \
     presses_before, rt, verdict_at
-from referee.teach.drills.base import Drill, Screen
+from referee.teach.drills.base import Drill, RivalAnswer, Screen
 from referee.teach.phrases import text, word_key
 
 NAME_KEYS = {"m": "moko", "p": "paka", "o": "pome", "g": "gabu"}
@@ -223,7 +223,8 @@ class MokochakaDrill(Drill):
         # every accepted call is right: the first one stands for them all
         return super().answer_of(sit)
 
-    def record(self, sit: Situation, presses: Sequence[Press], level: Level, learner: str) -> list[dict[str, Any]]:
+    def record(self, sit: Situation, presses: Sequence[Press], level: Level, learner: str,
+               rival: RivalAnswer | None = None) -> list[dict[str, Any]]:
         tops = list(sit.data["tops"])
         under = _filler(tops)
         rec: list[dict[str, Any]] = [
@@ -242,6 +243,11 @@ class MokochakaDrill(Drill):
         grabs = [p.t for p in ans if p.key == GRAB]
         if grabs:
             rec.append({"t": rt(CARD_T + grabs[0]), "type": "grab", "player": learner})
+        call = R.call_for(tops)
+        if rival and rival.correct and call.special:  # the ghost races for the token
+            rec.append({"t": rt(CARD_T + max(0.05, rival.t - 0.15)), "type": "shout", "player": "rival",
+                        "words": [call.accepted[0]]})
+            rec.append({"t": rt(CARD_T + rival.t), "type": "grab", "player": "rival"})
         rec[6:] = sorted(rec[6:], key=lambda e: (e["t"], e["type"]))
         rec.append({"t": rt(CARD_T + level.window_s + 0.5), "type": "end"})
         return rec
@@ -249,7 +255,7 @@ class MokochakaDrill(Drill):
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
         tops = sit.data["tops"]
         call = R.call_for(tops)
-        rec = self.record(sit, presses, level, learner)
+        rec = self.record(sit, presses, level, learner, rival)
         lines = judge_lines(rec)
         v = verdict_at(lines, CARD_T) or {}
         ans = presses_before(presses)
@@ -263,8 +269,8 @@ class MokochakaDrill(Drill):
             verdict = "missed"
         else:
             ok = mine in call.accepted and not penalised and not v.get("late")
-            if sit.rule == "grab":
-                ok = ok and v.get("grab_winner") == learner
+            if sit.rule == "grab":  # a right call and a grab; beaten to the token by the rival is still right
+                ok = ok and grabbed and v.get("grab_winner") in (learner, "rival")
             verdict = "correct" if ok else ("missed" if v.get("late") else "wrong")
         times = v.get("times") or {}
         reaction = times.get(learner)
@@ -302,6 +308,11 @@ class MokochakaDrill(Drill):
                       answered=self.answer_text(sit, presses), record=rec, lines=lines)
         if verdict == "wrong":
             fb.answered_as = self.answered_as(sit, presses)
+        if rival and call.special:
+            winner = v.get("grab_winner")
+            fb.rival = (text(lang, f"the rival grabbed the token first ({rival.t:.2f} s)", f"ライバルが先にトークンを取った ({rival.t:.2f} 秒)")
+                        if winner == "rival" else text(lang, "you grabbed the token before the rival", "ライバルより先にトークンを取った")
+                        if winner == learner else "")
         return fb
 
     def answered_as(self, sit, presses):

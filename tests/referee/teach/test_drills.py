@@ -125,3 +125,28 @@ def test_takoyaki_seasaltpaper_toratanu_mistakes():
     s = lv.situations[0]
     fb = tor.feedback(s, presses(["1", "2", "enter"]), lv, "en")
     assert fb.verdict == "wrong" and "not legal" in fb.did
+
+
+def test_mokochaka_rival_races_for_the_token():
+    from referee.teach.drills.base import RivalAnswer
+    d = drills.get("mokochaka")
+    lv = d.level_of("grab")
+    s = lv.situations[0]
+    keys = d.oracle(s)
+    slow = d.feedback(s, presses(keys, start=0.9), lv, "en", rival=RivalAnswer(0.5))
+    v = [x for x in slow.lines if x.get("type") == "verdict"][-1]
+    assert v["grab_winner"] == "rival" and slow.verdict == "correct" and "rival grabbed" in slow.rival
+    fast = d.feedback(s, presses(keys, start=0.2), lv, "en", rival=RivalAnswer(0.9))
+    assert "before the rival" in fast.rival
+
+
+def test_cli_same_seed_same_progress_file(tmp_path):
+    from click.testing import CliRunner
+    from referee.cli import cli
+    args = ["teach", "mokochaka", "--script", "oracle", "--seed", "4", "--no-voice", "--cards", "6",
+            "--start", "2026-03-01T09:00:00", "--rival"]
+    r1 = CliRunner().invoke(cli, args + ["--data", str(tmp_path / "a")])
+    r2 = CliRunner().invoke(cli, args + ["--data", str(tmp_path / "b")])
+    assert r1.exit_code == 0 and r1.output.replace(str(tmp_path / "a"), "") == r2.output.replace(str(tmp_path / "b"), "")
+    a = (tmp_path / "a" / "learners" / "you.jsonl").read_bytes()
+    assert a == (tmp_path / "b" / "learners" / "you.jsonl").read_bytes() and a.count(b'"type": "answer"') == 6 + 10
