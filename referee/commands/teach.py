@@ -72,7 +72,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     from referee.teach.progress import Progress, data_dir
     if report:
         from referee.teach.report import write_report
-        path = write_report(Progress.open(learner, data), output or data_dir(data) / "teach-report.html", lang)
+        path = write_report(_open(learner, data), output or data_dir(data) / "teach-report.html", lang)
         click.echo(f"wrote {path}")
         return
     if what is None:
@@ -99,7 +99,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     if seed is None:
         seed = int.from_bytes(os.urandom(2), "big")
     only = _read_drills(drills_file, drill) if drills_file else None
-    progress = Progress.open(learner, data)
+    progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
     keys = _keys() if script is None else _scripted(script, drill)
     if use_window:
@@ -125,6 +125,14 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     if voice is not None:
         voice.wait(5.0)
         voice.close()
+
+
+def _open(learner, data):
+    from referee.teach.progress import Progress
+    progress = Progress.open(learner, data)
+    for issue in progress.issues:
+        click.echo(f"referee: warning: {issue}", err=True)
+    return progress
 
 
 def _read_drills(path: Path, drill) -> list:

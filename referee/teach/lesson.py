@@ -168,7 +168,7 @@ class Lesson:
             early.append(got)
         screen = self.drill.screen(sit, self.lang)
         self.view.show(screen, info)
-        shown = max(t_show, self.clock.now()) if not early else t_show
+        shown = max(t_show, self.clock.now())  # the card is on the screen from here
         presses = [Press(k, round(t - shown, 4)) for k, t in early]
         deadline = shown + level.window_s
         t_answer = deadline

@@ -12,7 +12,7 @@ flushed one by one, so a killed session keeps what it answered):
 
 Why JSON Lines rather than SQLite: the same append-only, human-readable, diff-able form as
 the session record; a learner's file stays small (one line per answer). Reading replays the
-lines; a malformed line is skipped with a warning naming it.
+lines; a malformed line is skipped and named in ``issues`` (the CLI warns with it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +60,7 @@ class Progress:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     cards: dict[str, dict[str, fsrs.Card]] = field(default_factory=dict)  # drill -> key -> card
     levels: dict[str, list[str]] = field(default_factory=dict)  # drill -> levels reached, in order
+    issues: list[str] = field(default_factory=list)  # lines skipped, each naming its line
 
     @classmethod
     def open(cls, learner: str, folder: str | Path | None = None) -> "Progress":
@@ -72,8 +72,8 @@ class Progress:
                     continue
                 try:
                     prog._apply(json.loads(line))
-                except (ValueError, KeyError, TypeError) as exc:
-                    warnings.warn(f"{path}:{n}: progress line skipped ({exc})")
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    prog.issues.append(f"{path}:{n}: progress line skipped ({type(exc).__name__}: {exc})")
         return prog
 
     def _apply(self, obj: dict[str, Any]) -> None:

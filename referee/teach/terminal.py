@@ -35,6 +35,7 @@ class TerminalView:
         self.lang = lang
         self.ansi = out.isatty() if ansi is None else ansi
         self.game = game
+        self.notice = ""  # the last message (a level-up), kept on the next card's screen
 
     def _w(self, text: str) -> None:
         self.out.write(text)
@@ -55,12 +56,16 @@ class TerminalView:
     def ready(self, info: dict[str, Any]) -> None:
         if self.ansi:
             self._w(CLEAR)
-        self._w(self._c(BOLD, self._head(info)) + "\n\n   " + ("ready…" if self.lang == "en" else "準備…") + "\n")
+        note = "\n" + self._c(COLOURS["correct"], self.notice) if self.notice else ""
+        self._w(self._c(BOLD, self._head(info)) + note + "\n\n   " + ("ready…" if self.lang == "en" else "準備…") + "\n")
 
     def show(self, screen: Screen, info: dict[str, Any]) -> None:
         lines = []
         if self.ansi:
             lines.append(CLEAR + self._c(BOLD, self._head(info)))
+            if self.notice:
+                lines.append(self._c(COLOURS["correct"], self.notice))
+        self.notice = ""
         lines.append("")
         lines.append(self._c(BOLD, screen.title))
         lines.extend("  " + x for x in screen.lines)
@@ -81,6 +86,7 @@ class TerminalView:
         self._w("\n".join(out) + "\n")
 
     def message(self, text: str) -> None:
+        self.notice = text
         self._w("\n" + self._c(BOLD, text) + "\n")
 
     def close(self) -> None:

@@ -150,3 +150,16 @@ def test_cli_same_seed_same_progress_file(tmp_path):
     assert r1.exit_code == 0 and r1.output.replace(str(tmp_path / "a"), "") == r2.output.replace(str(tmp_path / "b"), "")
     a = (tmp_path / "a" / "learners" / "you.jsonl").read_bytes()
     assert a == (tmp_path / "b" / "learners" / "you.jsonl").read_bytes() and a.count(b'"type": "answer"') == 6 + 10
+
+
+@pytest.mark.parametrize("name", list(drills.DRILLS))
+def test_every_spoken_phrase_has_words_in_both_languages(name):
+    from referee.teach.phrases import LANGS, spoken_text
+    d = drills.get(name)
+    for lv in d.levels():
+        for s in lv.situations[:12]:
+            for keys in (["enter"], ["f", "2", "enter"], ["m", "1", "d", "y", "enter"]):
+                fb = d.feedback(s, presses(keys), lv, "en")
+                for k in fb.spoken:
+                    for lang in LANGS:
+                        assert spoken_text(k, lang), (name, s.key, k)

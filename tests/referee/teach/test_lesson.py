@@ -132,3 +132,13 @@ def test_cli_report_and_bad_input(tmp_path):
     assert r.exit_code == 2 and "unknown game" in r.output
     r = runner.invoke(cli, ["teach", "ikatako", "--learner", "../x", "--data", str(tmp_path)])
     assert r.exit_code == 2 and "learner name" in r.output and "Traceback" not in r.output
+
+
+def test_a_damaged_progress_file_is_warned_about_not_a_crash(tmp_path):
+    runner = CliRunner()
+    runner.invoke(cli, ["teach", "takoyaki", "--script", "oracle", "--no-voice", "--cards", "2", "--data", str(tmp_path)])
+    path = tmp_path / "learners" / "you.jsonl"
+    path.write_text(path.read_text() + "{not json\n" + '{"type": "fsrs", "drill": "takoyaki"}\n')
+    r = runner.invoke(cli, ["teach", "takoyaki", "--script", "oracle", "--no-voice", "--cards", "2", "--data", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("progress line skipped") == 2 and "Traceback" not in r.output
