@@ -101,14 +101,14 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     only = _read_drills(drills_file, drill) if drills_file else None
     progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
-    keys = _keys() if script is None else _scripted(script, drill)
-    if use_window:
+    if use_window:  # the window first: without a display it fails before the terminal is touched
         from referee.teach.window import WindowView
         view = WindowView(lang=lang)
-        keys = view.keys(keys)
+        keys = view.keys() if script is None else _scripted(script, drill)
     else:
         from referee.teach.terminal import TerminalView
         view = TerminalView(sys.stdout, lang=lang, game=drill.game)
+        keys = _keys() if script is None else _scripted(script, drill)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

@@ -10,6 +10,7 @@ here later (the same window shows the camera view beside the card).
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 from typing import Any
@@ -22,6 +23,7 @@ from referee.teach.drills.base import Screen
 from referee.teach.keys import Clock, KeySource, key_name
 from referee.teach.phrases import VERDICT_TEXT
 from referee.teach.terminal import TerminalView
+from session.errors import DeviceError
 
 NAME = "referee teach"
 VERDICT_BGR = {"correct": (80, 220, 80), "wrong": (80, 80, 240), "missed": (60, 200, 240), "false_start": (220, 80, 220)}
@@ -59,6 +61,9 @@ class WindowKeys(KeySource):
 
 class WindowView:
     def __init__(self, lang: str = "en", size: tuple[int, int] = (640, 900)):
+        if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            # HighGUI's Qt aborts the process without a display: say so first
+            raise DeviceError("--window needs a display (DISPLAY is not set); without --window the terminal view is used")
         self.lang = lang
         self.size = size
         self.text = TerminalView(sys.stdout, lang=lang)
