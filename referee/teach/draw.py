@@ -85,15 +85,34 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
     img = np.full((H, W, 3), (30, 60, 30), np.uint8)
     cv2.putText(img, title, (24, 44), FONT, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
     x = 24
+    if game == "mokochaka":  # the three pile tops are the question: all three big, side by side
+        for i, c in enumerate(field[:3]):
+            img[70:70 + CARD_H, x:x + CARD_W] = draw_card(c, game)
+            if c == card and i == 2:  # the card just played
+                cv2.rectangle(img, (x - 6, 64), (x + CARD_W + 5, 70 + CARD_H + 5), (80, 220, 240), 3, cv2.LINE_AA)
+            x += CARD_W + 24
+        card, field = "", ()
     if card:
         img[70:70 + CARD_H, x:x + CARD_W] = draw_card(card, game)
         x += CARD_W + 30
-    small = [c for c in field if c != card] if game != "mokochaka" else list(field)
+    if game == "takoyaki" and field:  # the griddle: slots face up (the rank) or face down (a back)
+        for i, slot in enumerate(field[:10]):
+            state, name = slot.split(":")
+            sw, sh = 90, 126
+            cx, cy = x + (i % 5) * (sw + 10), 70 + (i // 5) * (sh + 16)
+            if state == "up":
+                img[cy:cy + sh, cx:cx + sw] = draw_card(name, "", sw, sh)
+            else:
+                cv2.rectangle(img, (cx, cy), (cx + sw - 1, cy + sh - 1), (250, 250, 250), -1)
+                cv2.rectangle(img, (cx + 5, cy + 5), (cx + sw - 6, cy + sh - 6), (140, 70, 30), -1)
+                _text_centered(img[cy:cy + sh, cx:cx + sw], name, sh // 2, 0.8, (255, 255, 255), 2)
+        field = ()
+    small = [c for c in field if c != card]
     for i, c in enumerate(small[:9]):
         sw, sh = 100, 140
         cx, cy = x + (i % 4) * (sw + 12), 70 + (i // 4) * (sh + 12)
         if cy + sh < H and cx + sw < W:
-            img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0] if game != "mokochaka" else c, game, sw, sh)
+            img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0], game, sw, sh)
     y = 70 + CARD_H + 36
     for line in lines[:4]:
         cv2.putText(img, _ascii(line), (24, y), FONT, 0.6, (230, 230, 230), 1, cv2.LINE_AA)

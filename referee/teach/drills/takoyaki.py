@@ -59,8 +59,9 @@ class TakoyakiDrill(Drill):
     def screen(self, sit: Situation, lang: str) -> Screen:
         up = set(sit.data["up"])
         row = lambda a, b: "  ".join(("[%s]" % R.slot_name(i)) if i in up else f" {R.slot_name(i)} " for i in range(a, b))  # noqa: E731
+        slots = tuple(f"{'up' if i in up else 'down'}:{R.slot_name(i)}" for i in range(1, 11))
         return Screen(title=text(lang, "Where does it go? Does the turn go on?", "どこに置く? ターンは続く?"),
-                      card=sit.data["card"], game="takoyaki",
+                      card=sit.data["card"], game="takoyaki", field=slots,
                       lines=(text(lang, "griddle ([x] face up):", "鉄板 ([x] 表):"), row(1, 6), row(6, 11)),
                       keys=text(lang, "1-9 slot (1 = A)  0 slot 10  d discard  |  c goes on  e ends  |  enter: done",
                                 "1-9 スロット(1=A) 0 スロット10 d 捨てる | c 続く e 終わり | enter 決定"))
