@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from referee.judge import judge
-from session.record import parse_lines, dumps
+from session.events import Event, SessionHeader
+from session.record import Entry, Record
 
 #: where the drilled card appears on the drill record's clock (troubles and preludes before it)
 CARD_T = 1.0
@@ -78,7 +79,7 @@ class Feedback:
     spoken: tuple[str, ...]
     answered: str = ""
     answered_as: str | None = None
-    record: list[dict[str, Any]] = field(default_factory=list)
+    record: list[Event] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
     rival: str = ""
 
@@ -92,12 +93,22 @@ class Feedback:
         return f"{text}; {self.did}" if self.did else text
 
 
-def judge_lines(record: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Judge a drill record (dicts, header first) with the referee's judge."""
-    rec = parse_lines([dumps(dict(x)) for x in record])
-    if rec.errors:  # a drill module wrote a bad record: a bug, said plainly
-        raise AssertionError(f"drill record is malformed: {rec.errors[0]}")
+def judge_lines(record: Sequence[Event]) -> list[dict[str, Any]]:
+    """Judge a drill record (typed events of ``session.events``, the header first) with the
+    referee's judge; the judge puts the events in the canonical order."""
+    header = record[0]
+    if not isinstance(header, SessionHeader):  # a drill module's bug, said plainly
+        raise AssertionError("a drill record starts with its session header")
+    rec = Record(header=header, entries=[Entry(n, ev) for n, ev in enumerate(record[1:], start=2)])
     return judge(rec).lines
+
+
+def header(game: str, players: Sequence[str], options: Mapping[str, Any], sit: Situation,
+           mode: str | None = None) -> SessionHeader:
+    """The drill record's header: the game, the players, the level's options, and (in
+    ``teach``) which situation and rule it drills."""
+    return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(options),
+                         extra={"teach": {"situation": sit.key, "rule": sit.rule}})
 
 
 def verdict_at(lines: Sequence[Mapping[str, Any]], t: float) -> dict[str, Any] | None:

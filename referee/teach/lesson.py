@@ -83,7 +83,7 @@ class Lesson:
 
     # ----------------------------------------------------------------- the session
     def run(self) -> dict[str, Any]:
-        self.progress.append({"type": "session", "session": self.session, "drill": self.drill.name,
+        self.progress.append({"type": "start", "session": self.session, "drill": self.drill.name,
                               "at": self.now().isoformat(), "seed": self.seed, "lang": self.lang})
         start_level = self.index
         # warm up: the first answer must not pay for importing the judge and the rules

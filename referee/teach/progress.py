@@ -4,7 +4,7 @@ Folder: ``--data DIR``, else ``$TABLE_REFEREE_DATA``, else ``$XDG_DATA_HOME/tabl
 else ``~/.local/share/table-referee``; the file is ``learners/NAME.jsonl``. Lines (appended,
 flushed one by one, so a killed session keeps what it answered):
 
-- ``{"type": "session", "session": N, "drill", "at", "seed", "lang"}``: a session started;
+- ``{"type": "start", "session": N, "drill", "at", "seed", "lang"}``: a session started;
 - ``{"type": "answer", "session", "n", "drill", "rule", "situation", "verdict", "reaction",
   "answered", "answered_as", "placement", "at"}``: one judged answer;
 - ``{"type": "fsrs", "drill", "situation", "card"}``: the situation's FSRS card after it;
@@ -80,7 +80,7 @@ class Progress:
         kind = obj["type"]
         if kind == "answer":
             self.answers.append(obj)
-        elif kind == "session":
+        elif kind == "start":
             self.sessions.append(obj)
         elif kind == "fsrs":
             self.cards.setdefault(obj["drill"], {})[obj["situation"]] = fsrs.Card.from_dict(obj["card"])

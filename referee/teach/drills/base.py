@@ -10,7 +10,7 @@ benchmarks and the rival, ``oracle`` (the keys of a right answer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
 from referee.teach.core import Feedback, Level, Press, Situation
 

@@ -17,11 +17,12 @@ state after a correct declaration (a question about the order, not a declaration
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from rules import ikatako as R
-from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, judge_lines, \
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
+from session.events import CardEvent, EndEvent, Event, HandEvent, ShoutEvent
 from referee.teach.drills.base import Drill, RivalAnswer, Screen, words_of
 from referee.teach.phrases import HAND_TEXT, text, word_key
 
@@ -167,32 +168,26 @@ class VersusDrill(Drill):
         return f"{'+'.join(hands) or 'none'}:{' '.join(words)}"
 
     def record(self, sit: Situation, presses: Sequence[Press], level: Level, learner: str,
-               rival: RivalAnswer | None) -> list[dict[str, Any]]:
+               rival: RivalAnswer | None) -> list[Event]:
         players = [learner, "rival"]  # versus needs two; without a ghost the rival does nothing
-        rec: list[dict[str, Any]] = [{"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus",
-                                      "players": players, "options": {"window": level.window_s},
-                                      "teach": {"situation": sit.key, "rule": sit.rule}}]
+        rec: list[Event] = [header("ikatako", players, {"window": level.window_s}, sit, mode="versus")]
         for i, t in enumerate(sit.data["troubles"]):
-            rec.append({"t": rt(0.1 * (i + 1)), "type": "card", "card": t, "zone": "field"})
-        rec.append({"t": CARD_T, "type": "card", "card": sit.data["card"], "zone": "field"})
-        events = []
+            rec.append(CardEvent(t=rt(0.1 * (i + 1)), card=t, zone="field"))
+        rec.append(CardEvent(t=CARD_T, card=sit.data["card"], zone="field"))
         ans = presses_before(presses)
         for p in ans:
             if p.key in HAND_KEYS:
-                events.append({"t": rt(CARD_T + p.t), "type": "hand", "player": learner,
-                               "side": HAND_KEYS[p.key], "state": "up"})
+                rec.append(HandEvent(t=rt(CARD_T + p.t), player=learner, side=HAND_KEYS[p.key], state="up"))
         words, first = words_of(ans, WORD_KEYS)
         if words:
-            events.append({"t": rt(CARD_T + first), "type": "shout", "player": learner, "words": words})
+            rec.append(ShoutEvent(t=rt(CARD_T + first), player=learner, words=tuple(words)))
         if rival:
             exp = R.expected_reaction(sit.data["card"], sit.data["troubles"])
             if rival.correct and exp.required:
                 for side in sorted(exp.sides):
-                    events.append({"t": rt(CARD_T + rival.t - 0.05), "type": "hand", "player": "rival",
-                                   "side": side, "state": "up"})
-                events.append({"t": rt(CARD_T + rival.t), "type": "shout", "player": "rival", "words": list(exp.say)})
-        rec.extend(sorted(events, key=lambda e: (e["t"], e["type"], e["player"])))
-        rec.append({"t": rt(CARD_T + level.window_s + 0.5), "type": "end"})
+                    rec.append(HandEvent(t=rt(CARD_T + rival.t - 0.05), player="rival", side=side, state="up"))
+                rec.append(ShoutEvent(t=rt(CARD_T + rival.t), player="rival", words=tuple(exp.say)))
+        rec.append(EndEvent(t=rt(CARD_T + level.window_s + 0.5)))
         return rec
 
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
@@ -379,28 +374,23 @@ class CoopDrill(Drill):
         card, total = sit.data["card"], sit.data["total"]
         exp = R.coop_reaction(card, total)
         ans = presses_before(presses)
-        rec: list[dict[str, Any]] = [{"t": 0.0, "type": "session", "game": "ikatako", "mode": "solo",
-                                      "players": [learner], "options": {"window": level.window_s},
-                                      "teach": {"situation": sit.key, "rule": sit.rule}}]
+        rec: list[Event] = [header("ikatako", [learner], {"window": level.window_s}, sit, mode="solo")]
         running, t = 0, 0.0
         prelude = _prelude(total, card)
         step = (CARD_T - 0.05) / max(1, len(prelude))
         for c in prelude:  # the earlier cards, declared right (the drill starts from their total)
             running += R.value(c)
-            rec.append({"t": rt(t), "type": "card", "card": c, "zone": "field", "by": learner, "teach": "prelude"})
-            rec.append({"t": rt(t + step / 2), "type": "shout", "player": learner, "words": [str(running)],
-                        "teach": "prelude"})
+            rec.append(CardEvent(t=rt(t), card=c, zone="field", by=learner, extra={"teach": "prelude"}))
+            rec.append(ShoutEvent(t=rt(t + step / 2), player=learner, words=(str(running),), extra={"teach": "prelude"}))
             t += step
-        rec.append({"t": CARD_T, "type": "card", "card": card, "zone": "field", "by": learner})
+        rec.append(CardEvent(t=CARD_T, card=card, zone="field", by=learner))
         for p in ans:
             if p.key in HAND_KEYS:
-                rec.append({"t": rt(CARD_T + p.t), "type": "hand", "player": learner, "side": HAND_KEYS[p.key],
-                            "state": "up"})
+                rec.append(HandEvent(t=rt(CARD_T + p.t), player=learner, side=HAND_KEYS[p.key], state="up"))
         words, first = self._tokens(ans)
         if words:
-            rec.append({"t": rt(CARD_T + first), "type": "shout", "player": learner, "words": words})
-        rec.sort(key=lambda e: (e["t"], e["type"] != "session", e["type"]))
-        rec.append({"t": rt(CARD_T + level.window_s + 0.5), "type": "end"})
+            rec.append(ShoutEvent(t=rt(CARD_T + first), player=learner, words=tuple(words)))
+        rec.append(EndEvent(t=rt(CARD_T + level.window_s + 0.5)))
         lines = judge_lines(rec)
         v = verdict_at(lines, CARD_T) or {}
         verdict = "correct" if v.get("ok") else ("missed" if not ans else "wrong")

@@ -18,11 +18,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections import Counter
-from typing import Any, Sequence
+from typing import Sequence
 
 from rules import mokochaka as R
-from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, judge_lines, \
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
+from session.events import CardEvent, EndEvent, Event, GrabEvent, ShoutEvent
 from referee.teach.drills.base import Drill, RivalAnswer, Screen
 from referee.teach.phrases import text, word_key
 
@@ -224,32 +225,29 @@ class MokochakaDrill(Drill):
         return super().answer_of(sit)
 
     def record(self, sit: Situation, presses: Sequence[Press], level: Level, learner: str,
-               rival: RivalAnswer | None = None) -> list[dict[str, Any]]:
+               rival: RivalAnswer | None = None) -> list[Event]:
         tops = list(sit.data["tops"])
         under = _filler(tops)
-        rec: list[dict[str, Any]] = [
-            {"t": 0.0, "type": "session", "game": "mokochaka", "players": [learner, "rival"],
-             "options": {"window": level.window_s}, "teach": {"situation": sit.key, "rule": sit.rule}},
-            {"t": 0.1, "type": "card", "card": tops[0], "zone": "pile0"},
-            {"t": 0.2, "type": "card", "card": tops[1], "zone": "pile1"},
-            {"t": 0.3, "type": "card", "card": under[0], "zone": "pile2"},
-            {"t": 0.4, "type": "card", "card": under[1], "zone": "pile2"},
-            {"t": CARD_T, "type": "card", "card": tops[2], "zone": "pile2", "by": learner},
+        rec: list[Event] = [
+            header("mokochaka", [learner, "rival"], {"window": level.window_s}, sit),
+            CardEvent(t=0.1, card=tops[0], zone="pile0"),
+            CardEvent(t=0.2, card=tops[1], zone="pile1"),
+            CardEvent(t=0.3, card=under[0], zone="pile2"),
+            CardEvent(t=0.4, card=under[1], zone="pile2"),
+            CardEvent(t=CARD_T, card=tops[2], zone="pile2", by=learner),
         ]
         ans = presses_before(presses)
         call, first = self._call_of(ans)
         if call:
-            rec.append({"t": rt(CARD_T + first), "type": "shout", "player": learner, "words": [call]})
+            rec.append(ShoutEvent(t=rt(CARD_T + first), player=learner, words=(call,)))
         grabs = [p.t for p in ans if p.key == GRAB]
         if grabs:
-            rec.append({"t": rt(CARD_T + grabs[0]), "type": "grab", "player": learner})
+            rec.append(GrabEvent(t=rt(CARD_T + grabs[0]), player=learner))
         call = R.call_for(tops)
         if rival and rival.correct and call.special:  # the ghost races for the token
-            rec.append({"t": rt(CARD_T + max(0.05, rival.t - 0.15)), "type": "shout", "player": "rival",
-                        "words": [call.accepted[0]]})
-            rec.append({"t": rt(CARD_T + rival.t), "type": "grab", "player": "rival"})
-        rec[6:] = sorted(rec[6:], key=lambda e: (e["t"], e["type"]))
-        rec.append({"t": rt(CARD_T + level.window_s + 0.5), "type": "end"})
+            rec.append(ShoutEvent(t=rt(CARD_T + max(0.05, rival.t - 0.15)), player="rival", words=(call.accepted[0],)))
+            rec.append(GrabEvent(t=rt(CARD_T + rival.t), player="rival"))
+        rec.append(EndEvent(t=rt(CARD_T + level.window_s + 0.5)))
         return rec
 
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:

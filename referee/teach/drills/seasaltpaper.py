@@ -14,11 +14,11 @@ be legal?"), whatever the learner answered.
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Sequence
 
 from rules import seasaltpaper as R
-from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, judge_lines, presses_before, rt, \
-    verdict_at
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
+from session.events import ChoiceEvent, EndEvent, Event
 from referee.teach.drills.base import Drill, Screen
 from referee.teach.phrases import text
 
@@ -69,13 +69,12 @@ class SeaSaltPaperDrill(Drill):
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
         hand = sit.data["hand"]
         ans = presses_before(presses)
-        rec: list[dict[str, Any]] = [
-            {"t": 0.0, "type": "session", "game": "seasaltpaper", "players": [learner, "rival"], "options": {},
-             "teach": {"situation": sit.key, "rule": sit.rule}},
-            {"t": CARD_T, "type": "choice", "player": learner, "action": "call", "call": "stop"},
-            {"t": rt(CARD_T + 0.01), "type": "choice", "player": learner, "action": "hand", "cards": list(hand)},
-            {"t": rt(CARD_T + 0.02), "type": "choice", "player": "rival", "action": "hand", "cards": []},
-            {"t": rt(CARD_T + 0.1), "type": "end"},
+        rec: list[Event] = [
+            header("seasaltpaper", [learner, "rival"], {}, sit),
+            ChoiceEvent(t=CARD_T, player=learner, action="call", extra={"call": "stop"}),
+            ChoiceEvent(t=rt(CARD_T + 0.01), player=learner, action="hand", extra={"cards": list(hand)}),
+            ChoiceEvent(t=rt(CARD_T + 0.02), player="rival", action="hand", extra={"cards": []}),
+            EndEvent(t=rt(CARD_T + 0.1)),
         ]
         lines = judge_lines(rec)
         v = next((x for x in lines if x.get("type") == "verdict"), {})

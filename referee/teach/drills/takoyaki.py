@@ -12,11 +12,11 @@ card comes into the hand; a card that fills the griddle wins, so the turn ends.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from rules import takoyaki as R
-from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, judge_lines, presses_before, rt, \
-    verdict_at
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
+from session.events import CardEvent, EndEvent, Event
 from referee.teach.drills.base import Drill, Screen
 from referee.teach.phrases import text
 
@@ -80,35 +80,29 @@ class TakoyakiDrill(Drill):
         # a joker may go on any face-down slot: its first one stands for all
         return super().answer_of(sit)
 
-    def record(self, sit: Situation, presses: Sequence[Press], learner: str) -> list[dict[str, Any]]:
+    def record(self, sit: Situation, presses: Sequence[Press], learner: str) -> list[Event]:
         up = sorted(sit.data["up"])
-        rec: list[dict[str, Any]] = [{"t": 0.0, "type": "session", "game": "takoyaki", "players": [learner, "rival"],
-                                      "options": {}, "teach": {"situation": sit.key, "rule": sit.rule}}]
+        rec: list[Event] = [header("takoyaki", [learner, "rival"], {}, sit)]
         t = 0.05
-        chain = [f"{R.slot_name(v)}S" for v in up]
-        if chain:
-            rec.append({"t": t, "type": "card", "card": chain[0], "zone": f"p:{learner}:draw"})
-            for c, v in zip(chain, up):
-                t += 0.05
-                rec.append({"t": rt(t), "type": "card", "card": c, "zone": f"p:{learner}:slot{v}"})
+        chain = [f"{R.slot_name(v)}S" for v in up]  # the earlier turn: one legal chain, ended by a K
+        rec.append(CardEvent(t=t, card=chain[0] if chain else "KS", zone=f"p:{learner}:draw"))
+        for c, v in zip(chain, up):
             t += 0.05
-            rec.append({"t": rt(t), "type": "card", "card": "KS", "zone": "discard", "by": learner})
-        else:
-            rec.append({"t": t, "type": "card", "card": "KS", "zone": f"p:{learner}:draw"})
-            t += 0.05
-            rec.append({"t": rt(t), "type": "card", "card": "KS", "zone": "discard", "by": learner})
-        rec.append({"t": rt(t + 0.05), "type": "card", "card": "QC", "zone": "p:rival:draw"})
-        rec.append({"t": rt(t + 0.1), "type": "card", "card": "QC", "zone": "discard", "by": "rival"})
-        rec.append({"t": CARD_T, "type": "card", "card": sit.data["card"], "zone": f"p:{learner}:draw"})
+            rec.append(CardEvent(t=rt(t), card=c, zone=f"p:{learner}:slot{v}"))
+        t += 0.05
+        rec.append(CardEvent(t=rt(t), card="KS", zone="discard", by=learner))
+        rec.append(CardEvent(t=rt(t + 0.05), card="QC", zone="p:rival:draw"))
+        rec.append(CardEvent(t=rt(t + 0.1), card="QC", zone="discard", by="rival"))
+        rec.append(CardEvent(t=CARD_T, card=sit.data["card"], zone=f"p:{learner}:draw"))
         ans = presses_before(presses)
         slot, disc, _ = _answer(ans)
         when = [p.t for p in ans if p.key in SLOT_KEYS or p.key == "d"]
         at = rt(CARD_T + (when[-1] if when else 0.5))
         if slot:
-            rec.append({"t": at, "type": "card", "card": sit.data["card"], "zone": f"p:{learner}:slot{slot}"})
+            rec.append(CardEvent(t=at, card=sit.data["card"], zone=f"p:{learner}:slot{slot}"))
         elif disc:
-            rec.append({"t": at, "type": "card", "card": sit.data["card"], "zone": "discard", "by": learner})
-        rec.append({"t": rt(at + 0.5), "type": "end"})
+            rec.append(CardEvent(t=at, card=sit.data["card"], zone="discard", by=learner))
+        rec.append(EndEvent(t=rt(at + 0.5)))
         return rec
 
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:

@@ -17,11 +17,12 @@ wrong with the rules' reason; the judge then scores the best arrangement for the
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Sequence
 
 from rules import toratanu as R
 from session.errors import RulesError
-from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, judge_lines, presses_before, rt
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
+from session.events import ChoiceEvent, EndEvent, Event
 from referee.teach.drills.base import Drill, Screen
 from referee.teach.phrases import text
 
@@ -135,13 +136,12 @@ class ToratanuDrill(Drill):
                 R.score_arrangement(sets, loose, special)
             except RulesError as exc:
                 problem = str(exc)
-        rec: list[dict[str, Any]] = [
-            {"t": 0.0, "type": "session", "game": "toratanu", "players": [learner], "options": {"games": 1},
-             "teach": {"situation": sit.key, "rule": sit.rule}},
-            {"t": 0.5, "type": "choice", "player": None, "action": "special", "card": special or "fox:black:0"},
-            {"t": CARD_T, "type": "choice", "player": learner, "action": "tally", "hand": hand,
-             **({"sets": sets} if sets and problem is None else {})},
-            {"t": rt(CARD_T + 0.1), "type": "end"},
+        tally = {"hand": hand, **({"sets": sets} if sets and problem is None else {})}
+        rec: list[Event] = [
+            header("toratanu", [learner], {"games": 1}, sit),
+            ChoiceEvent(t=0.5, player=None, action="special", extra={"card": special or "fox:black:0"}),
+            ChoiceEvent(t=CARD_T, player=learner, action="tally", extra=tally),
+            EndEvent(t=rt(CARD_T + 0.1)),
         ]
         lines = judge_lines(rec)
         v = next((x for x in lines if x.get("type") == "verdict"), {})
