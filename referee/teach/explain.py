@@ -5,7 +5,8 @@ The verdicts are the referee's judge's (the same as ``referee judge``); this mod
 rule and the fact each one hung on (IKATAKO: the troubles in the field and the reaction they
 ask for; MOKOCHAKA: the pile tops' counts and the call) and, for every wrong or missed
 player, the drill situation that trains that card (``ikatako`` drill keys such as
-``tako|mirror``, ``mokochaka`` keys of three tops). Other games list the judge's reasons.
+``tako|mirror``, ``mokochaka`` keys of three tops). The turn-based games list the judge's
+reason for every move, the illegal ones marked ``BAD`` (their drills are not derived yet).
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ def explain_file(path: Path, lang: str = "en") -> tuple[str, list[str]]:
             out += _coop(n, v, lang, drills)
         elif game == "mokochaka":
             out += _mokochaka(n, v, lang, drills)
-        else:
+        else:  # the turn-based games: the judge's reason per move, illegal ones marked
             why = v.get("why")
-            out.append(f"{n:3}  t={v.get('t')}  {why if isinstance(why, str) else why}")
+            bad = v.get("legal") is False
+            who = v.get("player") or v.get("caller") or ""
+            out.append(f"{n:3}  {float(v.get('t', 0)):8.3f}  {'BAD ' if bad else ''}{who + ': ' if who else ''}"
+                       f"{why if isinstance(why, str) else why}")
     result = next((x for x in j.lines if x.get("type") == "result"), None)
     if result is not None:
         out += ["", text(lang, "result: ", "結果: ") + _result(result)]
