@@ -142,3 +142,12 @@ def test_a_damaged_progress_file_is_warned_about_not_a_crash(tmp_path):
     r = runner.invoke(cli, ["teach", "takoyaki", "--script", "oracle", "--no-voice", "--cards", "2", "--data", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert r.output.count("progress line skipped") == 2 and "Traceback" not in r.output
+
+
+def test_report_is_the_same_page_for_the_same_progress(tmp_path):
+    from referee.teach.report import build_report
+    _, _, _, prog = run(tmp_path, wrong_every=3, cards=12)
+    page = build_report(Progress.open("aki", tmp_path))
+    assert page == build_report(Progress.open("aki", tmp_path))
+    assert "one_trouble" in page or "numbers" in page
+    assert page.count("<svg") == 2 and "still due" in page
