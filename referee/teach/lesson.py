@@ -184,6 +184,9 @@ class Lesson:
             t_answer = t
             if key == SUBMIT:
                 break
+            echo = getattr(self.view, "pressed", None)
+            if echo is not None:  # after the stamp: showing what was typed never delays it
+                echo(presses)
         rival = self.ghost.answer() if self.ghost else None
         fb = self.drill.feedback(sit, presses, level, self.lang, learner=self.learner, rival=rival)
         self.view.feedback(fb, info)

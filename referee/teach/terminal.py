@@ -76,11 +76,16 @@ class TerminalView:
         lines.append(screen.keys)
         self._w("\n".join(lines) + "\n")
 
+    def pressed(self, presses) -> None:
+        """Echo the answer so far on one line (the terminal does not echo in cbreak mode)."""
+        keys = " ".join({"space": "␣"}.get(p.key, p.key) for p in presses if p.t >= 0)
+        self._w(("\r\x1b[K" if self.ansi else "\r") + "> " + keys)
+
     def feedback(self, fb: Feedback, info: dict[str, Any]) -> None:
         head = f"{MARK[fb.verdict]} {VERDICT_TEXT[self.lang][fb.verdict]}"
         if fb.reaction is not None:
             head += f"  {fb.reaction:.2f} s"
-        out = ["", self._c(COLOURS[fb.verdict], head), fb.reason()]
+        out = ["", self._c(COLOURS[fb.verdict], head), fb.reason()]  # the echo line ends first
         if fb.rival:
             out.append(fb.rival)
         self._w("\n".join(out) + "\n")
