@@ -253,9 +253,17 @@ class End:
 
 # ----------------------------------------------------------------------------- game
 
+#: the longest reaction window a table may set (s): a reaction game reacts within seconds;
+#: a longer window is a typo (``window=300``) that would swallow the next cards' reactions
+MAX_WINDOW_S = 60.0
+#: the widest tie a table may set (ms): a tie wider than a second is no reaction race
+MAX_TIE_MS = 1000.0
+
 OPTIONS = (
-    Option("window", 3.0, "seconds after a reveal in which reactions count (ends early at the next card)", float),
-    Option("tie_ms", 33, "correct players within this many ms of the fastest are tied (inclusive)", (int, float)),
+    Option("window", 3.0, "seconds after a reveal in which reactions count (ends early at the next card)", float,
+           minimum=0.0, exclusive_minimum=True, maximum=MAX_WINDOW_S),
+    Option("tie_ms", 33, "correct players within this many ms of the fastest are tied (inclusive)", (int, float),
+           minimum=0.0, maximum=MAX_TIE_MS),
     Option("penalty_card", "lowest", "the point card a penalised player turns face down when they do not choose",
            str, ("lowest", "highest")),
     Option("three_count", False, "co-op/solo variant: the declaration must come within 3 s", bool),

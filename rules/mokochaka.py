@@ -110,8 +110,9 @@ def deck_from_option(value: Any) -> tuple[str, ...]:
     if isinstance(value, Mapping):
         ids: list[str] = []
         for cid, copies in value.items():
-            if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
-                raise OptionError(f"option 'deck': copies of {cid!r} must be a whole number ≥ 0, got {copies!r}")
+            if isinstance(copies, bool) or not isinstance(copies, int) or not 0 <= copies <= DECK_SIZE:
+                raise OptionError(f"option 'deck': copies of {cid!r} must be a whole number in 0..{DECK_SIZE}, "
+                                  f"got {copies!r}"[:160])
             ids.extend([card_id(cid)] * copies)
     elif isinstance(value, (list, tuple)):
         ids = [card_id(c) for c in value]
@@ -696,9 +697,9 @@ class MokochakaGame(Game):
     max_players = 8
     options = (
         Option("window", 3.0, "seconds to call after placing the card; a call starting this late or later is late",
-               kind=float),
+               kind=float, minimum=0.0, exclusive_minimum=True, maximum=60.0),
         Option("grab_slack", 0.25, "seconds a correct special call may start after the token touch and still "
-               "count as calling while grabbing (a measurement tolerance)", kind=float),
+               "count as calling while grabbing (a measurement tolerance)", kind=float, minimum=0.0, maximum=10.0),
         Option("deck", None, "the deck: a list of card ids or {id: copies}; default DEFAULT_DECK",
                kind=(type(None), list, dict)),
         Option("penalty_receiver", "fewest", "who receives a penalty card unless a choice says: 'fewest' cards "

@@ -598,7 +598,7 @@ class Toratanu(Game):
     modes = ("default",)
     min_players = 2
     max_players = 4
-    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int),)
+    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)
 
     def __init__(self, catalogue: Catalogue | None = None):
         self._catalogue = catalogue

@@ -99,6 +99,17 @@ def read_record(source: str | Path | bytes | IO[bytes]) -> Record:
     return _parse(_decode_lines(raw))
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text: str) -> Any:
+    """One record line as strict JSON: ``NaN``/``Infinity`` (which Python's json reads by
+    default) are refused, so no non-finite number reaches the judge or is written back as
+    invalid JSON; an integer too long to read (Python's 4300-digit limit) is a ValueError."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
     record = Record(header=None)
     seen_content = False
@@ -111,13 +122,18 @@ def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = loads(text)
         except json.JSONDecodeError as exc:
             record.issues.append(RecordIssue(number, f"not a JSON object ({exc.msg} at column {exc.colno})"))
             seen_content = True
             continue
         except RecursionError:
             record.issues.append(RecordIssue(number, "not a JSON object (nested too deeply)"))
+            seen_content = True
+            continue
+        except ValueError as exc:  # NaN/Infinity, an integer of thousands of digits
+            why = str(exc) if "JSON number" in str(exc) else "a number of more than 4300 digits"
+            record.issues.append(RecordIssue(number, f"not a JSON object ({why})"))
             seen_content = True
             continue
         try:
