@@ -53,6 +53,38 @@ class OutputFolderError(RefereeError):
     """The output folder cannot be used (not a run's folder, not writable)."""
 
 
+class OutputWriteError(RefereeError):
+    """A file could not be written (a full disk, a lost mount); nothing half-written is left."""
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all: into a temporary file beside
+    it, flushed to the disk, then renamed over ``path``. A full disk is one
+    :class:`OutputWriteError` line and leaves no truncated file (an earlier ``path`` stays
+    as it was). A lone surrogate (no UTF-8 exists for it) is written as its backslash
+    escape rather than failing the whole file."""
+    path = Path(path)
+    data = text.encode("utf-8", "backslashreplace")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise OutputWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return path
+
+
 class OutputFolder:
     """A run's output folder, written through a staging folder (see the module docstring).
 
