@@ -95,7 +95,9 @@ def _short(value: Any, limit: int = 40) -> str:
     """``repr`` of a value cut to one readable piece (a 400-digit integer is not a message;
     ``str`` of an integer of more than 4300 digits even raises)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
-        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
+        from session.events import digit_count
+
+        return f"an integer of {digit_count(value)} digits"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

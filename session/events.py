@@ -37,8 +37,10 @@ def _number(value: Any, name: str, lo: float | None = None, hi: float | None = N
     would overflow."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise EventError(f"field {name!r} must be a number, got {_short(value)}")
+    if isinstance(value, int) and lo is not None and hi is not None and not lo <= value <= hi:
+        raise EventError(f"field {name!r} must be in {lo:g}..{hi:g}, got {_short(value)}")
     if isinstance(value, int) and abs(value) > 2 ** 63:
-        raise EventError(f"field {name!r} is out of range, got an integer of {len(_digits(value))} digits")
+        raise EventError(f"field {name!r} must be a number within the float range, got {_short(value)}")
     value = float(value)
     if not math.isfinite(value):
         raise EventError(f"field {name!r} must be finite, got {value!r}")
@@ -49,21 +51,25 @@ def _number(value: Any, name: str, lo: float | None = None, hi: float | None = N
 
 def _time(value: Any, name: str) -> float:
     """A session time in seconds: finite and within ±:data:`MAX_SESSION_S`."""
-    value = _number(value, name)
-    if abs(value) > MAX_SESSION_S:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_SESSION_S:
         raise EventError(f"field {name!r} must be a session time within ±{MAX_SESSION_S:g} s (one day), "
-                         f"got {value!r}")
-    return value
+                         f"got {_short(value)}")
+    return _number(value, name)
 
 
-def _digits(value: int) -> str:
-    return "x" * (int(abs(value).bit_length() * 0.30103) + 1)
+def digit_count(value: int) -> int:
+    """Decimal digits of an integer, also beyond ``str()``'s 4300-digit limit."""
+    value = abs(value)
+    if value == 0:
+        return 1
+    d = int(math.log10(value)) + 1
+    return d - 1 if 10 ** (d - 1) > value else d
 
 
 def _short(value: Any, limit: int = 60) -> str:
     """``repr`` of a value cut to one readable piece (never raises on a huge integer)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 63:
-        return f"an integer of about {len(_digits(value))} digits"
+        return f"an integer of {digit_count(value)} digits"
     try:
         text = repr(value)
     except (ValueError, RecursionError):

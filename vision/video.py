@@ -144,7 +144,7 @@ def _cut_short(c, s, last: float) -> str | None:
     if declared is None or last + (CUT_SHORT_FRAMES + 1) / fps >= declared:
         return None
     return (f"video {c.name}: the frames end at {last + 1 / fps:.2f} s but the file declares {declared:.2f} s "
-            "(cut short?); read as far as it goes")
+            "(cut short or damaged); read as far as it goes")
 
 
 def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> dict[float, np.ndarray]:
