@@ -1,4 +1,4 @@
-"""IKATAKO (RULES.md §1): the deck, the expected reaction to a card, and the game states.
+"""IKATAKO (docs/rules.md, IKATAKO): the deck, the expected reaction to a card, and the game states.
 
 Pure: no clocks, no I/O, randomness only through the ``rng`` handed to ``random_action``.
 
@@ -12,7 +12,7 @@ Pure: no clocks, no I/O, randomness only through the ``rng`` handed to ``random_
   versus card (who took it, who was wrong or missed), one :class:`Declare` per co-op card,
   the players' :class:`Choice` of special effects, and :class:`End` when a record stops.
 
-Decisions where RULES.md is silent (also in the README):
+Decisions where the rulebook is silent (docs/rules.md) (also in the README):
 
 * The deck order is not enforced: a revealed card must merely still be in the deck
   (a multiset). In versus the 2 removed cards are usually unseen (``Remove(None)``); the

@@ -1,4 +1,4 @@
-"""MOKOCHAKA rules (shared RULES.md §2), pure: no clocks, no I/O, randomness only via rng.
+"""MOKOCHAKA rules (docs/rules.md, MOKOCHAKA), pure: no clocks, no I/O, randomness only via rng.
 
 Cards are ``kind + animal count`` (``moko3``, ``gabu1``). The rulebook gives the number of
 cards per kind (Moko 10, Paka 10, Pome 6, Gabu 6) but not the animal count printed on each
@@ -14,7 +14,7 @@ and its onset relative to the placement, token touches in time order, the player
 choices). Resolving applies the penalties in time order, then the token bonus, and says
 who plays next. :class:`DeclareGabu` records the Gabu counts the table reports at the end.
 
-Decisions where RULES.md is silent (also in the README, section MOKOCHAKA):
+Decisions where the rulebook is silent (docs/rules.md) (also in the README, section MOKOCHAKA):
 
 - The first player in the header's list starts (the rulebook's "slept the least").
 - A player's call is their FIRST call token in the play (self-corrections do not count).
@@ -157,7 +157,7 @@ class Call:
 
 
 def call_for(tops: Iterable[str]) -> Call:
-    """The correct call(s) over the visible pile tops (RULES.md §2 "The call")."""
+    """The correct call(s) over the visible pile tops (docs/rules.md, MOKOCHAKA "The call")."""
     cards = [parse_card(c) for c in tops]
     if not cards:
         raise IllegalAction("no pile shows a card: there is nothing to call")
@@ -689,7 +689,7 @@ class MokochakaState(State):
 
 
 class MokochakaGame(Game):
-    """MOKOCHAKA: 2+ players, one mode; options are the [policy] points of RULES.md §2."""
+    """MOKOCHAKA: 2+ players, one mode; options are the rule options of docs/rules.md (MOKOCHAKA)."""
 
     name = "mokochaka"
     modes = ("default",)

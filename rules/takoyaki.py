@@ -1,4 +1,4 @@
-"""TAKOYAKI (RULES.md §3, seed 001): turn the face-down "griddle" face up, slot by slot.
+"""TAKOYAKI (docs/rules.md, TAKOYAKI, seed 001): turn the face-down "griddle" face up, slot by slot.
 
 Cards use standard notation: rank ``A 2 … 10 J Q K`` + suit ``S H D C`` (``AS``, ``10H``,
 ``QD``), ``JK`` for a joker. Slot ``n`` of a griddle takes rank ``n`` (A = 1).
@@ -10,7 +10,7 @@ comes into the hand and the chain goes on) and :class:`Discard` (the card in han
 go anywhere: the turn ends). A placeable card must be placed; an unplaceable one must be
 discarded.
 
-Decisions where RULES.md and the rulebook are silent (also in the final report):
+Decisions where the rulebook is silent (docs/rules.md) (also in the final report):
 - Two decks from 4 players up, and up to 6 players (the rulebook: "4 or more: two decks").
 - ``jokers`` counts jokers *per deck* (two decks with ``jokers=2`` hold 4 jokers).
 - A joker goes on a face-down slot only (the rulebook: 裏向きの好きな場所), never on a slot

@@ -1,4 +1,4 @@
-"""Reading and writing session records (JSON Lines, shared EVENTS.md).
+"""Reading and writing session records (JSON Lines, described in docs/record.md).
 
 The reader never stops at a bad line: it collects a :class:`RecordIssue` naming the line
 and goes on, as a PGN reader keeps the games it can parse. Unknown fields and unknown
@@ -187,7 +187,10 @@ class RecordWriter:
         if isinstance(self._target, (str, Path)):
             path = Path(self._target)
             try:
-                self._stream = path.open("a" if self._append else "w", encoding="utf-8", newline="\n")
+                # a lone surrogate (a JSON "\\ud800", a file name that is not UTF-8) has no
+                # UTF-8: written as its JSON escape, which reads back as the same string
+                self._stream = path.open("a" if self._append else "w", encoding="utf-8", newline="\n",
+                                         errors="backslashreplace")
             except OSError as exc:
                 raise RecordError(f"{path}: cannot write the session record ({exc.strerror})") from None
             self._owns = True

@@ -5,7 +5,7 @@ The events arrive in canonical order (``referee.judge``). Every card event opens
 the ``end`` event). Time is handled in integer microseconds, so shifting a whole record
 by a constant cannot change a comparison; times in the output are rounded to ms.
 
-Versus, per player (RULES.md §1):
+Versus, per player (docs/rules.md, IKATAKO):
 
 * the raised hands are the hands that go up inside the window, plus a hand that was
   already up at the reveal and is still up at the player's first utterance (or at the
@@ -451,7 +451,7 @@ def _judge_coop(session, mode: str) -> Iterator[dict[str, Any]]:
 
 
 def judge(session) -> Iterator[dict[str, Any]]:
-    """Verdicts (one per card) and one result, as EVENTS.md shapes them."""
+    """Verdicts (one per card) and one result, as docs/record.md shapes them."""
     mode = session.header.mode or "versus"
     if mode not in rk.GAME.modes:
         raise RulesError(f"unknown IKATAKO mode {mode!r} (modes: {', '.join(rk.GAME.modes)})")

@@ -1,6 +1,6 @@
 """Judging a MOKOCHAKA session: one verdict per played card, then the result.
 
-How the record tells the referee the game (decisions where EVENTS.md is silent):
+How the record tells the referee the game (decisions where docs/record.md is silent):
 
 - **Setup.** The leading ``card`` events *without* ``by`` (before the first card with
   ``by``) are the setup: the first card seen in zone ``pile0``/``pile1``/``pile2`` starts
