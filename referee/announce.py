@@ -6,7 +6,6 @@ generic table below prints any verdict as its card/kind followed by its fields.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from typing import Any
@@ -50,7 +49,9 @@ def printable(text: str) -> str:
 def table(judgement: Judgement, header: SessionHeader | None) -> str:
     """The people's view of a judgement: the game's own table, else the generic one
     (control characters and lone surrogates escaped, see :func:`printable`)."""
-    module = importlib.import_module(f"referee.judging.{judgement.game}")
+    from referee import judging
+
+    module = judging.module(judgement.game)
     fmt = getattr(module, "format_table", None)
     if fmt is not None:
         return printable(fmt(judgement, header))

@@ -16,7 +16,6 @@ every collection that reaches the output is ordered.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
@@ -92,7 +91,9 @@ def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
 
 def game_judge(session: Session):
     """The incremental judge of the session's game (``referee.judging.<game>.Judge``)."""
-    module = importlib.import_module(f"referee.judging.{session.header.game}")
+    from referee import judging
+
+    module = judging.module(session.header.game)
     cls = getattr(module, "Judge", None)
     if cls is None:
         return BatchJudge(session, module.judge)

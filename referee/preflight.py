@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from session.errors import CalibrationError, MediaError, RefereeError, RulesError
-from session.events import GAMES
 
 #: free space a replay needs in the output folder's file system: the record (~100 kB per
 #: minute), the report with its evidence pictures (a few MB) and headroom
@@ -90,14 +89,17 @@ def check_replay(video: str | Path, audio: str | Path | None, calibration: Any, 
 
 def check_game(cal, game: str | None, warnings: list[str]) -> None:
     """The calibration's game is the one played (see the module docstring)."""
+    import rules
+
+    games = rules.names()
     if game is not None:
-        if game not in GAMES:
-            raise PreflightError(f"--game {game!r}: not a game (games: {', '.join(GAMES)})")
+        if game not in games:
+            raise PreflightError(f"--game {game!r}: not a game (games: {', '.join(games)})")
         if game != cal.game:
             raise CalibrationError(
                 f"the calibration is for {cal.game}, not {game}: calibrate this table for {game} "
                 f"(referee calibrate --game {game}) or replay with --game {cal.game}")
-    if cal.deck in GAMES and cal.deck != cal.game:
+    if cal.deck in games and cal.deck != cal.game:
         raise CalibrationError(
             f"the calibration is for {cal.game} but names the deck {cal.deck!r}: a calibration of another "
             f"game edited? calibrate this table for the game played (referee calibrate --game GAME)")
@@ -115,7 +117,7 @@ def check_game(cal, game: str | None, warnings: list[str]) -> None:
                             f"{cal.game} ({', '.join(strangers[:6])}{', ...' if len(strangers) > 6 else ''}): "
                             "never matched")
         return
-    fits = [g for g in GAMES if g != cal.game and sum(is_card(g, c) for c in codes) * 2 > len(codes)]
+    fits = [g for g in games if g != cal.game and sum(is_card(g, c) for c in codes) * 2 > len(codes)]
     other = f"are cards of {fits[0]}" if fits else "are no card of it"
     raise CalibrationError(
         f"the calibration is for {cal.game} but its reference images ({cal.references}) {other}: "
@@ -124,26 +126,26 @@ def check_game(cal, game: str | None, warnings: list[str]) -> None:
 
 
 def is_card(game: str, code: str) -> bool:
-    """Whether ``code`` names a card of ``game``'s deck (a reference image's name)."""
-    try:
-        if game == "ikatako":
-            from rules.ikatako import CARDS
+    """Whether ``code`` names a card of ``game``'s deck (a reference image's name): the
+    game's rules module's ``parse_card`` where it has one, else its ``CARDS`` table, else
+    the faces the game declares."""
+    import importlib
 
-            return code in CARDS
-        if game == "mokochaka":
-            from rules.mokochaka import parse_card
-        elif game == "takoyaki":
-            from rules.takoyaki import parse_card
-        elif game == "seasaltpaper":
-            from rules.seasaltpaper import parse_card
-        elif game == "toratanu":
-            from rules.toratanu import parse_card
-        else:
+    import rules
+
+    g = rules.get(game)
+    mod = importlib.import_module(type(g).__module__)
+    parse = getattr(mod, "parse_card", None)
+    if callable(parse) and not isinstance(getattr(mod, "CARDS", None), dict):
+        try:
+            parse(code)
+            return True
+        except (RulesError, ValueError, KeyError, TypeError):
             return False
-        parse_card(code)
-        return True
-    except (RulesError, ValueError, KeyError):
-        return False
+    cards = getattr(mod, "CARDS", None)
+    if isinstance(cards, dict):
+        return code in cards
+    return code in g.faces
 
 
 # ----------------------------------------------------------------------------- zones

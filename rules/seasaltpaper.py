@@ -579,7 +579,10 @@ class SeaSaltState(State):
 
 class SeaSaltPaper(Game):
     name = "seasaltpaper"
+    title = "Sea Salt & Paper"
+    rank = 3
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
     options = (

@@ -317,7 +317,16 @@ def ranking(face_up: Mapping[str, int], winner: str | None) -> list[list[str]]:
 
 class Takoyaki(Game):
     name = "takoyaki"
+    title = "TAKOYAKI"
+    rank = 2
     modes = ("versus", "solo")
+    zones = ("p:",)
+    #: every rank of every suit, then the joker
+    faces = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
+
+    def calibration_zones(self, seats):
+        """A griddle of ten slots (A..10) per player."""
+        return [f"p:{n}:slot{k}" for n in seats for k in range(1, 11)]
     min_players = 2
     max_players = 6
     options = (

@@ -595,7 +595,10 @@ class ToratanuState(State):
 
 class Toratanu(Game):
     name = "toratanu"
+    title = "TORATANU"
+    rank = 4
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
     options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)
