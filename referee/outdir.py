@@ -68,6 +68,7 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        os.fchmod(fd, 0o666 & ~_umask())  # as open() would make it (mkstemp makes 0600)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -121,8 +122,10 @@ class OutputFolder:
             self._recover()
             self._check_owned()
             self._started = _now()
-            try:
-                self.staging = Path(tempfile.mkdtemp(prefix=f".{self.name}.staging-", dir=self.parent))
+            try:  # os.mkdir, not mkdtemp: the folder gets the usual permissions (umask), not 0700
+                staging = self.parent / f".{self.name}.staging-{self.run_id}"
+                os.mkdir(staging)
+                self.staging = staging
             except OSError as exc:
                 raise OutputFolderError(f"--out {self.path}: cannot write in {self.parent} ({exc.strerror})") from None
         except BaseException:
@@ -217,6 +220,12 @@ class OutputFolder:
         self.staging = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _now() -> str:

@@ -6,6 +6,13 @@ dataclass with its documented fields; whatever else a line carries is kept in
 type becomes an :class:`UnknownEvent` that the judge ignores. ``Event.from_dict``
 is the one adapter from JSON objects; ``to_dict`` writes them back.
 
+Numbers are range-checked here, where they are parsed (decisions, also in docs/record.md):
+a time (``t``, ``t_end``, ``from``, ``to``) must be finite and within ±:data:`MAX_SESSION_S`
+(a session is at most a day long, so the judge's microsecond arithmetic never meets the
+edge of the float range); ``conf`` must lie in [0, 1]; an integer beyond the float range is
+refused before ``float()`` could overflow. Every refusal is one :class:`EventError` line
+naming the field, which the record reader turns into an issue of that line.
+
 Perception (``vision/``, ``audio/``) builds these objects and the referee judges them;
 both sides import this module only, so it must stay free of heavy dependencies.
 """

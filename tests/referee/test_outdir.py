@@ -32,6 +32,10 @@ def test_a_run_appears_whole_with_its_marker(tmp_path):
     assert marker["pid"] == os.getpid() and marker["started"] <= marker["finished"]
     # nothing but the lock is left beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == [".replay.lock", "replay"]
+    # the folder and the files have the permissions open()/mkdir() give (not mkdtemp's 0700)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (out.stat().st_mode & 0o777) == 0o777 & ~mask
 
 
 def test_no_stale_file_of_an_earlier_run_survives(tmp_path):

@@ -72,6 +72,9 @@ def test_a_report_on_a_full_disk_leaves_no_truncated_file(tiny_disk):
 def test_a_lone_surrogate_does_not_fail_the_report(tmp_path):
     p = write_text_atomic(tmp_path / "report.html", "<p>a\ud800ki</p>")
     assert p.read_bytes() == b"<p>a\\ud800ki</p>"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (p.stat().st_mode & 0o777) == 0o666 & ~mask  # as open() makes it
 
 
 def test_preflight_refuses_a_disk_without_room(tiny_disk):
