@@ -80,3 +80,25 @@ def test_a_lone_surrogate_does_not_fail_the_report(tmp_path):
 def test_preflight_refuses_a_disk_without_room(tiny_disk):
     with pytest.raises(PreflightError, match=r"only 64.0 kB free on its disk, a replay needs about 32.0 MB"):
         check_output(tiny_disk / "out")
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(mnt)],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"cannot mount a tmpfs here ({exc})")
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode} (needs root)")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=20)
+
+
+def test_preflight_refuses_a_read_only_disk(read_only_disk):
+    with pytest.raises(PreflightError, match=r"^--out .*: cannot write in .*ro \(a read-only file system\)$"):
+        check_output(read_only_disk / "out")
