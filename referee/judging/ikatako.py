@@ -7,7 +7,7 @@ that (:meth:`Judge.announce`). Every card event opens a
 the ``end`` event). Time is handled in integer microseconds, so shifting a whole record
 by a constant cannot change a comparison; times in the output are rounded to ms.
 
-Versus, per player (RULES.md §1):
+Versus, per player (docs/rules.md, IKATAKO):
 
 * the raised hands are the hands that go up inside the window, plus a hand that was
   already up at the reveal and is still up at the player's first utterance (or at the

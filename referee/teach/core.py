@@ -48,7 +48,7 @@ class Level:
 
     ``target_s``: the median reaction (first press to complete answer, as the judge times
     it) under which the level counts as mastered; ``window_s``: the reaction window of the
-    drill record (RULES.md's ``window``; the last IKATAKO level shortens it).
+    drill record (docs/rules.md's ``window``; the last IKATAKO level shortens it).
     """
 
     rule: str
