@@ -57,6 +57,8 @@ class Recording:
     pose_every: int = 8
     card_every: int = 2
     keep_landmarks: bool = True
+    #: the calibration's sample rate when the seats' recording has another (resampled to it)
+    audio_rate: int | None = None
 
 
 @dataclass
@@ -74,11 +76,12 @@ class RecordingRun:
     late: int = 0
 
 
-def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]):
-    """The recording's audio source (picklable as a partial: it runs in the hearing process)."""
+def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None):
+    """The recording's audio source (picklable as a partial: it runs in the hearing process),
+    resampled to ``rate`` when given."""
     from audio import hearing
 
-    return hearing.open_source(video, audio, warnings, demix=demix)
+    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate)
 
 
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
@@ -104,8 +107,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     expected_end = rec.info.duration
     job = None
     if rec.hearing is not None:
-        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix),
-                         rec.hearing)
+        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
+                                                            rate=rec.audio_rate), rec.hearing)
     else:  # seeing only (``referee watch``): nothing to wait for before the header
         pipe.start(make_header(out))
         pipe.push("setup", setup)
@@ -202,7 +205,15 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             frames += 1
             if on_progress is not None:
                 on_progress(frames, total)
-        pipe.push("vision", stage.finish())
+        # what the reader said after the last frame (a file cut short): skipped to the end
+        tail = []
+        while seen_skips < len(reader.skipped):
+            msg = reader.skipped[seen_skips]
+            seen_skips += 1
+            warn(msg)
+            tail.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
+                                     stop=max(round(last_t, 6), rec.info.duration or 0.0), reason=msg))
+        pipe.push("vision", tail + stage.finish())
         pipe.close("vision")
         out.elapsed_video = time.perf_counter() - t_video
         t_wait = time.perf_counter()
