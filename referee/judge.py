@@ -16,15 +16,15 @@ every collection that reaches the output is ordered.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import rules
-from session.errors import EventError, RecordError
+from session.errors import EventError, RecordError, RulesError
 from session.events import CorrectionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
 from session.order import sort_key
-from referee.judging.base import BatchJudge
+from referee.judging.base import GameJudge
+from referee.judging.senses import Senses
 from session.record import Entry, Record, RecordIssue, dumps
 
 
@@ -37,6 +37,8 @@ class Session:
     options: dict[str, Any]
     events: list[Event]
     notes: list[RecordIssue] = field(default_factory=list)
+    #: the stretches where a sense was missing (from the record's status events, as fed)
+    senses: Senses = field(default_factory=Senses)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -92,10 +94,12 @@ def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
 
 def game_judge(session: Session):
     """The incremental judge of the session's game (``referee.judging.<game>.Judge``)."""
-    module = importlib.import_module(f"referee.judging.{session.header.game}")
+    from referee import judging
+
+    module = judging.module(session.header.game)
     cls = getattr(module, "Judge", None)
-    if cls is None:
-        return BatchJudge(session, module.judge)
+    if not (isinstance(cls, type) and issubclass(cls, GameJudge)):
+        raise RulesError(f"{module.__name__} defines no Judge (a referee.judging.base.GameJudge)")
     return cls(session)
 
 
@@ -117,6 +121,7 @@ class IncrementalJudge:
         self._base_notes = list(notes or [])
         self._entries: list = []  # (line, event) of every event fed, corrections included
         self._line = 1
+        self._said: set[str] = set()
         self._reset()
 
     def _reset(self) -> None:
@@ -139,21 +144,37 @@ class IncrementalJudge:
         self._entries.append(event)
         if isinstance(event, CorrectionEvent):
             return self._rejudge()
-        if isinstance(event, (UnknownEvent, StatusEvent)):
+        if isinstance(event, UnknownEvent):
             return []
         key = sort_key(event)
         if self._last_key is not None and key < self._last_key:
             return self._rejudge()
-        self._last_key = key
-        return self._take(self._judge.feed(event))
+        return self._take(self._feed_in_order(event))
+
+    def _feed_in_order(self, event: Event) -> list[dict[str, Any]]:
+        """One event in canonical order: a status event tells which senses were there, the
+        rest goes to the game's judge."""
+        self._last_key = sort_key(event)
+        if isinstance(event, StatusEvent):
+            self.session.senses.note(event)
+            return []
+        return self._judge.feed(event)
 
     def advance(self, t: float) -> list[dict[str, Any]]:
         """The watermark reached ``t``: lines that time alone made final."""
         return self._take(self._judge.advance(t))
 
     def announce(self, t: float) -> list[dict[str, Any]]:
-        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``)."""
-        return self._judge.announce(t)
+        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``), each
+        said once: after a correction re-judges the session, what was already announced is
+        not said again (only what changed)."""
+        out = []
+        for item in self._judge.announce(t):
+            key = dumps({k: v for k, v in item.items() if k != "t"})
+            if key not in self._said:
+                self._said.add(key)
+                out.append(item)
+        return out
 
     def _rejudge(self) -> list[dict[str, Any]]:
         before = [dumps(x) for x in self.lines]
@@ -161,9 +182,8 @@ class IncrementalJudge:
         events, notes = apply_corrections(record)
         self._reset()
         self.session.notes.extend(notes)
-        for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
-            self._last_key = sort_key(ev)
-            self.lines.extend(self._judge.feed(ev))
+        for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
+            self.lines.extend(self._feed_in_order(ev))
         seen = set(before)
         return [x for x in self.lines if dumps(x) not in seen]
 
@@ -184,7 +204,6 @@ def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement
         raise RecordError("cannot judge a record without a session header on its first line")
     events, notes = apply_corrections(record)
     inc = IncrementalJudge(record.header, options, notes=notes)
-    for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
-        inc._last_key = sort_key(ev)
-        inc.lines.extend(inc._judge.feed(ev))
+    for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
+        inc.lines.extend(inc._feed_in_order(ev))
     return inc.finish()

@@ -1,4 +1,4 @@
-"""Sea Salt & Paper (RULES.md §4, seed 002): card points, colour bonus, rounds, the game.
+"""Sea Salt & Paper (docs/rules.md, Sea Salt & Paper, seed 002): card points, colour bonus, rounds, the game.
 
 Cards are written ``kind[:colour]``: ``crab:blue``, ``mermaid``, ``lighthouse:purple``.
 Kinds: crab boat fish swimmer shark shell octopus penguin sailor mermaid lighthouse shoal
@@ -7,7 +7,7 @@ Colours: blue lightblue black yellow green grey purple lightorange pink orange (
 darkblue, lightgreen, lightgrey, gray). A mermaid is white: it has no colour.
 
 Scoring (:func:`score`) is a pure function of the cards a player holds and has played
-(both count). Decisions where RULES.md and the rulebook are silent (also in the report):
+(both count). Decisions where the rulebook is silent (docs/rules.md) (also in the report):
 - A card written without a colour counts for no colour (no mermaid or colour-bonus help).
 - Starfish: each starfish joins one duo (at most one starfish per duo) and adds 2 points;
   a starfish with no duo to join scores nothing. (Its "effect void" only matters in play.)
@@ -531,6 +531,9 @@ class SeaSaltState(State):
         return Outcome("turn", {"player": p, "next": self.player})
 
     def _end_round(self, ender: str, call: str) -> Outcome:
+        """End the round; the outcome also gives ``cards``: each player's cards (hand and
+        played) at the end, what the table declares and a judge scores."""
+        cards = {q: list(self.cards_of(q)) for q in self.players}
         if call == "emptydeck":
             scored = {q: 0 for q in self.players}
             detail: dict[str, Any] = {"call": "emptydeck", "ender": ender, "scores": scored}
@@ -545,11 +548,11 @@ class SeaSaltState(State):
         if max(self.totals.values()) >= self.target:
             self.winners = winners(self.totals, order)
             self.phase = "over"
-            return Outcome("game", {"round": detail, "winners": self.winners})
+            return Outcome("game", {"round": detail, "winners": self.winners, "cards": cards})
         self.starter = (self.players.index(ender) + 1) % len(self.players)
         self._new_round_state()
         self.phase = "shuffle"
-        return Outcome("round", detail)
+        return Outcome("round", {**detail, "cards": cards})
 
     @property
     def is_over(self) -> bool:
@@ -579,7 +582,10 @@ class SeaSaltState(State):
 
 class SeaSaltPaper(Game):
     name = "seasaltpaper"
+    title = "Sea Salt & Paper"
+    rank = 3
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
     options = (

@@ -1,4 +1,4 @@
-"""TORATANU (RULES.md §5, seed 003): the tally, the best arrangement, and whole games.
+"""TORATANU (docs/rules.md, TORATANU, seed 003): the tally, the best arrangement, and whole games.
 
 Card data comes from a catalogue (``rules/data/toratanu.toml``, read with tomllib) that
 holds what the rulebook states and leaves out what it does not; loading an incomplete
@@ -17,7 +17,7 @@ set scores half its herd points. The search is exact: the score is a sum over se
 terms that do not depend on the arrangement, so a memoised search over the remaining
 cards finds the maximum.
 
-Decisions where RULES.md is silent (also in the report):
+Decisions where the rulebook is silent (docs/rules.md) (also in the report):
 - Up to ``len(cards) // 3`` sets: 3 from 9 or 10 cards (after a Doubutsuen draw), 4 from
   the 12-card hands of the 2-player game.
 - Captured and Doubutsuen sets count among those sets; captured 20-point herds count for
@@ -548,6 +548,12 @@ class ToratanuState(State):
         return out
 
     def _tally(self) -> Outcome:
+        """Score the game; the outcome also gives each player's ``tallies`` (the cards in
+        hand, the captured and the Doubutsuen sets, as card text), what the table declares."""
+        tallies = {p: {"hand": [str(self.cards[c]) for c in self.hands[p]],
+                       "captured": [[str(self.cards[c]) for c in s] for s in self.captured[p]],
+                       "doubutsuen": [[str(self.cards[c]) for c in s] for s in self.zoo[p]]}
+                   for p in self.players}
         scores = {p: a.total for p, a in self.tally_scores().items()}
         for p, v in scores.items():
             self.totals[p] += v
@@ -558,7 +564,7 @@ class ToratanuState(State):
         else:
             self._reset()
             self.phase = "shuffle"
-        return Outcome("tally", {"scores": scores})
+        return Outcome("tally", {"scores": scores, "tallies": tallies})
 
     @property
     def is_over(self) -> bool:
@@ -595,10 +601,13 @@ class ToratanuState(State):
 
 class Toratanu(Game):
     name = "toratanu"
+    title = "TORATANU"
+    rank = 4
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
-    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int),)
+    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)
 
     def __init__(self, catalogue: Catalogue | None = None):
         self._catalogue = catalogue
