@@ -182,6 +182,17 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     return result
 
 
+def _table_rule(game: str, options: dict, name: str):
+    """A rule option the table set (``-o NAME=VALUE``), validated by the game; None if unset
+    or not one of the game's options."""
+    import rules
+
+    game_rules = rules.get(game)
+    if name not in {o.name for o in game_rules.options}:
+        return None
+    return game_rules.resolve_options(options)[name] if name in options else None
+
+
 def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path, info, game: str,
                  mode: str | None, settings: ReplaySettings, setup_warnings: list[str], audio_rate: int | None,
                  t_start: float, on_progress, on_warning, sinks) -> Replay:
@@ -193,7 +204,9 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
     rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
                               hearing=hearing_plan(cal, game, mode, settings, cal_path), info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
-                              card_every=settings.card_every, audio_rate=audio_rate)
+                              card_every=settings.card_every, audio_rate=audio_rate,
+                              half_raise=_table_rule(game, settings.options, "half_raise"),
+                              av_offset=float(getattr(cal, "av_offset", None) or 0.0))
 
     def make_header(run) -> SessionHeader:
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,

@@ -463,8 +463,15 @@ def shift_audio_events(events, av_offset: float | None):
 
     if not av_offset:
         return list(events)
-    return [replace(e, t=round(to_video_clock(e.t, av_offset), 6)) if e.type in AUDIO_EVENT_TYPES else e
-            for e in events]
+
+    def moved(e):
+        t_end = getattr(e, "t_end", None)
+        changes = {"t": round(to_video_clock(e.t, av_offset), 6)}
+        if t_end is not None:
+            changes["t_end"] = round(to_video_clock(t_end, av_offset), 6)
+        return replace(e, **changes)
+
+    return [moved(e) if e.type in AUDIO_EVENT_TYPES else e for e in events]
 
 
 #: the event types that come from the microphones (their times are on the audio clock)

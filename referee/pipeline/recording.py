@@ -30,6 +30,7 @@ from referee.pipeline.core import Pipeline
 from referee.pipeline.hearing import HearingJob
 from referee.pipeline.sinks import Sink
 from referee.pipeline.vision import FrameReader, VisionStage
+from session.calibration import shift_audio_events
 from session.errors import RefereeError
 from session.events import Event, SessionHeader, SkippedEvent, WarningEvent
 
@@ -59,6 +60,10 @@ class Recording:
     keep_landmarks: bool = True
     #: the calibration's sample rate when the seats' recording has another (resampled to it)
     audio_rate: int | None = None
+    #: the table's rule on quick half-raises (None: vision's default, a hand at head height counts)
+    half_raise: bool | None = None
+    #: the calibration's audio–video offset (s, audio clock minus video clock; 0 when not measured)
+    av_offset: float = 0.0
 
 
 @dataclass
@@ -118,6 +123,10 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     stage = None
     heard: dict[str, Any] = {"done": False}
 
+    def heard_events(dicts) -> list[Event]:
+        """The hearing's shouts on the video clock (the calibration's audio–video offset)."""
+        return shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset)
+
     def take(msg) -> None:
         kind = msg[0]
         if kind == "fatal":
@@ -132,18 +141,18 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in info["warnings"]])
             pipe.close("setup")
         elif kind == "events":
-            pipe.push("hearing", [Event.from_dict(d) for d in msg[1]])
-            pipe.advance("hearing", msg[2])
+            pipe.push("hearing", heard_events(msg[1]))
+            pipe.advance("hearing", msg[2] + rec.av_offset)
         elif kind == "done":
             _hearing_done(msg[1])
 
     def _hearing_done(done: dict) -> None:
         heard["done"] = True
-        pipe.push("hearing", [Event.from_dict(d) for d in done["events"]])
+        pipe.push("hearing", heard_events(done["events"]))
         out.stats.update(done.get("stats", {}))
         if done.get("source_warning"):
             warn(f"audio: {done['source_warning']}")
-        end = done.get("end", 0.0)
+        end = done.get("end", 0.0) + rec.av_offset  # where the audio ended, on the video clock
         until = expected_end if expected_end is not None else end
         skip = None
         if done.get("error") is not None:
@@ -169,7 +178,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
-                            keep_landmarks=rec.keep_landmarks)
+                            keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise)
         reader.start()
         while True:
             for msg in job.poll() if job is not None else ():
