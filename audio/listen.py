@@ -61,6 +61,8 @@ class ListenParams:
     copy_lag_s: float = 0.010
     own_db: float = 6.0
     copy_window_s: float = 0.3  # from the onset: where the test looks (the new voice's start)
+    copy_step_s: float = 0.005  # a burst that starts as a copy: where its own voice begins, in these steps...
+    copy_scan_s: float = 0.05  # ...over windows this long (onset resolution there: the step)
     #: voice check (enrollment): another enrolled player's takes of the same calls nearer on
     #: average (DTW distance) than the seat's own by this much, over at least
     #: ``voice_min_shouts`` shouts = a voice on the wrong channel (a warning). Demo: genuine
@@ -230,12 +232,27 @@ class Listener:
         self.dropped[why] = self.dropped.get(why, 0) + 1
         return []
 
-    def copy_of(self, seg: Segment) -> tuple[int, float, float] | None:
-        """The channel whose sound this burst is a copy of (see ``ListenParams.copy_r2``):
-        ``(channel, r2, dB louder)``, or None when the burst is the seat's own."""
+    def own_start(self, seg: Segment) -> int | None:
+        """Where the seat's own voice starts in ``seg``: its onset when the burst is its own,
+        a later sample when it begins as a copy of another channel's sound (a leak the
+        cancellation left, e.g. of a muted seat, run into this seat's own word: the detector
+        made one utterance of both), or None when it is a copy to its end. Stepped by
+        ``copy_step_s`` over windows of ``copy_scan_s``."""
+        if self.copy_of(seg.channel, seg.start, seg.end) is None:
+            return seg.start
+        step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
+        for a in range(seg.start + step, seg.end - win + 1, step):
+            if self.copy_of(seg.channel, a, a + win) is None:
+                return a
+        return None
+
+    def copy_of(self, channel: int, start: int, end: int) -> tuple[int, float, float] | None:
+        """The channel whose sound the burst ``start..end`` on ``channel`` is a copy of (see
+        ``ListenParams.copy_r2``): ``(channel, r2, dB louder)``, or None when it is its own."""
         if self.used < 2:
             return None
         p = self.p
+        seg = Segment(channel, start, end, self.rate)
         a, b = seg.start, min(seg.end, seg.start + int(p.copy_window_s * self.rate))
         x = self._samples(seg.channel, a, b).astype(np.float64)
         if len(x) < int(0.02 * self.rate):
@@ -264,9 +281,14 @@ class Listener:
         return None
 
     def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
-        copy = self.copy_of(seg) if not self.room else None
-        if copy is not None:
-            return self._drop("a copy of another channel")
+        if not self.room:
+            start = self.own_start(seg)
+            if start is None:
+                return self._drop("a copy of another channel")
+            if start != seg.start:
+                from dataclasses import replace
+
+                seg = replace(seg, start=start)
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
         heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)

@@ -57,9 +57,9 @@ class WhisperParams:
     #: the prompt "two" may come out "to").
     confirm: bool = True
     confirm_distance: float = 0.4
-    confirm_tokens: int = 10
+    confirm_tokens: int = 8
     #: tokens decoded at most (a call is short; a long text is talk, and costs time).
-    max_tokens: int = 24
+    max_tokens: int = 12
     #: penalty on tokens already written: without it a short word comes out repeated to the
     #: token limit ("8, 8, 8, 8…", 0/30 real English digits right; 1.3: 16/30 on the whole text)
     repetition_penalty: float = 1.3
