@@ -43,9 +43,16 @@ class HearingPlan:
     lang: str = "ja"
     demix: bool = True
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: the calibration recording (``audio.file`` of the calibration: every seat saying its test
+    #: words): the seat-to-seat leakage is measured there, never fitted over the session being
+    #: judged — a problem in one stretch of the session (a muted, clipped or delayed channel)
+    #: then stays local, and a cut recording hears what the whole one heard. None: measured on
+    #: the session (the earlier behaviour), with a warning saying so.
+    leakage_from: Path | None = None
 
 
-def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False):
+def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
+                leakage_from: Path | None = None):
     """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats):
     ``(source, heard_from)``, or ``(None, None)`` with a warning when there is no audio.
 
@@ -69,14 +76,53 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
 
         source = DemixedSource(source)
         source.watch = watch
+        if leakage_from is not None:
+            use_calibration_leakage(source, leakage_from, warnings)
         if not source.applied:
             warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
                             "channels are not close microphones); heard without cross-talk cancellation")
     return source, heard_from
 
 
+def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> bool:
+    """Cancel ``source`` (a :class:`audio.demix.DemixedSource`) with the leakage measured on
+    the calibration ``recording``; False with a warning (the session's own estimate stays)
+    when that recording is missing or does not fit."""
+    from audio import demix
+    from audio.capture import read_all
+
+    if getattr(source, "measured_on", None) != "session":
+        return False
+    try:
+        samples, rate = read_all(Path(recording))
+    except MediaError as exc:
+        warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
+                        "is measured on the session itself")
+        return False
+    if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
+        have = 1 if samples.ndim == 1 else samples.shape[1]
+        warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
+                        f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session itself")
+        return False
+    leakage = demix.estimate(samples)
+    if not leakage.usable:
+        warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
+                        "measured on the session itself")
+        return False
+    leakage, dropped = demix.check_fit(leakage, source.raw)
+    if dropped:
+        pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
+        warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
+                        f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
+                        "calibration); those leaks are not cancelled")
+    source.use_leakage(leakage, str(recording))
+    return True
+
+
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard)."""
+    if plan.leakage_from is not None and plan.demix:
+        use_calibration_leakage(source, plan.leakage_from, warnings)
     from audio import lexicon
     from audio.listen import Listener
 

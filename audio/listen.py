@@ -99,6 +99,7 @@ class Listener:
         self.watch = watch  # audio.watch.InputWatch of the raw input, or None
         self._noticed = 0
         self._initial: list[dict] = []
+        self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
         self._voice_warned: set[int] = set()
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
@@ -164,9 +165,11 @@ class Listener:
                                         "the cross-talk cancellation are unreliable while it does (turn the gain down)",
                                         extra=dict(extra, kind="clipping")).to_dict())
             elif n.what == "dead":
+                self._dead.add(n.channel)
                 out.append(AudioStatusEvent(t=n.t, state="lost", detail=f"{who}: {n.detail}; not heard",
                                             extra=extra).to_dict())
             elif n.what == "alive":
+                self._dead.discard(n.channel)
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())
         return out
 
@@ -281,6 +284,8 @@ class Listener:
         return None
 
     def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
+        if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
+            return self._drop("channel lost")
         if not self.room:
             start = self.own_start(seg)
             if start is None:
