@@ -150,14 +150,18 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         else:
             verifier = enroll.from_folder(plan.enroll)
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None))
+    from audio.listen import ListenParams
+
+    params = ListenParams(copy_test=bool(getattr(source, "applied", False)))
     if onset is not None:
         from audio.trim import TrimmingListener
 
         listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
-                                    crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None))
+                                    crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None),
+                                    params=params)
     else:
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
-                            watch=getattr(source, "watch", None))
+                            watch=getattr(source, "watch", None), params=params)
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener

@@ -57,6 +57,10 @@ class ListenParams:
     #: ``own_db`` louder than that channel is that channel's sound leaking in (uncancelled:
     #: a muted or delayed neighbour, clipping), not this seat's voice: it is not credited.
     #: Genuine overlapping voices after cancellation correlate at r² < 0.1 on the demo.
+    #: Only on cancelled audio (``audio.hearing`` turns it on when the cross-talk was
+    #: cancelled): on raw close-mic audio two seats saying the same word at once, each with
+    #: the other's -10 dB leak, correlate as much as a copy.
+    copy_test: bool = False
     copy_r2: float = 0.5
     copy_lag_s: float = 0.010
     own_db: float = 6.0
@@ -286,7 +290,7 @@ class Listener:
     def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
             return self._drop("channel lost")
-        if not self.room:
+        if not self.room and self.p.copy_test:
             start = self.own_start(seg)
             if start is None:
                 return self._drop("a copy of another channel")
@@ -336,7 +340,10 @@ class Listener:
                 voices = self.verifier.voice_distances(tuple(words), said)
                 extra["voices"] = voices
                 events += self._voice_check(seg, player, voices)
-        if not words and (not heard.text or extra.get("speech") is False):
+        if not words and extra.get("speech") is False:
+            # the engine says this was no recognisable speech (a knock, a cough, noise, an
+            # unclear sound): not a reaction. (Vosk says nothing of the kind: an utterance it
+            # cannot spell stays a shout with no words, as before.)
             return events + self._drop(extra.get("rejected", "no speech"))  # a knock, a cough, noise: not a reaction
         if heard.parsed.unparsed:
             extra["unparsed"] = list(heard.parsed.unparsed)
