@@ -359,8 +359,8 @@ def blocks_of(x: np.ndarray, rate: int, block: int, index: int = 0, offset: floa
         yield Block(index + k, x[k : k + block], rate, offset)
 
 
-#: a measured leak that cancels less than this (dB) of mic i where seat j speaks alone in the
-#: session does not fit the session (a delayed or moved channel): it is not cancelled
+#: a measured leak that cancels less than this (dB, median over the frames) of mic i where
+#: seat j speaks alone in the session does not fit the session (a delayed or moved channel): it is not cancelled
 FIT_MIN_DB = 3.0
 #: ... judged only on at least this many of the session's solo frames of seat j
 FIT_MIN_FRAMES = 12
@@ -385,13 +385,16 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
         if len(solo[j]) < FIT_MIN_FRAMES:
             continue
         idx = _samples_of(solo[j], p, n)
+        idx = idx[: len(idx) // p.hop * p.hop]
         for i in range(c):
             if i == j or not np.any(fir[i, j]):
                 continue
             pred = fftconvolve(xf[:, j], fir[i, j])[:n]
-            before = float(np.sum(xf[idx, i] ** 2))
-            after = float(np.sum((xf[idx, i] - pred[idx]) ** 2))
-            if after > before * 10 ** (-FIT_MIN_DB / 10):
+            # per solo frame (the median: a frame where seat i also speaks does not decide)
+            before = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
+            after = ((xf[idx, i] - pred[idx]) ** 2).reshape(-1, p.hop).sum(axis=1)
+            change = float(np.median(10 * np.log10((after + 1e-20) / (before + 1e-20))))
+            if change > -FIT_MIN_DB:
                 fir[i, j] = 0.0
                 dropped.append((i, j))
     return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped

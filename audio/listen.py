@@ -235,6 +235,24 @@ class Listener:
                            "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
         return []
 
+    def _said(self, seg: Segment) -> np.ndarray:
+        """The utterance's samples at the verifier's rate."""
+        said = self._samples(seg.channel, seg.start, seg.end)
+        if self.verifier.rate != self.rate:
+            from math import gcd
+
+            from scipy import signal
+
+            g = gcd(self.rate, self.verifier.rate)
+            said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
+        return said
+
+    def _enrolled(self, seg: Segment):
+        """The enrolled-voice verdict for the seat of ``seg`` (None: no enrollment for it)."""
+        if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
+            return None
+        return self.verifier.verify(self.seats[seg.channel], self._said(seg))
+
     def _drop(self, why: str) -> list[dict]:
         self.dropped[why] = self.dropped.get(why, 0) + 1
         return []
@@ -300,7 +318,16 @@ class Listener:
                 seg = replace(seg, start=start)
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
-        heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
+        verdict = self._enrolled(seg)
+        if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
+            # the seat's own enrolled voice names the call, and it would win anyway: the costly
+            # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
+            from audio.lexicon import Parsed
+            from audio.whisper import Heard
+
+            heard = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+        else:
+            heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
         extra: dict = {"channel": seg.channel}
         extra.update({k: v for k, v in getattr(heard, "extra", {}).items() if k != "below_conf"})
         if getattr(heard, "extra", {}).get("below_conf"):
@@ -320,16 +347,8 @@ class Listener:
             extra["below_conf"] = list(words)  # heard, but not surely enough: a shout without a call
             words = ()
         events: list[dict] = []
-        if self.verifier is not None and self.verifier.knows(player):
-            said = self._samples(seg.channel, seg.start, seg.end)
-            if self.verifier.rate != self.rate:
-                from math import gcd
-
-                from scipy import signal
-
-                g = gcd(self.rate, self.verifier.rate)
-                said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
-            verdict = self.verifier.verify(player, said)
+        if verdict is not None and self.verifier.knows(player):
+            said = self._said(seg)
             extra["vosk_words" if getattr(self.recognizer, "engine", "vosk") == "vosk" else "engine_words"] = list(words)
             extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
             if verdict.tokens is not None:

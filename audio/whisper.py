@@ -158,6 +158,9 @@ class WhisperRecognizer:
     """Recognises one utterance at a time and names the nearest call of one game."""
 
     engine = ENGINE
+    #: the listener asks a seat's enrolled voice first and runs this engine only when it
+    #: abstains (its call would win over this engine's anyway)
+    enrolled_first = True
 
     def __init__(self, vocab: Vocabulary, lang: str = "ja", params: WhisperParams | None = None):
         self.vocab, self.lang = vocab, lang
