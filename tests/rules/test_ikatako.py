@@ -176,7 +176,7 @@ def test_versus_needs_two_players_and_solo_one():
 
 def test_options_have_the_spec_defaults_and_are_checked():
     opts = rk.GAME.resolve_options({})
-    assert opts == {"window": 3.0, "tie_ms": 33, "penalty_card": "lowest", "three_count": False}
+    assert opts == {"window": 3.0, "tie_ms": 33, "penalty_card": "lowest", "three_count": False, "half_raise": True}
     with pytest.raises(OptionError):
         rk.GAME.resolve_options({"penalty_card": "random"})
     with pytest.raises(OptionError):
