@@ -35,8 +35,8 @@ from typing import Any, Sequence
 from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event, GrabEvent, HandEvent,
                             ShoutEvent)
 
-HELP = ("space pause · u undo last verdict · x+seat strike a reaction · t+seat settle tie · "
-        "1-9 answer prompt · n n new game · q q quit")
+HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+seat settle a tie | "
+        "1-9 answer a prompt | n n new game | q q quit")
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ class Controls:
     def _last_card(self) -> _Card | None:
         if self._verdict_card_t is not None:
             for c in reversed(self._cards):
-                if abs(c.t - self._verdict_card_t) < 1e-6:
+                if abs(c.t - self._verdict_card_t) < 6e-4:  # verdict times are rounded to ms
                     return c
         return None
 

@@ -144,7 +144,7 @@ class LiveState:
             if line.get("type") == "verdict":
                 self.verdicts += 1
                 self.headline = verdict_headline(line)
-                self.history.append(self.headline.text + ("  ·  " + "; ".join(self.headline.notes)
+                self.history.append(f"card {line.get('card')}: " + self.headline.text + (" | " + "; ".join(self.headline.notes)
                                                           if self.headline.notes else ""))
                 self._score(line)
             elif line.get("type") == "result" and isinstance(line.get("scores"), dict):
@@ -214,11 +214,31 @@ class LiveState:
             if card and p in self.seats:
                 self.seats[p].penalties += 1
                 self.seats[p].score -= 2 * val(card)  # the card moves from points to penalties
+        for eff in line.get("effects") or []:
+            who, card = eff.get("player"), eff.get("card")
+            if who not in self.seats or not card:
+                continue
+            if eff.get("action") == "salvage":  # a penalty back to points
+                self.seats[who].penalties -= 1
+                self.seats[who].score += 2 * val(card)
+            elif eff.get("action") == "uzushio" and eff.get("to") in self.seats:
+                to = self.seats[eff["to"]]
+                to.penalties += 1
+                to.score -= val(card)
+                if card == line.get("card"):  # the uzushio card itself leaves the taker's points
+                    self.seats[who].taken -= 1
+                    self.seats[who].score -= val(card)
+                else:  # one of the taker's penalties moves over
+                    self.seats[who].penalties -= 1
+                    self.seats[who].score += val(card)
 
     # ------------------------------------------------------------------ queries
     def words_of(self, seat: SeatView) -> str:
-        """A seat's last words while they are recent, else empty."""
+        """A seat's last words while they are recent and belong to the card in the field
+        (words from before the reveal would read as a reaction to it), else empty."""
         if seat.words_t is None or self.now - seat.words_t > WORDS_VISIBLE_S:
+            return ""
+        if self.card_t is not None and seat.words_t < self.card_t:
             return ""
         return seat.words
 

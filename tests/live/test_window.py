@@ -1,0 +1,118 @@
+"""The live window: a pure, deterministic render of the live state, and the window sink."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from session.errors import DeviceError
+from session.events import CardEvent, HandEvent, SessionHeader, ShoutEvent, WarningEvent
+from vision.video import Frame
+from referee.live.state import LiveState, StateSink
+from referee.live.window import GREEN, LiveWindow, WindowParams, render
+from tests.live.helpers import demo_calibration, demo_record, drive
+
+P = WindowParams()
+
+
+def _state(until=None, **status):
+    state = LiveState(demo_calibration())
+    drive(StateSink(state), until=until, status=status or None)
+    return state
+
+
+def test_render_is_deterministic_and_the_window_size():
+    a, b = render(_state(until=12.0)), render(_state(until=12.0))
+    assert a.shape == (P.height, P.width, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+
+
+def test_render_changes_with_what_the_table_must_see():
+    base = _state(until=12.0)
+    img = render(base)
+    hand = _state(until=12.0)
+    hand.event(HandEvent(t=12.0, player="aki", side="left", state="up"))
+    assert not np.array_equal(render(hand), img)
+    paused = _state(until=12.0)
+    paused.paused = True
+    assert not np.array_equal(render(paused), img)
+    # a verdict is drawn in the panel right of the camera image
+    assert not np.array_equal(render(_state(until=30.0))[:220, P.camera_width:], img[:220, P.camera_width:])
+
+
+def test_the_headline_is_green_when_someone_was_first():
+    state = _state(until=5.6)  # card 3's verdict (final at the next card, 5.53 s): ben first
+    assert state.headline is not None and state.headline.text.startswith("ben +")
+    panel = render(state)[40:110, P.camera_width + 16:]
+    green = np.all(np.abs(panel.astype(int) - GREEN) < 30, axis=2)
+    assert green.sum() > 200
+
+
+def test_the_seat_hands_and_words_are_drawn_inside_the_seat_box():
+    state = _state(until=1.0)
+    quiet = render(state)
+    state.event(ShoutEvent(t=1.0, player="ben", words=("tako",)))
+    state.event(HandEvent(t=1.0, player="ben", side="right", state="up"))
+    img = render(state)
+    diff = np.any(img != quiet, axis=2)
+    ys, xs = np.nonzero(diff)
+    # ben's box is x 320..640 of a 1280 wide image: 240..480 at 960 px
+    assert xs.min() >= 240 and xs.max() < 480 and ys.max() < 540
+
+
+def test_a_camera_frame_is_shown_scaled_into_the_left_area():
+    state = _state(until=1.0)
+    state.frame(Frame(0, 1.0, np.full((720, 1280, 3), (10, 200, 10), np.uint8)))
+    img = render(state)
+    assert tuple(img[300, 700]) == (10, 200, 10)  # inside the camera area, away from the boxes
+
+
+def test_the_status_line_counts_and_warnings_reach_the_image():
+    a = render(_state(until=1.0, camera={"fps": 30.0, "dropped": 0, "skipped": 0}))
+    s = _state(until=1.0, camera={"fps": 30.0, "dropped": 4, "skipped": 9})
+    assert s.status_line() == "camera 30 fps  dropped 4  skipped 9"
+    s.event(WarningEvent(t=1.0, message="camera 0 lost: stopped delivering frames"))
+    b = render(s)
+    assert not np.array_equal(a[P.height - 80:], b[P.height - 80:])
+
+
+def test_level_meters_follow_the_seat_channels():
+    s = _state(until=1.0)
+    s.status({"levels": [-20.0, -120.0, -60.0, -3.5]})
+    assert [s.seats[p].level_db for p in s.players] == [-20.0, -120.0, -60.0, -3.5]
+
+
+def test_without_a_display_the_window_is_one_clear_error(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(DeviceError, match="--no-window"):
+        LiveWindow(LiveState()).open()
+
+
+def test_keys_pressed_in_the_window_come_out_as_events_for_the_pipeline():
+    win = LiveWindow(LiveState(demo_calibration()))
+    drive(win, until=10.0)
+    win.press("space")
+    win.press("x")
+    win.press("1")
+    out = win.drain()
+    assert out[0].name == "pause" and win.state.paused
+    assert out[1:] and all(e.type == "correction" for e in out[1:])
+    assert win.drain() == []
+    assert win.snapshot().shape == (P.height, P.width, 3)
+
+
+def test_the_running_scoreboard_matches_the_judges_result():
+    state = LiveState(demo_calibration())
+    sink = StateSink(state)
+    judgement = drive(sink, until=None)
+    result = next(v for v in judgement.lines if v["type"] == "result")
+    # the result line (applied at finish) agrees with what the verdicts added up to
+    running = LiveState(demo_calibration())
+    s2 = StateSink(running)
+    record_verdicts = [v for v in judgement.lines if v["type"] == "verdict"]
+    s2.start(demo_record().header)
+    s2.verdicts(record_verdicts)
+    assert {p: running.seats[p].score for p in running.players} == result["scores"]
+    assert {p: state.seats[p].score for p in state.players} == result["scores"]
+    assert state.finished
