@@ -148,6 +148,9 @@ class Controls:
             return [Command("pause" if self.paused else "resume")]
         if key == "u":
             return self._undo(now)
+        if key == "t" and not self._tie:
+            self.message = "there is no tie to settle on the last card"
+            return []
         if key in ("x", "t", "n", "q"):
             self.pending = key
             self.message = {"x": "strike whose reaction? press the seat number",
