@@ -78,6 +78,7 @@ class Listener:
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
         self._pending: list[Segment] = []
         self.offset = 0.0
+        self._end: int | None = None  # sample index after the last block fed
 
     def _input(self, block: Block) -> Block:
         data = block.data
@@ -90,12 +91,29 @@ class Listener:
             return [item.to_event()]
         block = self._input(item)
         self.offset = block.offset
+        self._end = block.index + len(block.data)
         self._blocks.append((block.index, block.data))
         keep = int(self.p.history_s * self.rate)
         while self._blocks and self._blocks[0][0] + len(self._blocks[0][1]) < block.index + len(block.data) - keep:
             self._blocks.popleft()
         self._pending += self.detector.update(block)
         return self._release(final=False)
+
+    def watermark(self) -> float:
+        """Session time before which no shout not yet returned can start (``-inf`` before the
+        first block): the earliest utterance still pending or open, and for one not begun yet
+        the detector's walk-back (``refine_max_s``) and smoothing behind the last sample fed.
+        The pipeline's merge releases every event earlier than this."""
+        if self._end is None:
+            return float("-inf")
+        d = self.detector.p
+        back = (d.refine_max_s if d.refine else 0.0) + d.smooth_s + 2 * d.hop_s
+        starts = [self._end - int(round(back * self.rate))]
+        starts += [s.start for s in self._pending]
+        earliest = self.detector.earliest_start()
+        if earliest is not None:
+            starts.append(earliest)
+        return self.offset + min(starts) / self.rate
 
     def close_window(self) -> list[dict]:
         """End every open utterance now and emit everything pending."""

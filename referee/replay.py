@@ -4,21 +4,12 @@ One clock: video frames carry their PTS (``vision.video.read_frames``), audio sa
 index (``audio.capture.FileSource``); both count from the start of their file, so a WAV
 recorded together with the video (or the video's own audio track) shares the frame clock.
 
-Pipeline (bounded queues where it helps; every part on its own core where there is one):
-
-- a *reader* thread decodes frames (PyAV, FFmpeg's own threads, outside the GIL) into a
-  queue of :data:`QUEUE_FRAMES`;
-- the *processor* (this thread) runs ``vision.table.TableWatcher``: it copies each frame
-  into a shared-memory ring, watches the card zones, and collects the hands from the *seat
-  worker processes* (``vision.parallel.SeatWorkers``: each owns whole seats — pose, arm
-  state and the full-rate re-analysis around hand changes) with :data:`PIPELINE` frames in
-  flight, so decoding, cards and pose run at the same time;
-- the *audio* runs in a process of its own (``--workers 0``: a thread), started first:
-  cross-talk cancellation, onsets, Vosk and the enrolled-voice verifier over the seats'
-  channels (``_hear``); its setup warnings are given after the video (t = 0 in the record);
-- the *writer* merges all event streams in time order into ``session.jsonl`` through
-  :class:`session.record.RecordWriter` (flushed per event); the record is judged like any
-  other record (``referee.judge``) and the dispute report drawn (:mod:`referee.report`).
+The work runs through the one pipeline (:mod:`referee.pipeline`, the same path live play
+takes): the recording's frames and audio → the vision and hearing stages → the watermark
+merge → ``session.jsonl`` (written as events are released, flushed per event) → the
+incremental judge → the sinks (the result kept here, the CLI's table or JSON lines, the
+dispute report drawn at the end by :mod:`referee.report`). Threads and processes are the
+pipeline's (:mod:`referee.pipeline.recording`); this module only says what to replay.
 
 Why (measured on the 4-seat demo, 37 s): before, one core was busy although there were 2
 pose workers: the replay waited for the workers on every frame (no frames in flight); with
@@ -50,28 +41,14 @@ Decisions (the spec is silent):
 
 from __future__ import annotations
 
-import queue
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from session.errors import CalibrationError, MediaError, RefereeError
-from session.order import sort_key
-from session.record import RecordWriter, read_record
-
-#: frames decoded ahead of the watcher (memory: ~2.7 MB each at 1280x720)
-QUEUE_FRAMES = 8
-#: frames in flight to the seat workers (``TableWatcher`` pipeline): decoding and the card
-#: zones run ahead while the workers analyse; hand events are known this many frames later
-#: (their times unchanged). Deep enough that a re-analysis burst in one worker (9 pose runs
-#: at every 8th frame) does not stall the other. Memory: this many + 2 frames in shared
-#: memory (2.8 MB each at 720p: 50 MB)
-PIPELINE = 16
-#: audio that ends this many seconds before the video is reported as skipped
-AUDIO_SHORT_S = 0.5
-
+from referee.pipeline.sinks import Sink
+from session.errors import CalibrationError, MediaError
+from session.events import SessionHeader
 
 @dataclass
 class ReplaySettings:
@@ -114,170 +91,6 @@ class Replay:
     #: per-stage figures for the benchmark: seconds of wall time or CPU (``*_cpu``), pose
     #: inferences and re-analysed frames, CPU per seat worker
     stats: dict[str, Any] = field(default_factory=dict)
-
-
-def _reader(path: Path, q: queue.Queue, skipped: list[str], stop: threading.Event,
-            cpu: list[float] | None = None) -> None:
-    from vision.video import read_frames
-
-    c0 = time.thread_time()
-    try:
-        for fr in read_frames(path, skipped):
-            while not stop.is_set():
-                try:
-                    q.put(fr, timeout=0.2)
-                    break
-                except queue.Full:
-                    continue
-            if stop.is_set():
-                return
-        q.put(None)
-    except BaseException as exc:  # handed to the processor, raised there
-        q.put(exc)
-    finally:
-        if cpu is not None:
-            cpu[0] = time.thread_time() - c0
-
-
-class _ThreadSink:
-    def __init__(self, q: queue.Queue):
-        self.q = q
-
-    def send(self, msg) -> None:
-        self.q.put(msg)
-
-    def close(self) -> None:
-        pass
-
-
-def _hear(sink, video: Path, audio: Path | None, cal_path: Path, game: str, mode: str | None,
-          settings: ReplaySettings) -> None:
-    """The audio half of a replay (a process of its own, or a thread): sends ``("setup",
-    {...})`` once the source and the listener are ready, then ``("done", {...})`` with the
-    shout events; a setup failure is ``("fatal", error)``. A read error mid-way ends hearing
-    with the events so far (``error``)."""
-    from audio import hearing
-    from session.calibration import load
-
-    stats: dict[str, float] = {}
-    c0, t0 = time.process_time(), time.perf_counter()
-    try:
-        cal = load(cal_path)
-        warnings: list[str] = []
-        plan = hearing_plan(cal, game, mode, settings, cal_path)
-        source, heard_from = hearing.open_source(video, audio, warnings, demix=plan.demix)
-        stats["audio_demix"] = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        listener, names, enrolled = None, list(plan.names), False
-        if source is not None:
-            listener = hearing.make_listener(plan, source, warnings)
-            enrolled = listener is not None and listener.verifier is not None
-        stats["audio_setup"] = time.perf_counter() - t1
-    except BaseException as exc:
-        _send_error(sink, "fatal", exc)
-        return
-    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "names": names, "enrolled": enrolled,
-                         "listened": source is not None and listener is not None}))
-    events: list[dict] = []
-    end = [0.0]
-    error = None
-    t2 = time.perf_counter()
-    if source is not None and listener is not None:
-        try:
-            for b in _blocks_with_end(source, end):
-                events.extend(listener.update(b))
-            events.extend(listener.close_window())
-        except BaseException as exc:  # reported after the video
-            error = exc
-    stats["audio_listen"] = time.perf_counter() - t2
-    stats["audio_cpu"] = time.process_time() - c0
-    done = {"events": events, "end": end[0], "error": None,
-            "source_warning": getattr(source, "warning", None) if source is not None else None, "stats": stats}
-    if error is not None:
-        _send_error(sink, "done", error, done)
-    else:
-        sink.send(("done", done))
-
-
-def _send_error(sink, kind: str, exc: BaseException, done: dict | None = None) -> None:
-    import pickle
-    import traceback
-
-    try:
-        pickle.dumps(exc)
-    except Exception:
-        exc = RuntimeError("".join(traceback.format_exception(exc)))
-    sink.send((kind, exc) if done is None else (kind, dict(done, error=exc)))
-
-
-def _hear_process(conn, *args) -> None:
-    try:
-        _hear(conn, *args)
-    finally:
-        conn.close()
-
-
-class _AudioJob:
-    """The audio half running beside the video: a spawned process (``process``; the default
-    with pose workers, so hearing takes a core of its own instead of contending with
-    decoding for this process's GIL) or a thread (``--workers 0``: several sessions at once,
-    one process each)."""
-
-    def __init__(self, process: bool, *args):
-        self.proc = self.thread = None
-        self.finished = False
-        if process:
-            import multiprocessing as mp
-
-            ctx = mp.get_context("spawn")
-            self.conn, child = ctx.Pipe(duplex=False)
-            self.proc = ctx.Process(target=_hear_process, args=(child, *args), name="replay-audio", daemon=True)
-            self.proc.start()
-            child.close()
-        else:
-            self.q: queue.Queue = queue.Queue()
-            self.thread = threading.Thread(target=_hear, args=(_ThreadSink(self.q), *args), name="replay-audio",
-                                           daemon=True)
-            self.thread.start()
-
-    def _get(self, timeout: float | None):
-        if self.proc is not None:
-            if timeout is not None and not self.conn.poll(timeout):
-                return None
-            try:
-                return self.conn.recv()
-            except (EOFError, OSError):
-                return ("fatal", RefereeError("the audio process stopped unexpectedly"))
-        try:
-            return self.q.get(timeout=timeout) if timeout is None or timeout > 0 else self.q.get_nowait()
-        except queue.Empty:
-            return None
-
-    def poll(self) -> list:
-        """Messages ready now (never waits)."""
-        return self._messages(0)
-
-    def wait(self) -> list:
-        """The remaining messages, waiting for the end of hearing."""
-        return self._messages(None)
-
-    def _messages(self, timeout: float | None) -> list:
-        out = []
-        while not self.finished:
-            msg = self._get(timeout)
-            if msg is None:  # nothing ready (only when not waiting)
-                break
-            out.append(msg)
-            self.finished = msg[0] in ("done", "fatal")
-        return out
-
-    def close(self) -> None:
-        if self.proc is not None:
-            self.proc.join(timeout=0 if not self.finished else 5)
-            if self.proc.is_alive():
-                self.proc.terminate()
-                self.proc.join(timeout=5)
-            self.conn.close()
 
 
 def check_inputs(video: Path, cal, settings: ReplaySettings) -> tuple[Any, list[str]]:
@@ -338,178 +151,59 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,
            out: str | Path, settings: ReplaySettings | None = None,
            on_progress: Callable[[int, int], None] | None = None,
-           on_warning: Callable[[str], None] | None = None) -> Replay:
-    """Replay one session into ``out`` (created): ``session.jsonl``, ``report.html``
-    (and ``annotated.mp4`` with ``settings.video``)."""
+           on_warning: Callable[[str], None] | None = None,
+           sinks: Sequence[Sink] = ()) -> Replay:
+    """Replay one session into ``out`` (created): ``session.jsonl`` written as the session is
+    perceived (flushed per event), ``report.html`` (and ``annotated.mp4`` with
+    ``settings.video``). Extra ``sinks`` (the CLI's JSON lines, a live view) see everything
+    the pipeline produces as it is produced."""
+    from referee.pipeline import recording
+    from referee.pipeline.sinks import CollectSink, RecordSink
     from session.calibration import load
-    from referee.judge import judge
-    from vision.table import TableWatcher
+    from vision.table import TableLayout
 
     settings = settings or ReplaySettings()
     video, cal_path = Path(video), Path(calibration)
     audio = Path(audio) if audio is not None else None
     out = Path(out)
-    warnings: list[str] = []
-
-    def warn(msg: str) -> None:
-        warnings.append(msg)
-        if on_warning is not None:
-            on_warning(msg)
-
     t_start = time.perf_counter()
     cal = load(cal_path)
-    info, ws = check_inputs(video, cal, settings)
-    for w in ws:
-        warn(w)
+    info, setup_warnings = check_inputs(video, cal, settings)
     game = cal.game
     mode = settings.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
-
-    setup_warnings = list(warnings)  # known before the first frame: recorded at t = 0
-
-    # ---- audio: its own process (or a thread with --workers 0), started first
-    job = _AudioJob(settings.workers > 0, video, audio, cal_path, game, mode, settings)
-    heard: dict | None = None
-
-    def take(msg) -> None:
-        nonlocal heard
-        kind = msg[0]
-        if kind == "fatal":
-            raise msg[1]
-        if kind == "setup":
-            heard = dict(msg[1])
-        elif kind == "done":
-            assert heard is not None
-            heard.update(msg[1])
-
-    # ---- video: reader thread -> bounded queue -> watcher (seat worker processes)
-    skipped_frames: list[str] = []
-    q: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
-    stop = threading.Event()
-    decode_cpu = [0.0]
-    reader = threading.Thread(target=_reader, args=(video, q, skipped_frames, stop, decode_cpu),
-                              name="replay-reader", daemon=True)
-    vision_events: list[dict] = []
-    names_v = [s.name for s in cal.seats]
-    landmarks: dict[str, list[tuple[float, dict]]] = {n: [] for n in names_v}
-    last_t, frames, seen_w, seen_skips = 0.0, 0, 0, 0
-    skip_events: list[dict] = []
-    total = info.frames or 0
-    stats: dict[str, Any] = {}
-    tw = None
-    try:
-        tw = TableWatcher(cal, workers=settings.workers, card_every=settings.card_every,
-                          pose_every=settings.pose_every, pipeline=PIPELINE if settings.workers > 0 else 0,
-                          keep_landmarks=True)
-        reader.start()
-        t_video = time.perf_counter()
-
-        def keep(got) -> None:
-            for e in got:
-                vision_events.append(e.to_dict())
-            for t, player, lm in tw.seen:
-                landmarks[player].append((t, lm.to_dict()))
-            tw.seen.clear()
-
-        while True:
-            for msg in job.poll():
-                take(msg)
-            item = q.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                if isinstance(item, RefereeError) and frames > 0:
-                    warn(f"{item}; the rest of the video is skipped")
-                    skip_events.append({"t": round(last_t, 6), "type": "skipped", "what": "video",
-                                        "from": round(last_t, 6), "to": info.duration, "reason": str(item)})
-                    break
-                raise item
-            try:
-                keep(tw.update(item))
-            except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
-                raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
-                                   "replay with --workers 0 to run pose in this process") from None
-            while seen_skips < len(skipped_frames):
-                msg = skipped_frames[seen_skips]
-                seen_skips += 1
-                warn(msg)
-                skip_events.append({"t": round(last_t, 6), "type": "skipped", "what": "video",
-                                    "from": round(last_t, 6), "to": round(item.t, 6), "reason": msg})
-            ws = tw.warnings
-            for w in ws[seen_w:]:
-                warn(w)
-                vision_events.append({"t": round(item.t, 6), "type": "warning", "message": w})
-            seen_w = len(ws)
-            last_t = item.t
-            frames += 1
-            if on_progress is not None:
-                on_progress(frames, total)
-        keep(tw.finish())
-        elapsed_video = time.perf_counter() - t_video
-        t_wait = time.perf_counter()
-        for msg in job.wait():
-            take(msg)
-        stats["audio_wait"] = time.perf_counter() - t_wait
-    finally:
-        stop.set()
-        job.close()
-        if tw is not None:
-            tw.close()
-    reader.join(timeout=5)
-    stats.update(decode_cpu=decode_cpu[0], cards=tw.card_seconds, **tw.pose_stats())
-    frame_dt = 1.0 / (info.fps or 30.0)
-    duration = round(last_t + frame_dt, 6)
-    assert heard is not None
-    for w in heard["warnings"]:  # known before the first sample: recorded at t = 0
-        warn(w)
-        setup_warnings.append(w)
-    heard_from, names, enrolled = heard["heard_from"], heard["names"], heard["enrolled"]
-    audio_events = heard.get("events", [])
-    stats.update(heard.get("stats", {}))
-    if heard.get("source_warning"):
-        warn(f"audio: {heard['source_warning']}")
-    audio_end = heard.get("end", 0.0)
-    if heard.get("error") is not None:
-        exc = heard["error"]
-        if not isinstance(exc, RefereeError):
-            raise exc
-        warn(f"audio: {exc}; shouts after {audio_end:.2f} s are not heard")
-        skip_events.append({"t": round(audio_end, 6), "type": "skipped", "what": "audio", "from": round(audio_end, 6),
-                            "to": duration, "reason": str(exc)})
-    elif not heard["listened"]:
-        skip_events.append({"t": 0.0, "type": "skipped", "what": "audio", "from": 0.0, "to": duration,
-                            "reason": "no audio: shouts are not heard"})
-    elif audio_end < duration - AUDIO_SHORT_S:
-        msg = (f"audio {heard_from} ends at {audio_end:.2f} s, the video at {duration:.2f} s: "
-               "shouts after the audio's end are not heard")
-        warn(msg)
-        skip_events.append({"t": round(audio_end, 6), "type": "skipped", "what": "audio",
-                            "from": round(audio_end, 6), "to": duration, "reason": msg})
-    header = {"t": 0.0, "type": "session", "game": game, "players": names,
-              "options": dict(settings.options)}
-    if mode is not None:
-        header["mode"] = mode
-    header["source"] = {"video": video.name, "audio": heard_from.name if heard_from else None,
-                        "calibration": cal_path.name, "frames": frames, "fps": info.fps,
-                        "pose_every": settings.pose_every, "card_every": settings.card_every,
-                        "enrolled": enrolled}
-    setup = [{"t": 0.0, "type": "warning", "message": w} for w in setup_warnings]
-    events = sorted(setup + vision_events + audio_events + skip_events, key=sort_key)
     record_path = out / "session.jsonl"
-    with RecordWriter(record_path) as w:
-        w.write(header)
-        for e in events:
-            w.write(e)
-    t_judge = time.perf_counter()
-    record = read_record(record_path)
-    judgement = judge(record, {})
-    stats["judge"] = time.perf_counter() - t_judge
-    result = Replay(video=video, audio=heard_from, out=out, record=record_path, header=header, events=events,
-                    judgement=judgement, landmarks=landmarks, warnings=warnings, duration=duration,
-                    elapsed={"video": elapsed_video}, calibration=cal, enrolled=enrolled, stats=stats)
+    rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
+                              hearing=hearing_plan(cal, game, mode, settings, cal_path), info=info,
+                              workers=settings.workers, pose_every=settings.pose_every,
+                              card_every=settings.card_every)
+
+    def make_header(run) -> SessionHeader:
+        header = {"t": 0.0, "type": "session", "game": game, "players": [s.name for s in cal.seats],
+                  "options": dict(settings.options)}
+        if mode is not None:
+            header["mode"] = mode
+        header["source"] = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
+                            "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
+                            "pose_every": settings.pose_every, "card_every": settings.card_every,
+                            "enrolled": run.enrolled}
+        return SessionHeader.from_dict(header)
+
+    collect = CollectSink()
+    with RecordSink(record_path) as record_sink:
+        run, pipe = recording.run(rec, [record_sink, collect, *sinks], make_header, options={},
+                                  setup_warnings=setup_warnings, on_progress=on_progress, on_warning=on_warning)
+    run.stats["judge"] = 0.0  # judged while perceiving (incremental), no separate pass
+    result = Replay(video=video, audio=run.heard_from, out=out, record=record_path,
+                    header=collect.header.to_dict(), events=[e.to_dict() for e in collect.events],
+                    judgement=pipe.judgement, landmarks=run.landmarks, warnings=run.warnings,
+                    duration=run.duration, elapsed={"video": run.elapsed_video}, calibration=cal,
+                    enrolled=run.enrolled, stats=run.stats)
+    if run.frames != (info.frames or run.frames):
+        result.warnings.append(f"{video.name}: {run.frames} frames decoded, the file announces {info.frames}")
     result.elapsed["perception"] = time.perf_counter() - t_start
     if settings.report or settings.video:
         from referee import report
@@ -521,7 +215,51 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     return result
 
 
-def _blocks_with_end(source, end: list[float]):
-    for block in source:
-        end[0] = block.offset + (block.index + len(block.data)) / block.rate
-        yield block
+@dataclass
+class ReplaySummary:
+    """What one replay of several (``replay_many``) hands back across processes."""
+
+    video: Path
+    table: str = ""
+    jsonl: str = ""
+    record: Path | None = None
+    report: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _replay_task(args) -> ReplaySummary:
+    from referee import announce
+    from session.errors import RefereeError
+
+    video, cal, out, settings = args
+    try:
+        result = replay(video, cal, out=out, settings=settings)
+    except RefereeError as exc:
+        return ReplaySummary(video=video, error=str(exc))
+    table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
+    return ReplaySummary(video=video, table=table, jsonl=result.judgement.jsonl(), record=result.record,
+                         report=result.report, warnings=list(result.warnings))
+
+
+def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings: ReplaySettings,
+                jobs: int | None = None):
+    """Replay several recordings (each with its own audio track) into ``base/<video stem>/``,
+    one process per session, ``jobs`` at a time (default: the cores); each session then runs
+    its pose in its own process (no pose workers), so the cores are shared between sessions
+    rather than nested. Yields a :class:`ReplaySummary` per video, in the given order."""
+    import dataclasses
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    stems = [v.stem for v in videos]
+    if len(set(stems)) != len(stems):
+        from session.errors import RefereeError
+
+        raise RefereeError("two videos have the same name; their output folders would collide")
+    one = dataclasses.replace(settings, workers=0)
+    jobs = min(jobs or os.cpu_count() or 1, len(videos))
+    tasks = [(v, calibration, base / v.stem, one) for v in videos]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        yield from pool.map(_replay_task, tasks)

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
-from session.calibration import Calibration
+from session.calibration import Box
 from session.events import Event
 from session.order import sort_key
 from vision.cards import CardZoneWatcher, References
@@ -39,6 +40,37 @@ from vision.video import Frame, read_frames
 PIPELINE_FRAMES = 4
 
 
+@dataclass(frozen=True)
+class TableLayout:
+    """What the watcher needs to know of a table, as plain values: the image size, the zones
+    (card zones, and ``token`` for MOKOCHAKA) and the seats' boxes (:class:`session.
+    calibration.Box`, image pixels), and the folder of card reference images — not the whole
+    calibration, whose other parts (audio, enrollment, decks) are none of vision's business."""
+
+    width: int
+    height: int
+    zones: Mapping[str, Box]
+    seats: tuple[tuple[str, Box], ...]
+    references: Path | None = None
+
+    @property
+    def card_zones(self) -> dict[str, Box]:
+        return {k: v for k, v in self.zones.items() if k != "token"}
+
+    @staticmethod
+    def of(table: Any) -> "TableLayout":
+        """The layout of a calibration (:class:`session.calibration.Calibration`) or a layout."""
+        if isinstance(table, TableLayout):
+            return table
+
+        def box(b) -> Box:
+            return b if isinstance(b, Box) else Box(*(int(v) for v in b))
+
+        return TableLayout(int(table.width), int(table.height), {k: box(v) for k, v in sorted(table.zones.items())},
+                           tuple((s.name, box(s.box)) for s in table.seats),
+                           Path(table.references) if table.references is not None else None)
+
+
 class TableWatcher:
     """``workers`` > 0 runs the seats (pose, arm states, re-analysis) in that many processes
     (:class:`vision.parallel.SeatWorkers`) while this one watches the cards; ``pipeline``
@@ -47,26 +79,44 @@ class TableWatcher:
     landmarks)`` of every analysed seat whose person was found (the replay report's
     evidence; the caller drains it)."""
 
-    def __init__(self, cal: Calibration, refs: References | None = None, *, workers: int = 0,
+    def __init__(self, table: TableLayout | Any, refs: References | None = None, *, workers: int = 0,
                  card_every: int = 1, pose_every: int = 1, pipeline: int = 0, keep_landmarks: bool = False):
-        if cal.card_zones and refs is None:
-            refs = References.from_folder(cal.references)
-        self.cards = [CardZoneWatcher(name, box, refs, every=card_every) for name, box in sorted(cal.card_zones.items())]
-        self.seats = [SeatHands(s.name, s.box.to_list(), every=pose_every, phase=i) for i, s in enumerate(cal.seats)]
+        layout = TableLayout.of(table)
+        if layout.card_zones and refs is None:
+            refs = References.from_folder(layout.references)
+        self.cards = [CardZoneWatcher(name, box, refs, every=card_every)
+                      for name, box in sorted(layout.card_zones.items())]
+        self.seats = [SeatHands(name, box.to_list(), every=pose_every, phase=i) for i, (name, box) in enumerate(layout.seats)]
         self.players = [s.player for s in self.seats]
-        self.token = TokenWatcher(cal.zones["token"]) if "token" in cal.zones else None
-        self.width, self.height = cal.width, cal.height
+        self.token = TokenWatcher(layout.zones["token"]) if "token" in layout.zones else None
+        self.width, self.height = layout.width, layout.height
         self.pipeline = max(0, pipeline)  # frames in flight to the workers (see PIPELINE_FRAMES)
         self.workers = None
         if workers > 0 and self.seats:
             from vision.parallel import RING_MARGIN, SeatWorkers
 
             self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase) for s in self.seats], workers,
-                                       (cal.height, cal.width, 3), self.pipeline + RING_MARGIN)
+                                       (layout.height, layout.width, 3), self.pipeline + RING_MARGIN)
         self._pending: deque[float] = deque()
         self.keep_landmarks = keep_landmarks
         self.seen: list[tuple[float, str, object]] = []
         self.card_seconds = 0.0  # CPU seconds spent on the card zones (benchmark figure)
+
+    @property
+    def lag_frames(self) -> int:
+        """How many frames after it happened an event can still come out (the pipeline's
+        watermark for vision: no event earlier than the newest frame's time minus this many
+        frames will follow). Cards: the walk-back over the zone's ring; hands: the analysed
+        frames a change needs at the reduced pose rate, the motion gate's skips and the
+        re-analysis, plus the frames in flight to the workers. Conservative: a late event
+        would be a broken promise, which the merge counts and reports."""
+        from vision.cards import RING_FRAMES
+        from vision.hands import LOWER_FRAMES, MOTION_MAX_SKIPS, RAISE_FRAMES
+
+        cards = max([RING_FRAMES] + [c.ring.maxlen or 0 for c in self.cards])
+        hands = max([0] + [s.every * (max(RAISE_FRAMES, -(-LOWER_FRAMES // s.every)) + MOTION_MAX_SKIPS + 2)
+                           for s in self.seats])
+        return self.pipeline + max(cards, hands) + 1
 
     @property
     def warnings(self) -> list[str]:
@@ -142,7 +192,7 @@ class TableWatcher:
         return pose_figures(self.seats)
 
 
-def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References | None = None,
+def watch_frames(frames: Iterator[Frame], cal: TableLayout | Any, *, refs: References | None = None,
                  workers: int = 0, card_every: int = 1, pose_every: int = 1,
                  on_frame: Callable[[Frame], None] | None = None,
                  on_warning: Callable[[str], None] | None = None) -> list[Event]:
@@ -173,5 +223,5 @@ def watch_frames(frames: Iterator[Frame], cal: Calibration, *, refs: References 
     return sorted(events, key=sort_key)
 
 
-def watch_video(path: str | Path, cal: Calibration, **kwargs) -> list[Event]:
+def watch_video(path: str | Path, cal: TableLayout | Any, **kwargs) -> list[Event]:
     return watch_frames(read_frames(path), cal, **kwargs)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from session.errors import MediaError
 from session.record import dumps
 
 
@@ -48,9 +47,7 @@ def _format(event: dict) -> str:
 def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, enroll_dir, min_conf,
                demix_from, as_json):
     """Print the shouts heard at the table: who, which words, when each started."""
-    from audio import capture, lexicon, models
-    from audio.listen import ListenParams, Listener, listen
-    from audio.recognize import Recognizer
+    from referee.listening import ListenSetup, listen_table
 
     names = [s.strip() for s in seats.split(",") if s.strip()]
     if not names or len(set(names)) != len(names):
@@ -58,50 +55,11 @@ def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset
     inputs = [x for x in (path, video, device) if x is not None]
     if len(inputs) != 1:
         raise click.UsageError("give exactly one of --wav, --video, --device")
-    vocab = lexicon.vocabulary(game, mode)
-    found = models.find(model, lang)
-    recognizer = Recognizer(found, vocab)
-    if device is not None:
-        dev = int(device) if str(device).isdigit() else device
-        channels, default_rate = capture.device_info(dev)
-        channels = 1 if room else min(channels, len(names))
-        source = capture.LiveSource(dev, channels, rate or default_rate, offset=offset)
-        where = f"device {device}"
-    else:
-        file = path or video
-        source = capture.FileSource(file, offset=offset)
-        channels = source.channels
-        where = str(file)
-    if not room and channels < len(names):
-        raise MediaError(
-            f"{where} has {channels} channel(s) but the table has {len(names)} seats: record one close "
-            "microphone per seat on one interface, or pass --room for a single room microphone (no attribution)"
-        )
-    if not room and channels > len(names):
-        click.echo(f"referee: note: {where} has {channels} channels; using the first {len(names)}", err=True)
-    click.echo(f"referee: listening with {found.name} ({found.path}), game {game}", err=True)
-    verifier = None
-    if enroll_dir is not None:
-        from audio import enroll
+    setup = ListenSetup(names=tuple(names), game=game, mode=mode, wav=path, video=video, device=device, model=model,
+                        lang=lang, room=room, offset=offset, rate=rate, enroll=enroll_dir, min_conf=min_conf,
+                        demix_from=demix_from)
 
-        verifier = enroll.from_folder(enroll_dir)
-        unknown = sorted(set(verifier.templates) - set(names))
-        if unknown:
-            click.echo(f"referee: note: enrolled player(s) not at the table: {', '.join(unknown)}", err=True)
-    onset = None
-    if demix_from is not None and not room:
-        from audio.hearing import demixed_from
+    def show(event) -> None:
+        click.echo(dumps(event) if as_json else _format(event.to_dict()))
 
-        source, onset, left = demixed_from(source, demix_from, channels)
-        click.echo(f"referee: cancelling cross-talk measured on {demix_from}"
-                   + (f" ({left:.0f} dB left)" if left is not None else ""), err=True)
-    listener = Listener(names, channels, source.rate, recognizer, room=room, verifier=verifier, onset=onset,
-                        params=ListenParams(min_conf=min_conf))
-    try:
-        for event in listen(source, listener):
-            click.echo(dumps(event) if as_json else _format(event))
-    except KeyboardInterrupt:
-        for event in listener.close_window():
-            click.echo(dumps(event) if as_json else _format(event))
-    if getattr(source, "warning", None):  # (a demixed source passes the file's warning on)
-        click.echo(f"referee: warning: {source.warning}", err=True)
+    listen_table(setup, show, lambda msg: click.echo(f"referee: {msg}", err=True))

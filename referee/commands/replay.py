@@ -1,8 +1,8 @@
 """``referee replay`` (recorded sessions -> record, verdicts, dispute report) and ``referee demo``.
 
 Several videos: one process per session (``--jobs``, default the number of cores), each
-into its own folder ``OUT/<video stem>/``; each such process then runs its pose in this
-process (no pose workers), so the cores are shared between sessions rather than nested.
+into its own folder ``OUT/<video stem>/`` (:func:`referee.replay.replay_many`). This module
+parses options, calls the library and prints.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import click
@@ -31,8 +30,10 @@ def _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enr
                           options=parse_option_args(options))
 
 
-def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progress: bool):
-    """Replay one session; returns (Replay | None, error message | None). Runs in a worker too."""
+def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progress: bool, as_json: bool = False):
+    """Replay one session; returns (Replay | None, error message | None). With ``as_json`` the
+    verdicts are printed as JSON lines the moment each is final."""
+    from referee.pipeline.sinks import JsonLinesSink
     from referee.replay import replay
 
     bar = None
@@ -53,8 +54,9 @@ def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progre
         def on_warning(w):
             click.echo(("\n" if bar is not None else "") + f"referee: warning: {w}", err=True)
 
+        sinks = [JsonLinesSink(click.echo)] if as_json else []
         result = replay(video, cal, audio=audio, out=out, settings=settings, on_progress=on_progress,
-                        on_warning=on_warning)
+                        on_warning=on_warning, sinks=sinks)
         return result, None
     except RefereeError as exc:
         return None, str(exc)
@@ -63,26 +65,11 @@ def _one(video: Path, audio: Path | None, cal: Path, out: Path, settings, progre
             bar.__exit__(None, None, None)
 
 
-def _worker(args):
-    video, audio, cal, out, settings = args
-    result, err = _one(video, audio, cal, out, settings, progress=False)
-    if err is not None:
-        return str(video), None, err
-    from referee import announce
-    from session.events import SessionHeader
-
-    table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
-    return str(video), (table, str(result.report) if result.report else None, str(result.record),
-                        result.judgement.jsonl(), result.warnings), None
-
-
 def _print(result, as_json: bool) -> None:
     from referee import announce
     from session.events import SessionHeader
 
-    if as_json:
-        click.echo(result.judgement.jsonl(), nl=False)
-    else:
+    if not as_json:  # (JSON lines were printed as each verdict became final)
         click.echo(announce.table(result.judgement, SessionHeader.from_dict(result.header)))
     for note in result.judgement.notes:
         click.echo(f"{result.record}:{note}", err=True)
@@ -146,42 +133,31 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
                          demix=not no_demix)
     if len(videos) == 1:
         out = out or Path(f"replay-{videos[0].stem}")
-        result, err = _one(videos[0], audio, cal, out, settings, progress=True)
+        result, err = _one(videos[0], audio, cal, out, settings, progress=True, as_json=as_json)
         if err is not None:
             raise RefereeError(err)
         _print(result, as_json)
         return
     if audio is not None:
         raise click.UsageError("--audio names one recording; with several videos each video's own audio track is used")
-    stems = [v.stem for v in videos]
-    if len(set(stems)) != len(stems):
-        raise click.UsageError("two videos have the same name; their output folders would collide")
+    from referee.replay import replay_many
+
     base = out or Path("replay-out")
-    settings.workers = 0  # one process per session is the parallelism
-    jobs = jobs or os.cpu_count() or 1
-    tasks = [(v, None, cal, base / v.stem, settings) for v in videos]
     failed = 0
-    click.echo(f"replaying {len(videos)} sessions, {min(jobs, len(videos))} at a time, into {base}/", err=True)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(videos)), mp_context=_spawn()) as pool:
-        for video, res, err in pool.map(_worker, tasks):
-            if err is not None:
-                failed += 1
-                click.echo(f"referee: error: {video}: {err}", err=True)
-                continue
-            table, report, record, jsonl, warnings = res
-            for w in warnings:
-                click.echo(f"referee: warning: {video}: {w}", err=True)
-            click.echo(f"== {video}")
-            click.echo(jsonl if as_json else table, nl=as_json is False)
-            click.echo(f"session record: {record}\ndispute report: {report}", err=True)
+    click.echo(f"replaying {len(videos)} sessions, {min(jobs or os.cpu_count() or 1, len(videos))} at a time, "
+               f"into {base}/", err=True)
+    for summary in replay_many(list(videos), cal, base, settings, jobs):
+        if summary.error is not None:
+            failed += 1
+            click.echo(f"referee: error: {summary.video}: {summary.error}", err=True)
+            continue
+        for w in summary.warnings:
+            click.echo(f"referee: warning: {summary.video}: {w}", err=True)
+        click.echo(f"== {summary.video}")
+        click.echo(summary.jsonl if as_json else summary.table, nl=as_json is False)
+        click.echo(f"session record: {summary.record}\ndispute report: {summary.report}", err=True)
     if failed:
         raise RefereeError(f"{failed} of {len(videos)} sessions could not be replayed (see above)")
-
-
-def _spawn():
-    import multiprocessing as mp
-
-    return mp.get_context("spawn")
 
 
 @click.command("demo")
@@ -211,7 +187,7 @@ def demo_cmd(events, out, no_enroll, no_demix, workers, pose_every, card_every, 
     click.echo(f"Replaying the bundled recording {video.relative_to(ROOT)} + {audio.name} into {out}", err=True)
     settings = _settings("ikatako", "versus", workers, pose_every, card_every, None, None, no_enroll, video_out, (),
                          demix=not no_demix)
-    result, err = _one(video, audio, cal, out, settings, progress=True)
+    result, err = _one(video, audio, cal, out, settings, progress=True, as_json=as_json)
     if err is not None:
         raise RefereeError(err)
     _print(result, as_json)

@@ -24,32 +24,22 @@ from session.record import dumps
                    "around each hand change are re-analysed at full rate, so onsets keep full-rate timing.")
 def watch_cmd(video: Path, cal_path: Path, as_json: bool, workers: int, card_every: int, pose_every: int) -> None:
     """Print the card, hand and grab events seen in VIDEO, in time order (progress on stderr)."""
-    from session.calibration import load
-    from vision.cards import References
-    from vision.table import watch_frames
-    from vision.video import probe, read_frames
+    from referee.watch import watch
 
-    cal = load(cal_path)
-    refs = References.from_folder(cal.references) if cal.card_zones else None
-    if refs is not None:
-        for a, b, s in refs.lookalikes():
-            click.echo(f"referee: warning: references {a} and {b} look alike ({s:.2f}); they may be reported as uncertain", err=True)
-    info = probe(video)
-    skipped: list[str] = []
-    with click.progressbar(length=info.frames or 0, label="watching", file=sys.stderr,
-                           show_pos=True) as bar:
-        events = watch_frames(read_frames(video, skipped), cal, refs=refs, workers=workers, card_every=card_every,
-                              pose_every=pose_every,
-                              on_frame=lambda fr: bar.update(1),
-                              on_warning=lambda w: click.echo(f"\nreferee: warning: {w}", err=True))
-    for w in skipped:
-        click.echo(f"referee: warning: {w}", err=True)
-    for e in events:
+    def show(e) -> None:
         if as_json:
             click.echo(dumps(e))
-        else:
-            d = e.to_dict()
-            what = {"card": lambda: f"card  {d['card']}  ({d.get('zone', 'field')})",
-                    "hand": lambda: f"hand  {d['player']} {d['side']} {d['state']}",
-                    "grab": lambda: f"grab  {d['player']}" + (f"  (tie: {', '.join(d['tie'])})" if d.get("tie") else "")}
-            click.echo(f"{e.t:9.3f} s  {what.get(e.type, lambda: e.type)()}")
+            return
+        d = e.to_dict()
+        what = {"card": lambda: f"card  {d['card']}  ({d.get('zone', 'field')})",
+                "hand": lambda: f"hand  {d['player']} {d['side']} {d['state']}",
+                "grab": lambda: f"grab  {d['player']}" + (f"  (tie: {', '.join(d['tie'])})" if d.get("tie") else "")}
+        click.echo(f"{e.t:9.3f} s  {what.get(e.type, lambda: e.type)()}")
+
+    with click.progressbar(length=0, label="watching", file=sys.stderr, show_pos=True) as bar:
+        def progress(n: int, total: int) -> None:
+            bar.length = total
+            bar.update(1)
+
+        watch(video, cal_path, on_event=show, workers=workers, card_every=card_every, pose_every=pose_every,
+              on_progress=progress, on_warning=lambda w: click.echo(f"\nreferee: warning: {w}", err=True))

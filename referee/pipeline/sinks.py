@@ -55,3 +55,93 @@ class Sink:
 
     def close(self) -> None:
         pass
+
+
+class RecordSink(Sink):
+    """The streaming session record: the header, then every released event, each line
+    flushed as it is written (a killed run leaves a valid record up to the watermark);
+    with ``verdicts`` the judgement lines are appended too, as they are said (live play)."""
+
+    def __init__(self, path, *, verdicts: bool = False):
+        from pathlib import Path
+
+        self.path = Path(path)
+        self.with_verdicts = verdicts
+        self._writer = None
+
+    def start(self, header: SessionHeader) -> None:
+        from session.record import RecordWriter
+
+        self._writer = RecordWriter(self.path).__enter__()
+        self._writer.write(header)
+
+    def event(self, event: Event) -> None:
+        self._writer.write(event)
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        if self.with_verdicts:
+            for line in lines:
+                self._writer.write(line)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.__exit__(None, None, None)
+            self._writer = None
+
+
+class CollectSink(Sink):
+    """Keeps everything in memory (the replay's result, the report, tests)."""
+
+    def __init__(self) -> None:
+        self.header: SessionHeader | None = None
+        self.events: list[Event] = []
+        self.lines: list[dict[str, Any]] = []
+        self.announcements: list[dict[str, Any]] = []
+        self.judgement: Any = None
+
+    def start(self, header: SessionHeader) -> None:
+        self.header = header
+
+    def event(self, event: Event) -> None:
+        self.events.append(event)
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        self.lines.extend(lines)
+
+    def announce(self, items: list[dict[str, Any]]) -> None:
+        self.announcements.extend(items)
+
+    def finish(self, judgement: Any) -> None:
+        self.judgement = judgement
+
+
+class JsonLinesSink(Sink):
+    """The judgement as JSON lines, each verdict written the moment it is final (``write``
+    gets one line of text, without its newline)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        from session.record import dumps
+
+        for line in lines:
+            self.write(dumps(line))
+
+
+class TableSink(Sink):
+    """The people's verdict table and scoreboard (:mod:`referee.announce`), written once the
+    session is judged (``write`` gets the whole text)."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+        self.header: SessionHeader | None = None
+
+    def start(self, header: SessionHeader) -> None:
+        self.header = header
+
+    def finish(self, judgement: Any) -> None:
+        from referee import announce
+
+        if judgement is not None:
+            self.write(announce.table(judgement, self.header))

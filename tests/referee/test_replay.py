@@ -117,3 +117,41 @@ def test_rejudging_with_corrections_changes_only_the_corrected_card(demo_out, ru
     for i, (a, b) in enumerate(zip(after, before)):
         if i != k and a["type"] == "verdict":
             assert {x: a.get(x) for x in keys} == {x: b.get(x) for x in keys}, i
+
+
+def test_a_replay_killed_half_way_leaves_a_valid_record_up_to_the_watermark(demo_out, tmp_path):
+    """``kill -9`` in the middle of a replay: every line of the session record is whole and
+    valid, and the record is exactly a prefix of the complete one — the merge releases events
+    in canonical order once no earlier one can arrive, and the writer flushes each at once,
+    so what is on disk is every event up to the watermark at the moment of the kill."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "replay", str(DEMO / "session.mp4"), "--audio",
+                             str(DEMO / "seats.wav"), "--calibration", str(DEMO / "calibration.json"), "--out",
+                             str(out)], cwd=DEMO.parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    record = out / "session.jsonl"
+    full = (demo_out[0] / "session.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if record.is_file() and len(record.read_bytes().splitlines()) >= len(full) // 3:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the replay ended before it could be killed half-way"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = record.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    assert text.endswith("\n"), "the last line was cut"
+    assert len(full) // 3 <= len(lines) < len(full)
+    assert read_record(record).issues == []
+    assert lines == full[: len(lines)]

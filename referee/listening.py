@@ -1,0 +1,104 @@
+"""Listening to a table without judging it (``referee listen``): one seat's channel each (or
+one room microphone), a recording or a live input, through the pipeline's hearing stream —
+each shout handed to the caller as soon as the merge releases it (the listener's watermark
+says when no earlier shout can still come)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from referee.pipeline import Pipeline
+from referee.pipeline.sinks import Sink
+from session.errors import MediaError
+from session.events import Event, SessionHeader
+
+
+@dataclass(frozen=True)
+class ListenSetup:
+    """What to listen to: exactly one of ``wav``, ``video``, ``device``; seat k = channel k."""
+
+    names: tuple[str, ...]
+    game: str
+    mode: str | None = None
+    wav: Path | None = None
+    video: Path | None = None
+    device: str | None = None
+    model: str | None = None
+    lang: str = "ja"
+    room: bool = False
+    offset: float = 0.0
+    rate: int | None = None
+    enroll: Path | None = None
+    min_conf: float = 0.0
+    demix_from: Path | None = None
+
+
+class _Each(Sink):
+    def __init__(self, on_event):
+        self.on_event = on_event
+
+    def event(self, event: Event) -> None:
+        self.on_event(event)
+
+
+def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Callable[[str], None]) -> None:
+    """Hear the table until the input ends (or Ctrl-C), calling ``on_event`` per event and
+    ``note`` for what a person should know (the model used, unused channels, warnings)."""
+    from audio import capture, lexicon, models
+    from audio.listen import ListenParams, Listener
+    from audio.recognize import Recognizer
+
+    names = list(setup.names)
+    vocab = lexicon.vocabulary(setup.game, setup.mode)
+    found = models.find(setup.model, setup.lang)
+    recognizer = Recognizer(found, vocab)
+    if setup.device is not None:
+        dev = int(setup.device) if str(setup.device).isdigit() else setup.device
+        channels, default_rate = capture.device_info(dev)
+        channels = 1 if setup.room else min(channels, len(names))
+        source = capture.LiveSource(dev, channels, setup.rate or default_rate, offset=setup.offset)
+        where = f"device {setup.device}"
+    else:
+        file = setup.wav or setup.video
+        source = capture.FileSource(file, offset=setup.offset)
+        channels = source.channels
+        where = str(file)
+    if not setup.room and channels < len(names):
+        raise MediaError(
+            f"{where} has {channels} channel(s) but the table has {len(names)} seats: record one close "
+            "microphone per seat on one interface, or pass --room for a single room microphone (no attribution)"
+        )
+    if not setup.room and channels > len(names):
+        note(f"note: {where} has {channels} channels; using the first {len(names)}")
+    note(f"listening with {found.name} ({found.path}), game {setup.game}")
+    verifier = None
+    if setup.enroll is not None:
+        from audio import enroll
+
+        verifier = enroll.from_folder(setup.enroll)
+        unknown = sorted(set(verifier.templates) - set(names))
+        if unknown:
+            note(f"note: enrolled player(s) not at the table: {', '.join(unknown)}")
+    onset = None
+    if setup.demix_from is not None and not setup.room:
+        from audio.hearing import demixed_from
+
+        source, onset, left = demixed_from(source, setup.demix_from, channels)
+        note(f"cancelling cross-talk measured on {setup.demix_from}" + (f" ({left:.0f} dB left)" if left is not None else ""))
+    listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
+                        params=ListenParams(min_conf=setup.min_conf))
+    pipe = Pipeline(["hearing"], [_Each(on_event)], judge=False)
+    pipe.start(SessionHeader.from_dict({"t": 0.0, "type": "session", "game": setup.game, "players": names,
+                                        "options": {}}))
+    try:
+        for item in source:
+            pipe.push("hearing", [Event.from_dict(d) for d in listener.update(item)])
+            pipe.advance("hearing", listener.watermark())
+    except KeyboardInterrupt:
+        pass
+    pipe.push("hearing", [Event.from_dict(d) for d in listener.close_window()])
+    pipe.finish()
+    if getattr(source, "warning", None):  # (a demixed source passes the file's warning on)
+        note(f"warning: {source.warning}")

@@ -1,0 +1,170 @@
+"""Hearing beside the video: a process of its own (or a thread) that opens the seats' audio,
+builds the listener (``audio.hearing``) and streams its shout events back with its watermark.
+
+Messages, in order: ``("setup", {...})`` once the source and the listener are ready (setup
+warnings, which file was heard, whether voices are enrolled); ``("events", [dicts],
+watermark)`` after every :data:`BATCH_S` of audio — the shouts now complete and the time
+before which no further shout can start (:meth:`audio.listen.Listener.watermark`); ``("done",
+{...})`` at the end (the last events, where the audio ended, an error that cut it short,
+figures). A setup failure is ``("fatal", error)``.
+
+Why a process (the default with pose workers): hearing takes a core of its own instead of
+contending with decoding for the main process's GIL; ``--workers 0`` (several sessions at
+once, one process each) runs it as a thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any
+
+from session.errors import RefereeError
+
+#: audio between two ``events`` messages (latency of the watermark; cost: one message each)
+BATCH_S = 0.25
+
+
+class _ThreadSink:
+    def __init__(self, q: queue.Queue):
+        self.q = q
+
+    def send(self, msg) -> None:
+        self.q.put(msg)
+
+
+def hear(sink, open_source, plan) -> None:
+    """The hearing job's body: ``open_source(warnings) -> (source, heard_from)``."""
+    from audio import hearing
+
+    stats: dict[str, float] = {}
+    c0, t0 = time.process_time(), time.perf_counter()
+    try:
+        warnings: list[str] = []
+        source, heard_from = open_source(warnings)
+        stats["audio_demix"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        listener = hearing.make_listener(plan, source, warnings) if source is not None else None
+        stats["audio_setup"] = time.perf_counter() - t1
+    except BaseException as exc:
+        _send_error(sink, "fatal", exc)
+        return
+    enrolled = listener is not None and getattr(listener, "verifier", None) is not None
+    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "enrolled": enrolled,
+                         "listened": source is not None and listener is not None}))
+    end = 0.0
+    error = None
+    t2 = time.perf_counter()
+    batch: list[dict] = []
+    sent_at = float("-inf")
+    if source is not None and listener is not None:
+        try:
+            for block in source:
+                end = block.offset + (block.index + len(block.data)) / block.rate
+                batch.extend(listener.update(block))
+                if end - sent_at >= BATCH_S:
+                    sink.send(("events", batch, listener.watermark()))
+                    batch, sent_at = [], end
+            batch.extend(listener.close_window())
+        except BaseException as exc:  # reported by the pipeline, the events so far kept
+            error = exc
+    stats["audio_listen"] = time.perf_counter() - t2
+    stats["audio_cpu"] = time.process_time() - c0
+    done = {"events": batch, "end": end, "error": None,
+            "source_warning": getattr(source, "warning", None) if source is not None else None, "stats": stats}
+    if error is not None:
+        _send_error(sink, "done", error, done)
+    else:
+        sink.send(("done", done))
+
+
+def _send_error(sink, kind: str, exc: BaseException, done: dict | None = None) -> None:
+    import pickle
+    import traceback
+
+    try:
+        pickle.dumps(exc)
+    except Exception:
+        exc = RuntimeError("".join(traceback.format_exception(exc)))
+    sink.send((kind, exc) if done is None else (kind, dict(done, error=exc)))
+
+
+def _hear_process(conn, *args) -> None:
+    try:
+        hear(conn, *args)
+    finally:
+        conn.close()
+
+
+class HearingJob:
+    """The hearing running beside the video: a spawned process (``process``) or a thread.
+    ``open_source`` and ``plan`` must be picklable for a process (a module-level function or
+    a ``functools.partial`` of one)."""
+
+    def __init__(self, process: bool, open_source, plan):
+        self.proc = self.thread = None
+        self.finished = False
+        if process:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("spawn")
+            self.conn, child = ctx.Pipe(duplex=False)
+            self.proc = ctx.Process(target=_hear_process, args=(child, open_source, plan), name="referee-hearing",
+                                    daemon=True)
+            self.proc.start()
+            child.close()
+        else:
+            self.q: queue.Queue = queue.Queue()
+            self.thread = threading.Thread(target=hear, args=(_ThreadSink(self.q), open_source, plan),
+                                           name="referee-hearing", daemon=True)
+            self.thread.start()
+
+    def _get(self, timeout: float | None):
+        if self.proc is not None:
+            if timeout is not None and not self.conn.poll(timeout):
+                return None
+            try:
+                return self.conn.recv()
+            except (EOFError, OSError):
+                return ("fatal", RefereeError("the hearing process stopped unexpectedly"))
+        try:
+            return self.q.get(timeout=timeout) if timeout is None or timeout > 0 else self.q.get_nowait()
+        except queue.Empty:
+            return None
+
+    def poll(self) -> list[tuple[str, Any]]:
+        """Messages ready now (never waits)."""
+        return self._messages(0)
+
+    def wait(self) -> list[tuple[str, Any]]:
+        """The remaining messages, waiting for the end of hearing."""
+        return self._messages(None)
+
+    def wait_one(self, timeout: float | None = None) -> list[tuple[str, Any]]:
+        """At least one message (waiting up to ``timeout``), then whatever else is ready."""
+        if self.finished:
+            return []
+        first = self._get(timeout)
+        if first is None:
+            return []
+        self.finished = first[0] in ("done", "fatal")
+        return [first] + self._messages(0)
+
+    def _messages(self, timeout: float | None) -> list[tuple[str, Any]]:
+        out = []
+        while not self.finished:
+            msg = self._get(timeout)
+            if msg is None:  # nothing ready (only when not waiting)
+                break
+            out.append(msg)
+            self.finished = msg[0] in ("done", "fatal")
+        return out
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.join(timeout=0 if not self.finished else 5)
+            if self.proc.is_alive():
+                self.proc.terminate()
+                self.proc.join(timeout=5)
+            self.conn.close()

@@ -1,0 +1,226 @@
+"""A recorded session through the pipeline: the video's frames and the seats' audio (files)
+→ vision and hearing stages → merge → record → judge → sinks.
+
+Layout of the work (bounded queues; every part on its own core where there is one):
+- a *reader* thread decodes frames (:class:`~referee.pipeline.vision.FrameReader`);
+- this thread runs the vision stage: the card zones here, the seats in *seat worker
+  processes* (``vision.parallel.SeatWorkers``) with :data:`PIPELINE` frames in flight, so
+  decoding, cards and pose run at the same time;
+- *hearing* runs in a process of its own, started first (``workers`` 0: a thread) and
+  streams its shouts with its watermark (:mod:`referee.pipeline.hearing`);
+- the :class:`~referee.pipeline.core.Pipeline` releases every stage's events in time order
+  as soon as no earlier one can arrive, writes each to the record (flushed per event), feeds
+  the incremental judge and hands verdicts to the sinks.
+
+Bad input that leaves something to judge is a warning, and the record says what was not
+perceived with ``skipped`` events (``what``: ``audio``/``video``, ``from``/``to``,
+``reason``) and ``warning`` events; setup warnings (known before the first frame) are
+recorded at t = 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from referee.pipeline.core import Pipeline
+from referee.pipeline.hearing import HearingJob
+from referee.pipeline.sinks import Sink
+from referee.pipeline.vision import FrameReader, VisionStage
+from session.errors import RefereeError
+from session.events import Event, SessionHeader, SkippedEvent, WarningEvent
+
+#: frames in flight to the seat workers: decoding and the card zones run ahead while the
+#: workers analyse; hand events are known this many frames later (their times unchanged).
+#: Deep enough that a re-analysis burst in one worker (9 pose runs at every 8th frame) does
+#: not stall the other. Memory: this many + 2 frames in shared memory (2.8 MB each at 720p)
+PIPELINE = 16
+#: audio that ends this many seconds before the video is reported as skipped
+AUDIO_SHORT_S = 0.5
+#: the merge's streams: setup warnings (t = 0), what the camera saw, what the microphones heard
+STREAMS = ("setup", "vision", "hearing")
+
+
+@dataclass
+class Recording:
+    """The inputs of one recorded session, as plain values."""
+
+    video: Path
+    audio: Path | None
+    layout: Any  # vision.table.TableLayout
+    hearing: Any  # audio.hearing.HearingPlan, or None to perceive the video only
+    info: Any  # vision.video.VideoInfo
+    workers: int = 2
+    pose_every: int = 8
+    card_every: int = 2
+    keep_landmarks: bool = True
+
+
+@dataclass
+class RecordingRun:
+    """What perceiving a recording produced besides the events (evidence, figures)."""
+
+    frames: int = 0
+    duration: float = 0.0
+    heard_from: Path | None = None
+    enrolled: bool = False
+    landmarks: dict[str, list[tuple[float, dict]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    elapsed_video: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
+    late: int = 0
+
+
+def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]):
+    """The recording's audio source (picklable as a partial: it runs in the hearing process)."""
+    from audio import hearing
+
+    return hearing.open_source(video, audio, warnings, demix=demix)
+
+
+def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
+        options: dict | None = None, setup_warnings: Sequence[str] = (),
+        on_progress: Callable[[int, int], None] | None = None,
+        on_warning: Callable[[str], None] | None = None, judge: bool = True) -> tuple[RecordingRun, Pipeline]:
+    """Perceive and judge one recording; the header is made once hearing is set up (it names
+    the audio heard and whether voices are enrolled) and written before any event."""
+    out = RecordingRun()
+    pipe = Pipeline(STREAMS, sinks, options=options, judge=judge)
+
+    def warn(msg: str) -> None:
+        out.warnings.append(msg)
+        if on_warning is not None:
+            on_warning(msg)
+
+    for w in setup_warnings:
+        warn(w)
+    setup = [WarningEvent(t=0.0, message=w) for w in setup_warnings]
+    expected_end = rec.info.duration
+    job = None
+    if rec.hearing is not None:
+        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix),
+                         rec.hearing)
+    else:  # seeing only (``referee watch``): nothing to wait for before the header
+        pipe.start(make_header(out))
+        pipe.push("setup", setup)
+        pipe.close("setup")
+        pipe.close("hearing")
+    reader = FrameReader(rec.video)
+    stage = None
+    heard: dict[str, Any] = {"done": False}
+
+    def take(msg) -> None:
+        kind = msg[0]
+        if kind == "fatal":
+            raise msg[1]
+        if kind == "setup":
+            info = msg[1]
+            out.heard_from, out.enrolled = info["heard_from"], info["enrolled"]
+            heard["listened"] = info["listened"]
+            for w in info["warnings"]:
+                warn(w)
+            pipe.start(make_header(out))
+            pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in info["warnings"]])
+            pipe.close("setup")
+        elif kind == "events":
+            pipe.push("hearing", [Event.from_dict(d) for d in msg[1]])
+            pipe.advance("hearing", msg[2])
+        elif kind == "done":
+            _hearing_done(msg[1])
+
+    def _hearing_done(done: dict) -> None:
+        heard["done"] = True
+        pipe.push("hearing", [Event.from_dict(d) for d in done["events"]])
+        out.stats.update(done.get("stats", {}))
+        if done.get("source_warning"):
+            warn(f"audio: {done['source_warning']}")
+        end = done.get("end", 0.0)
+        until = expected_end if expected_end is not None else end
+        skip = None
+        if done.get("error") is not None:
+            exc = done["error"]
+            if not isinstance(exc, RefereeError):
+                raise exc
+            warn(f"audio: {exc}; shouts after {end:.2f} s are not heard")
+            skip = SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=until, reason=str(exc))
+        elif not heard["listened"]:
+            skip = SkippedEvent(t=0.0, what="audio", start=0.0, stop=until, reason="no audio: shouts are not heard")
+        elif expected_end is not None and end < expected_end - AUDIO_SHORT_S:
+            msg = (f"audio {out.heard_from} ends at {end:.2f} s, the video at {expected_end:.2f} s: "
+                   "shouts after the audio's end are not heard")
+            warn(msg)
+            skip = SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=expected_end, reason=msg)
+        if skip is not None:
+            pipe.push("hearing", [skip])
+        pipe.close("hearing")
+
+    t_video = time.perf_counter()
+    last_t, frames, seen_skips = 0.0, 0, 0
+    total = rec.info.frames or 0
+    try:
+        stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
+                            pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
+                            keep_landmarks=rec.keep_landmarks)
+        reader.start()
+        while True:
+            for msg in job.poll() if job is not None else ():
+                take(msg)
+            item = reader.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                if isinstance(item, RefereeError) and frames > 0:
+                    warn(f"{item}; the rest of the video is skipped")
+                    pipe.push("vision", [SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
+                                                      stop=rec.info.duration or round(last_t, 6), reason=str(item))])
+                    break
+                raise item
+            try:
+                events = stage.update(item)
+            except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
+                raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
+                                   "replay with --workers 0 to run pose in this process") from None
+            skips = []
+            while seen_skips < len(reader.skipped):
+                msg = reader.skipped[seen_skips]
+                seen_skips += 1
+                warn(msg)
+                skips.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
+                                          stop=round(item.t, 6), reason=msg))
+            for w in stage.new_warnings:
+                warn(w)
+            stage.new_warnings.clear()
+            pipe.push("vision", skips + events)
+            pipe.advance("vision", stage.watermark(item.t))
+            last_t = item.t
+            frames += 1
+            if on_progress is not None:
+                on_progress(frames, total)
+        pipe.push("vision", stage.finish())
+        pipe.close("vision")
+        out.elapsed_video = time.perf_counter() - t_video
+        t_wait = time.perf_counter()
+        for msg in job.wait() if job is not None else ():
+            take(msg)
+        out.stats["audio_wait"] = time.perf_counter() - t_wait
+    finally:
+        reader.stop()
+        if job is not None:
+            job.close()
+        if stage is not None:
+            stage.close()
+    if job is not None and not heard["done"]:
+        raise RefereeError("hearing ended without a result")
+    out.stats.update(decode_cpu=reader.cpu, **stage.stats())
+    out.landmarks = stage.landmarks
+    out.frames = frames
+    out.duration = round(last_t + 1.0 / (rec.info.fps or 30.0), 6)
+    out.late = len(pipe.late)
+    if pipe.late:
+        warn(f"{len(pipe.late)} event(s) came later than their stage promised and were recorded out of order "
+             f"(first: {pipe.late[0][1].type} at t={pipe.late[0][1].t:.3f} s from {pipe.late[0][0]})")
+    pipe.finish()
+    return out, pipe

@@ -1,0 +1,108 @@
+"""Seeing a recording: a reader thread decoding frames ahead into a bounded queue, and the
+vision stage (``vision.table.TableWatcher``) that turns frames into typed events and says
+how late its events can be (its watermark)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from session.events import Event, WarningEvent
+
+#: frames decoded ahead of the watcher (memory: ~2.7 MB each at 1280x720)
+QUEUE_FRAMES = 8
+
+
+class FrameReader:
+    """Decodes ``path`` on a thread of its own (PyAV; FFmpeg's threads run outside the GIL)
+    into a queue of :data:`QUEUE_FRAMES`: ``get()`` gives a frame, an exception raised while
+    reading, or None at the end. Frames that failed to decode are listed in :attr:`skipped`."""
+
+    def __init__(self, path: Path, size: int = QUEUE_FRAMES):
+        self.path = Path(path)
+        self.q: queue.Queue = queue.Queue(maxsize=size)
+        self.skipped: list[str] = []
+        self.cpu = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="referee-reader", daemon=True)
+
+    def start(self) -> "FrameReader":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from vision.video import read_frames
+
+        c0 = time.thread_time()
+        try:
+            for fr in read_frames(self.path, self.skipped):
+                while not self._stop.is_set():
+                    try:
+                        self.q.put(fr, timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if self._stop.is_set():
+                    return
+            self.q.put(None)
+        except BaseException as exc:  # handed to the consumer, raised there
+            self.q.put(exc)
+        finally:
+            self.cpu = time.thread_time() - c0
+
+    def get(self):
+        return self.q.get()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+class VisionStage:
+    """Frames in, card/hand/grab events (and the card zones' warnings) out, with the stage's
+    watermark: the newest frame's time minus :attr:`vision.table.TableWatcher.lag_frames`."""
+
+    def __init__(self, layout, *, fps: float | None, workers: int, card_every: int, pose_every: int,
+                 pipeline: int, keep_landmarks: bool = False):
+        from vision.table import TableWatcher
+
+        self.tw = TableWatcher(layout, workers=workers, card_every=card_every, pose_every=pose_every,
+                               pipeline=pipeline, keep_landmarks=keep_landmarks)
+        self.fps = fps or 30.0
+        self.lag_s = self.tw.lag_frames / self.fps
+        self.landmarks: dict[str, list[tuple[float, dict]]] = {p: [] for p in self.tw.players}
+        self._warned = 0
+        #: the card zones' warnings, as they came (for the people watching)
+        self.new_warnings: list[str] = []
+
+    def update(self, frame) -> list[Event]:
+        events = list(self.tw.update(frame))
+        self._keep_landmarks()
+        ws = self.tw.warnings
+        for w in ws[self._warned:]:
+            self.new_warnings.append(w)
+            events.append(WarningEvent(t=round(frame.t, 6), message=w))
+        self._warned = len(ws)
+        return events
+
+    def watermark(self, t: float) -> float:
+        return t - self.lag_s
+
+    def _keep_landmarks(self) -> None:
+        for t, player, lm in self.tw.seen:
+            self.landmarks[player].append((t, lm.to_dict()))
+        self.tw.seen.clear()
+
+    def finish(self) -> list[Event]:
+        events = list(self.tw.finish())
+        self._keep_landmarks()
+        return events
+
+    def close(self) -> None:
+        self.tw.close()
+
+    def stats(self) -> dict[str, Any]:
+        return {"cards": self.tw.card_seconds, **self.tw.pose_stats()}
