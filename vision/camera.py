@@ -311,6 +311,21 @@ class Camera:
     def __iter__(self) -> Iterator[Frame]:
         return self.frames()
 
+    def next(self, timeout: float) -> Frame | None:
+        """The newest frame not handed out yet, waiting up to ``timeout`` s; None if none
+        came (a caller with other work — the live loop — polls this way)."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._stop.is_set() or self._finished or bool(self.ring and self.ring[-1].index > self._taken),
+                timeout=timeout)
+        return self.latest()
+
+    @property
+    def ended(self) -> bool:
+        """The source has no more frames (a fake camera's file ended) and all were offered."""
+        with self._cond:
+            return self._finished and not (self.ring and self.ring[-1].index > self._taken)
+
     @property
     def fps(self) -> float:
         """Frames per second over the last ~30 frames read (capture stamps, not processing)."""

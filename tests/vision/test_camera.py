@@ -178,3 +178,14 @@ def test_the_reader_thread_paces_a_file_in_real_time_and_hands_out_the_newest(cl
     offset = times[0] - frames[0].index / FPS  # open time vs session start
     assert [t - offset for t in times] == pytest.approx([f.index / FPS for f in frames], abs=1e-6)
     assert cam.clock == "driver"
+
+
+def test_next_waits_for_a_new_frame_and_ended_says_when_the_file_is_over(clip):
+    clock = VirtualClock()
+    cam, fake = _camera(clip, clock)
+    assert cam.next(timeout=0.01) is None and not cam.ended
+    cam.step()
+    assert cam.next(timeout=0.01).index == 0
+    while cam.step() or not cam._finished:
+        pass
+    assert not cam.ended and cam.next(timeout=0.01).index == 59 and cam.ended
