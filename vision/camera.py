@@ -406,6 +406,8 @@ class PacedFakeCamera:
         self.finished = False
         self._stamp = 0.0
         self.delivered = 0
+        self.overwritten = 0  # frames a late reader never got (the driver kept the newer one)
+        self._peek = None
 
     def opener(self, device: Any = None) -> "_FakeCapture":
         now = self._now()
@@ -428,15 +430,31 @@ class PacedFakeCamera:
             if not self.loop:
                 return
 
+    def _next(self):
+        if self._peek is not None:
+            item, self._peek = self._peek, None
+            return item
+        return next(self._frames)
+
     def read(self) -> tuple[bool, np.ndarray | None]:
         while True:
             try:
-                i, t, image = next(self._frames)
+                i, t, image = self._next()
             except StopIteration:
                 self.finished = True
                 return False, None
             if self.drop_every and (i + 1) % self.drop_every == 0:
                 continue
+            # a driver with a buffer of one keeps the newest frame: a reader that comes late
+            # gets the newest, the ones in between are gone (a gap in the stamps)
+            if not self.unplug and not self.freeze:
+                try:
+                    self._peek = next(self._frames)
+                except StopIteration:
+                    self._peek = None
+                if self._peek is not None and self.t0 + self._peek[1] + self.lag_s <= self._now():
+                    self.overwritten += 1
+                    continue
             capture = self.t0 + t
             if self.unplug and self.unplugged_until is None and t >= self.unplug[0]:
                 self.unplugged_until = self.t0 + self.unplug[0] + self.unplug[1]
@@ -458,8 +476,9 @@ class PacedFakeCamera:
         """Throw away the frames up to file time ``t_file`` (not seen while the fault lasted)."""
         import itertools
 
-        rest = itertools.dropwhile(lambda item: item[1] < t_file, self._frames)
-        self._frames = iter(rest)
+        frames = self._frames if self._peek is None else itertools.chain([self._peek], self._frames)
+        self._peek = None
+        self._frames = iter(itertools.dropwhile(lambda item: item[1] < t_file, frames))
 
     def _wait_until(self, moment: float) -> None:
         delay = moment - self._now()

@@ -95,6 +95,7 @@ class LiveState:
         self.image_t: float | None = None
         self.image_size: tuple[int, int] | None = (calibration.width, calibration.height) if calibration else None
         self.verdicts = 0
+        self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
         self.finished = False
 
     # ------------------------------------------------------------------ inputs
@@ -140,13 +141,23 @@ class LiveState:
                 self.expected = None
 
     def verdicts_in(self, lines: list[dict[str, Any]]) -> None:
+        """Verdict lines (a later line for the same card — the final one after a provisional
+        preview, or a revision after a correction — replaces the earlier; the scoreboard is
+        the sum over the verdicts as they stand) and the result line."""
         for line in lines:
             if line.get("type") == "verdict":
+                key = line.get("t")
+                old = self.judged.get(key)
+                self.judged[key] = line
+                if old is not None and _core(old) == _core(line):
+                    continue  # the preview said it already
                 self.verdicts += 1
                 self.headline = verdict_headline(line)
+                if old is not None and not old.get("provisional"):
+                    self.headline.text = "revised: " + self.headline.text
                 self.history.append(f"card {line.get('card')}: " + self.headline.text + (" | " + "; ".join(self.headline.notes)
                                                           if self.headline.notes else ""))
-                self._score(line)
+                self._rescore()
             elif line.get("type") == "result" and isinstance(line.get("scores"), dict):
                 for p, s in line["scores"].items():
                     if p in self.seats:
@@ -193,6 +204,12 @@ class LiveState:
         self.image, self.image_t = frame.image, frame.t
         self.image_size = (frame.image.shape[1], frame.image.shape[0])
         self.now = max(self.now, frame.t)
+
+    def _rescore(self) -> None:
+        for seat in self.seats.values():
+            seat.score = seat.taken = seat.penalties = 0
+        for key in sorted(self.judged, key=lambda k: (k is None, k or 0.0)):
+            self._score(self.judged[key])
 
     def _score(self, line: dict[str, Any]) -> None:
         """The running scoreboard from the verdicts (the result line replaces it at the end)."""
@@ -252,6 +269,10 @@ class LiveState:
         if self.lag_ms is not None:
             parts.append(f"lag {self.lag_ms:.0f} ms")
         return "  ".join(parts)
+
+
+def _core(line: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in line.items() if k != "provisional"}
 
 
 def _ms(seconds: Any) -> str:

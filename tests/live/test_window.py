@@ -116,3 +116,16 @@ def test_the_running_scoreboard_matches_the_judges_result():
     assert {p: running.seats[p].score for p in running.players} == result["scores"]
     assert {p: state.seats[p].score for p in state.players} == result["scores"]
     assert state.finished
+
+
+def test_a_final_verdict_after_its_preview_counts_once_and_a_revision_is_marked():
+    state = LiveState(demo_calibration())
+    state.start(demo_record().header)
+    v = {"type": "verdict", "t": 2.0, "card": "3", "first": "ben", "times": {"ben": 0.52}, "tie": [],
+         "wrong": [], "missed": [], "why": {}, "taken_by": "ben", "penalties": {}}
+    state.verdicts_in([dict(v, provisional=True)])
+    state.verdicts_in([v])
+    assert state.seats["ben"].score == 3 and state.verdicts == 1 and len(state.history) == 1
+    state.verdicts_in([dict(v, first="aki", taken_by="aki", times={"aki": 0.6})])
+    assert state.seats["ben"].score == 0 and state.seats["aki"].score == 3
+    assert state.headline.text == "revised: aki +600 ms"

@@ -189,3 +189,14 @@ def test_next_waits_for_a_new_frame_and_ended_says_when_the_file_is_over(clip):
     while cam.step() or not cam._finished:
         pass
     assert not cam.ended and cam.next(timeout=0.01).index == 59 and cam.ended
+
+
+def test_a_late_reader_gets_the_newest_frame_as_from_a_driver_with_a_buffer_of_one(clip):
+    clock = VirtualClock()
+    cam, fake = _camera(clip, clock)
+    cam.step()
+    clock.advance(0.2)  # the reader was busy 200 ms: frames 1-6 were captured meanwhile
+    cam.step()
+    f = cam.latest()
+    assert f.index == 1 and f.t == pytest.approx(6 / FPS, abs=1e-6)  # frame 6, the newest at that moment
+    assert fake.overwritten == 5 and cam.dropped == 5 and cam.clock == "driver"
