@@ -142,7 +142,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     from referee.live.state import LiveState
     from referee.pipeline.core import Pipeline
     from referee.pipeline.hearing import HearingJob
-    from referee.pipeline.sinks import CollectSink, RecordSink
+    from referee.pipeline.sinks import CollectSink
     from referee.pipeline.vision import VisionStage
     from referee.replay import ReplaySettings, check_inputs, hearing_plan
     from session.calibration import load
@@ -219,7 +219,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
                                                                  "demix_from": demix_from}), plan)
     stage = None
-    record_sink = RecordSink(out / "session.jsonl", verdicts=True)
+    session_clock = {"start": None}
+    record_sink = SaidRecordSink(out / "session.jsonl", session_clock)
     video_sink = VideoWriter(out / "video.mp4", fps=fps)
     collect = CollectSink()
     probe = LatencyProbe()
@@ -247,6 +248,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         gate.set()
         camera.open()
         probe.start_clock(start)
+        session_clock["start"] = start
         started = False
         paused_at: float | None = None
         quit_asked = False
@@ -453,6 +455,39 @@ class _Preview:
         if new:
             self.shown = len(verdicts)
             view.verdicts([dict(v, provisional=True) for v in new])
+
+
+class SaidRecordSink(Sink):
+    """The streaming record (:class:`referee.pipeline.sinks.RecordSink`) with the judgement's
+    lines appended as they are said, each stamped ``said_t`` (session time it was said) and
+    given a ``t`` where it has none (the ``result`` line), so the record stays readable by
+    every reader (a line without ``t`` is an error there; these are unknown types, ignored by
+    the judge)."""
+
+    def __init__(self, path, clock: dict):
+        from referee.pipeline.sinks import RecordSink
+
+        self.inner = RecordSink(path)
+        self.clock = clock
+
+    def start(self, header):
+        self.inner.start(header)
+
+    def event(self, event):
+        self.inner.event(event)
+
+    def verdicts(self, lines):
+        start = self.clock.get("start")
+        said = round(time.monotonic() - start, 4) if start is not None else None
+        for line in lines:
+            obj = dict(line)
+            if "t" not in obj:
+                obj["t"] = said if said is not None else 0.0
+            obj["said_t"] = said
+            self.inner._writer.write(obj)
+
+    def close(self):
+        self.inner.close()
 
 
 class LatencyProbe(Sink):
