@@ -39,13 +39,22 @@ def _options(f):
     return f
 
 
-def _run(opts, no_voice: bool):
+def _run(opts, no_voice: bool, selftest: bool = False):
     from referee.live.run import run_live
 
+    started_with: list[str] = []
+    if selftest:
+        from referee.live.selftest import SelfTestParams, render_text, require_pass
+
+        click.echo("referee: self-test: each seat says one word and raises the left hand, then the right", err=True)
+        check = run_live(opts, selftest=SelfTestParams(), say=lambda s: click.echo(s, err=True))
+        result = check.figures["selftest"]
+        click.echo("\n".join(render_text(result)), err=True)
+        started_with = require_pass(result, force=opts.force)
     sinks = []
     if not no_voice:
         sinks.append(_voice(opts.lang))
-    result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True))
+    result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True), setup_warnings_in=started_with)
     for w in result.warnings:
         click.echo(f"referee: warning: {w}", err=True)
     if result.judgement is not None:
@@ -91,9 +100,11 @@ def _voice(lang: str):
 @click.option("--game", default=None, help="The game played (checked against the calibration's).")
 @click.option("--mode", default=None, help="Game mode (ikatako: versus, coop, solo).")
 @click.option("--model", default=None, help="Speech model (default: the best installed for the language).")
+@click.option("--selftest/--no-selftest", default=None,
+              help="The pre-game self-test (default: on with a camera, off for a recording).")
 @click.option("--force", is_flag=True, help="Start even when a seat fails the self-test.")
 @_options
-def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, force, out, lang, no_voice,
+def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, selftest, force, out, lang, no_voice,
              no_window, workers, pose_every, card_every, no_demix, no_enroll):
     """Referee a table live: verdicts on screen (and spoken) as the cards are flipped, the
     session recorded while it is judged (OUT/session.jsonl, video.mp4, seats.wav)."""
@@ -107,7 +118,7 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, fo
                        audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
                        window=not no_window, voice=not no_voice, force=force, workers=workers,
                        pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix)
-    _run(opts, no_voice)
+    _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
 
 
 def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: int = 2, pose_every: int = 8,

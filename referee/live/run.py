@@ -51,6 +51,11 @@ STREAMS = ("setup", "vision", "hearing", "table", "sources")
 LIVE_PIPELINE = 4
 #: how often the status (fps, drops, levels, lag) goes to the sinks
 STATUS_EVERY_S = 0.5
+#: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
+#: word and two hands each); then it stops and says which seats failed
+SELFTEST_S = 45.0
+#: once every seat passed, the self-test screen stays this long so the table sees it
+SELFTEST_SHOW_S = 2.0
 
 
 @dataclass
@@ -103,15 +108,20 @@ class _Tap:
         self.rate, self.channels = source.rate, source.channels
         self.writer = None
         self.warning = None
+        #: each channel's loudest block level (dBFS) since the start: the self-test's meter
+        self.peaks: list[float | None] = [None] * self.channels
 
     def __iter__(self):
-        from audio.capture import Block
+        from audio.capture import Block, levels_dbfs
 
         self.gate.wait()
         for item in self.source:
             if isinstance(item, Block):
                 if self.writer is not None:
                     self.writer.put(item)
+                for k, db in enumerate(levels_dbfs(item.data)[: self.channels]):
+                    if self.peaks[k] is None or db > self.peaks[k]:
+                        self.peaks[k] = db
                 yield item
             else:
                 self.statuses.put(item)
@@ -133,8 +143,15 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
 
 
 def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,
-             view_factory: Callable | None = None) -> LiveResult:
-    """Run one live session until the recording ends, the table quits, or Ctrl-C."""
+             view_factory: Callable | None = None, selftest=None,
+             setup_warnings_in: Sequence[str] = ()) -> LiveResult:
+    """Run one live session until the recording ends, the table quits, or Ctrl-C.
+
+    With ``selftest`` (:class:`referee.live.selftest.SelfTestParams`) it runs the pre-game
+    self-test instead: the same sources and stages, no judging, the self-test's screen,
+    until every seat passes (or :data:`SELFTEST_S`); the evaluation is in
+    ``figures["selftest"]`` (a :class:`~referee.live.selftest.SelfTestResult`), its record in
+    ``OUT/selftest/``."""
     from audio import capture
     from referee.judging.base import BatchJudge
     from referee.live.controls import Controls
@@ -166,7 +183,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     game = cal.game
     mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     players = [s.name for s in cal.seats]
-    out = Path(opts.out)
+    out = Path(opts.out) / "selftest" if selftest is not None else Path(opts.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -175,16 +192,17 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     # ---- the views first: a window without a display fails before anything heavy starts
     state = LiveState(cal)
     controls = Controls(players)
+    check = _SelfTestSink(players, {s.name: s.channel for s in cal.seats}, selftest) if selftest else None
     if view_factory is not None:
         view = view_factory(state, controls)
     elif opts.window:
         from referee.live.window import LiveWindow
 
-        view = LiveWindow(state, controls).open()
+        view = LiveWindow(state, controls, renderer=check.image if check else None).open()
     else:
         from referee.live.terminal import TerminalView
 
-        view = TerminalView(state, controls).open()
+        view = TerminalView(state, controls, renderer=check.text if check else None).open()
 
     # ---- the sources, not started: both wait for the session start
     statuses: queue.Queue = queue.Queue()
@@ -224,9 +242,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     video_sink = VideoWriter(out / "video.mp4", fps=fps)
     collect = CollectSink()
     probe = LatencyProbe()
-    sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks]
-    pipe = Pipeline(STREAMS, sinks, options={})
-    warnings = list(setup_warnings)
+    sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
+    pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
+    warnings = list(setup_warnings) + list(setup_warnings_in)
     wav = None
     figures: dict[str, Any] = {}
     try:
@@ -354,11 +372,14 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 preview.update(pipe, collect, view)
             if t_now - last_status >= STATUS_EVERY_S:
                 last_status = t_now
-                pipe.status({"camera": camera.status(), "levels": list(source.levels), "now": t_now,
+                pipe.status({"camera": camera.status(), "levels": list(source.levels), "peaks": list(tap.peaks),
+                             "now": t_now,
                              "lag_ms": round((t_now - pipe.watermark) * 1000) if started and pipe.watermark > -1e9 else None})
             if quit_asked or (camera.ended and hearing_done):
                 break  # (a real camera never ends: the table quits)
             if opts.max_seconds is not None and t_now > opts.max_seconds:
+                break
+            if check is not None and (check.done(t_now) or t_now > SELFTEST_S):
                 break
     except KeyboardInterrupt:
         warnings.append("stopped by Ctrl-C")
@@ -390,6 +411,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             wav.close()
     figures.update(camera.status())
     figures["processed"] = locals().get("processed", 0)
+    if check is not None:
+        figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
     figures["load"] = [round(x, 2) for x in __import__("os").getloadavg()]
     figures.update(audio_clock=source.clock, audio_blocks=source.blocks, video_written=video_sink.written,
@@ -402,7 +425,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     try:
         import json
 
-        (out / "live-figures.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+        (out / "live-figures.json").write_text(json.dumps(figures, indent=1, sort_keys=True, default=str) + "\n")
     except OSError:
         pass
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
@@ -542,3 +565,45 @@ class LatencyProbe(Sink):
         return {"event_known_ms": {k: stats(v) for k, v in sorted(self.known.items())},
                 "verdict_after_window_ms": stats(self.verdict_ms), "announce_ms": stats(self.announce_ms),
                 "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms)}
+
+
+class _SelfTestSink(Sink):
+    """Collects what the self-test needs (hand and shout events, each seat's peak level) and
+    draws the self-test's screen; :meth:`done` once every seat passed (and was shown)."""
+
+    def __init__(self, players, channels: dict, params):
+        self.players, self.channels, self.params = list(players), channels, params
+        self.events: list[Event] = []
+        self.levels: dict[str, list[float]] = {p: [] for p in players}
+        self._passed_at: float | None = None
+        self.now = 0.0
+
+    def event(self, event):
+        self.events.append(event)
+
+    def status(self, info):
+        self.now = float(info.get("now", self.now))
+        peaks = info.get("peaks") or []
+        for p, ch in self.channels.items():
+            if ch is not None and ch < len(peaks) and peaks[ch] is not None:
+                self.levels[p] = [peaks[ch]]
+        if self._passed_at is None and self.result().passed:
+            self._passed_at = self.now
+
+    def result(self):
+        from referee.live.selftest import evaluate
+
+        return evaluate(self.players, self.events, self.levels, params=self.params)
+
+    def done(self, now: float) -> bool:
+        return self._passed_at is not None and now - self._passed_at >= SELFTEST_SHOW_S
+
+    def image(self, state):
+        from referee.live.selftest import render
+
+        return render(self.result())
+
+    def text(self, state):
+        from referee.live.selftest import render_text
+
+        return render_text(self.result())

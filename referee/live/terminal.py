@@ -115,8 +115,10 @@ class TerminalView(StateSink):
     """The terminal view as a sink (see module doc); keys → :meth:`drain`."""
 
     def __init__(self, state: LiveState, controls: Controls | None = None, params: TerminalParams = TerminalParams(),
-                 out: IO[str] | None = None, keys: IO[str] | None = None):
+                 out: IO[str] | None = None, keys: IO[str] | None = None, renderer=None):
         super().__init__(state)
+        #: the lines drawn: :func:`render_text` of the state, or another screen (the self-test's)
+        self.renderer = renderer
         self.controls = controls or Controls(state.players)
         self.params = params
         self.out = out or sys.stdout
@@ -207,8 +209,9 @@ class TerminalView(StateSink):
                 self._queue.put(item)
             if self.controls.message:
                 self.state.message = self.controls.message
-            lines = render_text(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
-                                colour=self.params.colour)
+            lines = (self.renderer(self.state) if self.renderer is not None else
+                     render_text(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
+                                 colour=self.params.colour))
         width = self.params.width
         body = "".join(f"{_cut(line, width)}\x1b[K\r\n" for line in lines)
         return "\x1b[H" + body + "\x1b[J"

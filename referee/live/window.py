@@ -231,8 +231,11 @@ class LiveWindow(StateSink):
 
     wants_frames = True
 
-    def __init__(self, state: LiveState, controls: Controls | None = None, params: WindowParams = WindowParams()):
+    def __init__(self, state: LiveState, controls: Controls | None = None, params: WindowParams = WindowParams(),
+                 renderer=None):
         super().__init__(state)
+        #: what is drawn: :func:`render` of the state, or another screen (the self-test's)
+        self.renderer = renderer
         self.controls = controls or Controls(state.players)
         self.params = params
         self._lock = threading.Lock()
@@ -317,6 +320,8 @@ class LiveWindow(StateSink):
                 self._out.put(item)
             if self.controls.message:
                 self.state.message = self.controls.message
+            if self.renderer is not None:
+                return self.renderer(self.state)
             return render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now))
 
     def _run(self) -> None:

@@ -176,3 +176,20 @@ def test_audio_without_a_video_is_a_usage_error(clip, run_cli, tmp_path):
 
     res = CliRunner().invoke(cli, ["live", "--audio", str(clip[1]), "--calibration", str(CAL), "--no-window"])
     assert res.exit_code == 2 and "--from-video" in res.output
+
+
+def test_the_self_test_refuses_a_failed_seat_without_force(clip, tmp_path):
+    """The demo's first 12 s: not every seat raises both hands, so the self-test fails and
+    the session does not start; the self-test's own record is kept."""
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    video, wav = clip
+    res = CliRunner().invoke(cli, ["live", "--selftest", "--from-video", str(video), "--audio", str(wav),
+                                   "--calibration", str(CAL), "--no-window", "--no-voice", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    assert "the self-test failed" in res.output and "--force" in res.output and "Traceback" not in res.output
+    assert "SELF-TEST" in res.output and "FAIL" in res.output
+    assert (tmp_path / "o" / "selftest" / "session.jsonl").is_file()
+    assert not (tmp_path / "o" / "session.jsonl").exists()

@@ -68,3 +68,16 @@ def test_the_text_and_the_image_show_each_seat():
     a, b = render(r), render(r)
     assert a.shape == (768, 1360, 3) and np.array_equal(a, b)
     assert not np.array_equal(render(evaluate(PLAYERS, _good("aki") + _good("ben"), {"aki": [-20], "ben": [-20]})), a)
+
+
+def test_the_live_self_test_sink_maps_channel_peaks_to_seats_and_waits_to_be_seen():
+    from referee.live.run import SELFTEST_SHOW_S, _SelfTestSink
+
+    sink = _SelfTestSink(PLAYERS, {"aki": 1, "ben": 0}, SelfTestParams())
+    for ev in _good("aki") + _good("ben"):
+        sink.event(ev)
+    sink.status({"now": 5.0, "peaks": [-25.0, -60.0]})
+    assert [s.level_db for s in sink.result().seats] == [-60.0, -25.0] and not sink.result().passed
+    sink.status({"now": 6.0, "peaks": [-25.0, -20.0]})
+    assert sink.result().passed and not sink.done(6.0) and sink.done(6.0 + SELFTEST_SHOW_S)
+    assert sink.text(None)[-1].startswith("all seats pass")
