@@ -52,10 +52,9 @@ class Status:
     detail: str = ""
 
     def to_event(self) -> dict:
-        out = {"t": round(self.t, 4), "type": "audio_status", "state": self.state}
-        if self.detail:
-            out["detail"] = self.detail
-        return out
+        from session.events import AudioStatusEvent
+
+        return AudioStatusEvent(t=round(self.t, 4), state=self.state, detail=self.detail or None).to_dict()
 
 
 # ------------------------------------------------------------------ files (PyAV)

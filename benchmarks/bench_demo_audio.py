@@ -25,7 +25,7 @@ DEMO = ROOT / "fixtures" / "demo"
 
 
 def hear(demix: bool = True) -> tuple[list[dict], object]:
-    from session.calibration import load
+    from calibration import load
     from audio import hearing
     from referee.replay import ReplaySettings, hearing_plan
 

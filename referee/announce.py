@@ -6,7 +6,6 @@ generic table below prints any verdict as its card/kind followed by its fields.
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 
@@ -35,7 +34,9 @@ def generic_table(judgement: Judgement) -> str:
 
 def table(judgement: Judgement, header: SessionHeader | None) -> str:
     """The people's view of a judgement: the game's own table, else the generic one."""
-    module = importlib.import_module(f"referee.judging.{judgement.game}")
+    from referee import judging
+
+    module = judging.module(judgement.game)
     fmt = getattr(module, "format_table", None)
     if fmt is not None:
         return fmt(judgement, header)

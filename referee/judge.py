@@ -16,7 +16,6 @@ every collection that reaches the output is ordered.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
@@ -92,7 +91,9 @@ def apply_corrections(record: Record) -> tuple[list[Event], list[RecordIssue]]:
 
 def game_judge(session: Session):
     """The incremental judge of the session's game (``referee.judging.<game>.Judge``)."""
-    module = importlib.import_module(f"referee.judging.{session.header.game}")
+    from referee import judging
+
+    module = judging.module(session.header.game)
     cls = getattr(module, "Judge", None)
     if cls is None:
         return BatchJudge(session, module.judge)
@@ -117,6 +118,7 @@ class IncrementalJudge:
         self._base_notes = list(notes or [])
         self._entries: list = []  # (line, event) of every event fed, corrections included
         self._line = 1
+        self._said: set[str] = set()
         self._reset()
 
     def _reset(self) -> None:
@@ -152,8 +154,16 @@ class IncrementalJudge:
         return self._take(self._judge.advance(t))
 
     def announce(self, t: float) -> list[dict[str, Any]]:
-        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``)."""
-        return self._judge.announce(t)
+        """Provisional announcements at watermark ``t`` (see ``GameJudge.announce``), each
+        said once: after a correction re-judges the session, what was already announced is
+        not said again (only what changed)."""
+        out = []
+        for item in self._judge.announce(t):
+            key = dumps({k: v for k, v in item.items() if k != "t"})
+            if key not in self._said:
+                self._said.add(key)
+                out.append(item)
+        return out
 
     def _rejudge(self) -> list[dict[str, Any]]:
         before = [dumps(x) for x in self.lines]

@@ -90,8 +90,7 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
     listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=setup.min_conf))
     pipe = Pipeline(["hearing"], [_Each(on_event)], judge=False)
-    pipe.start(SessionHeader.from_dict({"t": 0.0, "type": "session", "game": setup.game, "players": names,
-                                        "options": {}}))
+    pipe.start(SessionHeader(t=0.0, game=setup.game, players=tuple(names)))
     try:
         for item in source:
             pipe.push("hearing", [Event.from_dict(d) for d in listener.update(item)])

@@ -108,7 +108,7 @@ def check_inputs(video: Path, cal, settings: ReplaySettings) -> tuple[Any, list[
             f"{video} is {info.width}x{info.height} but the calibration is for {cal.width}x{cal.height}: "
             "its zones and seat boxes would be in the wrong place; calibrate at this resolution")
     if cal.card_zones and cal.references is not None:
-        deck = set(_deck_codes(cal.game))
+        deck = set(cal.cards or _deck_codes(cal.game))  # the table's own faces, else the game's
         have = {p.stem.split("_")[0] for p in Path(cal.references).iterdir() if p.is_file()}
         missing = sorted(deck - have)
         if missing:
@@ -119,14 +119,10 @@ def check_inputs(video: Path, cal, settings: ReplaySettings) -> tuple[Any, list[
 
 
 def _deck_codes(game: str) -> list[str]:
-    import importlib
+    """The card faces the game's camera must tell apart (the registry's ``faces``)."""
+    import rules
 
-    try:
-        mod = importlib.import_module(f"rules.{game}")
-    except ImportError:
-        return []
-    deck = getattr(mod, "DECK", None) or getattr(mod, "CARDS", None) or {}
-    return [str(c) for c in deck]  # a game without a deck list: nothing to check
+    return list(rules.get(game).faces)
 
 
 def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal_path: Path):
@@ -159,7 +155,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     the pipeline produces as it is produced."""
     from referee.pipeline import recording
     from referee.pipeline.sinks import CollectSink, RecordSink
-    from session.calibration import load
+    from calibration import load
     from vision.table import TableLayout
 
     settings = settings or ReplaySettings()
@@ -182,15 +178,11 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
                               card_every=settings.card_every)
 
     def make_header(run) -> SessionHeader:
-        header = {"t": 0.0, "type": "session", "game": game, "players": [s.name for s in cal.seats],
-                  "options": dict(settings.options)}
-        if mode is not None:
-            header["mode"] = mode
-        header["source"] = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
-                            "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
-                            "pose_every": settings.pose_every, "card_every": settings.card_every,
-                            "enrolled": run.enrolled}
-        return SessionHeader.from_dict(header)
+        source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
+                  "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
+                  "pose_every": settings.pose_every, "card_every": settings.card_every, "enrolled": run.enrolled}
+        return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(s.name for s in cal.seats),
+                             options=dict(settings.options), extra={"source": source})
 
     collect = CollectSink()
     with RecordSink(record_path) as record_sink:

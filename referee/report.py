@@ -230,26 +230,18 @@ def timeline(result, views: list[CardView], width: int = TIMELINE_W) -> np.ndarr
 
 
 # ------------------------------------------------------------------ the page
-def _expected(v: dict) -> str:
-    exp = v.get("expected")
-    if not exp:
-        return "-"
-    try:
-        from referee.judging.ikatako import describe_expected
+def _describe(game: str):
+    """The game's own description of a verdict (its judging module's ``describe``)."""
+    from referee import judging
+    from referee.judging import view as views
 
-        return describe_expected(exp)
-    except Exception:  # another game's shape: show it as data
-        return json.dumps(exp, ensure_ascii=False)
+    return getattr(judging.module(game), "describe", views.generic)
 
 
-def _first(v: dict) -> str:
-    if v.get("tie") and v.get("unsettled"):
-        return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
-    if v.get("first") is None:
-        return "nobody (no correct reaction)"
-    m = v.get("margin")
-    by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
-    return f"{v['first']}{by}"
+def _cell(cell) -> str:
+    """A :mod:`referee.judging.view` cell as HTML: parts marked ok/bad/miss are coloured."""
+    lines = ["".join(f'<span class="{st}">{_e(t)}</span>' if st else _e(t) for t, st in line) for line in cell or []]
+    return "<br>".join(x for x in lines if x) or "-"
 
 
 def _heard(view: CardView, events: list[dict]) -> str:
@@ -273,36 +265,25 @@ def _heard(view: CardView, events: list[dict]) -> str:
     return "<br>".join(out) or "nobody spoke"
 
 
-def _facts(v: dict, view: CardView, events: list[dict] | None = None) -> str:
-    rows = [("expected", _e(_expected(v))), ("first", _e(_first(v)))]
-    rows.append(("correct", ", ".join(f'<span class="ok">{_e(p)}</span>' + (
-        f" ({v['times'][p]:.3f} s)" if p in (v.get("times") or {}) else "") for p in v.get("correct", [])) or "-"))
-    why = v.get("why") or {}
-    wrong = [f'<span class="bad">{_e(p)}</span>: {_e(why.get(p, ""))}' for p in v.get("wrong", [])]
-    rows.append(("wrong", "<br>".join(wrong) or "-"))
-    missed = [f'<span class="miss">{_e(p)}</span>: {_e(why.get(p, "no reaction"))}' for p in v.get("missed", [])]
-    rows.append(("missed", "<br>".join(missed) or "-"))
-    if events is not None:
-        rows.append(("heard", _heard(view, events)))
-    pens = v.get("penalties") or {}
-    if pens:
-        rows.append(("penalty cards", ", ".join(
-            f"{_e(p)} turns down {_e(c)}" if c else f"{_e(p)}: no point card to turn down" for p, c in pens.items())))
-    if v.get("effects"):
-        rows.append(("effects", _e(json.dumps(v["effects"], ensure_ascii=False))))
-    return '<table class="v facts">' + "".join(f"<tr><th>{k}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
+def _facts(desc, view: CardView, events: list[dict] | None = None) -> str:
+    from referee.judging.view import HEARD
+
+    rows = []
+    for label, cell in desc.facts:
+        if cell is None and label == HEARD:
+            if events is not None:
+                rows.append((label, _heard(view, events)))
+            continue
+        rows.append((label, _cell(cell)))
+    return '<table class="v facts">' + "".join(f"<tr><th>{_e(k)}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
 
 
-def _summary(views: list[CardView]) -> str:
-    out = ['<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>expected</th><th>first</th>'
-           '<th>wrong</th><th>missed</th></tr>']
-    for k, view in enumerate(views, 1):
-        v = view.verdict
-        why = v.get("why") or {}
-        wrong = "<br>".join(f'<span class="bad">{_e(p)}</span> {_e(why.get(p, ""))}' for p in v.get("wrong", [])) or "-"
-        missed = ", ".join(f'<span class="miss">{_e(p)}</span>' for p in v.get("missed", [])) or "-"
-        out.append(f'<tr><td><a href="#card{k}">{k}</a></td><td>{view.start:.3f}</td><td>{_e(v.get("card"))}</td>'
-                   f"<td>{_e(_expected(v))}</td><td>{_e(_first(v))}</td><td>{wrong}</td><td>{missed}</td></tr>")
+def _summary(views: list[CardView], descs: list) -> str:
+    names = [name for name, _ in descs[0].columns] if descs else []
+    out = ['<table class="v"><tr><th>#</th><th>t (s)</th>' + "".join(f"<th>{_e(n)}</th>" for n in names) + "</tr>"]
+    for k, (view, desc) in enumerate(zip(views, descs), 1):
+        cells = "".join(f"<td>{_cell(cell)}</td>" for _, cell in desc.columns)
+        out.append(f'<tr><td><a href="#card{k}">{k}</a></td><td>{view.start:.3f}</td>{cells}</tr>')
     out.append("</table>")
     return "".join(out)
 
@@ -326,6 +307,8 @@ def build_html(result) -> str:
     from audio.capture import read_all
 
     views = card_views(result)
+    describe = _describe(result.header["game"])
+    descs = [describe(v.verdict) for v in views]
     cal = result.calibration
     seat_box = {s.name: s.box.to_list() for s in cal.seats}
     seat_chan = {s.name: s.channel for s in cal.seats}
@@ -348,7 +331,7 @@ def build_html(result) -> str:
     if result.warnings:
         parts.append('<div class="warn"><b>Warnings — what the replay could not see or hear:</b><ul>'
                      + "".join(f"<li>{_e(w)}</li>" for w in result.warnings) + "</ul></div>")
-    parts.append("<h2>Verdicts</h2>" + _summary(views) + _result(result.judgement))
+    parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement))
     parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
                  "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
                  "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
@@ -357,10 +340,10 @@ def build_html(result) -> str:
                  "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
                  "pass for a raised hand. Waveforms: grey line = the card appears, red lines = each detected voice "
                  "onset, with the words heard.</p>")
-    for k, view in enumerate(views, 1):
+    for k, (view, desc) in enumerate(zip(views, descs), 1):
         v = view.verdict
-        parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {_e(v.get("card"))} at {view.start:.3f} s'
-                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(v, view, result.events))
+        parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {_e(desc.title)} at {view.start:.3f} s'
+                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(desc, view, result.events))
         ev = ['<div class="ev">']
         img = frames.get(view.start)
         if img is not None:
@@ -379,7 +362,7 @@ def build_html(result) -> str:
             if img is None:
                 continue
             shown = img.copy()
-            status = "ok" if p in v.get("correct", []) else "bad" if p in v.get("wrong", []) else "miss"
+            status = desc.status.get(p, "miss")
             colour = {"ok": (40, 160, 40), "bad": (30, 30, 210), "miss": (0, 140, 220)}[status]
             draw_pose(shown, _landmarks_at(result, p, t), seat_box[p], p, colour)
             word = {"ok": "correct", "bad": "wrong", "miss": "missed"}[status]
@@ -414,19 +397,17 @@ def write_video(result, path: Path, scale: float = 0.5) -> None:
 
     cal = result.calibration
     views = card_views(result)
+    describe = _describe(result.header["game"])
+    captions = [describe(v.verdict).captions() for v in views]
     hands = [e for e in result.events if e["type"] == "hand"]
     shouts = [e for e in result.events if e["type"] == "shout"]
 
     def caption(t: float) -> tuple[str, str]:
-        cur = [v for v in views if v.start <= t]
+        cur = [k for k, v in enumerate(views) if v.start <= t]
         if not cur:
             return "", ""
-        v = cur[-1].verdict
-        top = f"card {v.get('card')}: expected {_expected(v)}"
-        if t < cur[-1].end:
-            return top, ""
-        wrong = ", ".join(v.get("wrong", [])) or "-"
-        return top, f"first {v.get('first') or '-'}  wrong {wrong}  missed {', '.join(v.get('missed', [])) or '-'}"
+        top, after = captions[cur[-1]]
+        return (top, "") if t < views[cur[-1]].end else (top, after)
 
     def frames():
         for fr in read_frames(result.video):

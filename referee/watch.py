@@ -25,7 +25,7 @@ def watch(video: str | Path, calibration: str | Path, *, on_event: Callable[[Eve
           on_warning: Callable[[str], None] | None = None) -> int:
     """Perceive ``video`` with the table of ``calibration``; returns the number of events."""
     from referee.pipeline import recording
-    from session.calibration import load
+    from calibration import load
     from vision.cards import References
     from vision.table import TableLayout
     from vision.video import probe
@@ -52,8 +52,7 @@ def watch(video: str | Path, calibration: str | Path, *, on_event: Callable[[Eve
 
     rec = recording.Recording(video=video, audio=None, layout=TableLayout.of(cal), hearing=None, info=info,
                               workers=workers, pose_every=pose_every, card_every=card_every, keep_landmarks=False)
-    header = SessionHeader.from_dict({"t": 0.0, "type": "session", "game": cal.game,
-                                     "players": [s.name for s in cal.seats], "options": {}})
+    header = SessionHeader(t=0.0, game=cal.game, players=tuple(s.name for s in cal.seats))
     recording.run(rec, [_Each(each)], lambda run: header, setup_warnings=warnings, on_progress=on_progress,
                   on_warning=on_warning, judge=False)
     return count[0]

@@ -1,35 +1,51 @@
-"""The rules of the five games, one pure module each, behind one registry.
+"""The rules of the games, one pure module each, behind one registry.
 
-``rules.get("ikatako")`` returns the game's :class:`rules.base.Game`; ``rules.names()``
-lists the registered games. Modules are imported on first use.
+A game registers itself by being a module of this package that defines ``GAME`` (a
+:class:`rules.base.Game`): ``rules.names()`` lists every such module in the games' declared
+order (``Game.rank``), ``rules.get("ikatako")`` returns its ``GAME``. Nothing else in the
+referee lists the games: the record's header, the calibration, the CLI, the judge and the
+report all ask here. Adding a game is one rules module (and its judging module,
+``referee/judging/<name>.py``).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import pkgutil
+from functools import lru_cache
 
-from session.errors import UnknownGame
 from rules.base import Game
+from session.errors import UnknownGame
 
-# game name -> module defining ``GAME`` (a rules.base.Game instance)
-_MODULES = {
-    "ikatako": "rules.ikatako",
-    "mokochaka": "rules.mokochaka",
-    "takoyaki": "rules.takoyaki",
-    "seasaltpaper": "rules.seasaltpaper",
-    "toratanu": "rules.toratanu",
-}
+#: modules of this package that are not games
+_NOT_GAMES = {"base"}
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, Game]:
+    games = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name in _NOT_GAMES or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        game = getattr(module, "GAME", None)
+        if isinstance(game, Game):
+            games.append(game)
+    return {g.name: g for g in sorted(games, key=lambda g: (g.rank, g.name))}
 
 
 def names() -> list[str]:
-    """Every registered game whose module is present, in the registry's order."""
-    return [n for n in _MODULES if importlib.util.find_spec(_MODULES[n]) is not None]
+    """Every registered game, in the registry's order."""
+    return list(_registry())
+
+
+def all_games() -> list[Game]:
+    return list(_registry().values())
 
 
 def get(name: str) -> Game:
     """The rules of game ``name``; :class:`UnknownGame` names the games there are."""
-    module_name = _MODULES.get(name)
-    if module_name is None or importlib.util.find_spec(module_name) is None:
+    game = _registry().get(name)
+    if game is None:
         raise UnknownGame(f"unknown game {name!r} (known: {', '.join(names())})")
-    return importlib.import_module(module_name).GAME
+    return game

@@ -112,13 +112,36 @@ class State(ABC):
 
 
 class Game(ABC):
-    """The rules of one game: its name, modes, options, and how to start a state."""
+    """The rules of one game: its name, modes, options, and how to start a state — and the
+    game's declaration for the registry (``rules.get``/``rules.names``), which every other
+    part of the referee asks instead of listing the games itself: its title for people, its
+    place in the list, the camera zones a calibration may name (``p:`` = any
+    ``p:<seat>:slot<N>``), the card faces a calibration shows the camera (empty: the table
+    names them), and the zones a calibration must have."""
 
     name: ClassVar[str]
+    #: the game's name for people (reports, tables)
+    title: ClassVar[str] = ""
+    #: place in the registry's list (the seed rulebooks' order; a new game: any larger number)
+    rank: ClassVar[int] = 100
     modes: ClassVar[tuple[str, ...]] = ("default",)
     options: ClassVar[tuple[Option, ...]] = ()
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 8
+    #: the zones of ``card`` events this game's calibration may define
+    zones: ClassVar[tuple[str, ...]] = ("field",)
+    #: the distinct card faces the camera must tell apart, in the order calibration asks for them
+    faces: ClassVar[tuple[str, ...]] = ()
+
+    def calibration_zones(self, seats: Sequence[str]) -> list[str]:
+        """The zones a calibration of this game must have (default: every declared zone)."""
+        return [z for z in self.zones if z != "p:"]
+
+    def has_zone(self, zone: str) -> bool:
+        return any(zone == z or (z == "p:" and zone.startswith("p:")) for z in self.zones)
+
+    def zones_text(self) -> str:
+        return ", ".join("p:SEAT:slotN" if z == "p:" else z for z in self.zones)
 
     @abstractmethod
     def new_state(self, players: Sequence[str], mode: str | None = None,

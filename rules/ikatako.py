@@ -265,7 +265,13 @@ THREE_COUNT_S = 3.0
 
 class IkatakoGame(Game):
     name = "ikatako"
+    title = "IKATAKO"
+    rank = 0
     modes = ("versus", "coop", "solo")
+    zones = ("field",)
+    #: asked in the demo deck's order: numbers, creatures, Uzushio 6 then 9, Salvage, troubles
+    faces = ("2", "3", "4", "5", "tako", "ika", "ikatako", "uzushio6", "uzushio9", "salvage", "mirror",
+             "number", "repeat")
     options = OPTIONS
     min_players = 1
     max_players = 8

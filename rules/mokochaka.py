@@ -691,7 +691,12 @@ class MokochakaGame(Game):
     """MOKOCHAKA: 2+ players, one mode; options are the [policy] points of RULES.md §2."""
 
     name = "mokochaka"
+    title = "MOKOCHAKA"
+    rank = 1
     modes = ("default",)
+    zones = ("pile0", "pile1", "pile2", "token")
+    #: every kind-count face of the default deck
+    faces = tuple(dict.fromkeys(DEFAULT_DECK))
     min_players = 2
     max_players = 8
     options = (

@@ -531,6 +531,9 @@ class SeaSaltState(State):
         return Outcome("turn", {"player": p, "next": self.player})
 
     def _end_round(self, ender: str, call: str) -> Outcome:
+        """End the round; the outcome also gives ``cards``: each player's cards (hand and
+        played) at the end, what the table declares and a judge scores."""
+        cards = {q: list(self.cards_of(q)) for q in self.players}
         if call == "emptydeck":
             scored = {q: 0 for q in self.players}
             detail: dict[str, Any] = {"call": "emptydeck", "ender": ender, "scores": scored}
@@ -545,11 +548,11 @@ class SeaSaltState(State):
         if max(self.totals.values()) >= self.target:
             self.winners = winners(self.totals, order)
             self.phase = "over"
-            return Outcome("game", {"round": detail, "winners": self.winners})
+            return Outcome("game", {"round": detail, "winners": self.winners, "cards": cards})
         self.starter = (self.players.index(ender) + 1) % len(self.players)
         self._new_round_state()
         self.phase = "shuffle"
-        return Outcome("round", detail)
+        return Outcome("round", {**detail, "cards": cards})
 
     @property
     def is_over(self) -> bool:
@@ -579,7 +582,10 @@ class SeaSaltState(State):
 
 class SeaSaltPaper(Game):
     name = "seasaltpaper"
+    title = "Sea Salt & Paper"
+    rank = 3
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
     options = (

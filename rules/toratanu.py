@@ -548,6 +548,12 @@ class ToratanuState(State):
         return out
 
     def _tally(self) -> Outcome:
+        """Score the game; the outcome also gives each player's ``tallies`` (the cards in
+        hand, the captured and the Doubutsuen sets, as card text), what the table declares."""
+        tallies = {p: {"hand": [str(self.cards[c]) for c in self.hands[p]],
+                       "captured": [[str(self.cards[c]) for c in s] for s in self.captured[p]],
+                       "doubutsuen": [[str(self.cards[c]) for c in s] for s in self.zoo[p]]}
+                   for p in self.players}
         scores = {p: a.total for p, a in self.tally_scores().items()}
         for p, v in scores.items():
             self.totals[p] += v
@@ -558,7 +564,7 @@ class ToratanuState(State):
         else:
             self._reset()
             self.phase = "shuffle"
-        return Outcome("tally", {"scores": scores})
+        return Outcome("tally", {"scores": scores, "tallies": tallies})
 
     @property
     def is_over(self) -> bool:
@@ -595,7 +601,10 @@ class ToratanuState(State):
 
 class Toratanu(Game):
     name = "toratanu"
+    title = "TORATANU"
+    rank = 4
     modes = ("default",)
+    zones = ("scoring",)
     min_players = 2
     max_players = 4
     options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int),)

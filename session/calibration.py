@@ -57,21 +57,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from session.errors import CalibrationError
-from session.events import GAMES
+from session.errors import CalibrationError, RefereeError
 
 SCHEMA_VERSION = 2
 #: versions this referee reads (older ones are migrated on load)
 READS = (1, 2)
 _ZONE_NAME = re.compile(r"^(field|token|scoring|pile[0-2]|p:[^:\s]+:slot\d+)$")
-#: the zones each game uses (``p:`` stands for any ``p:<seat>:slot<N>``)
-GAME_ZONES = {
-    "ikatako": ("field",),
-    "mokochaka": ("pile0", "pile1", "pile2", "token"),
-    "takoyaki": ("p:",),
-    "seasaltpaper": ("scoring",),
-    "toratanu": ("scoring",),
-}
+_GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 _V1_KEYS = {"version", "game", "camera", "zones", "seats", "references"}
 _V2_KEYS = {"version", "game", "deck", "camera", "zones", "seats", "audio", "references", "cards",
@@ -232,9 +224,12 @@ class Calibration:
         return [s.name for s in self.seats]
 
     @staticmethod
-    def from_dict(obj: Any, base: Path | None = None) -> "Calibration":
+    def from_dict(obj: Any, base: Path | None = None, games: Any = None) -> "Calibration":
         """Validate a calibration object (version 1 is migrated first); ``base`` is the
-        folder relative paths are read from."""
+        folder relative paths are read from. ``games`` is the game registry (the ``rules``
+        package: ``games.get(name)`` with ``has_zone``/``zones_text``): with it, the game must
+        be a registered one and every zone one of its zones; without it (the contract alone
+        knows no games) only their spelling is checked."""
         if not isinstance(obj, dict):
             raise CalibrationError("calibration must be a JSON object")
         version = obj.get("version")
@@ -259,8 +254,14 @@ class Calibration:
                 raise CalibrationError(f"extra: an object of free keys expected, got {extra!r}")
             extra = dict(extra)
         game = obj.get("game")
-        if game not in GAMES:
-            raise CalibrationError(f"game: one of {', '.join(GAMES)} expected, got {game!r}")
+        if not isinstance(game, str) or not _GAME_NAME.match(game):
+            raise CalibrationError(f"game: a game's name expected (e.g. ikatako), got {game!r}")
+        rules_of = None
+        if games is not None:
+            try:
+                rules_of = games.get(game)
+            except RefereeError:
+                raise CalibrationError(f"game: one of {', '.join(games.names())} expected, got {game!r}") from None
         deck = obj.get("deck", game)
         if deck is None:
             deck = game
@@ -289,14 +290,12 @@ class Calibration:
         if not isinstance(zones_obj, dict):
             raise CalibrationError("zones: expected an object of name -> [x1, y1, x2, y2]")
         zones = {}
-        allowed = GAME_ZONES[game]
         for name, value in zones_obj.items():
             if not _ZONE_NAME.match(str(name)):
                 raise CalibrationError(
                     f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN)")
-            if not any(name == a or (a == "p:" and name.startswith("p:")) for a in allowed):
-                raise CalibrationError(
-                    f"zones.{name}: not a zone of {game} ({', '.join('p:SEAT:slotN' if a == 'p:' else a for a in allowed)})")
+            if rules_of is not None and not rules_of.has_zone(name):
+                raise CalibrationError(f"zones.{name}: not a zone of {game} ({rules_of.zones_text()})")
             zones[name] = Box.from_value(value, f"zones.{name}", (w, h))
 
         aud = obj.get("audio")
@@ -441,8 +440,9 @@ def check_media(cal: Calibration, width: int | None = None, height: int | None =
                                f"calibrate the table for {game} (its zones differ)")
 
 
-def load(path: str | Path) -> Calibration:
-    """Read and validate a calibration file; :class:`CalibrationError` names what is wrong."""
+def load(path: str | Path, games: Any = None) -> Calibration:
+    """Read and validate a calibration file; :class:`CalibrationError` names what is wrong
+    (``games``: the game registry, see :meth:`Calibration.from_dict`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -455,7 +455,7 @@ def load(path: str | Path) -> Calibration:
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     try:
-        return Calibration.from_dict(obj, base=path.parent)
+        return Calibration.from_dict(obj, base=path.parent, games=games)
     except CalibrationError as exc:
         raise CalibrationError(f"{path}: {exc}") from None
 

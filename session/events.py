@@ -13,13 +13,16 @@ both sides import this module only, so it must stay free of heavy dependencies.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from session.errors import EventError
 
-GAMES = ("ikatako", "mokochaka", "takoyaki", "seasaltpaper", "toratanu")
 SIDES = ("left", "right")
+#: a game's name as the record spells it; which games exist is the registry's (``rules``)
+#: business, checked when the record is judged, not the contract's
+_GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 HAND_STATES = ("up", "down")
 
 
@@ -120,7 +123,9 @@ class SessionHeader(Event):
 
     @classmethod
     def _parse(cls, t, obj, extra):
-        game = _choice(obj.get("game"), "game", GAMES)
+        game = obj.get("game")
+        if not isinstance(game, str) or not _GAME_NAME.match(game):
+            raise EventError(f"field 'game' must be a game's name (e.g. ikatako), got {game!r}")
         players = obj.get("players")
         if not isinstance(players, list) or not players:
             raise EventError("field 'players' must be a non-empty list of names")

@@ -29,3 +29,21 @@ def test_contract_package_imports_nothing_of_the_project():
             words = line.split()
             if len(words) >= 2 and words[0] in ("import", "from"):
                 assert words[1].split(".")[0] not in project, f"{path.name}: {line.strip()}"
+
+
+def test_no_module_outside_the_contract_writes_an_event_by_hand():
+    """Events are built as the contract's typed objects (``session.events``), never as
+    hand-written dicts: a ``"type": "<event kind>"`` literal outside ``session/`` is one."""
+    import re
+
+    from session.events import Event
+
+    kinds = "|".join(sorted(Event._registry))
+    pattern = re.compile(r"""["']type["']\s*:\s*["'](%s)["']""" % kinds)
+    offenders = []
+    for package in ("referee", "rules", "vision", "audio", "calibration"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert offenders == []

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+import rules
+
 
 def _names(players: str | None, n_channels: int | None) -> list[str]:
     from session.errors import CalibrationError
@@ -48,8 +50,7 @@ def _zones(values: tuple[str, ...]) -> dict:
 
 
 @click.command("calibrate")
-@click.option("--game", required=True, type=click.Choice(["ikatako", "mokochaka", "takoyaki", "seasaltpaper",
-                                                          "toratanu"]), help="The game the table will play.")
+@click.option("--game", required=True, type=click.Choice(rules.names()), help="The game the table will play.")
 @click.option("--camera", default=None, help="Camera index or device (guided, in a window).")
 @click.option("--from-video", "video", type=click.Path(dir_okay=False, path_type=Path),
               help="A calibration recording instead of the camera (non-interactive).")
@@ -78,7 +79,7 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     codes = tuple(c.strip() for c in card_list.split(",") if c.strip()) if card_list else deck_cards(game)
     zones = _zones(zone_opts)
     for z in zones:  # a wrong zone name is said before any work, not after
-        if not any(z == a or (a == "p:" and z.startswith("p:")) for a in schema.GAME_ZONES[game]):
+        if not rules.get(game).has_zone(z):
             raise CalibrationError(f"--zone {z}: not a zone of {game}")
     if camera is not None:
         from calibration.interactive import calibrate_camera, require_display
@@ -124,7 +125,7 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         cal = schema.Calibration.from_dict(cal_obj, base=out)  # the schema checks what the steps built
         written = out / "calibration.json"
         schema.save(cal, written)
-        schema.load(written)
+        schema.load(written, games=rules)
     if as_json:
         click.echo(json.dumps({"checks": [c.to_dict() for c in res.checks], "calibration": cal_obj,
                                "written": str(written) if written else None, "seconds": round(res.seconds, 2),

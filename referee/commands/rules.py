@@ -1,18 +1,20 @@
-"""``referee rules GAME ...``: ask the rules of one game a question."""
+"""``referee rules GAME ...``: ask the rules of one game a question.
+
+Each registered game (:func:`rules.names`) with a question module
+``referee/commands/rules_<game>.py`` gets its subcommand; a game without one has none.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+
 import click
 
+import rules
 from referee.cli import LazyGroup
 
-GAME_COMMANDS = {
-    "ikatako": "referee.commands.rules_ikatako:cli",
-    "mokochaka": "referee.commands.rules_mokochaka:cli",
-    "takoyaki": "referee.commands.rules_takoyaki:cli",
-    "seasaltpaper": "referee.commands.rules_seasaltpaper:cli",
-    "toratanu": "referee.commands.rules_toratanu:cli",
-}
+GAME_COMMANDS = {name: f"referee.commands.rules_{name}:cli" for name in rules.names()
+                 if importlib.util.find_spec(f"referee.commands.rules_{name}") is not None}
 
 
 @click.group("rules", cls=LazyGroup, lazy=GAME_COMMANDS)

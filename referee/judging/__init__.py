@@ -1,5 +1,18 @@
-"""One judging module per game: ``judge(session) -> iterable of verdict/result dicts``.
+"""One judging module per game, found by the game's registered name (:mod:`rules`):
+``referee/judging/<name>.py`` defines ``Judge`` (the incremental judge, :mod:`referee.judging.
+base`), and may define ``format_table(judgement, header) -> str`` (the people's table; else
+:mod:`referee.announce` prints a generic one) and ``describe(verdict) -> list[(label, text)]``
+(what the dispute report shows of a verdict; else every field)."""
 
-Each module may also define ``format_table(judgement) -> str`` for people; otherwise
-:mod:`referee.announce` prints a generic table.
-"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+
+def module(game: str) -> ModuleType:
+    """The judging module of a registered game (:class:`session.errors.UnknownGame` if none)."""
+    import rules
+
+    rules.get(game)  # a game the registry does not know is one clear error
+    return importlib.import_module(f"{__name__}.{game}")

@@ -1,6 +1,8 @@
 """Judging an IKATAKO session: one verdict per revealed card, then the result.
 
-The events arrive in canonical order (``referee.judge``). Every card event opens a
+The events arrive one at a time in canonical order (``referee.judge``), and :class:`Judge`
+says each card's verdict as soon as it is final, and what a live table may hear before
+that (:meth:`Judge.announce`). Every card event opens a
 **reaction window** that lasts ``window`` seconds and ends early at the next card (or at
 the ``end`` event). Time is handled in integer microseconds, so shifting a whole record
 by a constant cannot change a comparison; times in the output are rounded to ms.
@@ -39,8 +41,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
+from referee.judging.base import GameJudge
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
@@ -111,63 +114,6 @@ def describe_expected(exp: dict[str, Any]) -> str:
     return f"{hand} + {said}"
 
 
-class _Reader:
-    """Splits the ordered events into card slots, dropping (with warnings) what cannot count."""
-
-    def __init__(self, session):
-        self.session = session
-        self.players = set(session.players)
-        self.prelude: list[Event] = []
-        self.slots: list[Slot] = []
-        self._unknown: dict[str, list[float]] = defaultdict(list)
-        self._unattributed: list[float] = []
-        self._after_end = 0
-        self._read()
-
-    def _known(self, ev: Event, name: str | None) -> bool:
-        if name in self.players:
-            return True
-        self._unknown[str(name)].append(ev.t)
-        return False
-
-    def _read(self) -> None:
-        ended = False
-        for ev in self.session.events:
-            if ended:
-                self._after_end += 1
-                continue
-            if isinstance(ev, EndEvent):
-                ended = True
-                if self.slots and self.slots[-1].stop is None:
-                    self.slots[-1].stop = us(ev.t)
-                continue
-            if isinstance(ev, ShoutEvent) and ev.player is None:
-                self._unattributed.append(ev.t)
-                continue
-            if isinstance(ev, (HandEvent, ShoutEvent)) and not self._known(ev, ev.player):
-                continue
-            if isinstance(ev, DecisionEvent) and not self._known(ev, ev.first):
-                continue
-            if isinstance(ev, ChoiceEvent) and not self._known(ev, ev.player):
-                continue
-            if isinstance(ev, CardEvent):
-                t0 = us(ev.t)
-                if self.slots and self.slots[-1].stop is None:
-                    self.slots[-1].stop = t0
-                self.slots.append(Slot(ev, t0, None))
-                continue
-            (self.slots[-1].events if self.slots else self.prelude).append(ev)
-        warn = self.session.warn
-        for name, times in sorted(self._unknown.items()):
-            warn(f"{len(times)} event(s) name {name!r}, who is not at the table "
-                 f"({', '.join(self.session.players)}); first at t={times[0]:.3f} s; ignored")
-        if self._unattributed:
-            warn(f"{len(self._unattributed)} unattributed shout(s) (player null) ignored; "
-                 f"first at t={self._unattributed[0]:.3f} s")
-        if self._after_end:
-            warn(f"{self._after_end} event(s) after the 'end' event ignored")
-
-
 class _Hands:
     """Every player's hands (their own sides), up or down, through the whole session."""
 
@@ -179,6 +125,11 @@ class _Hands:
         was = self.up[ev.player][ev.side]
         self.up[ev.player][ev.side] = ev.state == "up"
         return ev.state == "up" and not was
+
+    def copy(self) -> "_Hands":
+        other = _Hands(())
+        other.up = {p: dict(sides) for p, sides in self.up.items()}
+        return other
 
 
 def _collect(slot: Slot, players, hands: _Hands, window_end: int) -> dict[str, Act]:
@@ -221,6 +172,68 @@ def _window(slot: Slot, seconds: float) -> int:
     return end if slot.stop is None else min(end, slot.stop)
 
 
+def _assess_versus(act: Act, expected, cid: str, window_end: int, window_s: float) -> tuple[str, Any]:
+    """One versus player's reaction: ``("correct", when)`` (the later of the utterance and the
+    last required hand, session µs), ``("wrong", why)``, ``("missed", why)``, or
+    ``("idle", None)`` (no reaction, none due). Used by the verdict and the announcements."""
+    shout = act.shouts[0] if act.shouts else None
+    moment = us(shout.t) if shout else window_end
+    if not expected.required:
+        if not act.did_something():
+            return "idle", None
+        did = []
+        if act.ups:
+            did.append(f"raised {_hands_text(set(act.ups))}")
+        if shout:
+            did.append(f"said {_words(shout.words)}")
+        return "wrong", f"reacted to the trouble card {cid} ({', '.join(did)}); no reaction was due"
+    if not act.did_something():
+        return "missed", f"no reaction within {window_s:g} s"
+    problems = []
+    hand_problem = _hand_problem(act, expected.sides, moment)
+    if hand_problem:
+        problems.append(hand_problem)
+    if shout is None:
+        problems.append(f"said nothing, expected {' '.join(expected.say)}")
+    elif shout.words != expected.say:
+        problems.append(f"said {_words(shout.words)}, expected {' '.join(expected.say)}")
+    if problems:
+        return "wrong", "; ".join(problems)
+    return "correct", max([us(shout.t)] + [act.ups[s] for s in expected.sides])
+
+
+def _ranking(correct: dict[str, int], players: list[str], tie_us: int) -> tuple[list[str], list[str]]:
+    """Correct players fastest first (ties broken by seat), and the tie (empty: none)."""
+    order = sorted(correct, key=lambda p: (correct[p], players.index(p)))
+    fastest = correct[order[0]] if order else 0
+    tied = [p for p in order if correct[p] - fastest <= tie_us]
+    return order, tied if len(tied) > 1 else []
+
+
+def _assess_coop(act: Act, expected, seconds: float, window_end: int) -> tuple[list[str], int | None]:
+    """The active player's declaration: the problems (none: ok) and when it was complete."""
+    tokens: list[str] = []
+    done_at = None
+    for shout in act.shouts:
+        tokens += shout.words
+        if len(tokens) >= len(expected.say):
+            done_at = us(shout.t)
+            break
+    moment = done_at if done_at is not None else window_end
+    problems = []
+    if not act.did_something():
+        problems.append(f"no declaration within {seconds:g} s")
+    else:
+        hand_problem = _hand_problem(act, expected.sides, moment)
+        if hand_problem:
+            problems.append(hand_problem)
+        if not act.shouts:
+            problems.append(f"said nothing, expected {' '.join(expected.say)}")
+        elif tuple(tokens) != expected.say:
+            problems.append(f"said {_words(tokens)}, expected {' '.join(expected.say)}")
+    return problems, done_at
+
+
 # ----------------------------------------------------------------------------- versus
 
 
@@ -236,37 +249,14 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     wrong: dict[str, str] = {}
     missed: dict[str, str] = {}
     for p in players:
-        act = acts[p]
-        shout = act.shouts[0] if act.shouts else None
-        moment = us(shout.t) if shout else window_end
-        if not expected.required:
-            if act.did_something():
-                did = []
-                if act.ups:
-                    did.append(f"raised {_hands_text(set(act.ups))}")
-                if shout:
-                    did.append(f"said {_words(shout.words)}")
-                wrong[p] = f"reacted to the trouble card {cid} ({', '.join(did)}); no reaction was due"
-            continue
-        if not act.did_something():
-            missed[p] = f"no reaction within {opts['window']:g} s"
-            continue
-        problems = []
-        hand_problem = _hand_problem(act, expected.sides, moment)
-        if hand_problem:
-            problems.append(hand_problem)
-        if shout is None:
-            problems.append(f"said nothing, expected {' '.join(expected.say)}")
-        elif shout.words != expected.say:
-            problems.append(f"said {_words(shout.words)}, expected {' '.join(expected.say)}")
-        if problems:
-            wrong[p] = "; ".join(problems)
-            continue
-        correct[p] = max([us(shout.t)] + [act.ups[s] for s in expected.sides]) - slot.t0
-    order = sorted(correct, key=lambda p: (correct[p], players.index(p)))
-    fastest = correct[order[0]] if order else 0
-    tied = [p for p in order if correct[p] - fastest <= round(opts["tie_ms"] * 1000)]
-    tie = tied if len(tied) > 1 else []
+        status, value = _assess_versus(acts[p], expected, cid, window_end, opts["window"])
+        if status == "correct":
+            correct[p] = value - slot.t0
+        elif status == "wrong":
+            wrong[p] = value
+        elif status == "missed":
+            missed[p] = value
+    order, tie = _ranking(correct, players, round(opts["tie_ms"] * 1000))
     first = order[0] if order and not tie else None
     decision = None
     penalty_choices: dict[str, str] = {}
@@ -339,41 +329,13 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     }
 
 
-def _start(session, players: list[str]) -> tuple["_Reader", "_Hands"]:
-    """The record cut into card slots, and the hands as they stand before the first card."""
-    reader = _Reader(session)
-    hands = _Hands(players)
-    for ev in reader.prelude:
-        if isinstance(ev, HandEvent):
-            hands.update(ev)
-    return reader, hands
-
-
-def _flipper(session, slot) -> str | None:
-    """Who flipped the slot's card, when the record names a player at the table."""
-    by = slot.card.by if slot.card.by in session.players else None
-    if slot.card.by is not None and by is None:
-        session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s was flipped by "
-                     f"{slot.card.by!r}, who is not at the table; 'by' ignored", slot.card)
+def _flipper(session, card: CardEvent) -> str | None:
+    """Who flipped the card, when the record names a player at the table."""
+    by = card.by if card.by in session.players else None
+    if card.by is not None and by is None:
+        session.warn(f"card {card.card!r} at t={card.t:.3f} s was flipped by "
+                     f"{card.by!r}, who is not at the table; 'by' ignored", card)
     return by
-
-
-def _judge_versus(session) -> Iterator[dict[str, Any]]:
-    players = list(session.players)
-    state = rk.GAME.new_state(players, "versus", session.options)
-    state.apply(rk.Remove(None))
-    reader, hands = _start(session, players)
-    for slot in reader.slots:
-        by = _flipper(session, slot)
-        try:
-            rk.check_card(slot.card.card)
-            out = state.apply(rk.Reveal(slot.card.card, by))
-        except RulesError as exc:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict", slot.card)
-            _collect(slot, players, hands, -1)  # keep the hands' state
-            continue
-        yield _judge_card_versus(session, slot, dict(out.details), state, hands, players)
-    yield {"type": "result", "mode": "versus", **state.result()}
 
 
 # ----------------------------------------------------------------------------- co-op / solo
@@ -385,25 +347,7 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     total = int(expected.say[-1])
     window_end = _window(slot, seconds)
     act = _collect(slot, players, hands, window_end)[player]
-    tokens: list[str] = []
-    done_at = None
-    for shout in act.shouts:
-        tokens += shout.words
-        if len(tokens) >= len(expected.say):
-            done_at = us(shout.t)
-            break
-    moment = done_at if done_at is not None else window_end
-    problems = []
-    if not act.did_something():
-        problems.append(f"no declaration within {seconds:g} s")
-    else:
-        hand_problem = _hand_problem(act, expected.sides, moment)
-        if hand_problem:
-            problems.append(hand_problem)
-        if not act.shouts:
-            problems.append(f"said nothing, expected {' '.join(expected.say)}")
-        elif tuple(tokens) != expected.say:
-            problems.append(f"said {_words(tokens)}, expected {' '.join(expected.say)}")
+    problems, done_at = _assess_coop(act, expected, seconds, window_end)
     for ev in slot.events:
         if isinstance(ev, (DecisionEvent, ChoiceEvent)):
             session.warn(f"{ev.type} at t={ev.t:.3f} s means nothing in {state.mode}; ignored "
@@ -426,39 +370,231 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     }
 
 
-def _judge_coop(session, mode: str) -> Iterator[dict[str, Any]]:
-    players = list(session.players)
-    state = rk.GAME.new_state(players, mode, session.options)
-    seconds = session.options["window"]
-    if session.options["three_count"]:
-        seconds = min(seconds, rk.THREE_COUNT_S)
-    reader, hands = _start(session, players)
-    for slot in reader.slots:
-        by = _flipper(session, slot)
-        if state.is_over:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s comes after the game is over; no verdict", slot.card)
-            _collect(slot, players, hands, -1)
-            continue
+# ----------------------------------------------------------------------------- the judge
+
+
+@dataclass
+class _Open:
+    """The card whose window is open: what the announcements need to know about it."""
+
+    slot: Slot
+    cid: str
+    expected: Any  # rules.ikatako.Reaction
+    reveal: dict[str, Any] | None = None  # versus: the Reveal outcome's details
+    player: str | None = None  # co-op/solo: the active player
+    said: set = field(default_factory=set)  # announcement keys already given
+
+
+class Judge(GameJudge):
+    """The incremental IKATAKO judge (versus, co-op, solo).
+
+    **Verdicts.** A card's verdict line comes out of :meth:`feed` when the next card is
+    revealed (any card, even one the deck lacks) or at ``end``, else at :meth:`finish`:
+    until then a ``decision`` (who takes a tie) or a ``choice`` (penalty card, uzushio,
+    salvage) may still come, and hand events after the window still move the hands. The
+    time alone never makes a verdict final, so :meth:`advance` gives nothing.
+
+    **Bad input** is filtered event by event as it arrives. The three aggregated warnings
+    ("N event(s) name X, who is not at the table", "N unattributed shout(s)", "N event(s)
+    after the 'end' event") are given at :meth:`finish`, when the count is known; the set of
+    notes is the one the old batch reader gave, only their order changed (the aggregated
+    ones come last instead of first).
+
+    **Announcements** (:meth:`announce`, watermark ``t``: every event earlier than ``t``
+    has been fed). Only events earlier than ``t`` are looked at; a card's announcements
+    stop when its verdict line is out (the verdict says the rest). Versus:
+
+    * ``first`` (``player``, ``time`` after the card, ``margin`` to the next correct player,
+      ``None`` while nobody else is correct yet) or ``tie`` (``players``) when it is
+      settled: the player's reaction is complete (first utterance and every required hand
+      up) and correct, and ``t`` is past their reaction time + ``tie_ms`` (strictly: at
+      that very instant a tying reaction may still arrive) or past the window's end. No
+      later reaction can then beat or tie them: it would end at ``t`` or later;
+    * ``wrong`` / ``missed`` (``player``, ``why``) and ``nobody`` (a reaction was due and
+      nobody was correct) once ``t`` is past the window's end (the window is then known
+      in full);
+
+    co-op/solo: ``ok`` (``player``, ``time``) or ``miss`` (``player``, ``why``) once the
+    declaration is complete (all its words said and every required hand up) or ``t`` is
+    past the window's end.
+
+    The one case where the verdict can still differ from an announcement: a player
+    announced ``first``/``ok`` (or in a ``tie``) raises a hand that was not asked for
+    later in the window; the verdict then makes them wrong (and announces ``wrong`` at the
+    window's end). A tie is announced as a tie; who takes it (a ``decision``) only the
+    verdict says. The verdict line is always what counts.
+    """
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.mode = session.header.mode or "versus"
+        if self.mode not in rk.GAME.modes:
+            raise RulesError(f"unknown IKATAKO mode {self.mode!r} (modes: {', '.join(rk.GAME.modes)})")
+        self.players = list(session.players)
+        self._known_players = set(self.players)
+        self.state = rk.GAME.new_state(self.players, self.mode, session.options)
+        if self.mode == "versus":
+            self.state.apply(rk.Remove(None))
+            self.seconds = session.options["window"]
+        else:
+            self.seconds = session.options["window"]
+            if session.options["three_count"]:
+                self.seconds = min(self.seconds, rk.THREE_COUNT_S)
+        self.hands = _Hands(self.players)
+        self.slot: Slot | None = None
+        self.open: _Open | None = None  # None: no card, or a card without a verdict
+        self.ended = False
+        self._unknown: dict[str, list[float]] = defaultdict(list)
+        self._unattributed: list[float] = []
+        self._after_end = 0
+        self._watermark: float | None = None
+
+    # --------------------------------------------------------------- events in
+    def _known(self, ev: Event, name: str | None) -> bool:
+        if name in self._known_players:
+            return True
+        self._unknown[str(name)].append(ev.t)
+        return False
+
+    def _counts(self, ev: Event) -> bool:
+        """False for an event that cannot count (noted for the aggregated warnings)."""
+        if isinstance(ev, ShoutEvent) and ev.player is None:
+            self._unattributed.append(ev.t)
+            return False
+        if isinstance(ev, (HandEvent, ShoutEvent)):
+            return self._known(ev, ev.player)
+        if isinstance(ev, DecisionEvent):
+            return self._known(ev, ev.first)
+        if isinstance(ev, ChoiceEvent):
+            return self._known(ev, ev.player)
+        return True
+
+    def feed(self, event: Event) -> list[dict[str, Any]]:
+        if self.ended:
+            self._after_end += 1
+            return []
+        if isinstance(event, EndEvent):
+            self.ended = True
+            if self.slot is not None:
+                self.slot.stop = us(event.t)
+            return self._close()
+        if not self._counts(event):
+            return []
+        if isinstance(event, CardEvent):
+            if self.slot is not None:
+                self.slot.stop = us(event.t)
+            out = self._close()
+            self._reveal(event)
+            return out
+        if self.slot is not None:
+            self.slot.events.append(event)
+        elif isinstance(event, HandEvent):  # before the first card: only the hands matter
+            self.hands.update(event)
+        return []
+
+    def _reveal(self, card: CardEvent) -> None:
+        self.slot = Slot(card, us(card.t), None)
+        self.open = None
+        by = _flipper(self.session, card)
+        if self.mode != "versus" and self.state.is_over:
+            self.session.warn(f"card {card.card!r} at t={card.t:.3f} s comes after the game is over; no verdict", card)
+            return
         try:
-            rk.check_card(slot.card.card)
-            state.apply(rk.Reveal(slot.card.card, by))
+            cid = rk.check_card(card.card)
+            out = self.state.apply(rk.Reveal(card.card, by))
         except RulesError as exc:
-            session.warn(f"card {slot.card.card!r} at t={slot.card.t:.3f} s: {exc}; no verdict", slot.card)
-            _collect(slot, players, hands, -1)
-            continue
-        yield _judge_card_coop(session, slot, state, hands, players, seconds)
-    yield {"type": "result", "mode": mode, **state.result()}
+            self.session.warn(f"card {card.card!r} at t={card.t:.3f} s: {exc}; no verdict", card)
+            return
+        if self.mode == "versus":
+            reveal = dict(out.details)
+            self.open = _Open(self.slot, reveal["card"], rk.expected_reaction(reveal["card"], reveal["troubles"]),
+                              reveal=reveal)
+        else:
+            self.open = _Open(self.slot, cid, self.state.expected(), player=self.state.active_player)
 
+    def _close(self) -> list[dict[str, Any]]:
+        """The verdict of the card whose window the next card (or the end) just closed."""
+        slot, live = self.slot, self.open
+        self.slot = self.open = None
+        if slot is None:
+            return []
+        if live is None:
+            _collect(slot, self.players, self.hands, -1)  # keep the hands' state
+            return []
+        if self.mode == "versus":
+            return [_judge_card_versus(self.session, slot, live.reveal, self.state, self.hands, self.players)]
+        return [_judge_card_coop(self.session, slot, self.state, self.hands, self.players, self.seconds)]
 
-def judge(session) -> Iterator[dict[str, Any]]:
-    """Verdicts (one per card) and one result, as EVENTS.md shapes them."""
-    mode = session.header.mode or "versus"
-    if mode not in rk.GAME.modes:
-        raise RulesError(f"unknown IKATAKO mode {mode!r} (modes: {', '.join(rk.GAME.modes)})")
-    if mode == "versus":
-        yield from _judge_versus(session)
-    else:
-        yield from _judge_coop(session, mode)
+    def finish(self) -> list[dict[str, Any]]:
+        out = self._close()
+        warn = self.session.warn
+        for name, times in sorted(self._unknown.items()):
+            warn(f"{len(times)} event(s) name {name!r}, who is not at the table "
+                 f"({', '.join(self.session.players)}); first at t={times[0]:.3f} s; ignored")
+        if self._unattributed:
+            warn(f"{len(self._unattributed)} unattributed shout(s) (player null) ignored; "
+                 f"first at t={self._unattributed[0]:.3f} s")
+        if self._after_end:
+            warn(f"{self._after_end} event(s) after the 'end' event ignored")
+        out.append({"type": "result", "mode": self.mode, **self.state.result()})
+        return out
+
+    # --------------------------------------------------------------- announcements
+    def announce(self, t: float) -> list[dict[str, Any]]:
+        live = self.open
+        if live is None:
+            return []
+        horizon = us(t)
+        slot = live.slot
+        seen = Slot(slot.card, slot.t0, None, [e for e in slot.events if us(e.t) < horizon])
+        window_end = _window(seen, self.seconds)
+        acts = _collect(seen, self.players, self.hands.copy(), window_end)
+        closed = horizon > window_end
+        base = {"type": "announce", "t": t, "card": live.cid, "card_t": sec(slot.t0)}
+        if self.mode == "versus":
+            found = self._announce_versus(live, acts, window_end, closed, horizon)
+        else:
+            found = self._announce_coop(live, acts[live.player], window_end, closed)
+        out = []
+        for key, what in found:
+            if key not in live.said:
+                live.said.add(key)
+                out.append({**base, **what})
+        return out
+
+    def _announce_versus(self, live: _Open, acts, window_end: int, closed: bool, horizon: int):
+        t0, expected = live.slot.t0, live.expected
+        status = {p: _assess_versus(acts[p], expected, live.cid, window_end, self.seconds) for p in self.players}
+        correct = {p: v - t0 for p, (s, v) in status.items() if s == "correct"}
+        tie_us = round(self.session.options["tie_ms"] * 1000)
+        order, tie = _ranking(correct, self.players, tie_us)
+        found = []
+        if order and (closed or horizon > t0 + correct[order[0]] + tie_us):
+            if tie:
+                found.append(("first", {"what": "tie", "players": tie, "time": sec(correct[order[0]])}))
+            else:
+                margin = sec(correct[order[1]] - correct[order[0]]) if len(order) > 1 else None
+                found.append(("first", {"what": "first", "player": order[0], "time": sec(correct[order[0]]),
+                                        "margin": margin}))
+        if closed:
+            for kind in ("wrong", "missed"):
+                for p in self.players:
+                    if status[p][0] == kind:
+                        found.append(((kind, p), {"what": kind, "player": p, "why": status[p][1]}))
+            if expected.required and not order:
+                found.append(("nobody", {"what": "nobody"}))
+        return found
+
+    def _announce_coop(self, live: _Open, act: Act, window_end: int, closed: bool):
+        expected = live.expected
+        problems, done_at = _assess_coop(act, expected, self.seconds, window_end)
+        complete = done_at is not None and all(s in act.ups for s in expected.sides)
+        if not (closed or complete):
+            return []
+        if problems:
+            return [("declaration", {"what": "miss", "player": live.player, "why": "; ".join(problems)})]
+        time = max([done_at] + [act.ups[s] for s in expected.sides]) - live.slot.t0
+        return [("declaration", {"what": "ok", "player": live.player, "time": sec(time)})]
 
 
 # ----------------------------------------------------------------------------- the table
@@ -541,3 +677,68 @@ def format_table(judgement, header) -> str:
         title += f" · {', '.join(header.players)}"
     body = _table_versus(judgement.lines, header) if mode == "versus" else _table_coop(judgement.lines, mode)
     return f"{title}\n\n{body}"
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+def _first_text(v: dict[str, Any]) -> str:
+    if v.get("tie") and v.get("unsettled"):
+        return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
+    if v.get("first") is None:
+        return "nobody (no correct reaction)"
+    m = v.get("margin")
+    by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
+    return f"{v['first']}{by}"
+
+
+def describe(v: dict[str, Any]):
+    """The dispute report's view of an IKATAKO verdict (:mod:`referee.judging.view`): the
+    expected reaction, who was first and by how much, who was correct (with their reaction
+    time), wrong (why) or missed; in co-op/solo the active player's declaration."""
+    from referee.judging import view
+
+    exp = v.get("expected")
+    expected = describe_expected(exp) if exp else "-"
+    if "ok" in v:  # co-op / solo: one active player per card
+        p, ok = v["player"], v["ok"]
+        said = [[(p, "ok" if ok else "bad"), (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
+                                              else f": {v.get('why') or 'wrong'}", None)]]
+        return view.VerdictView(
+            title=str(v.get("card")),
+            columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
+                     ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
+            facts=[("active player", view.text(p)), ("expected", view.text(expected)),
+                   ("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
+            + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
+            + [("miss piles", view.text(v.get("miss_piles", 0)))],
+            status={p: "ok" if ok else "bad"})
+    why = v.get("why") or {}
+    times = v.get("times") or {}
+    wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.get("wrong", [])]
+    facts = [("expected", view.text(expected)), ("first", view.text(_first_text(v))),
+             ("correct", view.marked([(p, f" ({times[p]:.3f} s)" if p in times else "") for p in v.get("correct", [])],
+                                     "ok")),
+             ("wrong", [[(p, "bad"), (f": {why.get(p, '')}", None)] for p in v.get("wrong", [])]),
+             ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.get("missed", [])]),
+             (view.HEARD, None)]
+    pens = v.get("penalties") or {}
+    if pens:
+        facts.append(("penalty cards", view.text(", ".join(
+            f"{p} turns down {c}" if c else f"{p}: no point card to turn down" for p, c in pens.items()))))
+    if v.get("effects"):
+        import json
+
+        facts.append(("effects", view.text(json.dumps(v["effects"], ensure_ascii=False))))
+    status = {p: "miss" for p in v.get("missed", [])}
+    status.update({p: "bad" for p in v.get("wrong", [])})
+    status.update({p: "ok" for p in v.get("correct", [])})
+    caption = (f"card {v.get('card')}: expected {expected}",
+               f"first {v.get('first') or '-'}  wrong {', '.join(v.get('wrong', [])) or '-'}  "
+               f"missed {', '.join(v.get('missed', [])) or '-'}")
+    return view.VerdictView(
+        title=str(v.get("card")), caption=caption,
+        columns=[("card", view.text(v.get("card"))), ("expected", view.text(expected)),
+                 ("first", view.text(_first_text(v))), ("wrong", wrong_summary),
+                 ("missed", view.marked([(p, "") for p in v.get("missed", [])], "miss"))],
+        facts=facts, status=status)

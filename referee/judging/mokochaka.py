@@ -1,5 +1,8 @@
 """Judging a MOKOCHAKA session: one verdict per played card, then the result.
 
+The events arrive one at a time in canonical order; :class:`Judge` says each play's verdict
+as soon as it is final, and what a live table may hear before that (:meth:`Judge.announce`).
+
 How the record tells the referee the game (decisions where EVENTS.md is silent):
 
 - **Setup.** The leading ``card`` events *without* ``by`` (before the first card with
@@ -32,11 +35,14 @@ verdicts do not depend on the session clock's origin); ``t`` is the card's own t
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
+from referee.judging.base import GameJudge
 from session.errors import IllegalAction, RulesError
 from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
-from rules.mokochaka import GAME, N_PILES, DeclareGabu, Play, Resolve, Setup, Shout, Touch, card_id, is_call_token
+from rules.mokochaka import (GAME, N_PILES, SPECIAL_CALLS, DeclareGabu, Play, Resolve, Setup, Shout, Touch,
+                             card_id, is_call_token)
 
 
 def _rt(x: float) -> float:
@@ -57,119 +63,176 @@ def _pile(zone: str | None) -> int | None:
     return None
 
 
-def judge(session) -> Iterator[dict[str, Any]]:
-    players = session.players
-    state = GAME.new_state(players, options=session.options, hidden=True)
-    events = list(session.events)
-    for i, ev in enumerate(events):
-        if isinstance(ev, EndEvent):
-            if i + 1 < len(events):
-                session.warn(f"{len(events) - i - 1} event(s) after the end event at t={ev.t:g} ignored", ev)
-            events = events[:i]
-            break
+@dataclass
+class _Play:
+    """The play whose window is open (until the next play or the end) and what came in it."""
 
-    # the setup: leading card events without `by`
-    setup_max = N_PILES + (len(state.deck) - N_PILES) % len(players)
-    piles: list[list[str]] = [[] for _ in range(N_PILES)]
-    setup_ids: set[int] = set()
-    for i, ev in enumerate(events):
-        if not isinstance(ev, CardEvent):
-            continue
-        if ev.by is not None or len(setup_ids) >= setup_max:
-            break
-        setup_ids.add(i)
+    ev: CardEvent
+    cid: str
+    pile: int
+    player: str
+    played: dict[str, Any]  # the Play outcome's details
+    calls: list[tuple[float, Shout]] = field(default_factory=list)  # (session time, call)
+    grabs: list[tuple[float, float, str]] = field(default_factory=list)  # (session time, dt, player)
+    tie_first: str | None = None
+    penalty_to: dict[str, str] = field(default_factory=dict)
+    chosen_piles: tuple[str, tuple[int, ...]] | None = None
+    said: set = field(default_factory=set)  # announcement keys already given
+
+
+class Judge(GameJudge):
+    """The incremental MOKOCHAKA judge.
+
+    **Verdicts.** A play's verdict comes out of :meth:`feed` when the next play is placed
+    (a card event that is a play: not setup, a known card, a pile zone) or at ``end``, else
+    at :meth:`finish`: until then a touch, a late call, a ``decision`` (equal-time touches)
+    or a ``choice`` (penalty receiver, the winner's piles) may still change it. The time
+    alone never makes it final, so :meth:`advance` gives nothing. The setup is applied as
+    soon as it is complete (its last card, the first card with ``by``, the end or finish).
+
+    **Bad input** is warned about event by event as it arrives (the "events after the end"
+    count at :meth:`finish`); the set of notes is the one the old batch judging gave, only
+    their order changed.
+
+    **Announcements** (:meth:`announce`, watermark ``t``: every event earlier than ``t``
+    has been fed; only those are looked at, and only for the play whose window is open):
+
+    * the caller's call, as soon as their first call token is older than ``t`` (no earlier
+      one can come): ``accepted`` (in time and one of the accepted calls), ``wrong_call``
+      or ``late`` (``player``, ``call``, ``time`` after the card); ``no_call`` for a normal
+      play once ``t`` reaches the card + ``window`` without one;
+    * ``grab`` (``player``, ``call``, ``time``): the token winner, once every touch before
+      the winner's is known to be no win and the winner's own call is known (a touch whose
+      grabber has not called is known to be no win once ``t`` is past it + ``grab_slack``);
+      touches at one instant by two players who could both win wait for the verdict (a
+      ``decision`` may order them);
+    * ``penalty`` (``player``, ``reason``, ``why``): a player is penalised, once one of their
+      faults is certain (a wrong or late call of the caller, no call in the window, a wrong
+      special call, a touch that wins nothing before the winner's). Who receives the card
+      (a ``choice`` may name them) only the verdict says; ``stuck`` too.
+
+    The one case where the verdict can differ from an announcement: ``no_call`` followed
+    by a call after the window, which the verdict calls ``late`` (or ``wrong_call``; it is
+    announced too when it comes, and the penalty stands either way). The verdict line is
+    always what counts.
+    """
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.players = session.players
+        self.state = GAME.new_state(self.players, options=session.options, hidden=True)
+        self.setup_max = N_PILES + (len(self.state.deck) - N_PILES) % len(self.players)
+        self.piles: list[list[str]] = [[] for _ in range(N_PILES)]
+        self.setup_cards = 0
+        self.set_up = False
+        self.ended: EndEvent | None = None
+        self.after_end = 0
+        self.gabu: dict[str, int] = {}
+        self.seen_play = False
+        self.play: _Play | None = None  # None: no play yet, or an ignored one
+
+    # --------------------------------------------------------------- events in
+    def feed(self, event) -> list[dict[str, Any]]:
+        if self.ended is not None:
+            self.after_end += 1
+            return []
+        if isinstance(event, EndEvent):
+            self.ended = event
+            self._setup()
+            return self._close()
+        if isinstance(event, ChoiceEvent) and event.action == "gabu":
+            self._gabu(event)
+        if isinstance(event, CardEvent):
+            if not self.set_up and event.by is None:
+                self._setup_card(event)
+                return []
+            self._setup()
+            return self._card(event)
+        if not self.seen_play:
+            if isinstance(event, (ShoutEvent, GrabEvent)):
+                self.session.warn(f"{event.type} at t={event.t:g} before the first play ignored", event)
+        elif self.play is not None:
+            self._window_event(self.play, event)
+        return []
+
+    def _gabu(self, ev: ChoiceEvent) -> None:
+        if ev.player not in self.players:
+            self.session.warn(f"gabu count for unknown player {ev.player!r} at t={ev.t:g} ignored", ev)
+        else:
+            self.gabu[ev.player] = ev.get("count")
+
+    def _setup_card(self, ev: CardEvent) -> None:
+        self.setup_cards += 1
         pile = _pile(ev.zone)
         try:
             cid = card_id(ev.card)
         except RulesError as exc:
-            session.warn(f"setup card at t={ev.t:g}: {exc}; ignored", ev)
-            continue
-        if pile is None:
-            session.warn(f"setup card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
-            continue
-        piles[pile].append(cid)
-    shown = sum(map(len, piles))
-    remaining = len(state.deck) - shown
-    per, extra = divmod(remaining, len(players))
-    if shown != setup_max or extra:
-        session.warn(
-            f"the record shows {shown} setup card(s) on the piles; a {len(players)}-player deal of "
-            f"{len(state.deck)} cards leaves {setup_max}: hand counts may be off")
-    hands = tuple((None,) * (per + (1 if k < extra else 0)) for k in range(len(players)))
-    state.apply(Setup(tuple(tuple(p) for p in piles), hands, strict=False))
-
-    # the plays and their windows
-    plays: list[int] = []
-    for i, ev in enumerate(events):
-        if isinstance(ev, CardEvent) and i not in setup_ids:
-            try:
-                cid = card_id(ev.card)
-            except RulesError as exc:
-                session.warn(f"t={ev.t:g}: {exc}; ignored", ev)
-                continue
-            if _pile(ev.zone) is None:
-                session.warn(f"card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
-                continue
-            plays.append(i)
-    gabu: dict[str, int] = {}
-    for ev in events:
-        if isinstance(ev, ChoiceEvent) and ev.action == "gabu":
-            if ev.player not in players:
-                session.warn(f"gabu count for unknown player {ev.player!r} at t={ev.t:g} ignored", ev)
+            self.session.warn(f"setup card at t={ev.t:g}: {exc}; ignored", ev)
+        else:
+            if pile is None:
+                self.session.warn(f"setup card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
             else:
-                gabu[ev.player] = ev.get("count")
-    first_play = plays[0] if plays else len(events)
-    for ev in events[:first_play]:
-        if isinstance(ev, (ShoutEvent, GrabEvent)):
-            session.warn(f"{ev.type} at t={ev.t:g} before the first play ignored", ev)
+                self.piles[pile].append(cid)
+        if self.setup_cards >= self.setup_max:
+            self._setup()
 
-    for k, i in enumerate(plays):
-        ev = events[i]
-        window = events[i + 1: plays[k + 1] if k + 1 < len(plays) else len(events)]
+    def _setup(self) -> None:
+        """The setup is complete: the piles as shown, the rest of the deck dealt equally."""
+        if self.set_up:
+            return
+        self.set_up = True
+        state, players = self.state, self.players
+        shown = sum(map(len, self.piles))
+        per, extra = divmod(len(state.deck) - shown, len(players))
+        if shown != self.setup_max or extra:
+            self.session.warn(
+                f"the record shows {shown} setup card(s) on the piles; a {len(players)}-player deal of "
+                f"{len(state.deck)} cards leaves {self.setup_max}: hand counts may be off")
+        hands = tuple((None,) * (per + (1 if k < extra else 0)) for k in range(len(players)))
+        state.apply(Setup(tuple(tuple(p) for p in self.piles), hands, strict=False))
+
+    def _card(self, ev: CardEvent) -> list[dict[str, Any]]:
+        try:
+            cid = card_id(ev.card)
+        except RulesError as exc:
+            self.session.warn(f"t={ev.t:g}: {exc}; ignored", ev)
+            return []
+        pile = _pile(ev.zone)
+        if pile is None:
+            self.session.warn(f"card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
+            return []
+        out = self._close()
+        self.seen_play = True
+        self.play = self._open(ev, cid, pile)
+        return out
+
+    def _open(self, ev: CardEvent, cid: str, pile: int) -> _Play | None:
+        """Place the card (None: the play is ignored, with a warning, and so is its window)."""
+        session, state = self.session, self.state
         if state.is_over:
             session.warn(f"card {ev.card} at t={ev.t:g} after the game ended (someone played their last card); ignored", ev)
-            continue
-        verdict = _judge_play(session, state, ev, window)
-        if verdict is not None:
-            yield verdict
+            return None
+        player = ev.by
+        if player is not None and player not in self.players:
+            session.warn(f"card {cid} at t={ev.t:g} played by unknown player {player!r}: taken as {state.to_play}'s", ev)
+            player = None
+        if player is None:
+            player = state.to_play
+        if not state.hands[player]:
+            session.warn(f"card {cid} at t={ev.t:g}: {player} holds no cards by the referee's count; ignored", ev)
+            return None
+        try:
+            played = state.apply(Play(player, pile, cid, strict=False))
+        except IllegalAction as exc:
+            session.warn(f"card {cid} at t={ev.t:g}: {exc}; ignored", ev)
+            return None
+        for note in played.details["notes"]:
+            session.warn(f"t={ev.t:g}: {note}", ev)
+        return _Play(ev, cid, pile, player, played.details)
 
-    for p in players:
-        if p in gabu:
-            try:
-                state.apply(DeclareGabu(p, gabu[p]))
-            except IllegalAction as exc:
-                session.warn(f"gabu count ignored: {exc}")
-    result = state.result()
-    yield {"type": "result", **result}
-
-
-def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] | None:
-    players = state.players
-    cid, pile = card_id(ev.card), _pile(ev.zone)  # both validated when the plays were found
-    player = ev.by
-    if player is not None and player not in players:
-        session.warn(f"card {cid} at t={ev.t:g} played by unknown player {player!r}: taken as {state.to_play}'s", ev)
-        player = None
-    if player is None:
-        player = state.to_play
-    if not state.hands[player]:
-        session.warn(f"card {cid} at t={ev.t:g}: {player} holds no cards by the referee's count; ignored", ev)
-        return None
-    try:
-        played = state.apply(Play(player, pile, cid, strict=False))
-    except IllegalAction as exc:
-        session.warn(f"card {cid} at t={ev.t:g}: {exc}; ignored", ev)
-        return None
-    for note in played.details["notes"]:
-        session.warn(f"t={ev.t:g}: {note}", ev)
-
-    calls: list[Shout] = []
-    grabs: list[tuple[float, str]] = []
-    tie_first: str | None = None
-    penalty_to: dict[str, str] = {}
-    chosen_piles = None
-    for w in window:
-        dt = _rt(w.t - ev.t)
+    def _window_event(self, play: _Play, w) -> None:
+        session, players = self.session, self.players
+        dt = _rt(w.t - play.ev.t)
         if isinstance(w, ShoutEvent):
             if w.player is None:
                 session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored", w)
@@ -178,37 +241,175 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
             else:
                 token = call_token(w.words)
                 if token is not None:
-                    calls.append(Shout(w.player, token, dt))
+                    play.calls.append((w.t, Shout(w.player, token, dt)))
         elif isinstance(w, GrabEvent):
             if w.player not in players:
                 session.warn(f"grab by unknown player {w.player!r} at t={w.t:g} ignored", w)
             else:
-                grabs.append((dt, w.player))
+                play.grabs.append((w.t, dt, w.player))
         elif isinstance(w, DecisionEvent):
             if w.first in players:
-                tie_first = w.first
+                play.tie_first = w.first
             else:
                 session.warn(f"decision for unknown player {w.first!r} at t={w.t:g} ignored", w)
         elif isinstance(w, ChoiceEvent):
             if w.action == "penalty":
                 to = w.get("to")
                 if w.player in players and to in players and to != w.player:
-                    penalty_to[w.player] = to
+                    play.penalty_to[w.player] = to
                 else:
                     session.warn(f"penalty choice at t={w.t:g} ({w.player!r} -> {to!r}) names no valid players; ignored", w)
             elif w.action == "piles":
                 value = w.get("piles")
                 if isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value):
-                    chosen_piles = (w.player, tuple(value))
+                    play.chosen_piles = (w.player, tuple(value))
                 else:
                     session.warn(f"piles choice at t={w.t:g} must list pile numbers, got {value!r}; ignored", w)
             elif w.action != "gabu":
                 session.warn(f"choice {w.action!r} at t={w.t:g} is not a MOKOCHAKA choice; ignored", w)
 
-    active = state.active
-    order = {p: (players.index(p) - players.index(active)) % len(players) for p in players}
-    if tie_first is not None:
-        order[tie_first] = -1
+    def _close(self) -> list[dict[str, Any]]:
+        play, self.play = self.play, None
+        return [] if play is None else [_resolve(self.session, self.state, play)]
+
+    def finish(self) -> list[dict[str, Any]]:
+        self._setup()
+        out = self._close()
+        if self.after_end:
+            self.session.warn(f"{self.after_end} event(s) after the end event at t={self.ended.t:g} ignored",
+                              self.ended)
+        for p in self.players:
+            if p in self.gabu:
+                try:
+                    self.state.apply(DeclareGabu(p, self.gabu[p]))
+                except IllegalAction as exc:
+                    self.session.warn(f"gabu count ignored: {exc}")
+        out.append({"type": "result", **self.state.result()})
+        return out
+
+    # --------------------------------------------------------------- announcements
+    def announce(self, t: float) -> list[dict[str, Any]]:
+        play = self.play
+        if play is None:
+            return []
+        base = {"type": "announce", "t": t, "card": play.cid, "card_t": play.ev.t}
+        out = []
+        for key, what in _settled(play, self.state, self.players, self.session.options, t):
+            if key not in play.said:
+                play.said.add(key)
+                out.append({**base, **what})
+        return out
+
+
+def _turn_order(players, active: str) -> dict[str, int]:
+    return {p: (players.index(p) - players.index(active)) % len(players) for p in players}
+
+
+def _first_calls(calls: list[Shout], active: str) -> dict[str, Shout]:
+    """Each player's call that counts (the rules' choice: the caller's first call by onset,
+    another player's first special call, else their first call)."""
+    first: dict[str, Shout] = {}
+    for s in sorted(calls, key=lambda s: s.dt):
+        if s.player != active and s.call in SPECIAL_CALLS and first.get(s.player, s).call not in SPECIAL_CALLS:
+            first[s.player] = s
+        first.setdefault(s.player, s)
+    return first
+
+
+def _settled(play: _Play, state, players, options, t: float) -> list[tuple[Any, dict[str, Any]]]:
+    """What is settled about the open play at watermark ``t`` (see :class:`Judge`)."""
+    window, slack = float(options["window"]), float(options["grab_slack"])
+    call, active, t_card = play.played["call"], play.player, play.ev.t
+    accepted, special = call["accepted"], call["special"]
+    expected = " or ".join(accepted)
+    # a player's counting call is settled once it is older than t: no earlier one can come
+    first = _first_calls([s for when, s in play.calls if when < t], active)
+    found: list[tuple[Any, dict[str, Any]]] = []
+    penalised: dict[str, tuple[str, str]] = {}
+
+    def penalty(p: str, code: str, why: str) -> None:
+        penalised.setdefault(p, (code, why))
+
+    mine = first.get(active)
+    if mine is not None:
+        if mine.call not in accepted:
+            verdict = "wrong_call"
+            penalty(active, verdict, f"said {mine.call}, expected {expected}")
+        elif mine.dt >= window:
+            verdict = "late"
+            penalty(active, verdict, f"called {mine.call} {mine.dt:.2f} s after the card (limit {window:g} s)")
+        else:
+            verdict = "accepted"
+        found.append((("call", verdict), {"what": verdict, "player": active, "call": mine.call,
+                                          "time": round(mine.dt, 3)}))
+    elif not special and t >= t_card + window:
+        found.append((("call", "no_call"), {"what": "no_call", "player": active, "call": None, "time": None}))
+        penalty(active, "no_call", f"no call within {window:g} s, expected {expected}")
+    for p, s in first.items():
+        if p != active and s.call in SPECIAL_CALLS and s.call not in accepted:
+            penalty(p, "wrong_call", f"said {s.call}, expected " + (expected if special else "no special call"))
+
+    def can_win(when: float, dt: float, p: str) -> bool | None:
+        """True/False once settled, None while a call in the grab slack may still come."""
+        s = first.get(p)
+        if not special:
+            return False
+        if s is None:
+            return False if when + slack < t else None
+        if s.call not in accepted or s.dt > dt + slack:
+            return False
+        if p == active and s.dt >= window:
+            return False  # penalised for a late call: cannot win with it
+        return True
+
+    order = _turn_order(players, active)
+    known = sorted((g for g in play.grabs if g[0] < t), key=lambda g: (g[1], order[g[2]]))
+    grabbed: set[str] = set()
+    i = 0
+    while i < len(known):
+        group = [g for g in known[i:] if g[1] == known[i][1]]
+        i += len(group)
+        group = [g for g in group if g[2] not in grabbed]
+        grabbed.update(g[2] for g in group)
+        wins = [can_win(*g) for g in group]
+        if None in wins or wins.count(True) > 1:
+            break  # unsettled, or a decision may order equal-time touches
+        if True in wins:
+            when, dt, p = group[wins.index(True)]
+            found.append(("grab", {"what": "grab", "player": p, "call": first[p].call, "time": round(dt, 3)}))
+            break
+        for when, dt, p in group:
+            if p == active and first.get(p) is not None and first[p].dt >= window and first[p].call in accepted \
+                    and special and first[p].dt <= dt + slack:
+                continue  # a late caller's touch: no win, no new fault
+            penalty(p, "grab", _grab_why(first.get(p), dt, special, accepted, slack))
+    for p in players:
+        if p in penalised:
+            code, why = penalised[p]
+            found.append((("penalty", p), {"what": "penalty", "player": p, "reason": code, "why": why}))
+    return found
+
+
+def _grab_why(s: Shout | None, dt: float, special: bool, accepted, slack: float) -> str:
+    """The rules' reason for a touch that wins nothing (the same words as the verdict's)."""
+    if not special:
+        return f"grabbed the token at {dt:.2f} s with no special call holding"
+    if s is None or s.call not in accepted:
+        said = "without calling" if s is None else f"calling {s.call}"
+        return f"grabbed the token {said}, expected {' or '.join(accepted)}"
+    return f"grabbed the token {s.dt - dt:.2f} s before calling {s.call} (slack {slack:g} s)"
+
+
+def _resolve(session, state, play: _Play) -> dict[str, Any]:
+    """The verdict of a play whose window is closed: everything the table did, resolved."""
+    players = state.players
+    ev, cid, pile, player = play.ev, play.cid, play.pile, play.player
+    calls = [s for _, s in play.calls]
+    grabs = [(dt, p) for _, dt, p in play.grabs]
+    chosen_piles, penalty_to = play.chosen_piles, play.penalty_to
+    order = _turn_order(players, state.active)
+    if play.tie_first is not None:
+        order[play.tie_first] = -1
     touches = tuple(Touch(p, dt) for dt, p in sorted(grabs, key=lambda g: (g[0], order[g[1]])))
     pile_choice = chosen_piles[1] if chosen_piles else None
     action = Resolve(tuple(calls), touches, tuple(sorted(penalty_to.items())), pile_choice)
@@ -235,7 +436,7 @@ def _judge_play(session, state, ev: CardEvent, window: list) -> dict[str, Any] |
         later = [dt for p, dt in first_touch.items() if p != d["grab_winner"] and dt >= won]
         margin = _rt(min(later) - won) if later else None
     first_calls = d["calls"]  # the call that counts for each player (the rules decide)
-    call = played.details["call"]
+    call = play.played["call"]
     return {
         "type": "verdict", "t": ev.t, "card": cid, "pile": pile, "by": player,
         "tops": call["tops"], "caller": d["caller"], "call": d["call"],
@@ -326,3 +527,62 @@ def format_table(judgement, header) -> str:
             out.append(f"  note: {result['note']}")
         out.append(f"Winners: {', '.join(result['winners'])}")
     return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- the report
+
+_REASON = {"wrong_call": "wrong call", "late": "called late", "no_call": "no call within 3 s", "stuck": "stuck",
+           "grab_no_special": "grabbed with no special call holding", "grab_before_call": "grabbed before calling",
+           "grab_wrong_call": "grabbed with a wrong call", "grab_no_call": "grabbed without calling"}
+
+
+def describe(v: dict[str, Any]):
+    """The dispute report's view of a MOKOCHAKA play (:mod:`referee.judging.view`): the pile
+    tops and the call they asked for, each player's call (right or wrong), the token grabs in
+    time order with the winner, the penalties with their reasons, the bonus."""
+    from referee.judging import view
+
+    why = v.get("why") or {}
+    times = v.get("times") or {}
+    accepted = set(v.get("accepted") or [])
+    expected = " | ".join(v.get("accepted") or []) + ("  (special call: grab the token)" if v.get("special") else "")
+    penalised = {p["player"] for p in v.get("penalties") or []}
+    calls = []
+    for p, call in (v.get("calls") or {}).items():
+        t = times.get(p)
+        calls.append([(p, "ok" if call in accepted and p not in penalised else "bad"),
+                      (f" said {call}" + (f" +{t:.2f} s" if t is not None else "") + (f": {why[p]}" if p in why else ""),
+                       None)])
+    if v.get("call") is None and v.get("caller"):
+        calls.append([(v["caller"], "miss"), (" (the caller) said nothing", None)])
+    grabs = sorted((v.get("grabs") or {}).items(), key=lambda kv: (kv[1], kv[0]))
+    grab_line: list = []
+    for k, (p, t) in enumerate(grabs):
+        if k:
+            grab_line.append((", then ", None))
+        grab_line.append((p, "ok" if p == v.get("grab_winner") else "bad" if p in penalised else None))
+        grab_line.append((f" +{t:.3f} s" + (" (wins the token)" if p == v.get("grab_winner") else ""), None))
+    penalties = [[(p["player"], "bad"), (f" gives {p.get('cards', 1)} card(s) to {p.get('to')}: "
+                                          f"{why.get(p['player']) or _REASON.get(p.get('reason'), p.get('reason'))}", None)]
+                 for p in v.get("penalties") or []]
+    b = v.get("bonus")
+    bonus = view.text(f"{b['player']} takes pile(s) {', '.join(map(str, b.get('piles', [])))} ({b.get('cards')} cards)"
+                      + (" and a card from every other player" if b.get("from_players") else "")) if b else []
+    hands = view.text(", ".join(f"{p} {n}" for p, n in (v.get("hands") or {}).items()))
+    status = {p: "ok" for p, call in (v.get("calls") or {}).items() if call in accepted}
+    if v.get("grab_winner"):
+        status[v["grab_winner"]] = "ok"
+    if v.get("call") is None and v.get("caller"):
+        status[v["caller"]] = "miss"
+    status.update({p: "bad" for p in penalised})
+    card = f"{v.get('card')} on pile {v.get('pile')}"
+    return view.VerdictView(
+        title=card,
+        columns=[("card", view.text(card)), ("tops", view.text(" ".join(v.get("tops") or []))),
+                 ("expected", view.text(expected)), ("calls", calls), ("token", [grab_line] if grab_line else []),
+                 ("penalties", penalties)],
+        facts=[("pile tops", view.text(" ".join(v.get("tops") or []))), ("expected call", view.text(expected)),
+               ("calls", calls), ("token grabs", [grab_line] if grab_line else []), ("penalties", penalties),
+               ("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.get("next") or "-")),
+               ("cards in hand", hands)],
+        status=status)

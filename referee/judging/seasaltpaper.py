@@ -20,79 +20,93 @@ naming an unknown card is ignored with a warning naming the card.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 from session.errors import RulesError
-from session.events import ChoiceEvent, EndEvent
+from session.events import ChoiceEvent, EndEvent, Event
 from rules.seasaltpaper import last_played_order, resolve_round, score, target, winners
+from referee.judging.base import GameJudge
 
 
-def judge(session) -> Iterator[dict[str, Any]]:
-    players = list(session.players)
-    goal = target(len(players), session.options["double"])
-    totals = {p: 0 for p in players}
-    hands: dict[str, list[str]] = {}
-    call: ChoiceEvent | None = None
-    rounds = 0
-    won: list[str] = []
-    for ev in session.events:
-        if isinstance(ev, EndEvent):
-            break
-        if not isinstance(ev, ChoiceEvent):
-            continue
-        if won:
-            session.warn(f"t={ev.t}: {ev.action} after the game ended: ignored", ev)
-            continue
-        if ev.player not in totals:
-            session.warn(f"t={ev.t}: {ev.action} by {ev.player!r}, who is not playing: ignored", ev)
-            continue
+class Judge(GameJudge):
+    """A round's verdict is said at the declaration that completes it (the call and every
+    hand, in any order, or the empty deck, or four mermaids): nothing later can change it."""
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.players = list(session.players)
+        self.goal = target(len(self.players), session.options["double"])
+        self.totals = {p: 0 for p in self.players}
+        self.hands: dict[str, list[str]] = {}
+        self.call: ChoiceEvent | None = None
+        self.rounds = 0
+        self.won: list[str] = []
+        self.ended = False
+
+    def feed(self, ev: Event) -> list[dict[str, Any]]:
+        if self.ended or not isinstance(ev, ChoiceEvent):
+            self.ended = self.ended or isinstance(ev, EndEvent)
+            return []
+        warn = self.session.warn
+        if self.won:
+            warn(f"t={ev.t}: {ev.action} after the game ended: ignored", ev)
+            return []
+        if ev.player not in self.totals:
+            warn(f"t={ev.t}: {ev.action} by {ev.player!r}, who is not playing: ignored", ev)
+            return []
         if ev.action == "hand":
             cards = ev.get("cards")
             if not isinstance(cards, list):
-                session.warn(f"t={ev.t}: hand of {ev.player} without a 'cards' list: ignored", ev)
-                continue
+                warn(f"t={ev.t}: hand of {ev.player} without a 'cards' list: ignored", ev)
+                return []
             try:
                 s = score(cards)
             except RulesError as exc:
-                session.warn(f"t={ev.t}: hand of {ev.player} ignored: {exc}", ev)
-                continue
-            hands[ev.player] = list(cards)
+                warn(f"t={ev.t}: hand of {ev.player} ignored: {exc}", ev)
+                return []
+            self.hands[ev.player] = list(cards)
             if s.instant_win:
-                rounds += 1
-                won = [ev.player]
-                yield {"type": "verdict", "t": ev.t, "round": rounds, "call": "mermaids", "caller": ev.player,
-                       "legal": True, "why": f"{ev.player} holds the four mermaids and wins the game at once",
-                       "scores": {}, "totals": dict(totals)}
-                continue
+                self.rounds += 1
+                self.won = [ev.player]
+                return [{"type": "verdict", "t": ev.t, "round": self.rounds, "call": "mermaids", "caller": ev.player,
+                         "legal": True, "why": f"{ev.player} holds the four mermaids and wins the game at once",
+                         "scores": {}, "totals": dict(self.totals)}]
         elif ev.action == "emptydeck":
-            rounds += 1
-            hands, call = {}, None
-            yield {"type": "verdict", "t": ev.t, "round": rounds, "call": "emptydeck", "caller": ev.player,
-                   "legal": True, "why": "the deck ran out: the round ends with no points",
-                   "scores": {p: {"card_points": 0, "color_bonus": 0, "score": 0} for p in players},
-                   "totals": dict(totals)}
-            continue
+            self.rounds += 1
+            self.hands, self.call = {}, None
+            return [{"type": "verdict", "t": ev.t, "round": self.rounds, "call": "emptydeck", "caller": ev.player,
+                     "legal": True, "why": "the deck ran out: the round ends with no points",
+                     "scores": {p: {"card_points": 0, "color_bonus": 0, "score": 0} for p in self.players},
+                     "totals": dict(self.totals)}]
         elif ev.action == "call":
             if str(ev.get("call", "")).lower() not in ("stop", "lastchance"):
-                session.warn(f"t={ev.t}: call {ev.get('call')!r} is neither stop nor lastchance: ignored", ev)
-                continue
-            call = ev
+                warn(f"t={ev.t}: call {ev.get('call')!r} is neither stop nor lastchance: ignored", ev)
+                return []
+            self.call = ev
         else:
-            continue
-        if call is not None and all(p in hands for p in players):
-            rounds += 1
-            res = resolve_round({p: hands[p] for p in players}, call.player, str(call.get("call")).lower())
-            for p, s in res.scores.items():
-                totals[p] += s.score
-            verdict = {"type": "verdict", "t": ev.t, "round": rounds, **res.to_dict(), "totals": dict(totals)}
-            yield verdict
-            if max(totals.values()) >= goal:
-                won = winners(totals, last_played_order(players, call.player, res.call))
-            hands, call = {}, None
-    if call is not None or hands:
-        session.warn("the record ends in a round that was not complete (a call and every hand): not scored")
-    yield {"type": "result", "scores": totals, "target": goal, "rounds": rounds, "winners": won,
-           "finished": bool(won)}
+            return []
+        return self._score_round(ev)
+
+    def _score_round(self, ev: ChoiceEvent) -> list[dict[str, Any]]:
+        """The round's verdict once its call and every hand are in (else nothing yet)."""
+        call = self.call
+        if call is None or not all(p in self.hands for p in self.players):
+            return []
+        self.rounds += 1
+        res = resolve_round({p: self.hands[p] for p in self.players}, call.player, str(call.get("call")).lower())
+        for p, s in res.scores.items():
+            self.totals[p] += s.score
+        verdict = {"type": "verdict", "t": ev.t, "round": self.rounds, **res.to_dict(), "totals": dict(self.totals)}
+        if max(self.totals.values()) >= self.goal:
+            self.won = winners(self.totals, last_played_order(self.players, call.player, res.call))
+        self.hands, self.call = {}, None
+        return [verdict]
+
+    def finish(self) -> list[dict[str, Any]]:
+        if self.call is not None or self.hands:
+            self.session.warn("the record ends in a round that was not complete (a call and every hand): not scored")
+        return [{"type": "result", "scores": dict(self.totals), "target": self.goal, "rounds": self.rounds,
+                 "winners": list(self.won), "finished": bool(self.won)}]
 
 
 def format_table(judgement, header) -> str:

@@ -22,72 +22,87 @@ Herd effects at the tally are not applied (the catalogue lacks them).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any
 
 from session.errors import RulesError
-from session.events import ChoiceEvent, EndEvent
+from session.events import ChoiceEvent, EndEvent, Event
 from rules.toratanu import best_arrangement, parse_card, score_arrangement
+from referee.judging.base import GameJudge
 
 
-def judge(session) -> Iterator[dict[str, Any]]:
-    players = list(session.players)
-    games = session.options["games"]
-    totals = {p: 0 for p in players}
-    special: str | None = None
-    tallies: dict[str, ChoiceEvent] = {}
-    played = 0
-    for ev in session.events:
-        if isinstance(ev, EndEvent):
-            break
-        if not isinstance(ev, ChoiceEvent) or played >= games:
-            continue
+class Judge(GameJudge):
+    """A game's verdict is said at the tally that completes it (every player's): the
+    scores of a complete tally can no longer change."""
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.players = list(session.players)
+        self.games = session.options["games"]
+        self.totals = {p: 0 for p in self.players}
+        self.special: str | None = None
+        self.tallies: dict[str, ChoiceEvent] = {}
+        self.played = 0
+        self.ended = False
+
+    def feed(self, ev: Event) -> list[dict[str, Any]]:
+        if self.ended or not isinstance(ev, ChoiceEvent) or self.played >= self.games:
+            self.ended = self.ended or isinstance(ev, EndEvent)
+            return []
+        warn = self.session.warn
         if ev.action == "special":
             try:
                 special = str(parse_card(ev.get("card")))
             except RulesError as exc:
-                session.warn(f"t={ev.t}: special card ignored: {exc}", ev)
-                continue
-            if tallies:
-                session.warn(f"t={ev.t}: a new game started before every tally was in: the last game is not scored", ev)
-            tallies = {}
-        elif ev.action == "tally":
-            if ev.player not in totals:
-                session.warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored", ev)
-                continue
-            problem = _shape_problem(ev)
-            if problem:
-                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}", ev)
-                continue
-            if special is None:
-                session.warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)", ev)
-            try:
-                _best(ev, special)
-            except RulesError as exc:
-                session.warn(f"t={ev.t}: tally of {ev.player} ignored: {exc}", ev)
-                continue
-            tallies[ev.player] = ev
-            if all(p in tallies for p in players):
-                played += 1
-                verdict = {"type": "verdict", "t": ev.t, "game": played, "special": special,
-                           "scores": {}, "declared": {}, "missed": {}, "best": {}}
-                for p in players:
-                    best = _best(tallies[p], special)
-                    declared = _declared(session, tallies[p], special)
-                    got = best.total if declared is None else declared
-                    verdict["scores"][p] = got
-                    verdict["declared"][p] = declared
-                    verdict["missed"][p] = best.total - got
-                    verdict["best"][p] = {**best.to_dict(), "explain": best.explain()}
-                    totals[p] += got
-                verdict["totals"] = dict(totals)
-                yield verdict
-                tallies, special = {}, None
-    if tallies:
-        session.warn("the record ends before every tally of the last game was in: not scored")
-    top = max(totals.values())
-    yield {"type": "result", "scores": totals, "games": played, "of": games,
-           "winners": [p for p in players if totals[p] == top] if played >= games else [],
-           "finished": played >= games}
+                warn(f"t={ev.t}: special card ignored: {exc}", ev)
+                return []
+            if self.tallies:
+                warn(f"t={ev.t}: a new game started before every tally was in: the last game is not scored", ev)
+            self.special, self.tallies = special, {}
+            return []
+        if ev.action != "tally":
+            return []
+        if ev.player not in self.totals:
+            warn(f"t={ev.t}: tally of {ev.player!r}, who is not playing: ignored", ev)
+            return []
+        problem = _shape_problem(ev)
+        if problem:
+            warn(f"t={ev.t}: tally of {ev.player} ignored: {problem}", ev)
+            return []
+        if self.special is None:
+            warn(f"t={ev.t}: tally of {ev.player} before a special card was declared (scored without one)", ev)
+        try:
+            _best(ev, self.special)
+        except RulesError as exc:
+            warn(f"t={ev.t}: tally of {ev.player} ignored: {exc}", ev)
+            return []
+        self.tallies[ev.player] = ev
+        if not all(p in self.tallies for p in self.players):
+            return []
+        self.played += 1
+        special = self.special
+        verdict = {"type": "verdict", "t": ev.t, "game": self.played, "special": special,
+                   "scores": {}, "declared": {}, "missed": {}, "best": {}}
+        for p in self.players:
+            best = _best(self.tallies[p], special)
+            declared = _declared(self.session, self.tallies[p], special)
+            got = best.total if declared is None else declared
+            verdict["scores"][p] = got
+            verdict["declared"][p] = declared
+            verdict["missed"][p] = best.total - got
+            verdict["best"][p] = {**best.to_dict(), "explain": best.explain()}
+            self.totals[p] += got
+        verdict["totals"] = dict(self.totals)
+        self.tallies, self.special = {}, None
+        return [verdict]
+
+    def finish(self) -> list[dict[str, Any]]:
+        if self.tallies:
+            self.session.warn("the record ends before every tally of the last game was in: not scored")
+        top = max(self.totals.values())
+        done = self.played >= self.games
+        return [{"type": "result", "scores": dict(self.totals), "games": self.played, "of": self.games,
+                 "winners": [p for p in self.players if self.totals[p] == top] if done else [],
+                 "finished": done}]
 
 
 def _shape_problem(ev: ChoiceEvent) -> str | None:

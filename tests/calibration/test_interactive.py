@@ -10,7 +10,9 @@ import cv2
 import pytest
 
 from calibration import interactive
-from calibration.decks import IKATAKO_CARDS
+import rules
+
+IKATAKO_CARDS = rules.get("ikatako").faces
 
 
 class FakeCamera:

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+import rules
+
 from session.calibration import Calibration, load, save
 from session.errors import CalibrationError
 
@@ -47,7 +49,7 @@ def test_errors_name_the_field(tmp_path, change, field):
     d = _good(tmp_path)
     change(d)
     with pytest.raises(CalibrationError, match=field.replace("[", r"\[").replace("]", r"\]")):
-        Calibration.from_dict(d, base=tmp_path)
+        Calibration.from_dict(d, base=tmp_path, games=rules)
 
 
 def test_unreadable_files(tmp_path):
@@ -117,7 +119,7 @@ def test_v2_errors_name_the_field(tmp_path, change, message):
     d = _v2(tmp_path)
     change(d)
     with pytest.raises(CalibrationError, match=message):
-        Calibration.from_dict(d, base=tmp_path)
+        Calibration.from_dict(d, base=tmp_path, games=rules)
 
 
 def test_enroll_takes_of_someone_without_a_seat(tmp_path):
@@ -192,3 +194,17 @@ def test_check_media_names_resolution_and_game():
         check_media(cal, 640, 480)
     with pytest.raises(CalibrationError, match="game: the calibration is for ikatako, the session is mokochaka"):
         check_media(cal, 1280, 720, game="mokochaka")
+
+
+def test_the_contract_checks_spelling_and_the_registry_checks_games_and_zones(tmp_path):
+    """The file format (ground floor) knows no games: a zone of another game passes its own
+    check, and the registry (``rules``) refuses it; an unknown game names the games there are."""
+    d = _v2(tmp_path)
+    d["zones"]["pile0"] = [0, 0, 10, 10]
+    assert "pile0" in Calibration.from_dict(d, base=tmp_path).zones
+    with pytest.raises(CalibrationError, match=r"zones\.pile0: not a zone of ikatako \(field\)"):
+        Calibration.from_dict(d, base=tmp_path, games=rules)
+    d = _v2(tmp_path)
+    d["game"] = "chess"
+    with pytest.raises(CalibrationError, match="game: one of ikatako, mokochaka, takoyaki, seasaltpaper, toratanu"):
+        Calibration.from_dict(d, base=tmp_path, games=rules)

@@ -201,3 +201,20 @@ def test_cli_bad_input(run_cli):
     assert r.exit_code == 2 and "unknown card 'whale'" in r.output
     r = run_cli("rules", "seasaltpaper", "round", "--caller", "aki", "--call", "stop", "--hand", "aki")
     assert r.exit_code == 2 and "malformed --hand 'aki'" in r.output
+
+
+def test_a_round_outcome_gives_the_cards_it_was_scored_from():
+    s = GAME.new_state(["aki", "ben"])
+    rng = random.Random(3)
+    ends = 0
+    while (a := s.random_action(rng)) is not None:
+        out = s.apply(a)
+        if out.kind in ("round", "game"):
+            detail = out.details["round"] if out.kind == "game" else out.details
+            cards = out.details["cards"]
+            assert set(cards) == {"aki", "ben"}
+            if detail["call"] != "emptydeck":
+                again = resolve_round(cards, detail["caller"], detail["call"]).to_dict()
+                assert again["scores"] == detail["scores"]
+                ends += 1
+    assert ends >= 1

@@ -192,3 +192,129 @@ def test_placement_property(face_up, card):
         if p.slots:
             assert p.slots[0] == ("A 2 3 4 5 6 7 8 9 10".split().index(card[:-1]) + 1)
     assert p.wins == (bool(p.slots) and len(down) == 1)
+
+
+# ----------------------------------------------------------------------------- following a table
+def hidden(players=("aki", "ben"), options=None, mode="versus"):
+    """The judge's view: the deal face down, moves as the table made them (strict=False)."""
+    return GAME.new_state(list(players), mode=mode, options=options, hidden=True)
+
+
+def follow(state, move, player, card, slot=None):
+    cls = {"draw": Draw, "take": TakeDiscard, "discard": Discard}.get(move)
+    action = Place(slot, player, card, strict=False) if move == "place" else cls(player, card, strict=False)
+    return state.apply(action).details
+
+
+def test_following_the_first_draw_decides_who_starts_and_a_legal_turn_goes_round():
+    s = hidden()
+    assert s.player is None and len(s.deck) == 54 - 20
+    d = follow(s, "draw", "ben", "3C")  # ben starts: the table decided
+    assert (d["legal"], d["next"], d["why"]) == (True, "ben", "ben draws 3C")
+    d = follow(s, "place", "ben", "3C", 3)
+    assert d["legal"] and d["next"] == "ben" and d["face_up"] == 1 and s.hand == "?"  # the turned card is unseen
+    d = follow(s, "discard", None, "KS")  # no `by`: whoever is playing
+    assert (d["player"], d["legal"], d["next"]) == ("ben", True, "aki")
+    assert s.player == "aki" and s.discard == ["KS"] and s.turns == {"aki": 0, "ben": 1} and len(s.deck) == 33
+
+
+def test_following_an_illegal_placement_lies_where_it_was_put_and_ends_the_turn():
+    s = hidden()
+    follow(s, "draw", "aki", "JH")
+    d = follow(s, "place", "aki", "JH", 1)  # J/Q/K have no slot
+    assert not d["legal"] and d["why"].startswith("J/Q/K placed") and d["next"] == "ben"
+    assert s.up["aki"][0] and s.cards["aki"][0] == "JH" and not s.legal_fill["aki"][0]
+    d = follow(s, "place", "aki", "4D", 4)  # the chain went on after the JH
+    assert not d["legal"] and d["why"] == "turn should have ended at JH" and d["next"] == "ben"
+    d = follow(s, "discard", "aki", "9C")  # placeable, but the turn had ended
+    assert d["legal"] and d["why"] == "the turn had ended at JH"
+    d = follow(s, "draw", "aki", "2C")  # aki again: ben's turn
+    assert not d["legal"] and d["why"] == "turn should have ended: aki discarded; it is ben's turn"
+
+
+def test_following_out_of_turn_wrong_card_and_a_missed_discard():
+    s = hidden(players=("aki", "ben", "chie"))
+    follow(s, "draw", "aki", "5H")
+    d = follow(s, "place", "ben", "6H", 6)
+    assert not d["legal"] and d["why"] == "out of turn: it is aki's turn" and s.up["ben"][5]
+    d = follow(s, "place", "aki", "7H", 7)
+    assert not d["legal"] and d["why"] == "not the card in hand: aki holds 5H, placed 7H"
+    d = follow(s, "draw", "ben", "8C")  # aki's discard was not seen: the turn passes, with a note
+    assert d["legal"] and d["notes"] == ["no discard seen for aki before ben drew; turn passed"]
+    d = follow(s, "discard", "zed", "KD")
+    assert (d["legal"], d["next"], d["notes"]) == (False, None, ["discard of KD before anyone played"])
+    with pytest.raises(IllegalAction, match="zed"):
+        follow(s, "draw", "zed", "2C")
+
+
+def test_following_a_griddle_filled_through_an_illegal_placement_is_no_win():
+    sizes = {"aki": 2, "ben": 2}
+    s = hidden(options={"kachinuki": True, "sizes": sizes})
+    follow(s, "draw", "aki", "3C")
+    follow(s, "place", "aki", "3C", 1)  # wrong slot, but the turn goes on (A was free)
+    follow(s, "discard", "aki", "KH")
+    follow(s, "draw", "ben", "AD")
+    follow(s, "place", "ben", "AD", 1)
+    follow(s, "discard", "ben", "QS")
+    follow(s, "draw", "aki", "2S")
+    d = follow(s, "place", "aki", "2S", 2)
+    assert d["legal"] and "not a win" in d["why"] and s.winner is None and d["next"] == "aki"
+    follow(s, "discard", "aki", "JS")
+    follow(s, "draw", "ben", "JK")
+    d = follow(s, "place", "ben", "JK", 2)  # a joker on the last face-down slot
+    assert d["winner"] == "ben" and d["next"] is None and d["why"].endswith("ben has filled the griddle and wins")
+    assert s.is_over and s.kachinuki() == {"next_sizes": {"aki": 2, "ben": 1}, "champion": None}
+    with pytest.raises(IllegalAction, match="over"):
+        follow(s, "discard", "ben", "5C")
+
+
+def test_following_the_discards_are_the_new_deck_when_it_runs_out_and_may_be_taken():
+    s = hidden(options={"take_discard": True})
+    s.deck = [None]
+    follow(s, "draw", "aki", "QH")
+    follow(s, "discard", "aki", "QH")
+    follow(s, "draw", "ben", "5S")  # the deck is empty: the discards (QH) become the deck
+    assert s.deck == [] and s.discard == []
+    d = follow(s, "discard", "ben", "5S")
+    assert not d["legal"] and d["why"].startswith("placeable card discarded") and s.discard == ["5S"]
+    d = follow(s, "take", "aki", "5S")
+    assert d["legal"] and d["why"] == "aki takes 5S from the discards" and s.discard == []
+    d = follow(s, "take", "ben", "9S")
+    assert not d["legal"] and "not the top discard" in d["why"]
+
+
+def test_following_a_random_legal_game_judges_every_move_legal_with_the_rules_next_player():
+    for seed in range(6):
+        rng = random.Random(seed)
+        opts = {"griddle": rng.choice([6, 10]), "take_discard": bool(seed % 2), "jokers": seed % 3}
+        game = GAME.new_state(["aki", "ben", "chie"][: 2 + seed % 2], options=opts)
+        seen = hidden(game.players, opts)
+        while (a := game.random_action(rng)) is not None:
+            p = game.player
+            out = game.apply(a)
+            if isinstance(a, Shuffle):
+                continue
+            slot = a.slot if isinstance(a, Place) else None
+            move = {Draw: "draw", TakeDiscard: "take", Place: "place", Discard: "discard"}[type(a)]
+            d = follow(seen, move, p, out.details["card"], slot)
+            assert d["legal"], (seed, d)
+            assert d["next"] == (None if out.kind == "win" else out.details.get("next", p))
+            seen.check_invariants()
+        assert seen.winner == game.winner and seen.turns == game.turns and seen.up == game.up
+
+
+def test_strict_moves_may_name_the_player_and_card_and_must_match():
+    s = dealt()  # aki to play, the deck's top is 8H
+    with pytest.raises(IllegalAction, match="aki's turn"):
+        s.apply(Draw(player="ben"))
+    with pytest.raises(IllegalAction, match="8H"):
+        s.apply(Draw(player="aki", card="9H"))
+    s.apply(Draw(player="aki", card="8H"))
+    with pytest.raises(IllegalAction, match="8H"):
+        s.apply(Place(8, card="9C"))
+    assert s.apply(Place(8, "aki", "8h")).details["turned"] == "8S"
+    with pytest.raises(IllegalAction, match="strict=False"):
+        hidden().apply(Draw())
+    assert hidden().legal_actions() == [] and hidden().random_action(random.Random(0)) is None
+    with pytest.raises(IllegalAction, match="card that was seen"):
+        hidden().apply(Draw("aki", strict=False))

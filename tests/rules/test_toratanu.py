@@ -209,3 +209,18 @@ def test_cli_best_errors(run_cli):
 def test_cli_missing(run_cli):
     r = run_cli("rules", "toratanu", "missing")
     assert r.exit_code == 0 and "animals.kangaroo.colours" in r.output.splitlines()
+
+
+def test_a_tally_outcome_gives_the_cards_it_was_scored_from():
+    s = GAME.new_state(["aki", "ben"], options={"games": 2})
+    rng = random.Random(7)
+    tallies = 0
+    while (a := s.random_action(rng)) is not None:
+        special = s.cards[s.special] if s.special else None
+        out = s.apply(a)
+        if out.kind == "tally":
+            tallies += 1
+            for p, t in out.details["tallies"].items():
+                best = best_arrangement(t["hand"], special, t["captured"], t["doubutsuen"])
+                assert best.total == out.details["scores"][p]
+    assert tallies == 2

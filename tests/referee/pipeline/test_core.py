@@ -18,6 +18,7 @@ EVENTS = [
     {"t": 2.5, "type": "hand", "player": "aki", "side": "left", "state": "down"},
     {"t": 5.0, "type": "card", "card": "3", "zone": "field"},
     {"t": 5.4, "type": "shout", "player": "ben", "words": ["3"]},
+    {"t": 9.0, "type": "hand", "player": "ben", "side": "right", "state": "up"},
 ]
 
 
@@ -48,7 +49,7 @@ def _run(tmp_path, order):
 
 
 def test_events_reach_the_sinks_in_time_order_and_verdicts_match_batch_judging(tmp_path):
-    collect, said, judgement = _run(tmp_path, [0, 2, 1, 3, 4, 6, 5])
+    collect, said, judgement = _run(tmp_path, [0, 2, 1, 3, 4, 6, 5, 7])
     assert [e.t for e in collect.events] == sorted(e["t"] for e in EVENTS)
     batch = judge(parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in EVENTS]))
     assert judgement.jsonl() == batch.jsonl()
@@ -60,5 +61,6 @@ def test_events_reach_the_sinks_in_time_order_and_verdicts_match_batch_judging(t
 def test_a_card_verdict_is_said_once_the_next_card_is_released(tmp_path):
     _, said, _ = _run(tmp_path, range(len(EVENTS)))
     first = next(i for i, x in enumerate(said) if isinstance(x, list) and ("verdict", "tako") in x)
-    # released only when every stream passed t=5.0 (the next card): after the shout at 5.4
-    assert said[first - 1] == ("after", 5.4)
+    # final when the next card (t=5.0) is released, i.e. once every stream passed it: after
+    # the shout at 5.4 moved the hearing stream's watermark beyond it — not at the end
+    assert said[first - 1] == ("after", 5.4) and ("after", 9.0) in said[first:]

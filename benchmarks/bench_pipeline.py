@@ -1,0 +1,82 @@
+"""Replay speed before and after a change, measured in one run on the same load (prints figures).
+
+    python benchmarks/bench_pipeline.py --before REV [--rounds 3] [--workers 2]
+
+Checks ``REV`` out into a temporary git worktree and replays the bundled demo
+(``referee demo``: video + seats' audio → record, verdicts, report) alternately with that
+checkout and this one, ``--rounds`` times each (before, after, before, after, ...), so both
+see the same machine load. Prints each run's wall time and real-time factor, the load
+average around it, the best and median per side and their ratio, and whether the two
+sides' records (after the header line), verdicts and reports are byte for byte the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VIDEO_S = 37.0  # the demo recording's length
+
+
+def _run(checkout: Path, out: Path, workers: int) -> tuple[float, str]:
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-m", "referee", "demo", "--out", str(out), "--workers", str(workers),
+                          "--json"], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise SystemExit(f"{checkout}: referee demo failed:\n{res.stderr[-2000:]}")
+    return wall, res.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", required=True, help="git revision to compare with (e.g. the commit before a change)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
+    before = tmp / "before"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before), args.before], check=True,
+                   capture_output=True)
+    try:
+        times: dict[str, list[float]] = {"before": [], "after": []}
+        outputs: dict[str, str] = {}
+        print(f"replay of the demo ({VIDEO_S:.0f} s of video), --workers {args.workers}; before = {args.before}")
+        for k in range(args.rounds):
+            for side, checkout in (("before", before), ("after", ROOT)):
+                out = tmp / f"{side}{k}"
+                load0 = os.getloadavg()[0]
+                wall, stdout = _run(checkout, out, args.workers)
+                load1 = os.getloadavg()[0]
+                times[side].append(wall)
+                outputs[side] = out.as_posix()
+                if k == 0:
+                    outputs[side + "_json"] = stdout
+                print(f"  round {k + 1} {side:6}: {wall:6.1f} s  {VIDEO_S / wall:5.2f}x real time  "
+                      f"(load {load0:.2f} -> {load1:.2f})")
+        for side in ("before", "after"):
+            t = times[side]
+            print(f"{side:6}: best {min(t):.1f} s ({VIDEO_S / min(t):.2f}x), median {statistics.median(t):.1f} s "
+                  f"({VIDEO_S / statistics.median(t):.2f}x) over {len(t)} runs")
+        ratio = min(times["after"]) / min(times["before"])
+        med = statistics.median(times["after"]) / statistics.median(times["before"])
+        print(f"after/before wall time: best {ratio:.3f}, median {med:.3f} ({(ratio - 1) * 100:+.1f} % best)")
+        b, a = Path(outputs["before"]), Path(outputs["after"])
+        same_record = (b / "session.jsonl").read_text().splitlines()[1:] == (a / "session.jsonl").read_text().splitlines()[1:]
+        print(f"records (events after the header) identical: {same_record}; verdicts identical: "
+              f"{outputs['before_json'] == outputs['after_json']}; reports identical: "
+              f"{(b / 'report.html').read_bytes() == (a / 'report.html').read_bytes()}")
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
