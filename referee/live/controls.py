@@ -114,7 +114,7 @@ class Controls:
         if isinstance(t, (int, float)):
             self._verdict_card_t = float(t)
         if item.get("type") == "announce" and item.get("what") == "tie":
-            who = item.get("player")
+            who = item.get("players") or item.get("player")
             self._tie = list(who) if isinstance(who, (list, tuple)) else [who] if who else []
         elif item.get("type") == "verdict":
             self._tie = list(item.get("tie") or []) if item.get("unsettled") else []

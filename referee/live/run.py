@@ -279,16 +279,15 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             return time.monotonic() - start
 
         def make_header() -> SessionHeader:
-            return SessionHeader.from_dict({
-                "t": 0.0, "type": "session", "game": game, "players": players, "options": dict(opts.options),
-                **({"mode": mode} if mode else {}),
-                "source": {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
+            source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
                            "audio": str(heard_from.name if heard_from else opts.audio_device),
                            "calibration": cal_path.name, "paced": opts.from_video is not None,
                            "pose_every": opts.pose_every, "card_every": opts.card_every,
-                           "enrolled": setup.get("enrolled", False)},
-                "clocks": {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
-                           "audio": source.clock_info(), "av_offset_ms": None}})
+                           "enrolled": setup.get("enrolled", False)}
+            clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
+                      "audio": source.clock_info(), "av_offset_ms": None}
+            return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(opts.options),
+                                 extra={"source": source_info, "clocks": clocks})
 
         def keep(ev: Event) -> bool:
             return paused_at is None or isinstance(ev, StatusEvent)

@@ -312,7 +312,8 @@ def announce_headline(a: dict[str, Any]) -> Headline | None:
     if what == "first":
         h = Headline(f"{player}{_ms(a.get('time'))}", [], a.get("card"), a.get("t", 0.0), True, "first")
     elif what == "tie":
-        who = player if isinstance(player, str) else ", ".join(player or [])
+        who = a.get("players") or player
+        who = who if isinstance(who, str) else ", ".join(who or [])
         h = Headline(f"tie: {who}", ["settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
     elif what == "wrong":
         h = Headline(f"{player} wrong" + (f": {a['why']}" if a.get("why") else ""), [], a.get("card"),

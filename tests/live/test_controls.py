@@ -48,7 +48,7 @@ def test_x_then_a_seat_strikes_that_players_reactions_on_the_last_card():
 def test_t_then_a_seat_settles_a_tie_and_only_a_tie():
     c = _table()
     assert c.key("t", 3.0) == [] and "no tie" in c.message and c.pending is None
-    c.heard({"type": "announce", "what": "tie", "player": ["aki", "ben"], "card": "tako", "card_t": 2.0, "t": 3.1})
+    c.heard({"type": "announce", "what": "tie", "players": ["aki", "ben"], "card": "tako", "card_t": 2.0, "t": 3.1})
     c.key("t", 3.2)
     assert c.key("3", 3.2) == [] and "not in the tie" in c.message
     c.key("t", 3.3)

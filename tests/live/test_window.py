@@ -129,3 +129,15 @@ def test_a_final_verdict_after_its_preview_counts_once_and_a_revision_is_marked(
     state.verdicts_in([dict(v, first="aki", taken_by="aki", times={"aki": 0.6})])
     assert state.seats["ben"].score == 0 and state.seats["aki"].score == 3
     assert state.headline.text == "revised: aki +600 ms"
+
+
+def test_announcements_show_the_first_player_then_the_wrong_ones_under_it():
+    state = LiveState(demo_calibration())
+    state.start(demo_record().header)
+    base = {"type": "announce", "card": "tako", "card_t": 5.533}
+    state.announce([dict(base, what="first", player="chie", time=0.62, margin=0.1, t=6.3)])
+    assert state.headline.text == "chie +620 ms" and state.headline.provisional
+    state.announce([dict(base, what="wrong", player="aki", why="raised right hand, expected left hand", t=8.6)])
+    assert state.headline.text == "chie +620 ms" and state.headline.notes == ["aki wrong: raised right hand, expected left hand"]
+    state.announce([dict(base, card="2", card_t=26.6, what="tie", players=["ben", "dai"], time=0.5, t=27.2)])
+    assert state.headline.text == "tie: ben, dai" and state.headline.kind == "tie"
