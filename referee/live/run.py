@@ -253,6 +253,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                             pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         setup = _wait_setup(job)
         warnings += setup.get("warnings", [])
+        warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps)
+        processed = warm  # the stage's frame count goes on from the warm-up's
         # ---- the session starts now: one clock for the camera, the microphones and the keys
         start = time.monotonic()
         camera.start = start
@@ -264,7 +266,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         wav = WavWriter(out / "seats.wav", rate, channels)
         tap.writer = wav
         gate.set()
-        camera.open()
+        if camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
+            camera.open()
         probe.start_clock(start)
         session_clock["start"] = start
         started = False
@@ -272,7 +275,6 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         quit_asked = False
         hearing_done = False
         preview = _Preview()
-        processed = 0
         last_status = 0.0
 
         def now() -> float:
@@ -290,6 +292,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                                  extra={"source": source_info, "clocks": clocks})
 
         def keep(ev: Event) -> bool:
+            if ev.t < 0:  # from the warm-up frames, before the session
+                return False
             return paused_at is None or isinstance(ev, StatusEvent)
 
         def take(msg) -> None:
@@ -409,7 +413,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         if wav is not None:
             wav.close()
     figures.update(camera.status())
-    figures["processed"] = locals().get("processed", 0)
+    figures["processed"] = locals().get("processed", 0) - locals().get("warm", 0)
+    figures["warm_up_frames"] = locals().get("warm", 0)
     if check is not None:
         figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
@@ -429,6 +434,44 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         pass
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
                       judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures)
+
+
+#: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
+WARM_FRAMES, WARM_FRAME_S, WARM_MAX_S = 12, 0.08, 30.0
+
+
+def _first_image(opts, camera, cal):
+    """An image of the table for the warm-up: the recording's first frame, or a frame from
+    the camera (opened early; its stamps are re-based at the session start)."""
+    import numpy as np
+
+    if opts.from_video is not None:
+        from vision.video import read_frames
+
+        return next(iter(read_frames(opts.from_video))).image
+    camera.open()
+    frame = camera.next(timeout=5.0)
+    return frame.image if frame is not None else np.zeros((cal.height, cal.width, 3), np.uint8)
+
+
+def _warm_up(stage, image, fps: float) -> tuple[int, float]:
+    """Run the vision stage on the table's first image until it answers at frame rate.
+
+    The pose workers are spawned processes that load MediaPipe on their first frames (several
+    seconds under load); without this the session's first seconds are analysed at a frame a
+    second and the first card is missed. The frames are stamped before 0 and their events
+    dropped: the stages only learn what the table looked like before the start. Returns the
+    frames used (the session's frame count continues from there) and the seconds it took."""
+    from vision.video import Frame
+
+    t0 = time.monotonic()
+    quick, n = 0, 0
+    while quick < WARM_FRAMES and time.monotonic() - t0 < WARM_MAX_S:
+        c0 = time.monotonic()
+        stage.update(Frame(n, round(-60.0 + n / fps, 6), image))
+        n += 1
+        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S else 0
+    return n, round(time.monotonic() - t0, 2)
 
 
 def _audio_lost(state) -> bool:
@@ -508,6 +551,9 @@ class SaidRecordSink(Sink):
             obj["said_t"] = said
             self.inner._writer.write(obj)
 
+    def announce(self, items):
+        self.verdicts(items)  # what the table heard first, in the record with when
+
     def close(self):
         self.inner.close()
 
@@ -523,6 +569,8 @@ class LatencyProbe(Sink):
         self.known: dict[str, list[float]] = {}
         self.verdict_ms: list[float] = []
         self.announce_ms: list[float] = []
+        self.first_ms: list[float] = []
+        self.tie_s = 0.033
         self.stage_ms: list[float] = []
         self.frame_age_ms: list[float] = []
         self.window = 3.0
@@ -534,7 +582,11 @@ class LatencyProbe(Sink):
         return None if self._t0 is None else time.monotonic() - self._t0
 
     def start(self, header):
-        self.window = float(header.options.get("window", 3.0)) if header.options else 3.0
+        from rules import get
+
+        opts = get(header.game).resolve_options(dict(header.options))
+        self.window = float(opts.get("window", 3.0) or 3.0)
+        self.tie_s = float(opts.get("tie_ms", 33) or 0) / 1000
 
     def event(self, event):
         now = self._now()
@@ -548,10 +600,16 @@ class LatencyProbe(Sink):
                 self.verdict_ms.append((now - (v["t"] + self.window)) * 1000)
 
     def announce(self, items):
+        """First/tie: after the reaction plus the tie window; wrong/missed: after the window."""
         now = self._now()
         for a in items:
-            if now is not None and isinstance(a.get("t"), (int, float)):
-                self.announce_ms.append((now - a["t"]) * 1000)
+            card_t = a.get("card_t")
+            if now is None or not isinstance(card_t, (int, float)):
+                continue
+            if a.get("what") in ("first", "tie") and isinstance(a.get("time"), (int, float)):
+                self.first_ms.append((now - (card_t + a["time"] + self.tie_s)) * 1000)
+            elif a.get("what") in ("wrong", "missed", "nobody"):
+                self.announce_ms.append((now - (card_t + self.window)) * 1000)
 
     def figures(self) -> dict:
         def stats(xs):
@@ -562,7 +620,9 @@ class LatencyProbe(Sink):
                     "max": round(ys[-1])}
 
         return {"event_known_ms": {k: stats(v) for k, v in sorted(self.known.items())},
-                "verdict_after_window_ms": stats(self.verdict_ms), "announce_ms": stats(self.announce_ms),
+                "verdict_after_window_ms": stats(self.verdict_ms),
+                "first_announced_after_reaction_and_tie_ms": stats(self.first_ms),
+                "wrong_missed_announced_after_window_ms": stats(self.announce_ms),
                 "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms)}
 
 
