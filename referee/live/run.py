@@ -302,8 +302,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             if kind == "fatal":
                 raise msg[1]
             if kind == "events":
-                pipe.push("hearing", [e for e in (Event.from_dict(d) for d in msg[1]) if keep(e)])
+                heard_now = [e for e in (Event.from_dict(d) for d in msg[1]) if keep(e)]
+                pipe.push("hearing", heard_now)
                 pipe.advance("hearing", msg[2])
+                view.seen(heard_now)  # the words on screen as soon as they are heard
             elif kind == "done":
                 done = msg[1]
                 pipe.push("hearing", [e for e in (Event.from_dict(d) for d in done["events"]) if keep(e)])

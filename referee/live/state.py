@@ -94,6 +94,7 @@ class LiveState:
         self.image = None
         self.image_t: float | None = None
         self.image_size: tuple[int, int] | None = (calibration.width, calibration.height) if calibration else None
+        self._shown: dict[tuple[str, str], float] = {}  # (player, side) -> time of the hand shown
         self.verdicts = 0
         self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
         self.finished = False
@@ -106,14 +107,21 @@ class LiveState:
             self.seats.setdefault(p, SeatView(p))
 
     def event(self, ev: Event) -> None:
+        """An event (released by the merge, or :meth:`seen` early); an event older than what
+        a seat or the field already shows does not turn the display back."""
         self.now = max(self.now, ev.t)
         if isinstance(ev, CardEvent):
-            self._card(ev)
+            if self.card_t is None or ev.t > self.card_t or (ev.t == self.card_t and ev.card != self.card):
+                self._card(ev)
         elif isinstance(ev, HandEvent) and ev.player in self.seats:
-            self.seats[ev.player].hands[ev.side] = ev.state == "up"
+            key = (ev.player, ev.side)
+            if ev.t >= self._shown.get(key, float("-inf")):
+                self._shown[key] = ev.t
+                self.seats[ev.player].hands[ev.side] = ev.state == "up"
         elif isinstance(ev, ShoutEvent) and ev.player in self.seats:
             seat = self.seats[ev.player]
-            seat.words, seat.words_t = " ".join(ev.words) or (ev.text or ""), ev.t
+            if seat.words_t is None or ev.t >= seat.words_t:
+                seat.words, seat.words_t = " ".join(ev.words) or (ev.text or ""), ev.t
         elif isinstance(ev, WarningEvent):
             self.warnings.append(ev.message)
         elif isinstance(ev, AudioStatusEvent) and ev.state in ("lost", "ok", "overflow"):
@@ -356,6 +364,16 @@ class StateSink(Sink):
 
     def frame(self, frame: Any, events: list[Event]) -> None:
         self.state.frame(frame)
+        self.seen(events)
+
+    def seen(self, events: list[Event]) -> None:
+        """Events as the stages found them, before the merge releases them (which waits for
+        every stage's watermark, ~2 s): the seats' hands, the field's card and the words
+        heard follow the camera image instead of lagging it. Only the display: controls and
+        verdicts wait for the released events."""
+        for ev in events:
+            if isinstance(ev, (CardEvent, HandEvent, ShoutEvent)):
+                self.state.event(ev)
         self.changed()
 
     def status(self, info: dict[str, Any]) -> None:

@@ -64,7 +64,7 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
         out.append("LAST VERDICT: waiting for the first card")
     else:
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
-        where = f" (card {h.card}{', window still open' if h.provisional else ''})" if h.card else ""
+        where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
         out.append(f"LAST VERDICT{where}:  " + c(code, h.text))
         out += [f"    {n}" for n in h.notes[:4]]
     out.append("")
@@ -177,6 +177,10 @@ class TerminalView(StateSink):
     def status(self, info):
         with self._lock:
             super().status(info)
+
+    def seen(self, events):
+        with self._lock:
+            super().seen(events)
 
     def finish(self, judgement):
         with self._lock:

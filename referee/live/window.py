@@ -143,8 +143,8 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
         colour = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, GREY)
         label = "LAST VERDICT" + (f" - card {h.card}" if h.card else "")
         if h.provisional:
-            label += " (window still open)"
-        _text(cv2, img, label, (x, y - 14), 0.6, GREY, 1)
+            label += " (so far)"
+        _text(cv2, img, label, (x, y - 14), _fit(cv2, label, width, 0.6), GREY, 1)
         scale = _fit(cv2, h.text, width, 1.6, 3, BOLD)
         _text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
         y += 66
@@ -287,6 +287,10 @@ class LiveWindow(StateSink):
     def status(self, info):
         with self._lock:
             super().status(info)
+
+    def seen(self, events):
+        with self._lock:
+            super().seen(events)
 
     def finish(self, judgement):
         with self._lock:

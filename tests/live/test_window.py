@@ -141,3 +141,19 @@ def test_announcements_show_the_first_player_then_the_wrong_ones_under_it():
     assert state.headline.text == "chie +620 ms" and state.headline.notes == ["aki wrong: raised right hand, expected left hand"]
     state.announce([dict(base, card="2", card_t=26.6, what="tie", players=["ben", "dai"], time=0.5, t=27.2)])
     assert state.headline.text == "tie: ben, dai" and state.headline.kind == "tie"
+
+
+def test_events_seen_early_show_at_once_and_an_older_released_one_does_not_turn_them_back():
+    state = LiveState(demo_calibration())
+    sink = StateSink(state)
+    sink.start(demo_record().header)
+    up = HandEvent(t=10.0, player="aki", side="left", state="up")
+    down = HandEvent(t=11.0, player="aki", side="left", state="down")
+    sink.seen([up])
+    assert state.seats["aki"].hands["left"]
+    sink.seen([down])
+    sink.event(up)  # the merge releases the older event later
+    assert not state.seats["aki"].hands["left"]
+    sink.seen([CardEvent(t=12.0, card="ika")])
+    sink.event(CardEvent(t=9.0, card="tako"))
+    assert state.card == "ika"
