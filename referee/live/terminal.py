@@ -124,7 +124,7 @@ class TerminalView(StateSink):
         self.out = out or sys.stdout
         self.keys = keys if keys is not None else (sys.stdin if sys.stdin and sys.stdin.isatty() else None)
         self.live = hasattr(self.out, "isatty") and self.out.isatty()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
         self._queue: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._dirty = threading.Event()

@@ -238,7 +238,7 @@ class LiveWindow(StateSink):
         self.renderer = renderer
         self.controls = controls or Controls(state.players)
         self.params = params
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
         self._out: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -193,3 +193,32 @@ def test_the_self_test_refuses_a_failed_seat_without_force(clip, tmp_path):
     assert "SELF-TEST" in res.output and "FAIL" in res.output
     assert (tmp_path / "o" / "selftest" / "session.jsonl").is_file()
     assert not (tmp_path / "o" / "session.jsonl").exists()
+
+
+def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, clip, tmp_path, monkeypatch):
+    """The window sink gets every analysed frame with its events (a lock taken twice there
+    once hung the whole referee): the paced clip with the window on a virtual display."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    display = ":97"
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1400x800x24"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        monkeypatch.setenv("DISPLAY", display)
+        video, wav = clip
+        res = CliRunner().invoke(cli, ["live", "--from-video", str(video), "--audio", str(wav), "--calibration",
+                                       str(CAL), "--no-voice", "--out", str(tmp_path / "w")], catch_exceptions=False)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
+    assert res.exit_code == 0, res.output
+    out, _ = live_run
+    verdicts = lambda d: [_view(json.loads(x)) for x in (d / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
+    assert [v["card"] for v in verdicts(tmp_path / "w")] == [v["card"] for v in verdicts(out)]

@@ -157,3 +157,18 @@ def test_events_seen_early_show_at_once_and_an_older_released_one_does_not_turn_
     sink.seen([CardEvent(t=12.0, card="ika")])
     sink.event(CardEvent(t=9.0, card="tako"))
     assert state.card == "ika"
+
+
+def test_the_window_sink_takes_a_frame_with_its_events_without_deadlocking():
+    import threading
+
+    win = LiveWindow(LiveState(demo_calibration()))
+    win.start(demo_record().header)
+    done = threading.Event()
+
+    def feed():
+        win.frame(Frame(0, 1.0, np.zeros((720, 1280, 3), np.uint8)), [HandEvent(t=1.0, player="aki", side="left", state="up")])
+        done.set()
+
+    threading.Thread(target=feed, daemon=True).start()
+    assert done.wait(5.0) and win.state.seats["aki"].hands["left"]
