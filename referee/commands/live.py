@@ -6,6 +6,7 @@ Parses options and calls :func:`referee.live.run.run_live`; prints where the fil
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
@@ -51,10 +52,21 @@ def _run(opts, no_voice: bool, selftest: bool = False):
         result = check.figures["selftest"]
         click.echo("\n".join(render_text(result)), err=True)
         started_with = require_pass(result, force=opts.force)
-    sinks = []
-    if not no_voice:
-        sinks.append(_voice(opts.lang))
-    result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True), setup_warnings_in=started_with)
+    base, game = opts.out, 1
+    while True:
+        sinks = [] if no_voice else [_voice(opts.lang)]
+        result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True),
+                          setup_warnings_in=started_with)
+        _summary(result)
+        if not result.new_game:
+            return result
+        game += 1  # n n: the session is closed and judged; the next game gets a folder of its own
+        click.echo(f"referee: new game {game}", err=True)
+        opts = dataclasses.replace(opts, out=base / f"game-{game}")
+        started_with = []
+
+
+def _summary(result) -> None:
     for w in result.warnings:
         click.echo(f"referee: warning: {w}", err=True)
     if result.judgement is not None:
@@ -72,7 +84,6 @@ def _run(opts, no_voice: bool, selftest: bool = False):
                    f"{(lat.get('stage_ms') or {}).get('median')} ms a frame; load {f.get('load')}", err=True)
     click.echo(f"referee: record {result.record}\nreferee: video  {result.video}\nreferee: audio  {result.audio}",
                err=True)
-    return result
 
 
 def _voice(lang: str):

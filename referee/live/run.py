@@ -96,6 +96,8 @@ class LiveResult:
     lines: list[dict]
     warnings: list[str]
     figures: dict[str, Any]
+    #: the table asked for a new game (``n n``): the session ended there, the next one follows
+    new_game: bool = False
 
 
 class _Tap:
@@ -273,6 +275,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         started = False
         paused_at: float | None = None
         quit_asked = False
+        new_game = False
         hearing_done = False
         preview = _Preview()
         last_status = 0.0
@@ -369,7 +372,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                                                          stop=round(t_now, 4), reason=reason) for w in ("video", "audio")])
                         paused_at = None
                     elif item.name == "new_game":
-                        state.message = "new game: quit (q q) and start again; a running session is not split yet"
+                        new_game = quit_asked = True  # this session ends here; the command starts the next
                 else:
                     pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
             pipe.advance("table", t_now - 0.01)
@@ -435,7 +438,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     except OSError:
         pass
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
-                      judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures)
+                      judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
+                      new_game=locals().get("new_game", False))
 
 
 #: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
