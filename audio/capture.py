@@ -84,9 +84,15 @@ class FileSource:
     Sample-accurate: the first decoded frame's PTS (in the stream's time base) places the
     recording on the session clock; from there samples are counted. ``offset`` adds the
     session time at which the file's time 0 lies (0 when the file starts the session).
+
+    ``rate``: the sample rate the blocks must have (the calibration's). A file recorded at
+    another rate is resampled on the fly (polyphase, :class:`Resampler`; ``resampled_from``
+    then holds the file's own rate), so the onset detector, the speech model and the
+    enrolled voices never hear a recording at a rate they were not set up for.
     """
 
-    def __init__(self, path: str | Path, offset: float = 0.0, block_s: float = DEFAULT_BLOCK_S):
+    def __init__(self, path: str | Path, offset: float = 0.0, block_s: float = DEFAULT_BLOCK_S,
+                 rate: int | None = None):
         import av  # PyAV: FFmpeg bundled in the wheel
 
         self.path = Path(path)
@@ -100,50 +106,142 @@ class FileSource:
             self._container.close()
             raise MediaError(f"{self.path}: has no audio track")
         self._stream = self._container.streams.audio[0]
-        self.rate = int(self._stream.rate or 0)
+        #: the file's own sample rate
+        self.file_rate = int(self._stream.rate or 0)
         self.channels = int(self._stream.codec_context.layout.nb_channels)
-        if self.rate <= 0 or self.channels <= 0:
+        if self.file_rate <= 0 or self.channels <= 0:
+            self._container.close()
             raise MediaError(f"{self.path}: audio track without a sample rate or channels")
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or not 1000 <= rate <= 384000):
+            self._container.close()
+            raise MediaError(f"{self.path}: cannot resample to {rate!r} Hz (a rate in 1000..384000 expected)")
+        self.rate = rate or self.file_rate
+        #: the file's rate when the blocks are resampled from it, else None
+        self.resampled_from = self.file_rate if self.rate != self.file_rate else None
         self.offset = offset
         self.block = max(1, int(round(block_s * self.rate)))
         self.declared = _declared_frames(self.path)
         #: set after reading when the file held fewer samples than its header declares
         self.warning: str | None = None
 
-    def __iter__(self) -> Iterator[Block]:
+    def close(self) -> None:
+        """Close the file without reading it (a probe: rate and channels only)."""
+        self._container.close()
+
+    def _frames(self) -> Iterator[tuple[float, np.ndarray]]:
+        """``(start seconds, samples)`` of each decoded frame at the file's own rate (the
+        start is given for the first frame only; later frames follow without a gap)."""
         import av
 
-        index: int | None = None
-        pending: list[np.ndarray] = []
-        npend = 0
+        first = True
         try:
             for frame in self._container.decode(self._stream):
-                data = _frame_array(frame)
-                if index is None:
-                    start = 0.0
-                    if frame.pts is not None and frame.time_base is not None:
-                        start = float(frame.pts * frame.time_base)
-                    index = int(round(start * self.rate))
-                pending.append(data)
-                npend += len(data)
-                while npend >= self.block:
-                    buf = np.concatenate(pending)
-                    yield Block(index, buf[: self.block], self.rate, self.offset)
-                    index += self.block
-                    rest = buf[self.block :]
-                    pending, npend = ([rest] if len(rest) else []), len(rest)
+                start = 0.0
+                if first and frame.pts is not None and frame.time_base is not None:
+                    start = float(frame.pts * frame.time_base)
+                first = False
+                yield start, _frame_array(frame)
         except (av.error.FFmpegError, ValueError) as exc:
             raise MediaError(f"{self.path}: audio data is corrupt ({exc})") from None
         finally:
             self._container.close()
-        if index is None:
+
+    def __iter__(self) -> Iterator[Block]:
+        index: int | None = None
+        pending: list[np.ndarray] = []
+        npend = 0
+        read = [0]  # samples at the file's rate (for the header check)
+        resampler = Resampler(self.file_rate, self.rate, self.channels) if self.resampled_from else None
+
+        def chunks() -> Iterator[tuple[float, np.ndarray]]:
+            for start, data in self._frames():
+                read[0] += len(data)
+                if resampler is None:
+                    yield start, data
+                else:
+                    yield start, resampler.feed(data)
+            if resampler is not None:
+                yield 0.0, resampler.flush()
+
+        for start, data in chunks():
+            if index is None:
+                index = int(round(start * self.rate))
+            if not len(data):
+                continue
+            pending.append(data)
+            npend += len(data)
+            while npend >= self.block:
+                buf = np.concatenate(pending)
+                yield Block(index, buf[: self.block], self.rate, self.offset)
+                index += self.block
+                rest = buf[self.block :]
+                pending, npend = ([rest] if len(rest) else []), len(rest)
+        if index is None or (read[0] == 0):
             raise MediaError(f"{self.path}: the audio track holds no samples")
         if npend:
             yield Block(index, np.concatenate(pending), self.rate, self.offset)
-        read = index + npend
-        if self.declared is not None and read < self.declared:
-            self.warning = (f"{self.path}: the audio ends after {read / self.rate:.2f} s but its header "
-                            f"declares {self.declared / self.rate:.2f} s (a truncated file?)")
+        if self.declared is not None and read[0] < self.declared:
+            self.warning = (f"{self.path}: the audio ends after {read[0] / self.file_rate:.2f} s but its header "
+                            f"declares {self.declared / self.file_rate:.2f} s (a truncated file?)")
+
+
+class Resampler:
+    """Streaming polyphase resampling (``scipy.signal.resample_poly``) of float32
+    ``[n, channels]`` chunks from rate ``src`` to ``dst``.
+
+    The input is cut into pieces of :data:`RESAMPLE_CHUNK_S`, each resampled with
+    :data:`RESAMPLE_CONTEXT` ``down``-periods of the neighbouring input on both sides and
+    trimmed to its own span, so the output equals resampling the whole recording at once
+    (up to float rounding) without holding it in memory. Cost: latency of one piece plus the
+    context (about 1 s; offline replay only), ~2 ms of CPU per second of 4-channel audio.
+    """
+
+    def __init__(self, src: int, dst: int, channels: int):
+        from math import gcd
+
+        g = gcd(src, dst)
+        self.up, self.down = dst // g, src // g
+        # resample_poly's default filter reaches 10 * max(up, down) taps of the upsampled
+        # signal on each side: ceil(that / up) input samples, rounded up to whole periods
+        reach = -(-10 * max(self.up, self.down) // self.up) + 1
+        self.context = -(-reach // self.down) * self.down
+        self.chunk = max(1, int(RESAMPLE_CHUNK_S * src) // self.down) * self.down
+        self.channels = channels
+        self._buf = np.zeros((0, channels), np.float32)
+        self._done = 0  # input samples of the buffer already turned into output (from its start)
+
+    def feed(self, data: np.ndarray) -> np.ndarray:
+        self._buf = np.concatenate([self._buf, data.astype(np.float32, copy=False)])
+        out = []
+        while len(self._buf) - self._done >= self.chunk + self.context:
+            out.append(self._piece(self._done, self._done + self.chunk))
+            self._done += self.chunk
+            drop = max(0, self._done - self.context)
+            self._buf, self._done = self._buf[drop:], self._done - drop
+        return np.concatenate(out) if out else np.zeros((0, self.channels), np.float32)
+
+    def flush(self) -> np.ndarray:
+        """The output of the input left (the end of the recording)."""
+        if len(self._buf) <= self._done:
+            return np.zeros((0, self.channels), np.float32)
+        out = self._piece(self._done, len(self._buf))
+        self._done = len(self._buf)
+        return out
+
+    def _piece(self, a: int, b: int) -> np.ndarray:
+        from scipy import signal
+
+        lo = max(0, a - self.context)
+        x = self._buf[lo: min(len(self._buf), b + self.context)]
+        y = signal.resample_poly(x, self.up, self.down, axis=0)
+        first = (a - lo) * self.up // self.down
+        # output samples whose time lies in [a, b): ceil(n * up / down) for the final piece
+        count = -(-(b - a) * self.up // self.down)
+        return y[first: first + count].astype(np.float32)
+
+
+#: input seconds resampled at once by :class:`Resampler`
+RESAMPLE_CHUNK_S = 1.0
 
 
 def _declared_frames(path: Path) -> int | None:

@@ -37,9 +37,12 @@ class HearingPlan:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
-def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False):
+def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
+                rate: int | None = None):
     """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats):
     ``(source, heard_from)``, or ``(None, None)`` with a warning when there is no audio.
+    ``rate``: the calibration's sample rate; a recording at another rate is resampled to it
+    (``audio.capture.FileSource``; ``referee.preflight`` says so before the replay).
 
     Demixing reads the whole recording first (offline replay only) and measures the
     seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
@@ -47,10 +50,10 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
     from audio.capture import FileSource
 
     if audio is not None:
-        source, heard_from = FileSource(audio), audio
+        source, heard_from = FileSource(audio, rate=rate), audio
     else:
         try:
-            source, heard_from = FileSource(video), video
+            source, heard_from = FileSource(video, rate=rate), video
         except MediaError as exc:
             warnings.append(f"no audio: {exc}; shouts are not heard (give the seats' recording with --audio)")
             return None, None

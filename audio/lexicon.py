@@ -1,7 +1,7 @@
 """What a game's players say, how a model spells it, and how heard words become tokens.
 
 A *lexicon* (one TOML file per model in ``audio/lexicons/``) maps every canonical token
-of shared RULES.md (``ika``, ``tako``, ``8`` …) to the word sequences the model can
+of docs/rules.md (``ika``, ``tako``, ``8`` …) to the word sequences the model can
 output for it. A *vocabulary* (per game) says which tokens and numbers a table can call.
 Together they give the recognizer's runtime grammar (:func:`grammar_phrases`) and the
 parser (:meth:`Lexicon.parse`) that turns the recognised words back into tokens.

@@ -46,12 +46,58 @@ TAKE_S = 2.5
 TEST_WORD = {"ikatako": "ika", "mokochaka": "moko"}
 
 
+def display_problem(env=None) -> str | None:
+    """Why no X server answers on ``DISPLAY`` (None: one does, or not Linux).
+
+    OpenCV's windows are Qt on X (xcb); when the X server named by ``DISPLAY`` is not there
+    (an ssh session with a stale ``DISPLAY``, a container), Qt does not raise but *aborts
+    the process* (SIGABRT) in ``cv2.namedWindow``. So the server's socket is tried first:
+    ``:N`` / ``unix:N`` is ``/tmp/.X11-unix/XN`` (or the abstract socket of that name),
+    ``HOST:N`` is TCP port 6000 + N, each with a 2 s timeout.
+    """
+    import re
+    import socket
+
+    env = os.environ if env is None else env
+    if not sys.platform.startswith("linux"):
+        return None
+    display = env.get("DISPLAY") or ""
+    if not display:
+        return None if env.get("WAYLAND_DISPLAY") is None else (
+            "WAYLAND_DISPLAY is set but not DISPLAY: OpenCV's windows need X (XWayland sets DISPLAY)")
+    m = re.fullmatch(r"([^:]*):(\d+)(?:\.\d+)?", display)
+    if m is None:
+        return f"DISPLAY={display!r} is not a display name like :0 or host:0"
+    host, number = m.group(1), int(m.group(2))
+    try:
+        if host in ("", "unix"):
+            path = f"/tmp/.X11-unix/X{number}"
+            for address in (path, "\0" + path):  # the file, then Linux's abstract socket
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(2.0)
+                    try:
+                        sock.connect(address)
+                        return None
+                    except OSError:
+                        continue
+            return f"no X server answers on DISPLAY={display} (no socket {path})"
+        with socket.create_connection((host, 6000 + number), timeout=2.0):
+            return None
+    except OSError as exc:
+        return f"no X server answers on DISPLAY={display} ({exc.strerror or exc})"
+
+
 def require_display() -> None:
-    """One clear :class:`DeviceError` when no window can be opened (no screen, headless)."""
+    """One clear :class:`DeviceError` when no window can be opened (no screen, headless,
+    or a ``DISPLAY`` whose X server is not there: :func:`display_problem`)."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise DeviceError("no display: referee calibrate --camera opens a window (run it at the table's computer, "
                           "with DISPLAY set); without a screen, record the calibration and use "
                           "--from-video VIDEO --audio SEATS.wav")
+    problem = display_problem()
+    if problem is not None:
+        raise DeviceError(f"no display: {problem}; run it at the table's computer, or record the calibration "
+                          "and use --from-video VIDEO --audio SEATS.wav")
     try:
         cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
     except cv2.error as exc:

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import rules
-from session.errors import EventError, RecordError
+from session.errors import EventError, RecordError, RulesError
 from session.events import CorrectionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
 from session.order import sort_key
-from referee.judging.base import BatchJudge
+from referee.judging.base import GameJudge
+from referee.judging.senses import Senses
 from session.record import Entry, Record, RecordIssue, dumps
 
 
@@ -36,6 +37,8 @@ class Session:
     options: dict[str, Any]
     events: list[Event]
     notes: list[RecordIssue] = field(default_factory=list)
+    #: the stretches where a sense was missing (from the record's status events, as fed)
+    senses: Senses = field(default_factory=Senses)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -95,8 +98,8 @@ def game_judge(session: Session):
 
     module = judging.module(session.header.game)
     cls = getattr(module, "Judge", None)
-    if cls is None:
-        return BatchJudge(session, module.judge)
+    if not (isinstance(cls, type) and issubclass(cls, GameJudge)):
+        raise RulesError(f"{module.__name__} defines no Judge (a referee.judging.base.GameJudge)")
     return cls(session)
 
 
@@ -141,13 +144,21 @@ class IncrementalJudge:
         self._entries.append(event)
         if isinstance(event, CorrectionEvent):
             return self._rejudge()
-        if isinstance(event, (UnknownEvent, StatusEvent)):
+        if isinstance(event, UnknownEvent):
             return []
         key = sort_key(event)
         if self._last_key is not None and key < self._last_key:
             return self._rejudge()
-        self._last_key = key
-        return self._take(self._judge.feed(event))
+        return self._take(self._feed_in_order(event))
+
+    def _feed_in_order(self, event: Event) -> list[dict[str, Any]]:
+        """One event in canonical order: a status event tells which senses were there, the
+        rest goes to the game's judge."""
+        self._last_key = sort_key(event)
+        if isinstance(event, StatusEvent):
+            self.session.senses.note(event)
+            return []
+        return self._judge.feed(event)
 
     def advance(self, t: float) -> list[dict[str, Any]]:
         """The watermark reached ``t``: lines that time alone made final."""
@@ -171,9 +182,8 @@ class IncrementalJudge:
         events, notes = apply_corrections(record)
         self._reset()
         self.session.notes.extend(notes)
-        for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
-            self._last_key = sort_key(ev)
-            self.lines.extend(self._judge.feed(ev))
+        for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
+            self.lines.extend(self._feed_in_order(ev))
         seen = set(before)
         return [x for x in self.lines if dumps(x) not in seen]
 
@@ -194,7 +204,6 @@ def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement
         raise RecordError("cannot judge a record without a session header on its first line")
     events, notes = apply_corrections(record)
     inc = IncrementalJudge(record.header, options, notes=notes)
-    for ev in sorted((e for e in events if not isinstance(e, (UnknownEvent, StatusEvent))), key=sort_key):
-        inc._last_key = sort_key(ev)
-        inc.lines.extend(inc._judge.feed(ev))
+    for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
+        inc.lines.extend(inc._feed_in_order(ev))
     return inc.finish()

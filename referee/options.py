@@ -22,5 +22,7 @@ def parse_option_args(args: Iterable[str]) -> dict[str, Any]:
             value = json.loads(raw)
         except json.JSONDecodeError:
             value = raw
+        except (ValueError, RecursionError):  # a number of 4300+ digits, nesting too deep
+            raise OptionError(f"option {name.strip()!r}: the value is too long or nested too deeply") from None
         out[name.strip()] = value
     return out

@@ -154,7 +154,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     ``settings.video``). Extra ``sinks`` (the CLI's JSON lines, a live view) see everything
     the pipeline produces as it is produced."""
     from referee.pipeline import recording
-    from referee.pipeline.sinks import CollectSink, RecordSink
+    from referee.pipeline.sinks import AnnotatedVideoSink, CollectSink, RecordSink, ReportSink
     from calibration import load
     from vision.table import TableLayout
 
@@ -185,25 +185,38 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
                              options=dict(settings.options), extra={"source": source})
 
     collect = CollectSink()
-    with RecordSink(record_path) as record_sink:
-        run, pipe = recording.run(rec, [record_sink, collect, *sinks], make_header, options={},
-                                  setup_warnings=setup_warnings, on_progress=on_progress, on_warning=on_warning)
-    run.stats["judge"] = 0.0  # judged while perceiving (incremental), no separate pass
-    result = Replay(video=video, audio=run.heard_from, out=out, record=record_path,
-                    header=collect.header.to_dict(), events=[e.to_dict() for e in collect.events],
-                    judgement=pipe.judgement, landmarks=run.landmarks, warnings=run.warnings,
-                    duration=run.duration, elapsed={"video": run.elapsed_video}, calibration=cal,
-                    enrolled=run.enrolled, stats=run.stats)
-    if run.frames != (info.frames or run.frames):
-        result.warnings.append(f"{video.name}: {run.frames} frames decoded, the file announces {info.frames}")
-    result.elapsed["perception"] = time.perf_counter() - t_start
-    if settings.report or settings.video:
-        from referee import report
+    run = recording.RecordingRun()
+    made: list[Replay] = []
 
-        t_rep = time.perf_counter()
-        report.write(result, html=settings.report, video=settings.video)
-        result.elapsed["report"] = time.perf_counter() - t_rep
-    result.elapsed["total"] = time.perf_counter() - t_start
+    def evidence(judgement) -> Replay:
+        """The replay as the report sinks read it (made once, when the session is judged)."""
+        if not made:
+            result = Replay(video=video, audio=run.heard_from, out=out, record=record_path,
+                            header=collect.header.to_dict(), events=[e.to_dict() for e in collect.events],
+                            judgement=judgement, landmarks=run.landmarks, warnings=run.warnings,
+                            duration=run.duration, elapsed={"video": run.elapsed_video}, calibration=cal,
+                            enrolled=run.enrolled, stats=run.stats)
+            if run.frames != (info.frames or run.frames):
+                result.warnings.append(f"{video.name}: {run.frames} frames decoded, the file announces {info.frames}")
+            made.append(result)
+        return made[0]
+
+    drawn = [ReportSink(evidence)] if settings.report else []
+    drawn += [AnnotatedVideoSink(evidence)] if settings.video else []
+    with RecordSink(record_path) as record_sink:
+        _, pipe = recording.run(rec, [record_sink, collect, *sinks, *drawn], make_header, options={},
+                                setup_warnings=setup_warnings, on_progress=on_progress, on_warning=on_warning,
+                                out=run)
+    run.stats["judge"] = 0.0  # judged while perceiving (incremental), no separate pass
+    result = evidence(pipe.judgement)
+    if settings.report:
+        result.report = out / "report.html"
+    if settings.video:
+        result.annotated = out / "annotated.mp4"
+    total = time.perf_counter() - t_start
+    result.elapsed["report"] = sum(s.seconds for s in drawn)
+    result.elapsed["perception"] = total - result.elapsed["report"]
+    result.elapsed["total"] = total
     return result
 
 

@@ -445,8 +445,9 @@ def write_video(result, path: Path, scale: float = 0.5) -> None:
 
 def write(result, *, html: bool = True, video: bool = False) -> None:
     if html:
-        path = result.out / "report.html"
-        path.write_text(build_html(result), encoding="utf-8")
+        from referee.outdir import write_text_atomic
+
+        path = write_text_atomic(result.out / "report.html", build_html(result))  # whole or not at all
         result.report = path
     if video:
         path = result.out / "annotated.mp4"

@@ -14,6 +14,7 @@ nothing crashes, that the same seed gives the same game, and that
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -24,30 +25,81 @@ from session.errors import OptionError
 
 @dataclass(frozen=True)
 class Option:
-    """A rule option the table may change ([policy] in RULES.md), with its default."""
+    """A rule option the table may change (a [policy] point of the rules, docs/rules.md), with
+    its default.
+
+    A number is range-checked where it is parsed: ``minimum``/``maximum`` bound it
+    (``exclusive_minimum``: strictly above ``minimum``, e.g. a window of 0 s would judge
+    nothing). NaN, infinities and integers beyond the float range are refused whatever the
+    bounds, with one line naming the option, so a verdict is never computed from them.
+    """
 
     name: str
     default: Any
     doc: str
     kind: type | tuple[type, ...] = object
     choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
 
     def check(self, value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise OptionError(f"option {self.name!r} must be a finite number, got {value!r}")
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            self._check_range(value)
+            if abs(value) > MAX_INT_OPTION:
+                raise OptionError(f"option {self.name!r} must be a number of at most {MAX_INT_OPTION:g}, "
+                                  f"got {_short(value)}")
             value = float(value)
         if isinstance(value, bool) and self.kind is not bool and self.kind is not object:
             raise OptionError(f"option {self.name!r} must be {self._kind_name()}, got {value!r}")
         if not isinstance(value, self.kind):
-            raise OptionError(f"option {self.name!r} must be {self._kind_name()}, got {value!r}")
+            raise OptionError(f"option {self.name!r} must be {self._kind_name()}, got {_short(value)}")
         if self.choices is not None and value not in self.choices:
             raise OptionError(
-                f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}, got {value!r}"
+                f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}, got {_short(value)}"
             )
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            self._check_range(value)
+            if isinstance(value, int) and abs(value) > MAX_INT_OPTION:
+                raise OptionError(f"option {self.name!r} must be a number of at most {MAX_INT_OPTION:g}, "
+                                  f"got {_short(value)}")
         return value
+
+    def _check_range(self, value: int | float) -> None:
+        low = self.minimum is not None and (value <= self.minimum if self.exclusive_minimum
+                                            else value < self.minimum)
+        high = self.maximum is not None and value > self.maximum
+        if low or high:
+            raise OptionError(f"option {self.name!r} must be{self._range_text()}, got {_short(value)}")
+
+    def _range_text(self) -> str:
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.exclusive_minimum else '≥'} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"≤ {self.maximum:g}")
+        return (" " + " and ".join(parts)) if parts else ""
 
     def _kind_name(self) -> str:
         kinds = self.kind if isinstance(self.kind, tuple) else (self.kind,)
         return " or ".join(k.__name__ for k in kinds)
+
+
+#: the largest integer any option takes (2**53: every integer up to it is exact as a float)
+MAX_INT_OPTION = 2 ** 53
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """``repr`` of a value cut to one readable piece (a 400-digit integer is not a message;
+    ``str`` of an integer of more than 4300 digits even raises)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+        from session.events import digit_count
+
+        return f"an integer of {digit_count(value)} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def resolve_options(declared: Sequence[Option], given: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""IKATAKO (RULES.md §1): the deck, the expected reaction to a card, and the game states.
+"""IKATAKO (docs/rules.md, IKATAKO): the deck, the expected reaction to a card, and the game states.
 
 Pure: no clocks, no I/O, randomness only through the ``rng`` handed to ``random_action``.
 
@@ -12,7 +12,7 @@ Pure: no clocks, no I/O, randomness only through the ``rng`` handed to ``random_
   versus card (who took it, who was wrong or missed), one :class:`Declare` per co-op card,
   the players' :class:`Choice` of special effects, and :class:`End` when a record stops.
 
-Decisions where RULES.md is silent (also in the README):
+Decisions where the rulebook is silent (docs/rules.md) (also in the README):
 
 * The deck order is not enforced: a revealed card must merely still be in the deck
   (a multiset). In versus the 2 removed cards are usually unseen (``Remove(None)``); the
@@ -253,9 +253,17 @@ class End:
 
 # ----------------------------------------------------------------------------- game
 
+#: the longest reaction window a table may set (s): a reaction game reacts within seconds;
+#: a longer window is a typo (``window=300``) that would swallow the next cards' reactions
+MAX_WINDOW_S = 60.0
+#: the widest tie a table may set (ms): a tie wider than a second is no reaction race
+MAX_TIE_MS = 1000.0
+
 OPTIONS = (
-    Option("window", 3.0, "seconds after a reveal in which reactions count (ends early at the next card)", float),
-    Option("tie_ms", 33, "correct players within this many ms of the fastest are tied (inclusive)", (int, float)),
+    Option("window", 3.0, "seconds after a reveal in which reactions count (ends early at the next card)", float,
+           minimum=0.0, exclusive_minimum=True, maximum=MAX_WINDOW_S),
+    Option("tie_ms", 33, "correct players within this many ms of the fastest are tied (inclusive)", (int, float),
+           minimum=0.0, maximum=MAX_TIE_MS),
     Option("penalty_card", "lowest", "the point card a penalised player turns face down when they do not choose",
            str, ("lowest", "highest")),
     Option("three_count", False, "co-op/solo variant: the declaration must come within 3 s", bool),

@@ -1,4 +1,4 @@
-"""MOKOCHAKA rules (shared RULES.md §2), pure: no clocks, no I/O, randomness only via rng.
+"""MOKOCHAKA rules (docs/rules.md, MOKOCHAKA), pure: no clocks, no I/O, randomness only via rng.
 
 Cards are ``kind + animal count`` (``moko3``, ``gabu1``). The rulebook gives the number of
 cards per kind (Moko 10, Paka 10, Pome 6, Gabu 6) but not the animal count printed on each
@@ -14,7 +14,7 @@ and its onset relative to the placement, token touches in time order, the player
 choices). Resolving applies the penalties in time order, then the token bonus, and says
 who plays next. :class:`DeclareGabu` records the Gabu counts the table reports at the end.
 
-Decisions where RULES.md is silent (also in the README, section MOKOCHAKA):
+Decisions where the rulebook is silent (docs/rules.md) (also in the README, section MOKOCHAKA):
 
 - The first player in the header's list starts (the rulebook's "slept the least").
 - A player's call is their FIRST call token in the play (self-corrections do not count).
@@ -110,8 +110,9 @@ def deck_from_option(value: Any) -> tuple[str, ...]:
     if isinstance(value, Mapping):
         ids: list[str] = []
         for cid, copies in value.items():
-            if isinstance(copies, bool) or not isinstance(copies, int) or copies < 0:
-                raise OptionError(f"option 'deck': copies of {cid!r} must be a whole number ≥ 0, got {copies!r}")
+            if isinstance(copies, bool) or not isinstance(copies, int) or not 0 <= copies <= DECK_SIZE:
+                raise OptionError(f"option 'deck': copies of {cid!r} must be a whole number in 0..{DECK_SIZE}, "
+                                  f"got {copies!r}"[:160])
             ids.extend([card_id(cid)] * copies)
     elif isinstance(value, (list, tuple)):
         ids = [card_id(c) for c in value]
@@ -156,7 +157,7 @@ class Call:
 
 
 def call_for(tops: Iterable[str]) -> Call:
-    """The correct call(s) over the visible pile tops (RULES.md §2 "The call")."""
+    """The correct call(s) over the visible pile tops (docs/rules.md, MOKOCHAKA "The call")."""
     cards = [parse_card(c) for c in tops]
     if not cards:
         raise IllegalAction("no pile shows a card: there is nothing to call")
@@ -688,7 +689,7 @@ class MokochakaState(State):
 
 
 class MokochakaGame(Game):
-    """MOKOCHAKA: 2+ players, one mode; options are the [policy] points of RULES.md §2."""
+    """MOKOCHAKA: 2+ players, one mode; options are the rule options of docs/rules.md (MOKOCHAKA)."""
 
     name = "mokochaka"
     title = "MOKOCHAKA"
@@ -701,9 +702,9 @@ class MokochakaGame(Game):
     max_players = 8
     options = (
         Option("window", 3.0, "seconds to call after placing the card; a call starting this late or later is late",
-               kind=float),
+               kind=float, minimum=0.0, exclusive_minimum=True, maximum=60.0),
         Option("grab_slack", 0.25, "seconds a correct special call may start after the token touch and still "
-               "count as calling while grabbing (a measurement tolerance)", kind=float),
+               "count as calling while grabbing (a measurement tolerance)", kind=float, minimum=0.0, maximum=10.0),
         Option("deck", None, "the deck: a list of card ids or {id: copies}; default DEFAULT_DECK",
                kind=(type(None), list, dict)),
         Option("penalty_receiver", "fewest", "who receives a penalty card unless a choice says: 'fewest' cards "

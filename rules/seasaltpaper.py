@@ -1,4 +1,4 @@
-"""Sea Salt & Paper (RULES.md §4, seed 002): card points, colour bonus, rounds, the game.
+"""Sea Salt & Paper (docs/rules.md, Sea Salt & Paper, seed 002): card points, colour bonus, rounds, the game.
 
 Cards are written ``kind[:colour]``: ``crab:blue``, ``mermaid``, ``lighthouse:purple``.
 Kinds: crab boat fish swimmer shark shell octopus penguin sailor mermaid lighthouse shoal
@@ -7,7 +7,7 @@ Colours: blue lightblue black yellow green grey purple lightorange pink orange (
 darkblue, lightgreen, lightgrey, gray). A mermaid is white: it has no colour.
 
 Scoring (:func:`score`) is a pure function of the cards a player holds and has played
-(both count). Decisions where RULES.md and the rulebook are silent (also in the report):
+(both count). Decisions where the rulebook is silent (docs/rules.md) (also in the report):
 - A card written without a colour counts for no colour (no mermaid or colour-bonus help).
 - Starfish: each starfish joins one duo (at most one starfish per duo) and adds 2 points;
   a starfish with no duo to join scores nothing. (Its "effect void" only matters in play.)

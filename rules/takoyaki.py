@@ -1,4 +1,4 @@
-"""TAKOYAKI (RULES.md §3, seed 001): turn the face-down "griddle" face up, slot by slot.
+"""TAKOYAKI (docs/rules.md, TAKOYAKI, seed 001): turn the face-down "griddle" face up, slot by slot.
 
 Cards use standard notation: rank ``A 2 … 10 J Q K`` + suit ``S H D C`` (``AS``, ``10H``,
 ``QD``), ``JK`` for a joker. Slot ``n`` of a griddle takes rank ``n`` (A = 1).
@@ -15,7 +15,7 @@ deal is face down and unseen, and each move is given as the table made it (``str
 with the player and the card seen), applied as it happened and judged legal or not, with
 the reason (:meth:`TakoyakiState._follow`), so the turn and win logic exists once.
 
-Decisions where RULES.md and the rulebook are silent (also in the final report):
+Decisions where the rulebook is silent (docs/rules.md) (also in the final report):
 - Two decks from 4 players up, and up to 6 players (the rulebook: "4 or more: two decks").
 - ``jokers`` counts jokers *per deck* (two decks with ``jokers=2`` hold 4 jokers).
 - A joker goes on a face-down slot only (the rulebook: 裏向きの好きな場所), never on a slot

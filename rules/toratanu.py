@@ -1,4 +1,4 @@
-"""TORATANU (RULES.md §5, seed 003): the tally, the best arrangement, and whole games.
+"""TORATANU (docs/rules.md, TORATANU, seed 003): the tally, the best arrangement, and whole games.
 
 Card data comes from a catalogue (``rules/data/toratanu.toml``, read with tomllib) that
 holds what the rulebook states and leaves out what it does not; loading an incomplete
@@ -17,7 +17,7 @@ set scores half its herd points. The search is exact: the score is a sum over se
 terms that do not depend on the arrangement, so a memoised search over the remaining
 cards finds the maximum.
 
-Decisions where RULES.md is silent (also in the report):
+Decisions where the rulebook is silent (docs/rules.md) (also in the report):
 - Up to ``len(cards) // 3`` sets: 3 from 9 or 10 cards (after a Doubutsuen draw), 4 from
   the 12-card hands of the 2-player game.
 - Captured and Doubutsuen sets count among those sets; captured 20-point herds count for
@@ -607,7 +607,7 @@ class Toratanu(Game):
     zones = ("scoring",)
     min_players = 2
     max_players = 4
-    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int),)
+    options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)
 
     def __init__(self, catalogue: Catalogue | None = None):
         self._catalogue = catalogue

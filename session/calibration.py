@@ -102,7 +102,7 @@ class Box:
             except ValueError:
                 raise CalibrationError(f"{name}: expected X1,Y1,X2,Y2 numbers, got {value!r}") from None
         if (not isinstance(value, (list, tuple)) or len(value) != 4
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e9 for v in value)):
             raise CalibrationError(f"{name}: expected [x1, y1, x2, y2] in pixels, got {value!r}")
         x1, y1, x2, y2 = (int(round(v)) for v in value)
         if x2 <= x1 or y2 <= y1:
@@ -440,6 +440,10 @@ def check_media(cal: Calibration, width: int | None = None, height: int | None =
                                f"calibrate the table for {game} (its zones differ)")
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def load(path: str | Path, games: Any = None) -> Calibration:
     """Read and validate a calibration file; :class:`CalibrationError` names what is wrong
     (``games``: the game registry, see :meth:`Calibration.from_dict`)."""
@@ -451,9 +455,12 @@ def load(path: str | Path, games: Any = None) -> Calibration:
     except (OSError, UnicodeDecodeError) as exc:
         raise CalibrationError(f"calibration file {path} unreadable: {exc}") from None
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # NaN/Infinity, 4300+ digit numbers, deep nesting
+        why = str(exc) if "JSON number" in str(exc) else "a number too long or nesting too deep"
+        raise CalibrationError(f"{path}: not JSON ({why})") from None
     try:
         return Calibration.from_dict(obj, base=path.parent, games=games)
     except CalibrationError as exc:

@@ -13,7 +13,7 @@ class RefereeError(Exception):
 
 
 class EventError(RefereeError):
-    """An event object breaks the session-record contract (EVENTS.md)."""
+    """An event object breaks the session-record contract (docs/record.md)."""
 
 
 class RecordError(RefereeError):

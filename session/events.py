@@ -1,10 +1,17 @@
-"""Typed events of the session record (the contract in shared EVENTS.md).
+"""Typed events of the session record (the contract described in docs/record.md).
 
 Every line of a session record is one event. Each known ``type`` has a frozen
 dataclass with its documented fields; whatever else a line carries is kept in
 ``extra`` (never dropped, written back in the same place), and a line of an unknown
 type becomes an :class:`UnknownEvent` that the judge ignores. ``Event.from_dict``
 is the one adapter from JSON objects; ``to_dict`` writes them back.
+
+Numbers are range-checked here, where they are parsed (decisions, also in docs/record.md):
+a time (``t``, ``t_end``, ``from``, ``to``) must be finite and within ±:data:`MAX_SESSION_S`
+(a session is at most a day long, so the judge's microsecond arithmetic never meets the
+edge of the float range); ``conf`` must lie in [0, 1]; an integer beyond the float range is
+refused before ``float()`` could overflow. Every refusal is one :class:`EventError` line
+naming the field, which the record reader turns into an issue of that line.
 
 Perception (``vision/``, ``audio/``) builds these objects and the referee judges them;
 both sides import this module only, so it must stay free of heavy dependencies.
@@ -26,31 +33,76 @@ _GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 HAND_STATES = ("up", "down")
 
 
-def _number(value: Any, name: str) -> float:
+#: the longest session the record format describes, in seconds (one day): a time ``t``,
+#: ``t_end``, ``from`` or ``to`` beyond ±this is refused, so no judge arithmetic (``t`` in
+#: microseconds, margins, windows) ever meets a number near the edge of the float range
+MAX_SESSION_S = 86_400.0
+#: a ``conf`` is a probability-like score in [0, 1]; anything else is refused
+CONF_RANGE = (0.0, 1.0)
+
+
+def _number(value: Any, name: str, lo: float | None = None, hi: float | None = None) -> float:
+    """A finite number of a record field, within ``[lo, hi]`` when given (one line names
+    the field otherwise). Integers beyond the float range are refused before ``float()``
+    would overflow."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EventError(f"field {name!r} must be a number, got {value!r}")
+        raise EventError(f"field {name!r} must be a number, got {_short(value)}")
+    if isinstance(value, int) and lo is not None and hi is not None and not lo <= value <= hi:
+        raise EventError(f"field {name!r} must be in {lo:g}..{hi:g}, got {_short(value)}")
+    if isinstance(value, int) and abs(value) > 2 ** 63:
+        raise EventError(f"field {name!r} must be a number within the float range, got {_short(value)}")
     value = float(value)
     if not math.isfinite(value):
         raise EventError(f"field {name!r} must be finite, got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise EventError(f"field {name!r} must be in {lo:g}..{hi:g}, got {value!r}")
     return value
+
+
+def _time(value: Any, name: str) -> float:
+    """A session time in seconds: finite and within ±:data:`MAX_SESSION_S`."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_SESSION_S:
+        raise EventError(f"field {name!r} must be a session time within ±{MAX_SESSION_S:g} s (one day), "
+                         f"got {_short(value)}")
+    return _number(value, name)
+
+
+def digit_count(value: int) -> int:
+    """Decimal digits of an integer, also beyond ``str()``'s 4300-digit limit."""
+    value = abs(value)
+    if value == 0:
+        return 1
+    d = int(math.log10(value)) + 1
+    return d - 1 if 10 ** (d - 1) > value else d
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value cut to one readable piece (never raises on a huge integer)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 63:
+        return f"an integer of {digit_count(value)} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _text(value: Any, name: str, *, allow_none: bool = False) -> str | None:
     if value is None and allow_none:
         return None
     if not isinstance(value, str) or not value:
-        raise EventError(f"field {name!r} must be a non-empty string, got {value!r}")
+        raise EventError(f"field {name!r} must be a non-empty string, got {_short(value)}")
     return value
 
 
 def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise EventError(f"field {name!r} must be one of {', '.join(allowed)}, got {value!r}")
+        raise EventError(f"field {name!r} must be one of {', '.join(allowed)}, got {_short(value)}")
     return value
 
 
 def _conf(value: Any) -> float | None:
-    return None if value is None else _number(value, "conf")
+    return None if value is None else _number(value, "conf", *CONF_RANGE)
 
 
 @dataclass(frozen=True)
@@ -80,7 +132,7 @@ class Event:
             raise EventError("missing or non-string field 'type'")
         if "t" not in obj:
             raise EventError(f"{kind} event without field 't'")
-        t = _number(obj["t"], "t")
+        t = _time(obj["t"], "t")
         cls = Event._registry.get(kind)
         if cls is None:
             return UnknownEvent(t=t, extra=dict(obj), kind=kind)
@@ -222,7 +274,7 @@ class ShoutEvent(Event):
             extra=extra,
             player=_text(obj.get("player"), "player", allow_none=True),
             words=tuple(w.lower() for w in words),
-            t_end=None if t_end is None else _number(t_end, "t_end"),
+            t_end=None if t_end is None else _time(t_end, "t_end"),
             text=text,
             conf=_conf(obj.get("conf")),
         )
@@ -291,12 +343,19 @@ class CorrectionEvent(Event):
     def _parse(cls, t, obj, extra):
         ref = obj.get("ref")
         if isinstance(ref, bool) or not isinstance(ref, int) or ref < 1:
-            raise EventError(f"field 'ref' must be a line number (an integer ≥ 1), got {ref!r}")
+            raise EventError(f"field 'ref' must be a line number (an integer ≥ 1), got {_short(ref)}")
         replace = obj.get("replace")
         if replace is not None:
             if not isinstance(replace, dict):
                 raise EventError("field 'replace' must be an event object or null")
-            Event.from_dict(replace)  # validate now, so the error names this line
+            new = Event.from_dict(replace)  # validate now, so the error names this line
+            # Decision: a correction replaces an observation with another observation. A
+            # header in the middle of a record would silently delete the card it replaces
+            # (headers are only read on line 1), and a correction of a correction is what a
+            # second correction of the same line is for (the last one wins).
+            if isinstance(new, (SessionHeader, CorrectionEvent)):
+                raise EventError(f"field 'replace' cannot be a {new.type!r} event: a correction replaces an "
+                                 "observation (card, hand, shout, ...) or deletes it (null)")
         return cls(t=t, extra=extra, ref=ref, replace=replace)
 
 
@@ -362,7 +421,7 @@ class SkippedEvent(StatusEvent):
     def _parse(cls, t, obj, extra):
         extra = {k: v for k, v in extra.items() if k not in ("from", "to", "reason", "what")}
         return cls(t=t, extra=extra, what=_text(obj.get("what"), "what"),
-                   start=_number(obj.get("from", t), "from"), stop=_number(obj.get("to", t), "to"),
+                   start=_time(obj.get("from", t), "from"), stop=_time(obj.get("to", t), "to"),
                    reason=str(obj.get("reason", "")))
 
     def to_dict(self) -> dict[str, Any]:

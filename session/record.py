@@ -1,4 +1,4 @@
-"""Reading and writing session records (JSON Lines, shared EVENTS.md).
+"""Reading and writing session records (JSON Lines, described in docs/record.md).
 
 The reader never stops at a bad line: it collects a :class:`RecordIssue` naming the line
 and goes on, as a PGN reader keeps the games it can parse. Unknown fields and unknown
@@ -99,6 +99,17 @@ def read_record(source: str | Path | bytes | IO[bytes]) -> Record:
     return _parse(_decode_lines(raw))
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text: str) -> Any:
+    """One record line as strict JSON: ``NaN``/``Infinity`` (which Python's json reads by
+    default) are refused, so no non-finite number reaches the judge or is written back as
+    invalid JSON; an integer too long to read (Python's 4300-digit limit) is a ValueError."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
     record = Record(header=None)
     seen_content = False
@@ -111,13 +122,18 @@ def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = loads(text)
         except json.JSONDecodeError as exc:
             record.issues.append(RecordIssue(number, f"not a JSON object ({exc.msg} at column {exc.colno})"))
             seen_content = True
             continue
         except RecursionError:
             record.issues.append(RecordIssue(number, "not a JSON object (nested too deeply)"))
+            seen_content = True
+            continue
+        except ValueError as exc:  # NaN/Infinity, an integer of thousands of digits
+            why = str(exc) if "JSON number" in str(exc) else "a number of more than 4300 digits"
+            record.issues.append(RecordIssue(number, f"not a JSON object ({why})"))
             seen_content = True
             continue
         try:
@@ -171,7 +187,10 @@ class RecordWriter:
         if isinstance(self._target, (str, Path)):
             path = Path(self._target)
             try:
-                self._stream = path.open("a" if self._append else "w", encoding="utf-8", newline="\n")
+                # a lone surrogate (a JSON "\\ud800", a file name that is not UTF-8) has no
+                # UTF-8: written as its JSON escape, which reads back as the same string
+                self._stream = path.open("a" if self._append else "w", encoding="utf-8", newline="\n",
+                                         errors="backslashreplace")
             except OSError as exc:
                 raise RecordError(f"{path}: cannot write the session record ({exc.strerror})") from None
             self._owns = True

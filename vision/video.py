@@ -48,7 +48,11 @@ def _open(path: Path):
     try:
         container = av.open(str(path))
     except (av.error.FFmpegError, OSError, ValueError) as exc:
-        raise MediaError(f"video {path} is unreadable: {exc}") from None
+        hint = ""
+        if isinstance(exc, av.error.InvalidDataError) and path.suffix.lower() in (".mp4", ".mov", ".m4v"):
+            hint = (" (an MP4 cut short before its index was written cannot be read; this project writes its "
+                    "own MP4s fragmented, so a cut one stays readable)")
+        raise MediaError(f"video {path} is unreadable: {exc}{hint}") from None
     if not container.streams.video:
         container.close()
         raise MediaError(f"{path} holds no video stream")
@@ -74,7 +78,9 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
 
     A packet that fails to decode mid-stream is skipped with a warning appended to
     ``warnings`` (the frame clock stays right: times come from the PTS, not from counting);
-    a file with no decodable frame at all is a :class:`MediaError`.
+    a file with no decodable frame at all is a :class:`MediaError`. A file cut short (its
+    frames end before the duration it declares: a copy or a write that stopped) is read as
+    far as it goes, with a warning appended to ``warnings`` after the last frame.
     """
     for index, t, fr in _decoded(path, warnings):
         yield Frame(index, t, fr.to_ndarray(format="bgr24"))
@@ -101,6 +107,7 @@ def _decoded(path: str | Path, warnings: list[str] | None = None) -> Iterator[tu
                     warnings.append(f"video {path}: skipped an undecodable packet{where} ({exc})")
                 return []
 
+        last = 0.0
         try:
             for packet in c.demux(s):
                 for fr in frames_of(packet):
@@ -110,14 +117,34 @@ def _decoded(path: str | Path, warnings: list[str] | None = None) -> Iterator[tu
                         t = float(fr.pts * (fr.time_base or s.time_base))
                     if t0 is None:
                         t0 = t
-                    yield index, round(t - t0, 6), fr
+                    last = t - t0
+                    yield index, round(last, 6), fr
                     index += 1
         except av.error.FFmpegError as exc:
             raise MediaError(f"video {path}: reading failed after frame {index}: {exc}") from None
         if index == 0:
             raise MediaError(f"video {path} has no decodable frame")
+        short = _cut_short(c, s, last) if warnings is not None else None
+        if short is not None:  # every frame there is was given: said once at the end
+            warnings.append(short)
     finally:
         c.close()
+
+
+#: a video whose frames end more than this many frame durations before the duration its
+#: container declares was cut short (a copy or a write that stopped): said, not ignored
+CUT_SHORT_FRAMES = 2
+
+
+def _cut_short(c, s, last: float) -> str | None:
+    """The warning for a video whose decoded frames end well before its declared duration."""
+    fps = float(s.average_rate) if s.average_rate else 30.0
+    declared = (float(s.duration * s.time_base) if s.duration and s.time_base
+                else (c.duration / 1_000_000 if c.duration else None))
+    if declared is None or last + (CUT_SHORT_FRAMES + 1) / fps >= declared:
+        return None
+    return (f"video {c.name}: the frames end at {last + 1 / fps:.2f} s but the file declares {declared:.2f} s "
+            "(cut short or damaged); read as far as it goes")
 
 
 def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> dict[float, np.ndarray]:
@@ -146,11 +173,20 @@ def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> d
     return {w: converted[id(fr)] for w, (d, fr) in best.items()}
 
 
+#: MP4 muxer options for every MP4 this project writes: fragmented (an empty index first,
+#: then a self-contained fragment every second), so a file cut short — a killed run, a full
+#: disk — stays readable up to its last whole fragment instead of "Invalid data found"
+#: (a plain MP4 keeps its only index at the end). Cost: ~2 % larger files.
+MP4_OPTIONS = {"movflags": "frag_keyframe+empty_moov+default_base_moof", "frag_duration": "1000000"}
+
+
 def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int = 18) -> None:
-    """Encode BGR frames as H.264 (tests and the demo's own recordings)."""
+    """Encode BGR frames as H.264 in a fragmented MP4 (:data:`MP4_OPTIONS`; tests, the
+    annotated video, the demo's own recordings)."""
     import av
 
-    c = av.open(str(path), "w")
+    path = Path(path)
+    c = av.open(str(path), "w", options=MP4_OPTIONS if path.suffix.lower() in (".mp4", ".mov", ".m4v") else {})
     try:
         s = None
         for img in frames:

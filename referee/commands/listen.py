@@ -43,7 +43,7 @@ def _format(event: dict) -> str:
 @click.option("--demix-from", "demix_from", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="A recording of this table where each seat spoke alone (the calibration recording): the "
                    "seat-to-seat leakage measured there is cancelled as the audio comes.")
-@click.option("--json", "as_json", is_flag=True, help="One EVENTS.md object per line.")
+@click.option("--json", "as_json", is_flag=True, help="One docs/record.md object per line.")
 def listen_cmd(path, video, device, seats, game, mode, model, lang, room, offset, rate, enroll_dir, min_conf,
                demix_from, as_json):
     """Print the shouts heard at the table: who, which words, when each started."""

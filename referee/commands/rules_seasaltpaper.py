@@ -1,4 +1,4 @@
-"""``referee rules seasaltpaper ...``: card points and round scores (RULES.md §4).
+"""``referee rules seasaltpaper ...``: card points and round scores (docs/rules.md, Sea Salt & Paper).
 
 Cards are ``kind[:colour]`` (``crab:blue``, ``mermaid``, ``lighthouse:purple``); a hand is
 everything the player holds and has played.

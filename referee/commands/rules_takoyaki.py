@@ -1,4 +1,4 @@
-"""``referee rules takoyaki ...``: where a card may go on a griddle (RULES.md §3).
+"""``referee rules takoyaki ...``: where a card may go on a griddle (docs/rules.md, TAKOYAKI).
 
 GRIDDLE notation: one character per slot from A up, ``x`` (or ``j`` for a joker) face up,
 ``.`` face down; its length (1–10) is the griddle size (6 for the 6-card option, fewer

@@ -1,4 +1,4 @@
-"""``referee rules toratanu ...``: the best arrangement of a hand (RULES.md §5).
+"""``referee rules toratanu ...``: the best arrangement of a hand (docs/rules.md, TORATANU).
 
 Cards are ``animal[:colour][:points][:white]`` (``owl:blue``, ``kangaroo:red:3``); colour
 points the catalogue lacks can be read off the card and written in.

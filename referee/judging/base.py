@@ -11,7 +11,8 @@ judge.judge``), so judging a record event by event gives byte for byte what batc
 gives — the judging conformance test checks it for every game at every prefix.
 
 A game's judging module defines ``Judge`` (a :class:`GameJudge`) and may define
-``format_table(judgement, header) -> str`` and ``describe`` (the report's view of a verdict).
+``format_table(judgement, header) -> str`` and ``describe`` (the report's view of a verdict,
+:mod:`referee.judging.view`).
 """
 
 from __future__ import annotations
@@ -43,21 +44,3 @@ class GameJudge:
 
     def finish(self) -> list[dict[str, Any]]:
         raise NotImplementedError
-
-
-class BatchJudge(GameJudge):
-    """Adapter for a module that still walks a finished list (``module.judge(session)``):
-    buffers every event and judges at :meth:`finish`. Correct, never early."""
-
-    def __init__(self, session, batch) -> None:
-        super().__init__(session)
-        self._batch = batch
-        self._events: list[Event] = []
-
-    def feed(self, event: Event) -> list[dict[str, Any]]:
-        self._events.append(event)
-        return []
-
-    def finish(self) -> list[dict[str, Any]]:
-        self.session.events = list(self._events)
-        return list(self._batch(self.session))

@@ -7,7 +7,7 @@ that (:meth:`Judge.announce`). Every card event opens a
 the ``end`` event). Time is handled in integer microseconds, so shifting a whole record
 by a constant cannot change a comparison; times in the output are rounded to ms.
 
-Versus, per player (RULES.md §1):
+Versus, per player (docs/rules.md, IKATAKO):
 
 * the raised hands are the hands that go up inside the window, plus a hand that was
   already up at the reveal and is still up at the player's first utterance (or at the
@@ -202,6 +202,36 @@ def _assess_versus(act: Act, expected, cid: str, window_end: int, window_s: floa
     return "correct", max([us(shout.t)] + [act.ups[s] for s in expected.sides])
 
 
+def _unjudged(session, player: str, act: Act, expected, status: str, why, t0: int, window_end: int):
+    """A wrong/missed verdict the evidence cannot carry (:mod:`referee.judging.senses`):
+    ``("unjudged", reason)`` when the player's audio (or the camera) was missing in the window
+    and what was missing is all the verdict hung on; ``("wrong", why)`` reworded when the
+    camera still shows a wrong hand; else the assessment unchanged."""
+    senses = getattr(session, "senses", None)
+    if senses is None or status not in ("wrong", "missed") or not expected.required:
+        return status, why
+    a, b = sec(t0), sec(window_end)
+    deaf = senses.missing("audio", player, a, b) if not act.shouts else None
+    blind = senses.missing("video", player, a, b) if not act.ups else None
+    if deaf is None and blind is None:
+        return status, why
+    shout = act.shouts[0] if act.shouts else None
+    hands_known = blind is None
+    hand_problem = _hand_problem(act, expected.sides, us(shout.t) if shout else window_end) if hands_known else None
+    words_known = deaf is None
+    word_problem = None
+    if words_known:
+        if shout is None:
+            word_problem = f"said nothing, expected {' '.join(expected.say)}"
+        elif shout.words != expected.say:
+            word_problem = f"said {_words(shout.words)}, expected {' '.join(expected.say)}"
+    if hand_problem or word_problem:
+        lost = [x for x in (deaf and f"words not heard: {deaf}", blind and f"hands not seen: {blind}") if x]
+        return "wrong", "; ".join([x for x in (hand_problem, word_problem) if x] + lost)
+    return "unjudged", "; ".join(x for x in (deaf and f"not heard: {deaf}", blind and f"not seen: {blind}") if x) \
+        + "; no penalty"
+
+
 def _ranking(correct: dict[str, int], players: list[str], tie_us: int) -> tuple[list[str], list[str]]:
     """Correct players fastest first (ties broken by seat), and the tie (empty: none)."""
     order = sorted(correct, key=lambda p: (correct[p], players.index(p)))
@@ -248,9 +278,13 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     correct: dict[str, int] = {}
     wrong: dict[str, str] = {}
     missed: dict[str, str] = {}
+    unjudged: dict[str, str] = {}
     for p in players:
         status, value = _assess_versus(acts[p], expected, cid, window_end, opts["window"])
-        if status == "correct":
+        status, value = _unjudged(session, p, acts[p], expected, status, value, slot.t0, window_end)
+        if status == "unjudged":
+            unjudged[p] = value
+        elif status == "correct":
             correct[p] = value - slot.t0
         elif status == "wrong":
             wrong[p] = value
@@ -306,7 +340,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     if state.pending_effect is not None and state.current is None:
         state.apply(rk.SkipEffect())
     why = {p: wrong[p] if p in wrong else missed[p] for p in players if p in wrong or p in missed}
-    return {
+    verdict = {
         "type": "verdict",
         "t": sec(slot.t0),
         "card": cid,
@@ -327,6 +361,9 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         "penalties": dict(outcome.details.get("penalties", {})),
         "effects": applied,
     }
+    if unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
+        verdict["unjudged"] = {p: unjudged[p] for p in players if p in unjudged}
+    return verdict
 
 
 def _flipper(session, card: CardEvent) -> str | None:
@@ -564,7 +601,9 @@ class Judge(GameJudge):
 
     def _announce_versus(self, live: _Open, acts, window_end: int, closed: bool, horizon: int):
         t0, expected = live.slot.t0, live.expected
-        status = {p: _assess_versus(acts[p], expected, live.cid, window_end, self.seconds) for p in self.players}
+        status = {p: _unjudged(self.session, p, acts[p], expected,
+                               *_assess_versus(acts[p], expected, live.cid, window_end, self.seconds), t0, window_end)
+                  for p in self.players}
         correct = {p: v - t0 for p, (s, v) in status.items() if s == "correct"}
         tie_us = round(self.session.options["tie_ms"] * 1000)
         order, tie = _ranking(correct, self.players, tie_us)
@@ -627,6 +666,11 @@ def _table_versus(lines, header) -> str:
         notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
+        by_reason: dict[str, list[str]] = {}
+        for p, why in (v.get("unjudged") or {}).items():
+            by_reason.setdefault(why, []).append(p)
+        for why, who in by_reason.items():
+            notes.append(f"not judged: {', '.join(who)} ({why})")
         for p, card in v["penalties"].items():
             if card:
                 notes.append(f"{p} turns down {card}")
@@ -722,6 +766,8 @@ def describe(v: dict[str, Any]):
              ("wrong", [[(p, "bad"), (f": {why.get(p, '')}", None)] for p in v.get("wrong", [])]),
              ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.get("missed", [])]),
              (view.HEARD, None)]
+    if v.get("unjudged"):
+        facts.insert(5, ("not judged", [[(p, None), (f": {r}", None)] for p, r in v["unjudged"].items()]))
     pens = v.get("penalties") or {}
     if pens:
         facts.append(("penalty cards", view.text(", ".join(

@@ -3,7 +3,7 @@
 The events arrive one at a time in canonical order; :class:`Judge` says each play's verdict
 as soon as it is final, and what a live table may hear before that (:meth:`Judge.announce`).
 
-How the record tells the referee the game (decisions where EVENTS.md is silent):
+How the record tells the referee the game (decisions where docs/record.md is silent):
 
 - **Setup.** The leading ``card`` events *without* ``by`` (before the first card with
   ``by``) are the setup: the first card seen in zone ``pile0``/``pile1``/``pile2`` starts

@@ -1,6 +1,6 @@
-"""Judging Sea Salt & Paper from the table's declarations (RULES.md §4).
+"""Judging Sea Salt & Paper from the table's declarations (docs/rules.md, Sea Salt & Paper).
 
-Record shape (our decision; EVENTS.md leaves it to the game): ``choice`` events.
+Record shape (our decision; docs/record.md leaves it to the game): ``choice`` events.
 - ``{"action": "call", "player": P, "call": "stop" | "lastchance"}``: P ends the round.
 - ``{"action": "emptydeck", "player": P}``: P's turn ended with an empty deck: the round
   ends with no points.

@@ -1,4 +1,4 @@
-"""Judging TAKOYAKI from ``card`` events (RULES.md §3).
+"""Judging TAKOYAKI from ``card`` events (docs/rules.md, TAKOYAKI).
 
 Zones: ``p:NAME:draw`` (NAME drew this card from the deck), ``p:NAME:take`` (NAME took
 the top discard, option ``take_discard``), ``p:NAME:slotN`` (this card went face up on

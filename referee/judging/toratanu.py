@@ -1,6 +1,6 @@
-"""Judging TORATANU at the tally (RULES.md §5).
+"""Judging TORATANU at the tally (docs/rules.md, TORATANU).
 
-Record shape (our decision; EVENTS.md leaves it to the game): ``choice`` events.
+Record shape (our decision; docs/record.md leaves it to the game): ``choice`` events.
 - ``{"action": "special", "card": "owl:blue"}``: a new game (night) starts with this
   special card face up.
 - ``{"action": "tally", "player": P, "hand": [...], "captured": [[3 cards], ...],

@@ -84,10 +84,13 @@ def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
         options: dict | None = None, setup_warnings: Sequence[str] = (),
         on_progress: Callable[[int, int], None] | None = None,
-        on_warning: Callable[[str], None] | None = None, judge: bool = True) -> tuple[RecordingRun, Pipeline]:
+        on_warning: Callable[[str], None] | None = None, judge: bool = True,
+        out: RecordingRun | None = None) -> tuple[RecordingRun, Pipeline]:
     """Perceive and judge one recording; the header is made once hearing is set up (it names
-    the audio heard and whether voices are enrolled) and written before any event."""
-    out = RecordingRun()
+    the audio heard and whether voices are enrolled) and written before any event. ``out``
+    (filled in as the run goes, complete before the sinks' ``finish``) lets a sink that
+    draws the evidence read it."""
+    out = out if out is not None else RecordingRun()
     pipe = Pipeline(STREAMS, sinks, options=options, judge=judge)
 
     def warn(msg: str) -> None:

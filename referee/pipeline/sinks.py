@@ -145,3 +145,37 @@ class TableSink(Sink):
 
         if judgement is not None:
             self.write(announce.table(judgement, self.header))
+
+
+class ReportSink(Sink):
+    """The dispute report (``report.html``, :mod:`referee.report`), drawn once the session is
+    judged from the evidence the run gathered: ``evidence(judgement)`` gives the object the
+    report reads (a :class:`referee.replay.Replay`). :attr:`seconds` is the time it took."""
+
+    def __init__(self, evidence, *, html: bool = True, video: bool = False) -> None:
+        self.evidence = evidence
+        self.html, self.video = html, video
+        self.seconds = 0.0
+
+    def finish(self, judgement: Any) -> None:
+        import time
+
+        from referee import report
+
+        t0 = time.perf_counter()
+        report.write(self.evidence(judgement), html=self.html, video=False)
+        self.seconds += time.perf_counter() - t0
+
+
+class AnnotatedVideoSink(ReportSink):
+    """The annotated video (``annotated.mp4``: seat boxes, raised hands, words, the card and
+    its verdict), encoded once the session is judged."""
+
+    def finish(self, judgement: Any) -> None:
+        import time
+
+        from referee import report
+
+        t0 = time.perf_counter()
+        report.write(self.evidence(judgement), html=False, video=True)
+        self.seconds += time.perf_counter() - t0

@@ -43,6 +43,7 @@ class FakeCamera:
 def fake_highgui(monkeypatch):
     shown = []
     monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.setattr(interactive, "display_problem", lambda env=None: None)  # no X server needed
     monkeypatch.setattr(cv2, "namedWindow", lambda *a, **k: None)
     monkeypatch.setattr(cv2, "imshow", lambda name, img: shown.append(img.shape))
     monkeypatch.setattr(cv2, "waitKey", lambda *a: 32)  # SPACE to every prompt

@@ -1,6 +1,6 @@
 """Judging Sea Salt & Paper from choice events (calls and revealed hands).
 
-Expected scores worked out by hand from RULES.md §4.
+Expected scores worked out by hand from docs/rules.md, Sea Salt & Paper.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Judging a TAKOYAKI record from deal to win (fixtures/sessions/takoyaki_two_players.jsonl).
 
-The expected verdicts are reasoned from RULES.md §3 card by card (see the comments), not
+The expected verdicts are reasoned from docs/rules.md, TAKOYAKI card by card (see the comments), not
 copied from the program's output.
 """
 

@@ -95,3 +95,15 @@ def test_out_of_order_and_corrected_records_judge_the_same_event_by_event(game, 
             fresh.feed(entry.event)
         assert _text(fresh.finish()) == _text(judge(Record(header=record.header, entries=entries[:k]))), \
             f"prefix of {k} events"
+
+
+@pytest.mark.parametrize("game", rules.names())
+def test_every_registered_game_judges_incrementally_and_describes_its_verdicts(game):
+    """Registering a game is its rules module and its judging module: the registry finds the
+    judge (a real incremental one) and the report's description through the game's name."""
+    from referee import judging
+    from referee.judging.base import GameJudge
+
+    module = judging.module(game)
+    assert issubclass(module.Judge, GameJudge) and module.Judge.feed is not GameJudge.feed
+    assert rules.get(game).title and rules.get(game).zones

@@ -1,4 +1,4 @@
-"""The session record reader/writer keeps the EVENTS.md contract."""
+"""The session record reader/writer keeps the docs/record.md contract."""
 
 from __future__ import annotations
 

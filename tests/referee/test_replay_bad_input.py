@@ -126,7 +126,9 @@ def test_corrupt_frames_in_the_middle_are_skipped_and_recorded(run_cli, clip, tm
     assert "skipped an undecodable packet" in res.stderr
     rec = _record(clip)
     skipped = [e for e in rec if e["type"] == "skipped" and e["what"] == "video"]
-    assert skipped and all("undecodable" in e["reason"] for e in skipped)
+    # undecodable packets, and (a fragmented MP4 whose fragment index was hit) the frames lost after them
+    assert skipped and all("undecodable" in e["reason"] or "read as far as it goes" in e["reason"] for e in skipped)
+    assert any("undecodable" in e["reason"] for e in skipped)
     # the judge ignores them: judging the record works and warns about nothing of theirs
     res = run_cli("judge", clip / "out" / "session.jsonl", "--json")
     assert res.exit_code == 0 and "skipped" not in res.stderr

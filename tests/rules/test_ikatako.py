@@ -1,4 +1,4 @@
-"""IKATAKO rules, row by row from RULES.md §1 (expectations written from the spec, not the code)."""
+"""IKATAKO rules, row by row from docs/rules.md, IKATAKO (expectations written from the spec, not the code)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from rules.ikatako import (Choice, Declare, End, ReactionOutcome, Remove, Reveal
 
 # ----------------------------------------------------------------------------- the deck
 
-SPEC_DECK = {  # RULES.md §1 "Cards (30)": id -> (kind, value, copies)
+SPEC_DECK = {  # docs/rules.md, IKATAKO "Cards (30)": id -> (kind, value, copies)
     "2": ("normal", 2, 4), "3": ("normal", 3, 4), "4": ("normal", 4, 3), "5": ("normal", 5, 3),
     "uzushio6": ("special", 6, 1), "uzushio9": ("special", 9, 1), "salvage": ("special", 1, 2),
     "tako": ("danger", 8, 4), "ika": ("danger", 10, 4), "ikatako": ("danger", 18, 1),

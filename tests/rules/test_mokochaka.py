@@ -1,4 +1,4 @@
-"""MOKOCHAKA rules: every row and rulebook example of shared RULES.md §2."""
+"""MOKOCHAKA rules: every row and rulebook example of docs/rules.md, MOKOCHAKA."""
 
 from __future__ import annotations
 

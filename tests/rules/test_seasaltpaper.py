@@ -1,4 +1,4 @@
-"""Sea Salt & Paper (RULES.md §4, seed 002): every scoring rule, rounds, game end; properties."""
+"""Sea Salt & Paper (docs/rules.md, Sea Salt & Paper, seed 002): every scoring rule, rounds, game end; properties."""
 
 from __future__ import annotations
 

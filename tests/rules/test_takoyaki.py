@@ -1,4 +1,4 @@
-"""TAKOYAKI rules (RULES.md §3, seed 001): every rule and option, plus properties."""
+"""TAKOYAKI rules (docs/rules.md, TAKOYAKI, seed 001): every rule and option, plus properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TORATANU (RULES.md §5, seed 003): catalogue, tally, best arrangement, games; properties."""
+"""TORATANU (docs/rules.md, TORATANU, seed 003): catalogue, tally, best arrangement, games; properties."""
 
 from __future__ import annotations
 

@@ -1,0 +1,56 @@
+"""Which senses were there: the stretches where a player's audio (or the camera) was missing,
+from the record's status events, so that a verdict never penalises a player on evidence that
+was not there.
+
+``skipped`` events (``what``: ``audio``/``video``, ``from``/``to``, ``reason``; a ``player``
+field narrows an audio stretch to that seat) and ``audio_status`` events (``lost`` until the
+next ``ok``; a ``player`` field narrows it to that seat) are noted as they are fed. Decision
+(the rulebook is silent): a player whose audio was missing at any moment of a card's window
+and who was heard saying nothing is *not heard* on that card — no penalty, and not correct
+either; what the camera did see still counts (a wrong hand is still wrong). Likewise a
+player the camera could not see and who raised no hand is *not seen* where a hand was due.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from session.events import AudioStatusEvent, Event, SkippedEvent
+
+
+#: a missing stretch's reason longer than this is not repeated in every verdict (the record's
+#: warning says it once)
+SHORT_REASON = 40
+
+
+@dataclass
+class Senses:
+    """Missing stretches per sense: ``(start, stop, player or None for everyone, reason)``."""
+
+    gaps: dict[str, list[tuple[float, float, str | None, str]]] = field(
+        default_factory=lambda: {"audio": [], "video": []})
+    _lost: dict[str | None, tuple[float, str]] = field(default_factory=dict)
+
+    def note(self, event: Event) -> None:
+        player = event.extra.get("player") if isinstance(event.extra.get("player"), str) else None
+        if isinstance(event, SkippedEvent) and event.what in self.gaps:
+            self.gaps[event.what].append((event.start, event.stop, player, event.reason or f"{event.what} skipped"))
+        elif isinstance(event, AudioStatusEvent):
+            if event.state == "lost":
+                self._lost.setdefault(player, (event.t, event.detail or "the microphone was lost"))
+            elif event.state == "ok" and player in self._lost:
+                t0, why = self._lost.pop(player)
+                self.gaps["audio"].append((t0, event.t, player, why))
+
+    def missing(self, sense: str, player: str, start: float, stop: float) -> str | None:
+        """Why ``sense`` was missing for ``player`` during [start, stop], or None."""
+        spans = list(self.gaps[sense])
+        if sense == "audio":
+            spans += [(t0, math.inf, p, why) for p, (t0, why) in self._lost.items()]
+        for a, b, p, why in spans:
+            if (p is None or p == player) and a < stop and b > start:
+                until = "" if b == math.inf else f" to {b:.2f} s"
+                # a short reason helps ("device unplugged"); a long one is the record's warning
+                return f"{sense} missing from {a:.2f} s{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
+        return None

@@ -1,0 +1,254 @@
+"""What must hold before a replay starts, checked in well under a second, so a replay never
+works for minutes and then fails — or worse, finishes and judges the wrong thing.
+
+:func:`check_replay` reads the calibration, probes the video and the seats' recording and
+tries the output folder; it raises one :class:`PreflightError` (a :class:`RefereeError`)
+with one line naming the problem and the fix, or returns a :class:`Preflight`: the
+warnings to give (and record at t = 0) and the sample rate the recording must be heard at.
+
+Decisions (the spec is silent; also in docs/record.md and the README):
+
+- **Sample rate.** The calibration's ``audio.rate`` is the rate the table was set up at
+  (the onset levels, the cross-talk measurement and the enrolled voices). A recording at
+  another rate is *resampled* to it (``audio.capture.FileSource(rate=...)``, polyphase)
+  with a warning, never heard at the wrong rate; ``Preflight.audio_rate`` is that rate
+  (None: the calibration gives no rate, the file is heard at its own).
+- **Zones.** A calibration without any card zone of its game would replay to a record
+  without a single card and a judgement of nothing: an error. Some of the game's zones
+  missing (e.g. MOKOCHAKA's ``token``) is a warning naming them (what they see is lost).
+- **Game.** With ``--game``, a calibration for another game is an error. Without it, the
+  calibration's game is the one judged, so it must be believable: its ``deck`` may not name
+  another game, and its reference images must be cards of its game. References that are
+  all cards of *another* game (a calibration copied from another table and edited) are an
+  error naming that game; reference images that are no card of the game are a warning.
+- **Output folder.** It must be creatable and writable *before* the work starts, with room
+  for what a replay writes (:data:`MIN_FREE_BYTES`, plus the video's size with an annotated
+  video); the replay writes into a staging folder beside it (``referee.outdir``), so its
+  parent must be writable too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from session.errors import CalibrationError, MediaError, RefereeError, RulesError
+
+#: free space a replay needs in the output folder's file system: the record (~100 kB per
+#: minute), the report with its evidence pictures (a few MB) and headroom
+MIN_FREE_BYTES = 32 * 1024 * 1024
+
+
+class PreflightError(RefereeError):
+    """A replay that cannot give a right result: refused before any work."""
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What the checks found: warnings to give, and how to read the inputs."""
+
+    warnings: list[str] = field(default_factory=list)
+    #: the sample rate the seats' recording must be heard at (resampled to it when the
+    #: file's own differs); None = the file's own
+    audio_rate: int | None = None
+    #: the seats' recording's own sample rate (None: no audio)
+    file_rate: int | None = None
+    #: the loaded calibration (``session.calibration.Calibration``)
+    calibration: Any = None
+    #: the video's ``vision.video.VideoInfo``
+    video_info: Any = None
+
+
+def check_replay(video: str | Path, audio: str | Path | None, calibration: Any, out: str | Path,
+                 game: str | None = None, *, annotated: bool = False) -> Preflight:
+    """Every check that must pass before replaying ``video`` (+ ``audio``) with
+    ``calibration`` (a path or a loaded ``Calibration``) into ``out``; see the module
+    docstring. Raises :class:`PreflightError` (or the ``CalibrationError``/``MediaError``
+    of an unreadable input) with one line."""
+    from session.calibration import Calibration, load
+
+    video = Path(video)
+    cal = calibration if isinstance(calibration, Calibration) else load(calibration)
+    warnings: list[str] = []
+    check_game(cal, game, warnings)
+    check_zones(cal, warnings)
+    info = check_video(video, cal)
+    audio_rate, file_rate = check_audio(video, None if audio is None else Path(audio), cal, warnings)
+    need = MIN_FREE_BYTES + (video.stat().st_size if annotated else 0)
+    check_output(Path(out), need)
+    return Preflight(warnings=warnings, audio_rate=audio_rate, file_rate=file_rate, calibration=cal,
+                     video_info=info)
+
+
+# ----------------------------------------------------------------------------- the game
+
+def check_game(cal, game: str | None, warnings: list[str]) -> None:
+    """The calibration's game is the one played (see the module docstring)."""
+    import rules
+
+    games = rules.names()
+    if game is not None:
+        if game not in games:
+            raise PreflightError(f"--game {game!r}: not a game (games: {', '.join(games)})")
+        if game != cal.game:
+            raise CalibrationError(
+                f"the calibration is for {cal.game}, not {game}: calibrate this table for {game} "
+                f"(referee calibrate --game {game}) or replay with --game {cal.game}")
+    if cal.deck in games and cal.deck != cal.game:
+        raise CalibrationError(
+            f"the calibration is for {cal.game} but names the deck {cal.deck!r}: a calibration of another "
+            f"game edited? calibrate this table for the game played (referee calibrate --game GAME)")
+    if cal.references is None or not Path(cal.references).is_dir():
+        return
+    codes = sorted({p.stem.split("_")[0] for p in Path(cal.references).iterdir()
+                    if p.is_file() and not p.name.startswith(".")})
+    if not codes:
+        return
+    ours = [c for c in codes if is_card(cal.game, c)]
+    if ours:
+        strangers = [c for c in codes if c not in ours]
+        if strangers:
+            warnings.append(f"references: {len(strangers)} image(s) in {cal.references} are no card of "
+                            f"{cal.game} ({', '.join(strangers[:6])}{', ...' if len(strangers) > 6 else ''}): "
+                            "never matched")
+        return
+    fits = [g for g in games if g != cal.game and sum(is_card(g, c) for c in codes) * 2 > len(codes)]
+    other = f"are cards of {fits[0]}" if fits else "are no card of it"
+    raise CalibrationError(
+        f"the calibration is for {cal.game} but its reference images ({cal.references}) {other}: "
+        f"this table would be judged as {cal.game} without a single card seen; use the calibration of the "
+        f"game played{f' (or calibrate this table for {fits[0]})' if fits else ''}")
+
+
+def is_card(game: str, code: str) -> bool:
+    """Whether ``code`` names a card of ``game``'s deck (a reference image's name): the
+    game's rules module's ``parse_card`` where it has one, else its ``CARDS`` table, else
+    the faces the game declares."""
+    import importlib
+
+    import rules
+
+    g = rules.get(game)
+    mod = importlib.import_module(type(g).__module__)
+    parse = getattr(mod, "parse_card", None)
+    if callable(parse) and not isinstance(getattr(mod, "CARDS", None), dict):
+        try:
+            parse(code)
+            return True
+        except (RulesError, ValueError, KeyError, TypeError):
+            return False
+    cards = getattr(mod, "CARDS", None)
+    if isinstance(cards, dict):
+        return code in cards
+    return code in g.faces
+
+
+# ----------------------------------------------------------------------------- zones
+
+def check_zones(cal, warnings: list[str]) -> None:
+    """At least one card zone of the game; the game's other zones warned about when missing."""
+    from calibration.decks import game_zones
+
+    want = game_zones(cal.game, cal.players)
+    have = set(cal.zones)
+    if not any(z in have for z in want if z != "token"):
+        raise PreflightError(
+            f"the calibration has no card zone ({_zone_list(want)}): no card would be seen and nothing judged; "
+            f"calibrate the table's zones (referee calibrate --game {cal.game})")
+    missing = [z for z in want if z not in have]
+    if missing:
+        lost = "token grabs are not seen" if missing == ["token"] else "cards there are not seen"
+        warnings.append(f"calibration: no zone {_zone_list(missing)}: {lost}")
+
+
+def _zone_list(zones: list[str]) -> str:
+    return ", ".join(zones[:4]) + (f" and {len(zones) - 4} more" if len(zones) > 4 else "")
+
+
+# ----------------------------------------------------------------------------- inputs
+
+def check_video(video: Path, cal):
+    """The video is readable and has the calibration's resolution."""
+    from vision.video import probe
+
+    info = probe(video)
+    if (info.width, info.height) != (cal.width, cal.height):
+        raise CalibrationError(
+            f"{video} is {info.width}x{info.height} but the calibration is for {cal.width}x{cal.height}: "
+            "its zones and seat boxes would be in the wrong place; calibrate at this resolution")
+    return info
+
+
+def check_audio(video: Path, audio: Path | None, cal, warnings: list[str]) -> tuple[int | None, int | None]:
+    """``(rate to hear at, the file's own rate)`` of the seats' recording (``audio``, else
+    the video's track); an unreadable ``audio`` is an error now, not after the video."""
+    from audio.capture import FileSource
+
+    want = cal.audio.rate if cal.audio is not None else None
+    if audio is None:
+        try:
+            src = FileSource(video)
+        except MediaError:
+            return want, None  # no track: the replay says so ("no audio") and goes on
+    else:
+        src = FileSource(audio)
+    have = src.file_rate
+    src.close()
+    if want is not None and have != want:
+        warnings.append(f"audio: {(audio or video).name} is recorded at {have} Hz, the calibration at {want} Hz: "
+                        f"resampled to {want} Hz")
+    return want, have
+
+
+# ----------------------------------------------------------------------------- output
+
+def check_output(out: Path, need_bytes: int = MIN_FREE_BYTES) -> None:
+    """``out`` can be created (or replaced) and written, with ``need_bytes`` free; its
+    parent must be writable too (the replay is staged beside it, ``referee.outdir``)."""
+    if out.exists() and not out.is_dir():
+        raise PreflightError(f"--out {out}: is a file, not a folder")
+    parent = out.resolve().parent
+    probe_dir = parent
+    while not probe_dir.exists():
+        probe_dir = probe_dir.parent
+    if not probe_dir.is_dir():
+        raise PreflightError(f"--out {out}: {probe_dir} is a file, not a folder")
+    for d in ([out] if out.is_dir() else []) + [probe_dir]:
+        try_write(d, what=f"--out {out}")
+    try:
+        free = shutil.disk_usage(probe_dir).free
+    except OSError:
+        return
+    if free < need_bytes:
+        raise PreflightError(f"--out {out}: only {_size(free)} free on its disk, a replay needs about "
+                             f"{_size(need_bytes)}; free some space or write elsewhere")
+
+
+def try_write(folder: Path, what: str) -> None:
+    """Create and remove a small file in ``folder``; one line when that fails."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".referee-probe-", dir=folder)
+        try:
+            os.write(fd, b"x" * 4096)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(name)
+    except OSError as exc:
+        why = {errno.EACCES: "no permission to write there", errno.EROFS: "a read-only file system",
+               errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up"}.get(
+                   exc.errno, exc.strerror or str(exc))
+        raise PreflightError(f"{what}: cannot write in {folder} ({why})") from None
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"

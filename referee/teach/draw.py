@@ -1,0 +1,144 @@
+"""The program's own cards, drawn with OpenCV (no card art): a coloured face per kind, the
+name large, a count of pips where the count matters, readable at a glance from a metre.
+Deterministic: the same card gives the same pixels (no randomness, no fonts from the system:
+OpenCV's built-in Hershey fonts, so labels are Latin; Japanese text goes to the terminal and
+the voice)."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+
+CARD_W, CARD_H = 200, 280
+FONT = cv2.FONT_HERSHEY_DUPLEX
+# BGR face colours per kind (saturated, told apart by colour-blind viewers by the label too)
+FACES = {
+    "tako": (60, 60, 220), "ika": (235, 235, 235), "ikatako": (40, 170, 240), "uzushio": (200, 120, 30),
+    "salvage": (90, 160, 60), "number": (225, 240, 250), "trouble": (150, 60, 140),
+    "moko": (200, 200, 235), "paka": (120, 200, 240), "pome": (200, 170, 250), "gabu": (90, 110, 90),
+    "red": (60, 60, 200), "black": (40, 40, 40), "joker": (60, 160, 200), "plain": (235, 235, 235),
+}
+INK = {"tako": (255, 255, 255), "trouble": (255, 255, 255), "gabu": (255, 255, 255), "uzushio": (255, 255, 255),
+       "salvage": (255, 255, 255)}
+
+
+def _kind(card: str, game: str) -> tuple[str, str, int]:
+    """(face kind, label, pips) of a card."""
+    if game == "mokochaka":
+        m = re.fullmatch(r"(moko|paka|pome|gabu)([1-4])", card)
+        if m:
+            return m[1], m[1].upper(), int(m[2])
+    if game == "takoyaki":
+        if card == "JK":
+            return "joker", "JOKER", 0
+        suit = card[-1]
+        return ("red" if suit in "HD" else "plain"), card[:-1] + {"S": "s", "H": "h", "D": "d", "C": "c"}.get(suit, suit), 0
+    if card in ("mirror", "number", "repeat"):
+        return "trouble", card.upper(), 0
+    if card.startswith("uzushio"):
+        return "uzushio", "UZUSHIO " + card[7:], 0
+    if card in FACES:
+        return card, card.upper(), 0
+    if card.isdigit():
+        return "number", card, 0
+    return "plain", card.upper(), 0
+
+
+def _text_centered(img, label: str, y: int, scale: float, colour, thick: int = 2) -> None:
+    (w, h), _ = cv2.getTextSize(label, FONT, scale, thick)
+    while w > img.shape[1] - 16 and scale > 0.3:
+        scale *= 0.9
+        (w, h), _ = cv2.getTextSize(label, FONT, scale, thick)
+    cv2.putText(img, label, ((img.shape[1] - w) // 2, y + h // 2), FONT, scale, colour, thick, cv2.LINE_AA)
+
+
+def draw_card(card: str, game: str = "ikatako", w: int = CARD_W, h: int = CARD_H) -> np.ndarray:
+    """One card face, ``h`` × ``w`` BGR, white border on a dark table."""
+    kind, label, pips = _kind(card, game)
+    img = np.full((h, w, 3), (40, 90, 40), np.uint8)
+    face = FACES.get(kind, FACES["plain"])
+    ink = INK.get(kind, (30, 30, 30))
+    cv2.rectangle(img, (4, 4), (w - 5, h - 5), (250, 250, 250), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (12, 12), (w - 13, h - 13), face, -1, cv2.LINE_AA)
+    k = w / CARD_W  # everything scales with the card
+    big = (2.2 if len(label) <= 3 else (1.3 if len(label) <= 5 else 0.9)) * k
+    thick = max(1, round(3 * k))
+    _text_centered(img, label, h // 2 - (int(20 * k) if pips else 0), big, ink, thick)
+    if w >= 150:  # the corner index only where it does not crowd the name
+        cv2.putText(img, label[:4], (20, 40), FONT, 0.6, ink, 1, cv2.LINE_AA)
+    if pips:
+        r = max(4, int(12 * k))
+        xs = [w // 2 + (i - (pips - 1) / 2) * (2 * r + max(3, int(6 * k))) for i in range(pips)]
+        for x in xs:
+            cv2.circle(img, (int(x), h - int(60 * k)), r, ink, -1, cv2.LINE_AA)
+    return img
+
+
+def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: tuple[str, ...],
+               verdict: tuple[str, tuple[str, ...], tuple[int, int, int]] | None = None,
+               size: tuple[int, int] = (640, 900)) -> np.ndarray:
+    """The window's frame: the title, the drawn card big, the field small beside it, the
+    context lines, and (after an answer) the verdict and its reason lines in its colour."""
+    H, W = size
+    img = np.full((H, W, 3), (30, 60, 30), np.uint8)
+    cv2.putText(img, title, (24, 44), FONT, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
+    x = 24
+    if game == "mokochaka":  # the three pile tops are the question: all three big, side by side
+        for i, c in enumerate(field[:3]):
+            img[70:70 + CARD_H, x:x + CARD_W] = draw_card(c, game)
+            if c == card and i == 2:  # the card just played
+                cv2.rectangle(img, (x - 6, 64), (x + CARD_W + 5, 70 + CARD_H + 5), (80, 220, 240), 3, cv2.LINE_AA)
+            x += CARD_W + 24
+        card, field = "", ()
+    if card:
+        img[70:70 + CARD_H, x:x + CARD_W] = draw_card(card, game)
+        x += CARD_W + 30
+    if game == "takoyaki" and field:  # the griddle: slots face up (the rank) or face down (a back)
+        for i, slot in enumerate(field[:10]):
+            state, name = slot.split(":")
+            sw, sh = 90, 126
+            cx, cy = x + (i % 5) * (sw + 10), 70 + (i // 5) * (sh + 16)
+            if state == "up":
+                img[cy:cy + sh, cx:cx + sw] = draw_card(name, "", sw, sh)
+            else:
+                cv2.rectangle(img, (cx, cy), (cx + sw - 1, cy + sh - 1), (250, 250, 250), -1)
+                cv2.rectangle(img, (cx + 5, cy + 5), (cx + sw - 6, cy + sh - 6), (140, 70, 30), -1)
+                _text_centered(img[cy:cy + sh, cx:cx + sw], name, sh // 2, 0.8, (255, 255, 255), 2)
+        field = ()
+    small = [c for c in field if c != card]
+    for i, c in enumerate(small[:9]):
+        sw, sh = 100, 140
+        cx, cy = x + (i % 4) * (sw + 12), 70 + (i // 4) * (sh + 12)
+        if cy + sh < H and cx + sw < W:
+            img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0], game, sw, sh)
+    y = 70 + CARD_H + 36
+    for line in lines[:4]:
+        cv2.putText(img, _ascii(line), (24, y), FONT, 0.6, (230, 230, 230), 1, cv2.LINE_AA)
+        y += 26
+    if verdict:
+        head, reason, colour = verdict
+        y += 10
+        cv2.putText(img, head, (24, y + 20), FONT, 1.2, colour, 2, cv2.LINE_AA)
+        y += 56
+        for line in reason:
+            for part in _wrap(_ascii(line), 70):
+                cv2.putText(img, part, (24, y), FONT, 0.62, (255, 255, 255), 1, cv2.LINE_AA)
+                y += 26
+    return img
+
+
+def _ascii(s: str) -> str:
+    return s.replace("→", "->").replace("−", "-").replace("…", "...").replace("×", "x").encode("ascii", "replace").decode()
+
+
+def _wrap(s: str, n: int) -> list[str]:
+    out, cur = [], ""
+    for word in s.split(" "):
+        if len(cur) + len(word) + 1 > n and cur:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    return out + ([cur] if cur else [])

@@ -1,0 +1,121 @@
+"""The interface of a game's drills (one module per game in this package).
+
+A drill module defines a :class:`Drill`: its ladder of :class:`Level` objects, the keypad,
+how a situation is shown (:class:`Screen`, drawn by :mod:`referee.teach.draw` and printed
+by the terminal view), how a learner's presses are judged (``feedback``: write the drill
+record, judge it with the referee's judge, read the reason from the verdict) and, for tests,
+benchmarks and the rival, ``oracle`` (the keys of a right answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from referee.teach.core import Feedback, Level, Press, Situation
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What a situation shows: a ``title`` (the question), the ``card`` to draw big, the
+    ``field`` (small cards beside it: troubles, pile tops, a hand), ``lines`` of context
+    (the running total, the griddle) and the ``keys`` help line."""
+
+    title: str
+    card: str = ""
+    field: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    keys: str = ""
+    game: str = ""
+
+
+@dataclass(frozen=True)
+class RivalAnswer:
+    """The ghost rival's answer to one card: right or not, at ``t`` seconds after the card."""
+
+    t: float
+    correct: bool = True
+
+
+@dataclass
+class Drill:
+    """Base of the five games' drills. ``name`` is what ``referee teach NAME`` says."""
+
+    name: str = ""
+    game: str = ""
+    mode: str | None = None
+    reaction: bool = False  # a reaction game (the rival and the false-start rule apply)
+    _levels: tuple[Level, ...] = field(default=(), repr=False)
+
+    def levels(self) -> tuple[Level, ...]:
+        return self._levels
+
+    def level_of(self, rule: str) -> Level:
+        for lv in self.levels():
+            if lv.rule == rule:
+                return lv
+        raise KeyError(rule)
+
+    def situation(self, key: str) -> Situation | None:
+        for lv in self.levels():
+            for s in lv.situations:
+                if s.key == key:
+                    return s
+        return None
+
+    def make(self, key: str) -> Situation | None:
+        """The situation of ``key``, also one the ladder does not hold (a recorded game's
+        mistake); None when this drill cannot pose it."""
+        return self.situation(key)
+
+    # ----------------------------------------------------------------- per game
+    def screen(self, sit: Situation, lang: str) -> Screen:
+        raise NotImplementedError
+
+    def feedback(self, sit: Situation, presses: Sequence[Press], level: Level, lang: str,
+                 learner: str = "you", rival: RivalAnswer | None = None) -> Feedback:
+        raise NotImplementedError
+
+    def oracle(self, sit: Situation) -> list[str]:
+        """The keys of a right answer (the submit key last)."""
+        raise NotImplementedError
+
+    def answer_of(self, sit: Situation) -> str:
+        """The right answer as a canonical string (the confusion table compares these)."""
+        return self.answer_text(sit, [Press(k, 0.1 * (i + 1)) for i, k in enumerate(self.oracle(sit))])
+
+    def answer_text(self, sit: Situation, presses: Sequence[Press]) -> str:
+        """The canonical string of what ``presses`` answer."""
+        raise NotImplementedError
+
+    def answered_as(self, sit: Situation, presses: Sequence[Press]) -> str | None:
+        """The situation the learner answered as if it were: another situation of the ladder
+        whose right answer is what they gave (same card first). None when none matches."""
+        given = self.answer_text(sit, presses)
+        card = sit.data.get("card")
+        best: tuple[int, int, str] | None = None
+        n = 0
+        for lv in self.levels():
+            for s in lv.situations:
+                n += 1
+                if s.key == sit.key or self.answer_of(s) != given:
+                    continue
+                cand = (0 if s.data.get("card") == card else 1, n, s.key)
+                if best is None or cand < best:
+                    best = cand
+        return best[2] if best else None
+
+    def phrase_keys(self) -> tuple[str, ...]:
+        """Phrase keys this drill may speak beyond the fixed set (rendered up front)."""
+        return ()
+
+
+def words_of(presses: Sequence[Press], keymap: dict[str, str]) -> tuple[list[str], float | None]:
+    """The word tokens of ``presses`` (keys in ``keymap``) and the first word press time."""
+    words, first = [], None
+    for p in presses:
+        if p.key in keymap:
+            words.append(keymap[p.key])
+            if first is None:
+                first = p.t
+    return words, first

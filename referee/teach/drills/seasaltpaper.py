@@ -1,0 +1,109 @@
+"""Sea Salt & Paper drills: score this hand (card points), and may this hand say STOP /
+LAST CHANCE (card points ≥ 7).
+
+Hands are drawn from the base deck with a fixed ``random.Random`` per situation (so the
+ladder is the same everywhere); the answer is judged by the Sea Salt & Paper judge on a
+drill record: the learner calls STOP and declares the hand, the rival declares nothing
+(an empty hand); the verdict's ``scores`` and ``legal`` are the truth.
+
+Keys: digits type the card points, ``enter`` submits; for STOP: ``y`` may, ``n`` may not.
+Decision: the STOP drill's record always holds the call (the question is "would this call
+be legal?"), whatever the learner answered.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from rules import seasaltpaper as R
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
+from session.events import ChoiceEvent, EndEvent, Event
+from referee.teach.drills.base import Drill, Screen
+from referee.teach.phrases import text
+
+N_HANDS = 30
+
+
+def _hand(seed: int) -> list[str]:
+    rng = random.Random(f"seasaltpaper-{seed}")
+    deck = [c for c in R.BASE_DECK]
+    return sorted(rng.sample(deck, rng.randint(5, 9)))
+
+
+def _levels() -> tuple[Level, ...]:
+    score = tuple(Situation("seasaltpaper", "score", f"score#{i}", {"hand": _hand(i)}) for i in range(N_HANDS))
+    stop = tuple(Situation("seasaltpaper", "stop", f"stop#{i}", {"hand": _hand(100 + i)}) for i in range(N_HANDS))
+    return (Level("score", {"en": "count the card points", "ja": "カード点を数える"}, score, 20.0, 60.0),
+            Level("stop", {"en": "may this hand say STOP / LAST CHANCE?", "ja": "ストップ/ラストチャンスできる?"}, stop, 10.0, 60.0))
+
+
+class SeaSaltPaperDrill(Drill):
+    def __init__(self) -> None:
+        super().__init__(name="seasaltpaper", game="seasaltpaper", _levels=_levels())
+
+    def screen(self, sit: Situation, lang: str) -> Screen:
+        hand = tuple(sit.data["hand"])
+        q = text(lang, "Card points of this hand?", "この手のカード点は?") if sit.rule == "score" else text(
+            lang, "May this hand say STOP / LAST CHANCE?", "ストップ/ラストチャンスできる?")
+        keys = text(lang, "digits: the points  |  enter: done", "数字: 点数 | enter 決定") if sit.rule == "score" else text(
+            lang, "y yes  n no  |  enter: done", "y はい n いいえ | enter 決定")
+        return Screen(title=q, field=hand, game="seasaltpaper", lines=("  ".join(hand),), keys=keys)
+
+    def oracle(self, sit: Situation) -> list[str]:
+        s = R.score(sit.data["hand"])
+        if sit.rule == "score":
+            return list(str(s.card_points)) + ["enter"]
+        return ["y" if s.card_points >= R.STOP_MIN else "n", "enter"]
+
+    def answer_text(self, sit: Situation, presses: Sequence[Press]) -> str:
+        ans = presses_before(presses)
+        if sit.rule == "score":
+            return "".join(p.key for p in ans if p.key.isdigit() and len(p.key) == 1)
+        yn = [p.key for p in ans if p.key in ("y", "n")]
+        return yn[-1] if yn else ""
+
+    def answered_as(self, sit, presses):
+        return None  # a wrong count is no other situation
+
+    def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
+        hand = sit.data["hand"]
+        ans = presses_before(presses)
+        rec: list[Event] = [
+            header("seasaltpaper", [learner, "rival"], {}, sit),
+            ChoiceEvent(t=CARD_T, player=learner, action="call", extra={"call": "stop"}),
+            ChoiceEvent(t=rt(CARD_T + 0.01), player=learner, action="hand", extra={"cards": list(hand)}),
+            ChoiceEvent(t=rt(CARD_T + 0.02), player="rival", action="hand", extra={"cards": []}),
+            EndEvent(t=rt(CARD_T + 0.1)),
+        ]
+        lines = judge_lines(rec)
+        v = next((x for x in lines if x.get("type") == "verdict"), {})
+        points = v["scores"][learner]["card_points"]
+        legal = bool(v["legal"])
+        s = R.score(hand)
+        given = self.answer_text(sit, presses)
+        if not given:
+            verdict = "missed"
+        elif sit.rule == "score":
+            verdict = "correct" if int(given) == points else "wrong"
+        else:
+            verdict = "correct" if (given == "y") == legal else "wrong"
+        breakdown = ", ".join(f"{k} {n}" for k, n in sorted(s.breakdown.items())) or text(lang, "nothing scores", "点なし")
+        if sit.rule == "score":
+            rule = text(lang, "Card points: duos, mermaids, collectors, multipliers", "カード点: ペア、人魚、コレクター、倍率")
+            fact = text(lang, f"{breakdown} = {points}", f"{breakdown} = {points}点")
+            did = "" if verdict == "correct" else text(lang, f"you said {given or 'nothing'}", f"あなたは{given or '無回答'}")
+            spoken = ("correct",) if verdict == "correct" else (verdict, f"n:{points}", "points")
+        else:
+            rule = text(lang, "STOP or LAST CHANCE needs 7 card points", "ストップ/ラストチャンスにはカード点7以上")
+            fact = text(lang, f"{breakdown} = {points} → " + ("may" if legal else "may not"),
+                        f"{breakdown} = {points}点 → " + ("できる" if legal else "できない"))
+            did = "" if verdict == "correct" else text(lang, f"you said {'yes' if given == 'y' else 'no'}",
+                                                       f"あなたは「{'はい' if given == 'y' else 'いいえ'}」")
+            spoken = ("correct",) if verdict == "correct" else (verdict, f"n:{points}", "points",
+                                                                "may_stop" if legal else "may_not_stop")
+        return Feedback(verdict=verdict, reaction=rt(ans[-1].t) if ans else None, rule=rule, fact=fact, did=did,
+                        spoken=spoken, answered=given, record=rec, lines=lines)
+
+    def phrase_keys(self) -> tuple[str, ...]:
+        return tuple(f"n:{n}" for n in range(0, 31))

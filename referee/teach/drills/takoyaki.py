@@ -1,0 +1,154 @@
+"""TAKOYAKI drill: where does this card go on this griddle, and does the turn go on?
+
+The right answer is ``rules.takoyaki.placement``; the answer is judged by the TAKOYAKI judge
+on a drill record of a 2-player game: the learner's earlier turn lays the griddle's face-up
+slots as one legal chain (ending with a K discarded), the rival's turn passes (a Q drawn and
+discarded), then the learner draws the drilled card and places or discards it as answered.
+
+Keys: ``1``–``9`` slot (``1`` is the A slot), ``0`` slot 10, ``d`` discard; then ``c`` the
+turn goes on or ``e`` it ends; ``enter`` submit. Decision: the turn "goes on" when a face-down
+card comes into the hand; a card that fills the griddle wins, so the turn ends.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rules import takoyaki as R
+from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
+from session.events import CardEvent, EndEvent, Event
+from referee.teach.drills.base import Drill, Screen
+from referee.teach.phrases import text
+
+GRIDDLES = ((1, 3), (2, 5, 7), (1, 2, 3, 4, 5), (6, 8, 9, 10), (1, 2, 3, 4, 5, 6, 8, 9, 10), ())
+NUMBER_CARDS = ("AH", "3H", "5D", "7D", "8H", "10D")
+FACE_CARDS = ("JH", "QD", "KH", "JK")
+SLOT_KEYS = {str(i): i for i in range(1, 10)} | {"0": 10}
+
+
+def _grid(up: Sequence[int]) -> str:
+    return "".join("x" if i + 1 in up else "." for i in range(10))
+
+
+def _levels() -> tuple[Level, ...]:
+    def sits(rule, cards):
+        return tuple(Situation("takoyaki", rule, f"{_grid(g)}/{c}", {"up": list(g), "card": c})
+                     for g in GRIDDLES for c in cards)
+    return (Level("slots", {"en": "number cards: their own slot, or discard", "ja": "数字カード: 自分のスロットか捨てる"},
+                  sits("slots", NUMBER_CARDS), 4.0),
+            Level("faces", {"en": "J, Q, K and the joker", "ja": "J・Q・Kとジョーカー"}, sits("faces", FACE_CARDS), 4.0))
+
+
+def _answer(presses: Sequence[Press]) -> tuple[int | None, bool, bool | None]:
+    """(slot or None, discarded, goes on or None) of the answer presses."""
+    slot, disc, cont = None, False, None
+    for p in presses:
+        if p.key in SLOT_KEYS:
+            slot, disc = SLOT_KEYS[p.key], False
+        elif p.key == "d":
+            slot, disc = None, True
+        elif p.key in ("c", "e"):
+            cont = p.key == "c"
+    return slot, disc, cont
+
+
+class TakoyakiDrill(Drill):
+    def __init__(self) -> None:
+        super().__init__(name="takoyaki", game="takoyaki", _levels=_levels())
+
+    def screen(self, sit: Situation, lang: str) -> Screen:
+        up = set(sit.data["up"])
+        row = lambda a, b: "  ".join(("[%s]" % R.slot_name(i)) if i in up else f" {R.slot_name(i)} " for i in range(a, b))  # noqa: E731
+        slots = tuple(f"{'up' if i in up else 'down'}:{R.slot_name(i)}" for i in range(1, 11))
+        return Screen(title=text(lang, "Where does it go? Does the turn go on?", "どこに置く? ターンは続く?"),
+                      card=sit.data["card"], game="takoyaki", field=slots,
+                      lines=(text(lang, "griddle ([x] face up):", "鉄板 ([x] 表):"), row(1, 6), row(6, 11)),
+                      keys=text(lang, "1-9 slot (1 = A)  0 slot 10  d discard  |  c goes on  e ends  |  enter: done",
+                                "1-9 スロット(1=A) 0 スロット10 d 捨てる | c 続く e 終わり | enter 決定"))
+
+    def oracle(self, sit: Situation) -> list[str]:
+        p = R.placement(sit.data["card"], [i + 1 in sit.data["up"] for i in range(10)])
+        first = [next(k for k, v in SLOT_KEYS.items() if v == p.slots[0])] if p.slots else ["d"]
+        return first + ["c" if (p.continues and not p.wins) else "e", "enter"]
+
+    def answer_text(self, sit: Situation, presses: Sequence[Press]) -> str:
+        slot, disc, cont = _answer(presses_before(presses))
+        where = f"slot{slot}" if slot else ("discard" if disc else "-")
+        return f"{where}:{'' if cont is None else ('c' if cont else 'e')}"
+
+    def answer_of(self, sit: Situation) -> str:
+        # a joker may go on any face-down slot: its first one stands for all
+        return super().answer_of(sit)
+
+    def record(self, sit: Situation, presses: Sequence[Press], learner: str) -> list[Event]:
+        up = sorted(sit.data["up"])
+        rec: list[Event] = [header("takoyaki", [learner, "rival"], {}, sit)]
+        t = 0.05
+        chain = [f"{R.slot_name(v)}S" for v in up]  # the earlier turn: one legal chain, ended by a K
+        rec.append(CardEvent(t=t, card=chain[0] if chain else "KS", zone=f"p:{learner}:draw"))
+        for c, v in zip(chain, up):
+            t += 0.05
+            rec.append(CardEvent(t=rt(t), card=c, zone=f"p:{learner}:slot{v}"))
+        t += 0.05
+        rec.append(CardEvent(t=rt(t), card="KS", zone="discard", by=learner))
+        rec.append(CardEvent(t=rt(t + 0.05), card="QC", zone="p:rival:draw"))
+        rec.append(CardEvent(t=rt(t + 0.1), card="QC", zone="discard", by="rival"))
+        rec.append(CardEvent(t=CARD_T, card=sit.data["card"], zone=f"p:{learner}:draw"))
+        ans = presses_before(presses)
+        slot, disc, _ = _answer(ans)
+        when = [p.t for p in ans if p.key in SLOT_KEYS or p.key == "d"]
+        at = rt(CARD_T + (when[-1] if when else 0.5))
+        if slot:
+            rec.append(CardEvent(t=at, card=sit.data["card"], zone=f"p:{learner}:slot{slot}"))
+        elif disc:
+            rec.append(CardEvent(t=at, card=sit.data["card"], zone="discard", by=learner))
+        rec.append(EndEvent(t=rt(at + 0.5)))
+        return rec
+
+    def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
+        card = sit.data["card"]
+        p = R.placement(card, [i + 1 in sit.data["up"] for i in range(10)])
+        goes_on = p.continues and not p.wins
+        rec = self.record(sit, presses, learner)
+        lines = judge_lines(rec)
+        ans = presses_before(presses)
+        slot, disc, cont = _answer(ans)
+        v = [x for x in lines if x.get("type") == "verdict" and x.get("t", 0) > CARD_T] or [{}]
+        v = v[-1]
+        placed_ok = bool(v.get("legal")) and (slot is not None or disc)
+        if not ans:
+            verdict = "missed"
+        else:
+            verdict = "correct" if placed_ok and cont == goes_on else "wrong"
+        reaction = rt(ans[-1].t) if ans else None
+        rule = p.why.split(":")[0] if ":" in p.why and card == R.JOKER else (
+            text(lang, "J, Q and K have no slot", "J・Q・Kにはスロットがない") if card[:-1] in R.FACE else
+            text(lang, "A card goes on the slot of its rank", "カードは自分の数のスロットへ"))
+        where = (text(lang, "slot ", "スロット") + "/".join(R.slot_name(s) for s in p.slots)) if p.slots else \
+            text(lang, "discard", "捨てる")
+        turn = text(lang, "the turn goes on" if goes_on else "the turn ends", "ターンは続く" if goes_on else "ターン終了")
+        why_fact = p.why if lang == "en" else ""
+        fact = text(lang, f"{card} → {where}, {turn} ({why_fact})", f"{card} → {where}、{turn}")
+        did = ""
+        if verdict != "correct":
+            bits = []
+            if not v.get("legal") and (slot or disc):
+                bits.append(text(lang, f"the judge: {v.get('why')}", f"審判: {v.get('why')}"))
+            elif not (slot or disc):
+                bits.append(text(lang, "you placed nothing", "置かなかった"))
+            if cont is None:
+                bits.append(text(lang, "you did not say whether the turn goes on", "続くかどうか答えなかった"))
+            elif cont != goes_on:
+                bits.append(text(lang, "you said it goes on" if cont else "you said it ends",
+                                 "「続く」と答えた" if cont else "「終わり」と答えた"))
+            did = "; ".join(bits)
+        spoken = ("correct",) if verdict == "correct" else (
+            verdict, *((f"slot:{p.slots[0]}",) if p.slots else ("discard",)), "goes_on" if goes_on else "ends")
+        fb = Feedback(verdict=verdict, reaction=reaction, rule=rule, fact=fact, did=did, spoken=spoken,
+                      answered=self.answer_text(sit, presses), record=rec, lines=lines)
+        if verdict == "wrong":
+            fb.answered_as = self.answered_as(sit, presses)
+        return fb
+
+    def phrase_keys(self) -> tuple[str, ...]:
+        return tuple(f"slot:{i}" for i in range(1, 11))

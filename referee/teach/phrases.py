@@ -1,0 +1,104 @@
+"""The words of teaching, in English and Japanese: what the screen shows and what the voice says.
+
+Spoken feedback is a sequence of **phrase keys** (``correct``, ``r:mirror``, ``hand:right``,
+``w:ika``, ``n:12`` …), each one short clip the voice renders once per session and plays
+from its cache; :func:`spoken_text` gives the text of a key. Numbers (``n:N``) are the only
+open-ended keys (co-op totals, scores); they are rendered when first needed.
+"""
+
+from __future__ import annotations
+
+LANGS = ("en", "ja")
+
+_FIXED: dict[str, tuple[str, str]] = {
+    # verdicts
+    "correct": ("correct", "正解"),
+    "wrong": ("wrong", "ちがいます"),
+    "missed": ("too late", "時間切れ"),
+    "false_start": ("false start", "フライング"),
+    "slow": ("correct, but slow", "正解、でも遅い"),
+    "level_up": ("level up", "レベルアップ"),
+    "rival_first": ("the rival was first", "ライバルが先"),
+    "you_first": ("you were first", "あなたが先"),
+    # IKATAKO rules and answers
+    "r:plain": ("no trouble in the field", "場にトラブルなし"),
+    "r:mirror": ("mirror", "ミラー"),
+    "r:number": ("number", "ナンバー"),
+    "r:repeat": ("repeat", "リピート"),
+    "r:trouble": ("a trouble card: nobody reacts", "トラブルカード、反応しない"),
+    "r:ikatako": ("ikatako: always both hands", "イカタコは、いつも両手"),
+    "r:special": ("a special card: say its name", "スペシャルカード、名前を言う"),
+    "r:total": ("the running total", "合計"),
+    "r:uzushio": ("uzushio reverses the order", "うずしおで順番が逆"),
+    "hand:left": ("left hand", "左手"),
+    "hand:right": ("right hand", "右手"),
+    "hand:both": ("both hands", "両手"),
+    "hand:none": ("no hand", "手は上げない"),
+    "nothing": ("do nothing", "何もしない"),
+    "next": ("next", "次は"),
+    "w:ika": ("ika", "イカ"),
+    "w:tako": ("tako", "タコ"),
+    "w:ikatako": ("ikatako", "イカタコ"),
+    "w:uzushio": ("uzushio", "うずしお"),
+    "w:salvage": ("salvage", "サルベージ"),
+    # MOKOCHAKA
+    "r:gabu": ("gabu eats moko", "ガブがモコを食べる"),
+    "r:pome": ("pome first", "ポメが先"),
+    "r:same": ("all the same: twice", "全部同じ、二回"),
+    "r:most": ("most first", "多い順"),
+    "r:specialcall": ("a special call", "特別コール"),
+    "r:grab": ("grab the token", "トークンを取る"),
+    "w:moko": ("moko", "モコ"),
+    "w:paka": ("paka", "パカ"),
+    "w:pome": ("pome", "ポメ"),
+    "w:gabu": ("gabu", "ガブ"),
+    "w:mokochaka": ("mokochaka", "モコチャカ"),
+    "w:chakamoko": ("chakamoko", "チャカモコ"),
+    "w:chakamokochaka": ("chakamokochaka", "チャカモコチャカ"),
+    # TAKOYAKI
+    "slot": ("slot", "スロット"),
+    "discard": ("discard", "捨てる"),
+    "goes_on": ("the turn goes on", "続ける"),
+    "ends": ("the turn ends", "ターン終了"),
+    # Sea Salt & Paper, TORATANU
+    "points": ("points", "点"),
+    "may_stop": ("may say stop", "ストップできる"),
+    "may_not_stop": ("may not say stop", "ストップできない"),
+    "best": ("the best is", "最高は"),
+}
+
+_JA_SLOT = {1: "エース"}
+
+
+def spoken_text(key: str, lang: str) -> str:
+    """The text of phrase ``key`` in ``lang`` (``n:N`` a number, ``slot:N`` a griddle slot)."""
+    i = LANGS.index(lang)
+    if key.startswith("n:"):
+        return key[2:]
+    if key.startswith("slot:"):
+        n = int(key[5:])
+        if lang == "ja":
+            return f"スロット{_JA_SLOT.get(n, str(n))}"
+        return "slot ace" if n == 1 else f"slot {n}"
+    return _FIXED[key][i]
+
+
+def word_key(token: str) -> str:
+    """The phrase key of a spoken game token (``ika`` → ``w:ika``, ``8`` → ``n:8``)."""
+    return f"n:{token}" if token.isdigit() else f"w:{token}"
+
+
+def fixed_keys() -> tuple[str, ...]:
+    """Every closed-set phrase key (what a session renders up front)."""
+    return tuple(_FIXED)
+
+
+def text(lang: str, en: str, ja: str) -> str:
+    """Pick the screen text of one language (the drill modules write both side by side)."""
+    return ja if lang == "ja" else en
+
+
+HAND_TEXT = {"en": {"left": "LEFT hand", "right": "RIGHT hand", "both": "BOTH hands", "none": "no hand"},
+             "ja": {"left": "左手", "right": "右手", "both": "両手", "none": "手は上げない"}}
+VERDICT_TEXT = {"en": {"correct": "CORRECT", "wrong": "WRONG", "missed": "TOO LATE", "false_start": "FALSE START"},
+                "ja": {"correct": "正解", "wrong": "不正解", "missed": "時間切れ", "false_start": "フライング"}}

@@ -1,0 +1,55 @@
+"""The OpenCV window under Xvfb: the drawn card and the verdict are on the screen (a
+screenshot of the X root window, as a person would see it)."""
+
+import os
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def xvfb():
+    if not (shutil.which("Xvfb") and shutil.which("import")):
+        pytest.skip("Xvfb or ImageMagick's import is not installed (apt-get install xvfb imagemagick)")
+    free = [n for n in range(90, 140) if not os.path.exists(f"/tmp/.X{n}-lock")]
+    if not free:
+        pytest.skip("no free X display number for Xvfb")
+    display = f":{free[0]}"
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1000x720x24"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    old = os.environ.get("DISPLAY")
+    os.environ["DISPLAY"] = display
+    yield display
+    if old is None:
+        os.environ.pop("DISPLAY", None)
+    else:
+        os.environ["DISPLAY"] = old
+    proc.terminate()
+    proc.wait(5)
+
+
+def test_window_shows_the_card_and_the_verdict(xvfb, tmp_path):
+    import cv2
+    from referee.teach import drills
+    from referee.teach.core import Press
+    from referee.teach.window import WindowView
+    d = drills.get("ikatako")
+    s, lv = d.situation("tako|mirror"), d.level_of("one_trouble")
+    view = WindowView()
+    info = {"n": 1, "of": 1, "level": lv, "index": 2}
+    view.show(d.screen(s, "en"), info)
+    view.feedback(d.feedback(s, [Press("f", 0.4), Press("i", 0.5), Press("enter", 0.6)], lv, "en"), info)
+    for _ in range(20):
+        cv2.waitKey(10)
+    shot = tmp_path / "shot.png"
+    subprocess.run(["import", "-display", xvfb, "-window", "root", str(shot)], check=True, timeout=20)
+    view.close()
+    img = cv2.imread(str(shot))
+    assert img is not None
+    red_card = (img[..., 2] > 180) & (img[..., 1] < 90) & (img[..., 0] < 90)  # the tako card and WRONG
+    purple = (img[..., 2] > 120) & (img[..., 0] > 110) & (img[..., 1] < 80)  # the Mirror card
+    assert red_card.sum() > 20000 and purple.sum() > 3000

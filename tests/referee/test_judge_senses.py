@@ -1,0 +1,70 @@
+"""A player whose audio was missing is not penalised on evidence that was not there: the
+verdict says what was missing (``unjudged``) and no penalty follows; what the camera saw
+still counts; a record with every sense present judges exactly as before."""
+
+import json
+
+from referee.judge import IncrementalJudge, judge
+from session.record import parse_lines
+
+HEADER = {"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus", "players": ["aki", "ben", "chie"],
+          "options": {}}
+
+
+def _card(t, card):
+    return {"t": t, "type": "card", "card": card, "zone": "field"}
+
+
+def _verdicts(*events):
+    lines = judge(parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in events])).lines
+    return [v for v in lines if v["type"] == "verdict"], lines[-1]
+
+
+BASE = [
+    _card(1.0, "3"), {"t": 1.4, "type": "shout", "player": "aki", "words": ["3"]},
+    _card(5.0, "tako"), {"t": 5.3, "type": "hand", "player": "aki", "side": "left", "state": "up"},
+    {"t": 5.35, "type": "shout", "player": "aki", "words": ["tako"]},
+    {"t": 5.5, "type": "hand", "player": "chie", "side": "right", "state": "up"},
+]
+
+
+def test_without_status_events_silent_players_are_missed_as_before():
+    verdicts, _ = _verdicts(*BASE)
+    assert verdicts[0]["missed"] == ["ben", "chie"] and "unjudged" not in verdicts[0]
+    assert verdicts[1]["wrong"] == ["chie"] and verdicts[1]["missed"] == ["ben"]
+
+
+def test_audio_missing_for_everyone_from_a_time_on_takes_no_penalty_on_words():
+    skip = {"t": 4.0, "type": "skipped", "what": "audio", "from": 4.0, "to": 40.0, "reason": "the recording ends"}
+    verdicts, result = _verdicts(*BASE[:2], skip, *BASE[2:4], BASE[5])
+    first, second = verdicts
+    assert first["missed"] == ["ben", "chie"]  # before the audio ended: missed as ever
+    # after it: aki raised the right hand (words unknown) -> not judged, no penalty; chie raised
+    # the wrong hand -> wrong on what the camera saw; ben did nothing -> a hand was due and the
+    # camera saw none: wrong on the hand, the words unknown
+    assert second["unjudged"]["aki"] == "not heard: audio missing from 4.00 s to 40.00 s (the recording ends); no penalty"
+    assert second["first"] is None and "aki" not in second["correct"] and "aki" not in second["penalties"]
+    assert second["wrong"] == ["ben", "chie"] and "words not heard" in second["why"]["chie"]
+
+
+def test_one_seats_lost_microphone_touches_only_that_seat():
+    lost = {"t": 4.5, "type": "audio_status", "state": "lost", "player": "ben", "detail": "device unplugged"}
+    ok = {"t": 20.0, "type": "audio_status", "state": "ok", "player": "ben"}
+    events = BASE[:2] + [lost] + BASE[2:] + [_card(9.0, "2"), ok]
+    verdicts, _ = _verdicts(*events)
+    second, third = verdicts[1], verdicts[2]
+    assert second["first"] == "aki" and second["wrong"] == ["ben", "chie"]  # ben: no hand (seen), words unknown
+    assert third["unjudged"] == {"ben": "not heard: audio missing from 4.50 s to 20.00 s (device unplugged); no penalty"}
+    assert third["missed"] == ["aki", "chie"]
+
+
+def test_the_incremental_judge_says_the_same_with_status_events():
+    skip = {"t": 4.0, "type": "skipped", "what": "audio", "from": 4.0, "to": 40.0, "reason": "the recording ends"}
+    events = [*BASE[:2], skip, *BASE[2:]]
+    from session.events import Event, SessionHeader
+
+    inc = IncrementalJudge(SessionHeader.from_dict(HEADER))
+    for e in events:
+        inc.feed(Event.from_dict(e))
+    batch = judge(parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in events]))
+    assert inc.finish().jsonl() == batch.jsonl()
