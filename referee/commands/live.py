@@ -87,16 +87,14 @@ def _summary(result) -> None:
 
 
 def _voice(lang: str):
-    """The spoken verdicts. TODO: audio/voice.py (the teach helper's) is not on main yet;
-    until it is, the voice is a sink that says nothing."""
-    from referee.pipeline.sinks import Sink
+    """The spoken verdicts (:class:`referee.live.voice.VoiceSink`); without a sound device or
+    an engine the voice is silent and says so once."""
+    from referee.live.voice import VoiceSink
 
-    try:
-        from audio import voice  # noqa: F401
-    except ImportError:
-        return Sink()
-    make = getattr(voice, "VoiceSink", None) or getattr(voice, "sink", None)
-    return make(lang=lang) if callable(make) else Sink()
+    sink = VoiceSink(lang)
+    if sink.warning:
+        click.echo(f"referee: warning: {sink.warning}", err=True)
+    return sink
 
 
 @click.command("live")
