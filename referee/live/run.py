@@ -20,9 +20,8 @@ Sources report losses (``warning``/``audio_status`` events) and reconnect by the
 one is lost its stream's watermark follows the session clock, so judging goes on with the
 other sense. Pause (a key) stops perceiving: what is not perceived is recorded as ``skipped``.
 
-Until a game's judge is incremental (``referee.judging.<game>.Judge``), the batch judge gives
-verdicts only at the end; the view then shows a *preview* — the same judge run on the record so
-far, for the cards the next card has closed — marked provisional, never written to the record.
+Every game's judge is incremental (``referee.judging.<game>.Judge``): a verdict is said
+when it is final, and the first correct player is announced earlier (``announce``).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from session.errors import MediaError, RefereeError
-from session.events import (AudioStatusEvent, CardEvent, Event, SessionHeader, SkippedEvent, StatusEvent,
+from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
 from referee.live.controls import Command
@@ -155,7 +154,6 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     ``figures["selftest"]`` (a :class:`~referee.live.selftest.SelfTestResult`), its record in
     ``OUT/selftest/``."""
     from audio import capture
-    from referee.judging.base import BatchJudge
     from referee.live.controls import Controls
     from referee.live.media import VideoWriter, WavWriter
     from referee.live.state import LiveState
@@ -277,7 +275,6 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         quit_asked = False
         new_game = False
         hearing_done = False
-        preview = _Preview()
         last_status = 0.0
 
         def now() -> float:
@@ -376,8 +373,6 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 else:
                     pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
             pipe.advance("table", t_now - 0.01)
-            if isinstance(getattr(pipe.judge, "_judge", None), BatchJudge):
-                preview.update(pipe, collect, view)
             if t_now - last_status >= STATUS_EVERY_S:
                 last_status = t_now
                 pipe.status({"camera": camera.status(), "levels": list(source.levels), "peaks": list(tap.peaks),
@@ -499,33 +494,6 @@ def _wait_done(job, timeout: float) -> list:
     while not job.finished and time.monotonic() < deadline:
         out += job.wait_one(timeout=0.5)
     return out
-
-
-class _Preview:
-    """Until the game's judge is incremental: the batch judge on the record so far, for the
-    cards the next card closed, shown as provisional verdicts (never recorded)."""
-
-    def __init__(self):
-        self.cards = 0
-        self.shown = 0
-
-    def update(self, pipe, collected, view) -> None:
-        from referee.judge import judge
-        from session.record import Entry, Record
-
-        if pipe.header is None:
-            return
-        cards = sum(1 for e in collected.events if isinstance(e, CardEvent))
-        if cards == self.cards:
-            return
-        self.cards = cards
-        entries = [Entry(i + 2, e) for i, e in enumerate(collected.events)]
-        lines = judge(Record(header=pipe.header, entries=entries)).lines
-        verdicts = [v for v in lines if v.get("type") == "verdict"][: max(0, cards - 1)]
-        new = verdicts[self.shown:]
-        if new:
-            self.shown = len(verdicts)
-            view.verdicts([dict(v, provisional=True) for v in new])
 
 
 class SaidRecordSink(Sink):
