@@ -76,11 +76,18 @@ class CameraParams:
     gap_factor: float = 1.5
 
 
-def cv2_opener(device: Any) -> Any:
-    """A real camera through OpenCV's V4L2 backend (an int index or a /dev/video path)."""
+def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | None = None) -> Any:
+    """A real camera through OpenCV's V4L2 backend (an int index or a /dev/video path),
+    asked for the calibration's ``size`` and ``fps`` (a camera that cannot give them sends
+    what it can; the vision stage then names the mismatch)."""
     import cv2
 
     cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if hasattr(cv2, "CAP_V4L2") else cv2.VideoCapture(device)
+    if size is not None:
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+    if fps:
+        cap.set(cv2.CAP_PROP_FPS, fps)
     return cap
 
 

@@ -81,8 +81,13 @@ class LiveOptions:
     no_enroll: bool = False
     demix: bool = True
     options: dict[str, Any] = field(default_factory=dict)
-    #: a paced recording's speed-up for tests (1.0: real time); never used at a table
+    #: stop after this many seconds of session (tests, benchmarks); None: until the end
     max_seconds: float | None = None
+    #: faults injected into the paced recording (tests of losses): ``PacedFakeCamera``'s
+    #: ``freeze``/``unplug``/``lag_s``/``driver_stamps`` and ``PacedStreamFactory``'s
+    #: ``drop_after``/``gap_s``/``adc``
+    camera_faults: dict[str, Any] = field(default_factory=dict)
+    audio_faults: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -208,7 +213,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     statuses: queue.Queue = queue.Queue()
     gate = threading.Event()
     if opts.audio is not None:
-        factory = capture.PacedStreamFactory(opts.audio)
+        factory = capture.PacedStreamFactory(opts.audio, **opts.audio_faults)
         rate, channels = factory.rate, factory.channels
         heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
     else:
@@ -226,11 +231,12 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     tap = _Tap(source, gate, statuses)
     plan = hearing_plan(cal, game, mode, settings, cal_path)
     if opts.from_video is not None:
-        fake = cam_mod.PacedFakeCamera(opts.from_video)
+        fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
         camera = cam_mod.Camera("recording", opener=fake.opener)
     else:
         fake = None
-        camera = cam_mod.Camera(opts.camera)
+        camera = cam_mod.Camera(opts.camera, opener=functools.partial(cam_mod.cv2_opener, size=(cal.width, cal.height),
+                                                                     fps=cal.fps))
 
     say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
     # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
@@ -274,6 +280,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         paused_at: float | None = None
         quit_asked = False
         new_game = False
+        audio_lost = False
         hearing_done = False
         last_status = 0.0
 
@@ -330,6 +337,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                     break
                 src_events.append(capture.status_event(st) if st.state != "clock" else
                                   WarningEvent(t=round(st.t, 4), message=st.detail, extra={"source": "microphones"}))
+                if st.state in ("lost", "ok"):
+                    audio_lost = st.state == "lost"
             for ev in src_events:
                 warnings.append(getattr(ev, "message", None) or f"microphones {ev.state}")
             if not started and (camera.captured > 0 or t_now > 3.0) and (source.blocks > 0 or t_now > 3.0):
@@ -353,8 +362,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 pipe.frame(frame, events)
             elif not camera.online:  # judging goes on with what is heard
                 pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
-            if not hearing_done and source.blocks and _audio_lost(state):
-                pipe.advance("hearing", t_now - 1.0)
+            if not hearing_done and audio_lost:  # judging goes on with what is seen
+                pipe.advance("hearing", t_now - source.stall_s - 1.0)
             # the table's keys
             for item in view.drain():
                 if isinstance(item, Command):
@@ -473,10 +482,6 @@ def _warm_up(stage, image, fps: float) -> tuple[int, float]:
         n += 1
         quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S else 0
     return n, round(time.monotonic() - t0, 2)
-
-
-def _audio_lost(state) -> bool:
-    return bool(state.warnings) and state.warnings[-1].startswith("microphones lost")
 
 
 def _wait_setup(job) -> dict:

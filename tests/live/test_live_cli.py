@@ -222,3 +222,23 @@ def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, cli
     out, _ = live_run
     verdicts = lambda d: [_view(json.loads(x)) for x in (d / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
     assert [v["card"] for v in verdicts(tmp_path / "w")] == [v["card"] for v in verdicts(out)]
+
+
+def test_a_camera_unplugged_and_a_microphone_lost_are_recorded_and_judging_goes_on(clip, tmp_path):
+    """The live path with faults: the camera unplugged 3.0-4.5 s, the microphones gone for
+    1 s of audio at 6 s; both are recorded as they happen, both come back by themselves, and
+    the three cards are still judged."""
+    from referee.live.run import LiveOptions, run_live
+    from referee.live.terminal import TerminalView
+
+    video, wav = clip
+    opts = LiveOptions(calibration=CAL, out=tmp_path / "o", from_video=video, audio=wav, window=False, voice=False,
+                       camera_faults={"unplug": (3.0, 1.5)}, audio_faults={"drop_after": 6.0, "gap_s": 1.0})
+    res = run_live(opts, say=lambda s: None, view_factory=lambda state, controls: TerminalView(state, controls, keys=None))
+    rec = read_record(out := tmp_path / "o" / "session.jsonl")
+    camera = [(e.t, e.extra.get("state")) for e in rec.events if e.type == "warning" and e.extra.get("source") == "camera"]
+    audio = [(e.t, e.state) for e in rec.events if e.type == "audio_status"]
+    assert [s for _, s in camera] == ["lost", "ok"] and 2.9 < camera[0][0] < 3.1
+    assert [s for _, s in audio][:2] == ["lost", "ok"] and abs(audio[0][0] - 6.0) < 0.1 and abs(audio[1][0] - 7.0) < 0.1
+    assert [v["card"] for v in res.lines if v.get("type") == "verdict"] == ["3", "tako", "ika"]
+    assert res.figures["losses"] == 1 and out.is_file()
