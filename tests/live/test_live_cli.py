@@ -195,14 +195,11 @@ def test_the_self_test_refuses_a_failed_seat_without_force(clip, tmp_path):
     assert not (tmp_path / "o" / "session.jsonl").exists()
 
 
-def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, clip, tmp_path, monkeypatch):
+def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, clip, tmp_path):
     """The window sink gets every analysed frame with its events (a lock taken twice there
-    once hung the whole referee): the paced clip with the window on a virtual display."""
+    once hung the whole referee): the paced clip with the window on a virtual display. In a
+    process of its own: Qt, once started in a process, stays bound to its display."""
     import shutil
-
-    from click.testing import CliRunner
-
-    from referee.cli import cli
 
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
@@ -211,16 +208,20 @@ def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, cli
                             stderr=subprocess.DEVNULL)
     try:
         time.sleep(1.0)
-        monkeypatch.setenv("DISPLAY", display)
         video, wav = clip
-        res = CliRunner().invoke(cli, ["live", "--from-video", str(video), "--audio", str(wav), "--calibration",
-                                       str(CAL), "--no-voice", "--out", str(tmp_path / "w")], catch_exceptions=False)
+        env = dict(os.environ, PYTHONPATH=str(ROOT), DISPLAY=display)
+        proc = subprocess.run([sys.executable, "-m", "referee", "live", "--from-video", str(video), "--audio", str(wav),
+                               "--calibration", str(CAL), "--no-voice", "--out", str(tmp_path / "w")],
+                              env=env, capture_output=True, timeout=300, cwd=str(tmp_path))
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
-    assert res.exit_code == 0, res.output
+    assert proc.returncode == 0, proc.stderr.decode()[-800:]
     out, _ = live_run
-    verdicts = lambda d: [_view(json.loads(x)) for x in (d / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
+
+    def verdicts(d):
+        return [_view(json.loads(x)) for x in (d / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
+
     assert [v["card"] for v in verdicts(tmp_path / "w")] == [v["card"] for v in verdicts(out)]
 
 
