@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import queue
 import threading
 import time
@@ -259,7 +260,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                             pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         setup = _wait_setup(job)
         warnings += setup.get("warnings", [])
-        warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps)
+        warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
+                                              math.lcm(opts.pose_every, opts.card_every))
         processed = warm  # the stage's frame count goes on from the warm-up's
         # ---- the session starts now: one clock for the camera, the microphones and the keys
         start = time.monotonic()
@@ -464,19 +466,23 @@ def _first_image(opts, camera, cal):
     return frame.image if frame is not None else np.zeros((cal.height, cal.width, 3), np.uint8)
 
 
-def _warm_up(stage, image, fps: float) -> tuple[int, float]:
+def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
     """Run the vision stage on the table's first image until it answers at frame rate.
 
     The pose workers are spawned processes that load MediaPipe on their first frames (several
     seconds under load); without this the session's first seconds are analysed at a frame a
     second and the first card is missed. The frames are stamped before 0 and their events
     dropped: the stages only learn what the table looked like before the start. Returns the
-    frames used (the session's frame count continues from there) and the seconds it took."""
+    frames used (the session's frame count continues from there) and the seconds it took.
+
+    The count ends at 1 modulo ``align`` (the pose and card strides): session frame k is then
+    analysed on the same schedule as frame k + 1 of ``video.mp4`` read back (its frame 0 is
+    the copy at 0), so a replay of the recording looks at the same frames."""
     from vision.video import Frame
 
     t0 = time.monotonic()
     quick, n = 0, 0
-    while quick < WARM_FRAMES and time.monotonic() - t0 < WARM_MAX_S:
+    while (quick < WARM_FRAMES or n % align != 1 % align) and time.monotonic() - t0 < WARM_MAX_S:
         c0 = time.monotonic()
         stage.update(Frame(n, round(-60.0 + n / fps, 6), image))
         n += 1
