@@ -231,15 +231,43 @@ class DemixedSource:
         self._first = blocks[0].index if blocks else 0
         self._offset = blocks[0].offset if blocks else 0.0
         self._block = len(blocks[0].data) if blocks else 1
-        data = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
-        self.leakage = estimate(data, params) if len(data) and self.channels > 1 else None
+        self._params = params
+        self._raw = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
+        #: where the leakage was measured: "session" (this recording) or a calibration recording
+        self.measured_on = "session"
+        self._use(estimate(self._raw, params) if len(self._raw) and self.channels > 1 else None)
+
+    def _use(self, leakage: Leakage | None) -> None:
+        self.leakage = leakage
         self.applied = bool(self.leakage is not None and self.leakage.usable)
-        self._data = self.leakage.demix(data) if self.applied else data
-        #: the loudest leak left after demixing (dB, measured on the demixed audio): what the
-        #: onset detector must still allow for; None when nothing was demixed or measured.
-        self.residual_db: float | None = None
-        if self.applied:
-            self.residual_db = residual_db(self._data, params)
+        self._data = None  # demixed on first use (a leakage measured elsewhere may replace this one)
+        self._residual: float | None | bool = False
+
+    def use_leakage(self, leakage: Leakage, measured_on: str) -> None:
+        """Cancel with ``leakage`` measured elsewhere (the calibration recording) instead."""
+        if leakage.channels != self.channels:
+            raise MediaError(f"the calibration recording has {leakage.channels} channel(s), the session {self.channels}")
+        self.measured_on = measured_on
+        self._use(leakage)
+
+    @property
+    def raw(self) -> np.ndarray:
+        """The samples as read (before cancellation)."""
+        return self._raw
+
+    @property
+    def data(self) -> np.ndarray:
+        if self._data is None:
+            self._data = self.leakage.demix(self._raw) if self.applied else self._raw
+        return self._data
+
+    @property
+    def residual_db(self) -> float | None:
+        """The loudest leak left after demixing (dB, measured on the demixed audio): what the
+        onset detector must still allow for; None when nothing was demixed or measured."""
+        if self._residual is False:
+            self._residual = residual_db(self.data, self._params) if self.applied else None
+        return self._residual
 
     @property
     def warning(self) -> str | None:
@@ -247,8 +275,9 @@ class DemixedSource:
         return getattr(self._source, "warning", None)
 
     def __iter__(self) -> Iterator[Block]:
-        for k in range(0, len(self._data), self._block):
-            yield Block(self._first + k, self._data[k : k + self._block], self.rate, self._offset)
+        data = self.data
+        for k in range(0, len(data), self._block):
+            yield Block(self._first + k, data[k : k + self._block], self.rate, self._offset)
         if self.error is not None:
             raise self.error
 
@@ -328,3 +357,44 @@ def blocks_of(x: np.ndarray, rate: int, block: int, index: int = 0, offset: floa
     """Blocks of an array on the session clock (tests, benchmarks)."""
     for k in range(0, len(x), block):
         yield Block(index + k, x[k : k + block], rate, offset)
+
+
+#: a measured leak that cancels less than this (dB, median over the frames) of mic i where
+#: seat j speaks alone in the session does not fit the session (a delayed or moved channel): it is not cancelled
+FIT_MIN_DB = 3.0
+#: ... judged only on at least this many of the session's solo frames of seat j
+FIT_MIN_FRAMES = 12
+
+
+def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]]]:
+    """``leakage`` (measured elsewhere: the calibration recording) with the pairs that do not
+    fit the session ``x`` removed: where seat j speaks alone in ``x``, cancelling its measured
+    leak from mic i must lower mic i by :data:`FIT_MIN_DB`; when it does not (a channel delayed
+    by seconds, swapped or moved since calibration), subtracting it would *add* that seat's
+    voice to mic i, so the pair is left uncancelled. Nothing is fitted: a pair is only kept
+    or dropped, and a pair the session gives too few solo frames to judge is kept."""
+    from scipy.signal import fftconvolve
+
+    p = leakage.params
+    n, c = x.shape
+    solo = _solo_frames(x, p)
+    fir = leakage.fir.copy()
+    dropped = []
+    xf = x.astype(np.float64)
+    for j in range(c):
+        if len(solo[j]) < FIT_MIN_FRAMES:
+            continue
+        idx = _samples_of(solo[j], p, n)
+        idx = idx[: len(idx) // p.hop * p.hop]
+        for i in range(c):
+            if i == j or not np.any(fir[i, j]):
+                continue
+            pred = fftconvolve(xf[:, j], fir[i, j])[:n]
+            # per solo frame (the median: a frame where seat i also speaks does not decide)
+            before = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
+            after = ((xf[idx, i] - pred[idx]) ** 2).reshape(-1, p.hop).sum(axis=1)
+            change = float(np.median(10 * np.log10((after + 1e-20) / (before + 1e-20))))
+            if change > -FIT_MIN_DB:
+                fir[i, j] = 0.0
+                dropped.append((i, j))
+    return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped

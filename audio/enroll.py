@@ -100,6 +100,18 @@ class Enrollment:
     def knows(self, player: str | None) -> bool:
         return bool(player) and player in self.templates
 
+    def voice_distances(self, tokens: tuple[str, ...], samples: np.ndarray) -> dict[str, float]:
+        """Per enrolled player: the distance of this utterance to their takes of the call
+        ``tokens`` (players without a take of it are left out). Who said it: the seat on
+        whose channel a call is heard should be the nearest voice."""
+        feats = features(samples, self.rate)
+        out: dict[str, float] = {}
+        for player, takes in self.templates.items():
+            ds = [dtw(feats, tmpl) for toks, tmpl in takes if toks == tuple(tokens)]
+            if ds:
+                out[player] = round(float(min(ds)), 3)
+        return out
+
     def verify(self, player: str, samples: np.ndarray) -> Verdict:
         """The enrolled call nearest to this utterance of ``player`` (or an abstention)."""
         feats = features(samples, self.rate)

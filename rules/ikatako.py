@@ -267,6 +267,9 @@ OPTIONS = (
     Option("penalty_card", "lowest", "the point card a penalised player turns face down when they do not choose",
            str, ("lowest", "highest")),
     Option("three_count", False, "co-op/solo variant: the declaration must come within 3 s", bool),
+    # a perception rule: the camera reads it (vision.hands.HALF_RAISE), the judge only keeps it
+    Option("half_raise", True, "a hand raised quickly to head height counts as raised (the rulebook says only "
+           "'raise your hand'); false: the wrist must clear the shoulder line", bool),
 )
 THREE_COUNT_S = 3.0
 

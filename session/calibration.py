@@ -36,6 +36,12 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   ``lookalikes``: reference pairs vision.cards may confuse, ``[a, b, score]``.
 - ``enroll``: optional folder of per-player voice takes, ``DIR/<player>/<call>[.<take>].wav``
   (as :func:`audio.enroll.from_folder` reads); every ``<player>`` must be a seat.
+- ``av_offset``: the audio-video offset in seconds measured at calibration (a clap or a hand
+  slapping the table: the video time of contact minus the audio onset; e.g. 0.083 = the
+  camera's frames arrive 83 ms later than the microphones' samples), or null (not
+  measured: 0 is applied). :func:`to_video_clock` / :func:`shift_audio_events` put audio
+  times on the video clock, the one clock events are judged on. Files without it (every
+  version 1 file, older version 2 files) read as null.
 - ``notes``: free text; ``extra``: an object of free keys (version 1's extra keys land
   here). Any other key is an error naming it (a typo must not be ignored).
 
@@ -67,7 +73,10 @@ _GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 _V1_KEYS = {"version", "game", "camera", "zones", "seats", "references"}
 _V2_KEYS = {"version", "game", "deck", "camera", "zones", "seats", "audio", "references", "cards",
-            "lookalikes", "enroll", "notes", "extra"}
+            "lookalikes", "enroll", "notes", "extra", "av_offset"}
+#: the largest audio-video offset accepted (seconds): webcams deliver frames 50-150 ms late,
+#: audio interfaces add 5-40 ms; a second or more is a wrong measurement (a clap missed)
+MAX_AV_OFFSET = 1.0
 
 
 @dataclass(frozen=True)
@@ -209,6 +218,8 @@ class Calibration:
     enroll: Path | None = None
     notes: str | None = None
     migrated_from: int | None = field(default=None, compare=False)
+    #: video time minus audio time of one moment, seconds (None: not measured)
+    av_offset: float | None = None
 
     @property
     def card_zones(self) -> dict[str, Box]:
@@ -390,9 +401,15 @@ class Calibration:
         notes = obj.get("notes")
         if notes is not None and not isinstance(notes, str):
             raise CalibrationError(f"notes: text expected, got {notes!r}")
+        av = obj.get("av_offset")
+        if av is not None and (isinstance(av, bool) or not isinstance(av, (int, float))
+                               or not -MAX_AV_OFFSET <= av <= MAX_AV_OFFSET):
+            raise CalibrationError(f"av_offset: the audio-video offset in seconds, a number in "
+                                   f"-{MAX_AV_OFFSET:g}..{MAX_AV_OFFSET:g} or null, got {av!r}")
         return Calibration(game=game, width=w, height=h, zones=zones, seats=tuple(seats), references=ref_path,
                            extra=extra, camera_id=cam_id, fps=fps, deck=deck, audio=audio, cards=tuple(cards_obj),
-                           lookalikes=tuple(looks), enroll=enroll, notes=notes, migrated_from=migrated)
+                           lookalikes=tuple(looks), enroll=enroll, notes=notes, migrated_from=migrated,
+                           av_offset=None if av is None else float(av))
 
     def to_dict(self, base: Path | None = None) -> dict[str, Any]:
         """The version 2 object; paths are written relative to ``base`` when inside it."""
@@ -421,10 +438,44 @@ class Calibration:
             out["enroll"] = rel(self.enroll)
         if self.notes is not None:
             out["notes"] = self.notes
+        if self.av_offset is not None:
+            out["av_offset"] = self.av_offset
         free = {k: v for k, v in self.extra.items() if k not in _V2_KEYS}
         if free:
             out["extra"] = free
         return out
+
+
+def to_video_clock(t_audio: float, av_offset: float | None) -> float:
+    """An audio time on the video clock: ``t_audio + av_offset`` (None counts as 0).
+
+    Why the video clock: card and hand times come from frame timestamps, and the offset is
+    measured as video time minus audio time of one clap, so adding it to audio times makes
+    "who was first" between a hand and a shout a comparison on one clock."""
+    return t_audio + (av_offset or 0.0)
+
+
+def shift_audio_events(events, av_offset: float | None):
+    """``events`` with every audio event (``shout``) moved onto the video clock
+    (:func:`to_video_clock`); other events, and everything when the offset is None or 0,
+    unchanged. Pure: returns a new list, rounded to the microsecond as events are."""
+    from dataclasses import replace
+
+    if not av_offset:
+        return list(events)
+
+    def moved(e):
+        t_end = getattr(e, "t_end", None)
+        changes = {"t": round(to_video_clock(e.t, av_offset), 6)}
+        if t_end is not None:
+            changes["t_end"] = round(to_video_clock(t_end, av_offset), 6)
+        return replace(e, **changes)
+
+    return [moved(e) if e.type in AUDIO_EVENT_TYPES else e for e in events]
+
+
+#: the event types that come from the microphones (their times are on the audio clock)
+AUDIO_EVENT_TYPES = frozenset({"shout"})
 
 
 def check_media(cal: Calibration, width: int | None = None, height: int | None = None, *,

@@ -24,6 +24,16 @@ uncertain, never guessed. Measured: the webcam deck's 6S (first-stage lead over 
 now right, 32/32 real cards; forced on every real card with its 4 nearest codes, 32/32 right
 and on 104 re-photographed (rendered) eepong faces 103 right, 1 uncertain, 0 wrong.
 
+At a real table (issue 14; ``benchmarks/bench_seeing.py`` measures it before/after): the
+field is often seen at an angle and through a webcam's compression. Outlines are therefore
+accepted at a wider image aspect (:data:`ASPECT_RANGE`; a foreshortened card is nearly
+square), looked at both ways round when either side could be the long one
+(:data:`BOTH_WAYS_BELOW`), fitted by their convex hull when rounded corners seen at an angle
+are no rectangle, checked for sane corner angles, searched on small zones enlarged
+(:data:`MIN_IMAGE_SIDE`), and a misfit outline is re-aligned by ECC onto its best codes'
+references (:data:`REFINE_BELOW`). A zone that changed and settled without a card being read
+gives a warning event (:data:`UNREAD_DIFF`), never silence.
+
 In a video (:class:`CardZoneWatcher`) a card is confirmed after :data:`CONFIRM_FRAMES`
 analysed frames, then its time is found by walking back a ring buffer of timestamped
 frames to the first frame in which it was recognisable (online confirmation alone is
@@ -56,7 +66,7 @@ import cv2
 import numpy as np
 
 from session.errors import MediaError
-from session.events import CardEvent
+from session.events import CardEvent, Event, WarningEvent
 
 #: canonical card size after warping (portrait). Measured on the real decks: 100x150 left
 #: 9/16 webcam cards uncertain (spade vs club pips too small), 150x225 3/16, 200x300 the same
@@ -68,6 +78,30 @@ ALIGN_MARGIN = 8
 #: references re-aligned by the shift search after the zero-shift comparison with all
 #: (the rest keep their zero-shift score, a lower bound)
 REALIGN_TOP = 3
+#: third stage for a *misfit* outline (a corner on a shadow, the edge of an oblique card lost
+#: against a light table): when the best code scores below this, the face is re-aligned by
+#: ECC (a full homography, sub-pixel) onto the references of its :data:`REFINE_CODES` best
+#: codes and ranked by the re-aligned scores. Measured: clean outlines of the right code
+#: score 0.85-1.0 and are left alone (no cost); on the real webcam cards tilted 30 degrees a
+#: misfit outline gave 6S 0.65 ahead of the true 8C 0.52, re-aligned 8C 0.92 vs 6S 0.84.
+#: Cost: about 5-10 ms per code re-aligned, only below this score
+REFINE_BELOW = 0.85
+#: ... and not below this (nothing like a card: not worth the cost)
+REFINE_FLOOR = 0.3
+#: codes re-aligned per outline: every code whose first-stage score is within this of the
+#: best (a misfit face ranks the true code low: 8C 0.13 behind 6S above), at most
+#: :data:`REFINE_CODES`; and outlines re-aligned per card (overlapping outlines of one card)
+REFINE_SPAN = 0.2
+REFINE_CODES = 4
+#: references given the shift search before a misfit face is re-aligned (the zero-shift
+#: score of a misfit face is a poor guide: the true 9S was 8th at zero shift, 0.46)
+REFINE_REALIGN = 8
+#: ECC iterations per re-alignment (on the half-size face; it converges in 10-30)
+REFINE_ITERATIONS = 30
+REFINE_OUTLINES = 1
+#: a re-alignment that moves a corner of the face by more than this fraction of the card
+#: width is rejected (it fitted the picture of another card, not this one's outline)
+REFINE_MAX_SHIFT = 0.15
 #: lowest NCC score that counts as "this reference"; measured: right matches on real photos
 #: of the same deck score 0.55-0.95, wrong ones and non-cards rarely above 0.45
 MIN_SCORE = 0.5
@@ -96,6 +130,23 @@ LOOKALIKE_SCORE = 0.8
 #: analysed frames in a row with the same accepted code before a card event (latency: this
 #: many frames, recovered by the walk-back)
 CONFIRM_FRAMES = 2
+#: "a card came but could not be read": a zone whose picture (the 4x reduced, light-levelled
+#: thumbnail of :data:`STILL_DIFF`) differs from the last picture it was accounted for in
+#: (a card read, the start, or an earlier such warning) by more than this mean grey
+#: difference, and has then been still for :data:`SETTLE_FRAMES` analysed frames without a
+#: card being read there, gives a ``warning`` event (t = when the change began) instead of
+#: silence: the judge then knows a card came. A card in a calibrated field covers a sixth
+#: of it or more (the field is the cards' extent plus 0.35 card widths) and changes the
+#: thumbnail by 15-40; a card shaking by a pixel or two with the camera by 3-8; a hand
+#: passing and gone leaves nothing (the picture is as before)
+UNREAD_DIFF = 12.0
+#: ... "still" for that meaning: consecutive thumbnails differ by less than this mean grey
+#: level (a card shaking by a pixel or two with the camera: 3-4; a hand moving over the
+#: zone: 30 and more)
+SETTLE_DIFF = 5.0
+#: ... still for this many analysed frames (0.3 s at 30 fps: a thrown card has landed and
+#: would have been read; latency of the warning only, its time is when the change began)
+SETTLE_FRAMES = 9
 #: frames kept for the walk-back (1.5 s at 30 fps); memory: frames x zone size
 RING_FRAMES = 45
 #: frames without a decision (a hand over the card) the walk-back may cross
@@ -103,8 +154,45 @@ WALK_GAP = 2
 #: outlines are searched on images reduced to this longest side (phone photos of 1600 px
 #: gave the same results at 1000 px, 2-3x faster); faces are still warped from the full image
 MAX_IMAGE_SIDE = 1000
-#: card outline: accepted ratio long side / short side (cards are ~1.4-1.56)
-ASPECT_RANGE = (1.2, 1.9)
+#: outlines are searched on images enlarged to at least this longest side: the blur,
+#: dilation and thresholds below are in pixels, and on a small zone (the demo's field at
+#: 640x360 is 140x105 px, its cards 35x50) the gap between two overlapping cards closes, so
+#: a card on a pile had no outline of its own (640x360: 5 of 10 demo cards lost; enlarged,
+#: 10/10). Faces are still warped from the image as it is. Cost: at most this size searched
+MIN_IMAGE_SIDE = 480
+#: card outline: accepted ratio long side / short side *in the image*. A card is 1.4-1.56
+#: head-on, but seen at an angle one lying along the line of sight is foreshortened (at 45
+#: degrees 1.4 x 0.7 = 1.0) and one lying across it stretched (1.4 / 0.7 = 2.0; at 60
+#: degrees 2.8); before, (1.2, 1.9) gave real oblique photos no outline for such cards
+ASPECT_RANGE = (1.0, 3.0)
+#: the same for a card seen head-on (a reference shown flat at calibration): the range
+#: before oblique views were handled, so references are cut out exactly as before
+HEAD_ON_ASPECT_RANGE = (1.2, 1.9)
+#: an outline whose image ratio is below this is warped both ways (either side may be the
+#: card's long side: a card lying sideways, foreshortened, looks portrait) and the better
+#: match is kept; above it the image's long side is the card's (it is only so stretched
+#: when the long side lies across the line of sight). Cost: up to twice the matching
+BOTH_WAYS_BELOW = 2.0
+#: ... matching in full only the way whose zero-shift score is better, both when they are
+#: within this of each other (the wrong way scored 0.16-0.18 on real cards, the right one
+#: 0.4 and up; cost: the shift search of the wrong way is saved)
+BOTH_WAYS_SPAN = 0.1
+#: outlines of one card (overlapping by half) matched in full, best first by the zero-shift
+#: look (several binarisations give a card 3-10 near-identical outlines; cost per card:
+#: this many shift searches)
+OUTLINES_PER_CARD = 1
+#: convex-hull corner fit for outlines whose polygon has more than 4 corners (rounded
+#: corners seen at an angle are no rectangle, so the minimum-area rectangle does not fit):
+#: the hull is simplified at these fractions of its perimeter until it has 4 corners
+HULL_EPSILONS = (0.02, 0.035, 0.05)
+#: ... only for a contour that fills at least this much of its convex hull (a card, not a
+#: hand or two overlapping cards) and has no other quad (cost: most contours skip the fit)
+HULL_SOLIDITY = 0.85
+#: card outline: every corner angle must lie within this range (degrees). A rectangle seen
+#: at up to 60 degrees keeps its corners within about 40-140; a quad with a corner near 180
+#: is a triangle with a spare point (a hull fit on a shadow), whose warp stretches a sliver
+#: of table into a "card" (one scored 0.70 against 4C on green felt)
+CORNER_RANGE = (35.0, 145.0)
 #: card outline: accepted area as a fraction of the searched image
 AREA_RANGE = (0.004, 0.95)
 #: a zone whose mean absolute change since the last analysis (grey levels, on a 4x
@@ -134,17 +222,42 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     return pts
 
 
-def _quad_ok(quad: np.ndarray, img_area: float) -> bool:
+def _quad_ok(quad: np.ndarray, img_area: float, aspect: tuple[float, float] = ASPECT_RANGE) -> bool:
     area = cv2.contourArea(quad.astype(np.float32))
     if not AREA_RANGE[0] * img_area <= area <= AREA_RANGE[1] * img_area:
         return False
     if not cv2.isContourConvex(quad.astype(np.int32).reshape(-1, 1, 2)):
         return False
+    if not all(CORNER_RANGE[0] <= a <= CORNER_RANGE[1] for a in corner_angles(quad)):
+        return False
     e = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
     short, long_ = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
     if short > long_:
         short, long_ = long_, short
-    return short > 8 and ASPECT_RANGE[0] <= long_ / short <= ASPECT_RANGE[1]
+    return short > 8 and aspect[0] <= long_ / short <= aspect[1]
+
+
+def corner_angles(quad: np.ndarray) -> list[float]:
+    """The four corner angles of a quad, in degrees."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    out = []
+    for i in range(4):
+        u, v = q[i - 1] - q[i], q[(i + 1) % 4] - q[i]
+        c = float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-9))
+        out.append(float(np.degrees(np.arccos(max(-1.0, min(1.0, c))))))
+    return out
+
+
+def image_aspect(quad: np.ndarray) -> float:
+    """Long side over short side of a quad in the image (mean of opposite sides), >= 1."""
+    e = [float(np.linalg.norm(quad[i] - quad[(i + 1) % 4])) for i in range(4)]
+    a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
+    return max(a, b) / max(1e-6, min(a, b))
+
+
+def turned(quad: np.ndarray) -> np.ndarray:
+    """The same outline with the other pair of sides taken as the card's long sides."""
+    return np.roll(np.asarray(quad, np.float32), -1, axis=0)
 
 
 def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
@@ -161,13 +274,15 @@ def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
     return quad
 
 
-def find_card_outlines(image: np.ndarray) -> list[np.ndarray]:
+def find_card_outlines(image: np.ndarray, *, oblique: bool = True) -> list[np.ndarray]:
     """Candidate card quads (TL, TR, BR, BL portrait order, float32) in a BGR image.
 
     Several binarisations are tried (Otsu both ways, adaptive threshold, Canny edges), since
     cards on a light surface lose their outline in some of them; overlapping duplicates are
-    all kept: the recogniser keeps the best-matching one.
+    all kept: the recogniser keeps the best-matching one. ``oblique`` False: head-on cards
+    only (:data:`HEAD_ON_ASPECT_RANGE`, no hull fit; references).
     """
+    aspect = ASPECT_RANGE if oblique else HEAD_ON_ASPECT_RANGE
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
     img_area = float(h * w)
@@ -196,9 +311,18 @@ def find_card_outlines(image: np.ndarray) -> list[np.ndarray]:
             rw, rh = rect[1]
             if rw * rh > 0 and area / (rw * rh) >= 0.88:
                 found.append(cv2.boxPoints(rect).astype(np.float32))
+            if oblique and len(approx) > 4 and not found:
+                hull = cv2.convexHull(c)
+                if area >= HULL_SOLIDITY * cv2.contourArea(hull):  # the contour fills its hull: one card
+                    hperi = cv2.arcLength(hull, True)
+                    for eps in HULL_EPSILONS:
+                        h4 = cv2.approxPolyDP(hull, eps * hperi, True)
+                        if len(h4) == 4:
+                            found.append(h4.reshape(4, 2).astype(np.float32))
+                            break
             for q in found:
                 q = order_quad(q)
-                if _quad_ok(q, img_area):
+                if _quad_ok(q, img_area, aspect):
                     quads.append(q)
     # drop exact-ish duplicates (same corners within 3 px)
     unique: list[np.ndarray] = []
@@ -215,13 +339,13 @@ def warp_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(image, m, (CANON_W, CANON_H), flags=cv2.INTER_AREA)
 
 
-def normalise(card: np.ndarray) -> np.ndarray:
+def normalise(card: np.ndarray, *, step: int = 1) -> np.ndarray:
     """White-balance on the card paper (each channel's 90th percentile -> white), light blur;
     float32 in [0, 1]. Removes the light's colour and brightness before NCC."""
     if card.ndim == 2:
         card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
     f = card.astype(np.float32)
-    inner = f[ALIGN_MARGIN:-ALIGN_MARGIN, ALIGN_MARGIN:-ALIGN_MARGIN].reshape(-1, 3)
+    inner = f[ALIGN_MARGIN:-ALIGN_MARGIN:step, ALIGN_MARGIN:-ALIGN_MARGIN:step].reshape(-1, 3)
     white = np.percentile(inner, 90, axis=0)
     f = f / np.maximum(white, 1.0)
     f = np.clip(f, 0, 1.2)
@@ -316,7 +440,7 @@ def reference_faces(image: np.ndarray, find_outline: bool = True) -> list[np.nda
     if find_outline:
         scale = min(1.0, MAX_IMAGE_SIDE / max(image.shape[:2]))
         small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small)]
+        quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, oblique=False)]
         if quads:
             h, w = image.shape[:2]
             scored = [(cv2.contourArea(q) * squareness(q) ** 2, q) for q in quads
@@ -380,14 +504,18 @@ class Match:
     rotated: bool = False
     #: True when the code was decided by the second stage (:func:`separate`) among look-alikes
     separated: bool = False
+    #: True when the scores are those of the ECC re-alignment (:data:`REFINE_BELOW`)
+    refined: bool = False
 
 
 def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
                min_margin: float = MIN_MARGIN, quad: np.ndarray | None = None, *,
-               second_stage: bool = True) -> Match:
+               second_stage: bool = True, refine: bool = False) -> Match:
     """Compare one canonical face with every reference at 0° and 180°; codes within
     ``min_margin`` of the best go to the second stage (:func:`separate`) unless
-    ``second_stage`` is False (then such a face is uncertain)."""
+    ``second_stage`` is False (then such a face is uncertain). With ``refine``, a face whose
+    best code scores in [:data:`REFINE_FLOOR`, :data:`REFINE_BELOW`) is ranked by its ECC
+    re-alignment onto its best codes' references (:func:`_refined`)."""
     cand = normalise(face)
     flipped = np.ascontiguousarray(cand[::-1, ::-1])
     m = ALIGN_MARGIN
@@ -401,7 +529,8 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
         if s > best.get(r.code, (-2.0, False, -1))[0]:
             best[r.code] = (s, rot, i)
     # 2) ... then re-align the top candidates by a shift search of up to ALIGN_MARGIN pixels
-    for i in np.argsort(-zero)[:REALIGN_TOP]:
+    order = np.argsort(-zero, kind="stable")
+    for i in order[:REALIGN_TOP]:
         r = refs.refs[int(i)]
         s0 = _ncc(cand, r.template)
         s1 = _ncc(flipped, r.template)
@@ -409,24 +538,78 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
         if s > best[r.code][0]:
             best[r.code] = (s, rot, int(i))
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    refined = False
+    if refine and REFINE_FLOOR <= ranked[0][1][0] < REFINE_BELOW:
+        for i in order[REALIGN_TOP:REFINE_REALIGN]:
+            r = refs.refs[int(i)]
+            s0, s1 = _ncc(cand, r.template), _ncc(flipped, r.template)
+            s, rot = (s0, False) if s0 >= s1 else (s1, True)
+            if s > best[r.code][0]:
+                best[r.code] = (s, rot, int(i))
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        ranked, refined = _refined(cand, ranked, refs), True
     code, (score, rot, _) = ranked[0]
     second = ranked[1][1][0] if len(ranked) > 1 else -1.0
     runner = ranked[1][0] if len(ranked) > 1 else None
     margin = score - second
     q = quad if quad is not None else np.zeros((4, 2), np.float32)
     if score < min_score:
-        return Match(None, score, margin, "none", q, code, rot)
+        return Match(None, score, margin, "none", q, code, rot, refined=refined)
     if margin < min_margin:
         # 3) look-alikes: a precise pairwise comparison where their references differ
         close = [(c, v) for c, v in ranked if v[0] >= score - min_margin]
         won = _tournament(cand, close, refs) if second_stage else None
         if won is None:
-            return Match(code, score, margin, "uncertain", q, runner, rot)
+            return Match(code, score, margin, "uncertain", q, runner, rot, refined=refined)
         wcode, (wscore, wrot, _) = close[won]
         other = [c for c, _ in close if c != wcode][0]
         return Match(wcode, wscore, wscore - max(v[0] for c, v in ranked if c != wcode), "ok", q, other, wrot,
-                     separated=True)
-    return Match(code, score, margin, "ok", q, runner, rot)
+                     separated=True, refined=refined)
+    return Match(code, score, margin, "ok", q, runner, rot, refined=refined)
+
+
+def _refined(cand: np.ndarray, ranked: list, refs: References) -> list:
+    """``ranked`` with the :data:`REFINE_CODES` best codes scored again after an ECC
+    homography re-alignment of the face onto each code's reference (the others keep their
+    first-stage score and fall behind: a code not among the best few of a misfit face is not
+    this card). A re-alignment that fails or moves a corner more than
+    :data:`REFINE_MAX_SHIFT` keeps the first-stage score."""
+    m = ALIGN_MARGIN
+    flipped = np.ascontiguousarray(cand[::-1, ::-1])
+    out = dict(ranked)
+    limit = REFINE_MAX_SHIFT * CANON_W
+    top = ranked[0][1][0]
+    for code, (s, rot, i) in [r for r in ranked if r[1][0] >= top - REFINE_SPAN][:REFINE_CODES]:
+        if s < top - REFINE_SPAN:
+            break
+        # the code's best reference at its best first-stage turn, re-scored the same way up
+        # as the shift search did (a zero-shift score may have preferred the other turn)
+        s0, s1 = _ncc(cand, refs.refs[i].template), _ncc(flipped, refs.refs[i].template)
+        rot = s1 > s0
+        t = refs.refs[i].template
+        face = flipped if rot else cand
+        tg, fg = _gray(t), _gray(face)
+        init = np.float32([[1, 0, m], [0, 1, m], [0, 0, 1]])
+        # ECC at half size (4x cheaper; the alignment is then scaled back to full size)
+        half = np.diag([0.5, 0.5, 1.0]).astype(np.float32)
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, REFINE_ITERATIONS, 1e-4)
+        try:
+            _, wh = cv2.findTransformECC(cv2.resize(tg, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+                                         cv2.resize(fg, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+                                         (half @ init @ np.linalg.inv(half)).astype(np.float32),
+                                         cv2.MOTION_HOMOGRAPHY, crit, None, 3)
+        except cv2.error:
+            continue
+        w = (np.linalg.inv(half) @ wh @ half).astype(np.float32)
+        th, tw = tg.shape
+        corners = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]]).reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(corners, w) - cv2.perspectiveTransform(corners, init)
+        if float(np.abs(moved).max()) > limit:
+            continue
+        aligned = cv2.warpPerspective(face, w, (tw, th), flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+                                      borderMode=cv2.BORDER_REPLICATE)
+        out[code] = (max(s, float(_unit(aligned) @ _unit(t))), rot, i)
+    return sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))
 
 
 def _tournament(cand: np.ndarray, close: list, refs: References) -> int | None:
@@ -531,32 +714,112 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / small) if small > 0 else 0.0
 
 
+def search_scale(image: np.ndarray) -> float:
+    """The factor outlines are searched at: large photos reduced to :data:`MAX_IMAGE_SIDE`,
+    small zones enlarged to :data:`MIN_IMAGE_SIDE` (see there)."""
+    side = max(image.shape[:2])
+    if side > MAX_IMAGE_SIDE:
+        return MAX_IMAGE_SIDE / side
+    if side < MIN_IMAGE_SIDE:
+        return MIN_IMAGE_SIDE / side
+    return 1.0
+
+
+def _zero_best(face: np.ndarray, refs: References) -> tuple[float, str]:
+    """The best zero-shift NCC of a face against every reference at 0 and 180 degrees, and
+    its code (one matrix product per way round: the cheap first look; the paper's white
+    taken from every 3rd pixel)."""
+    cand = normalise(face, step=3)
+    m = ALIGN_MARGIN
+    z = np.maximum(refs.matrix @ _unit(cand[m:-m, m:-m]),
+                   refs.matrix @ _unit(np.ascontiguousarray(cand[::-1, ::-1])[m:-m, m:-m]))
+    i = int(np.argmax(z))
+    return float(z[i]), refs.refs[i].code
+
+
+def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -> list[tuple[float, str, np.ndarray]]:
+    """``(zero-shift score, code, quad)`` per outline and way round: an outline that could be
+    a card either way (:data:`BOTH_WAYS_BELOW`) is looked at both ways and kept the better
+    way, or both when they are within :data:`BOTH_WAYS_SPAN`."""
+    out = []
+    for q in quads:
+        q = np.asarray(q, np.float32)
+        looks = [(*_zero_best(warp_card(image, q), refs), q)]
+        if image_aspect(q) < BOTH_WAYS_BELOW:
+            q2 = turned(q)
+            looks.append((*_zero_best(warp_card(image, q2), refs), q2))
+            looks.sort(key=lambda x: -x[0])
+            if looks[1][0] < looks[0][0] - BOTH_WAYS_SPAN:
+                looks = looks[:1]
+        out.extend(looks)
+    return out
+
+
+def _same_card(looks: list, key=lambda x: x[2]) -> list[list]:
+    """Group outlines (best first) that overlap by half of the smaller: one card each."""
+    groups: list[list] = []
+    for x in looks:
+        for g in groups:
+            if _overlap(key(x), key(g[0])) >= 0.5:
+                g.append(x)
+                break
+        else:
+            groups.append([x])
+    return groups
+
+
+def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
+                    min_margin: float = MIN_MARGIN, *, every: bool = False) -> list[Match]:
+    """Card outlines of ``image`` with their best first-stage match, ``none`` included, in
+    full-image pixels: per card (overlapping outlines) the :data:`OUTLINES_PER_CARD` best by
+    the cheap zero-shift look; with ``every``, every outline (what ``referee vision cards
+    --debug`` draws)."""
+    scale = search_scale(image)
+    if scale == 1.0:
+        small = image
+    else:
+        small = cv2.resize(image, None, fx=scale, fy=scale,
+                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    # outlines on the searched image, faces warped from the image as it is
+    quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small)]
+    looks = sorted(_first_looks(image, quads, refs), key=lambda x: -x[0])
+    out = []
+    for g in _same_card(looks):
+        for x in (g if every else g[:OUTLINES_PER_CARD]):
+            out.append(match_face(warp_card(image, x[2]), refs, min_score, min_margin, x[2], second_stage=False))
+    return out
+
+
 def recognise(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
-              min_margin: float = MIN_MARGIN) -> list[Match]:
+              min_margin: float = MIN_MARGIN, *, refine: bool = True) -> list[Match]:
     """Every card in a still image: one :class:`Match` per card-like outline that looks like a
     reference (``ok`` or ``uncertain``); overlapping outlines keep their best match. Sorted
-    top to bottom, left to right."""
-    scale = 1.0
-    if max(image.shape[:2]) > MAX_IMAGE_SIDE:
-        scale = MAX_IMAGE_SIDE / max(image.shape[:2])
-        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    else:
-        small = image
-    matches = []
-    for q in find_card_outlines(small):
-        q_full = (q / scale).astype(np.float32)
-        # outlines on the reduced image, faces warped from the full one
-        m = match_face(warp_card(image, q_full), refs, min_score, min_margin, q_full, second_stage=False)
-        if m.status != "none":
-            matches.append(m)
-    matches.sort(key=lambda m: (-m.score, m.margin))
+    top to bottom, left to right. ``refine`` False skips the ECC re-alignment of misfit
+    outlines (:data:`REFINE_BELOW`; the walk-back, which only asks "is it this card")."""
+    return _keep_best(image, outline_matches(image, refs, min_score, min_margin), refs, min_score, min_margin,
+                      refine=refine)
+
+
+def _keep_best(image: np.ndarray, matches: list[Match], refs: References, min_score: float,
+               min_margin: float, *, refine: bool = True) -> list[Match]:
+    """One match per card: outlines that overlap (by half of the smaller) are one card and
+    keep their best match; a card whose best outline is a misfit (:data:`REFINE_BELOW`) has
+    its best :data:`REFINE_OUTLINES` outlines re-aligned first; the look-alike second stage
+    runs only for the cards kept."""
+    matches = sorted((m for m in matches if m.score >= min(REFINE_FLOOR, min_score)),
+                     key=lambda m: (-m.score, m.margin))
     kept: list[Match] = []
-    for m in matches:
-        if all(_overlap(m.quad, k.quad) < 0.5 for k in kept):
-            kept.append(m)
-    # the second stage only for the outlines kept (duplicates of one card are many)
-    kept = [match_face(warp_card(image, m.quad), refs, min_score, min_margin, m.quad) if m.status == "uncertain" else m
-            for m in kept]
+    for c in _same_card(matches, key=lambda m: m.quad):
+        best = c[0]
+        if refine and REFINE_FLOOR <= best.score < REFINE_BELOW:
+            tries = [match_face(warp_card(image, x.quad), refs, min_score, min_margin, x.quad, second_stage=False,
+                                refine=True) for x in c[:REFINE_OUTLINES]]
+            best = max(tries, key=lambda m: (m.status != "none", m.score, m.margin))
+        if best.status == "uncertain":  # the second stage only for the outlines kept
+            best = match_face(warp_card(image, best.quad), refs, min_score, min_margin, best.quad,
+                              refine=best.refined)
+        if best.status != "none":
+            kept.append(best)
     kept.sort(key=lambda m: (round(float(m.quad[:, 1].mean()) / 50), float(m.quad[:, 0].mean())))
     return kept
 
@@ -577,6 +840,11 @@ class CardZoneWatcher:
 
     ``every`` > 1 analyses only every n-th frame online (reduced-rate tracking); the ring
     buffer keeps every frame, so the walk-back still times the card at full rate.
+
+    A zone that changed and settled without a card being read there (:data:`UNREAD_DIFF`)
+    gives a :class:`~session.events.WarningEvent` ("card in the field not recognised at
+    23.1 s", ``extra``: ``zone``, ``unread`` True, and ``uncertain`` [code, code] when it was
+    two look-alikes) among the returned events, so the record says a card came.
     """
 
     def __init__(self, zone_name: str, box, refs: References, *, every: int = 1,
@@ -596,6 +864,12 @@ class CardZoneWatcher:
         self._last_analysed: np.ndarray | None = None
         self._last_result: Match | None = None
         self.analysed = 0
+        self._thumb: np.ndarray | None = None  # this update's thumbnail
+        self._prev_thumb: np.ndarray | None = None
+        self._accounted: np.ndarray | None = None  # the picture last accounted for
+        self._still = 0  # analysed frames in a row without change
+        self._change_t: float | None = None  # when the zone began to differ from the accounted picture
+        self.unread = 0  # warnings of cards not read (benchmark figure)
 
     def _crop(self, frame: np.ndarray) -> np.ndarray:
         b = self.box
@@ -607,6 +881,7 @@ class CardZoneWatcher:
         small = cv2.resize(gray, (max(1, gray.shape[1] // 4), max(1, gray.shape[0] // 4)),
                            interpolation=cv2.INTER_AREA).astype(np.float32)
         small *= 128.0 / max(1.0, float(small.mean()))  # a global light change is no change
+        self._thumb = small
         if (self._last_analysed is not None and self._last_analysed.shape == small.shape
                 and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
             return self._last_result
@@ -617,7 +892,7 @@ class CardZoneWatcher:
         self._last_analysed, self._last_result = small, res
         return res
 
-    def update(self, index: int, t: float, frame: np.ndarray) -> list[CardEvent]:
+    def update(self, index: int, t: float, frame: np.ndarray) -> list[Event]:
         crop = self._crop(frame).copy()
         self.ring.append(_Slot(index, t, crop))
         if index % self.every:
@@ -633,18 +908,50 @@ class CardZoneWatcher:
             code = None
         else:
             code = m.code if m is not None and m.status == "ok" else None
+        out: list[Event] = self._unread(t, code, m)
         if code is None or code == self.current:
             self.pending = (None, 0)
-            return []
+            return out
         n = self.pending[1] + 1 if self.pending[0] == code else 1
         self.pending = (code, n)
         if n < self.confirm:
-            return []
+            return out
         self.current = code
         self.pending = (None, 0)
+        self._accounted, self._change_t = self._thumb, None
         first, conf = self._walk_back(code, m.score, m.quad)
-        return [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
-                          extra={"frame": first.index})]
+        return out + [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
+                                extra={"frame": first.index})]
+
+    def _unread(self, t: float, code: str | None, m: Match | None) -> list[Event]:
+        """The "card came but could not be read" warning (:data:`UNREAD_DIFF`)."""
+        thumb, prev = self._thumb, self._prev_thumb
+        self._prev_thumb = thumb
+        if thumb is None:
+            return []
+        if self._accounted is None or self._accounted.shape != thumb.shape:
+            self._accounted = thumb
+            return []
+        moved = prev is None or prev.shape != thumb.shape or float(np.abs(thumb - prev).mean()) >= SETTLE_DIFF
+        self._still = 0 if moved else self._still + 1
+        if float(np.abs(thumb - self._accounted).mean()) <= UNREAD_DIFF:
+            self._change_t = None  # as accounted for (a hand came and went)
+            return []
+        if self._change_t is None:
+            self._change_t = t
+        if self._still < SETTLE_FRAMES or self.pending[0] is not None:
+            return []
+        start, self._accounted, self._change_t = self._change_t, thumb, None
+        if code is not None:  # the card already reported lies there still (moved, uncovered)
+            return []
+        self.unread += 1
+        extra: dict = {"zone": self.zone, "unread": True}
+        why = ""
+        if m is not None and m.status == "uncertain":
+            extra["uncertain"] = sorted([m.code or "?", m.runner_up or "?"])
+            why = f" (uncertain between {extra['uncertain'][0]} and {extra['uncertain'][1]})"
+        return [WarningEvent(t=round(start, 6), message=f"card in the {self.zone} not recognised at {start:.1f} s{why}",
+                             extra=extra)]
 
     def _walk_back(self, code: str, score: float, quad: np.ndarray | None = None) -> tuple[_Slot, float]:
         """The earliest buffered frame of the run in which ``code`` is recognised, crossing at
@@ -660,7 +967,7 @@ class CardZoneWatcher:
         first = slots[-1]
         gap = 0
         for slot in reversed(slots[:-1]):
-            ms = recognise(slot.image, self.refs, self.min_score, self.min_margin)
+            ms = recognise(slot.image, self.refs, self.min_score, self.min_margin, refine=False)
             ok = [m for m in ms if m.status == "ok"]
             hit = bool(ok) and ok[0].code == code
             if not hit and quad is not None and not any(_overlap(m.quad, quad) >= 0.5 for m in ok):

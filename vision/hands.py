@@ -78,6 +78,24 @@ RAISE_FRACTION = 0.25
 #: It sits between a chin resting on a hand (wrist -0.13 to +0.02 on the real photos) and
 #: the lowest bent raise (0.22); None disables the second rule. No latency of its own.
 BENT_RAISE_FRACTION: float | None = 0.10
+#: **the quick half-raise** (a named table rule, ``half_raise``): a hand raised only to head
+#: or ear height counts as raised. Default True, decided from the rulebook: its reactions
+#: say "raise your left hand" / "raise both hands" and give no height, so a hand lifted to
+#: the head is a raised hand (the quick half-raise of a fast table); a table that wants
+#: arms up high sets it False (``-o half_raise=false`` once the option reaches the CLI).
+#: Measured on the real photos: the three held-out misses were hands raised to head or
+#: ear height; on the 18 shared photos "both hands behind the head" (wrist 0.22 above
+#: the shoulder, 0.04 below the nose) is now a raise, and no arm down is one. No latency
+HALF_RAISE = True
+#: a half-raise: the wrist at least this far above the shoulder (shoulder widths; a chin
+#: resting on a hand keeps the wrist at -0.13..+0.02, so it is no raise) ...
+HALF_RAISE_LIFT = 0.10
+#: ... and no lower than this far below the nose (shoulder widths; head or ear height).
+#: Measured: arms held out sideways (warrior II) 0.25-0.32 below the nose; hands at head
+#: height 0.04 below to 1.3 above
+HALF_RAISE_BELOW_NOSE = 0.10
+#: the nose must be seen this well for the half-raise (else only the other rules count)
+HALF_RAISE_NOSE_VISIBILITY = 0.5
 #: the forearm (elbow to wrist) counts as upright at this elevation above the horizontal
 #: (degrees; 60 = within 30 degrees of vertical). Arms held out sideways (warrior II: 5-8
 #: degrees) or reaching across the table never are.
@@ -208,16 +226,33 @@ class Landmarks:
         rise = e.y - w.y
         return rise > 0 and float(np.degrees(np.arctan2(rise, abs(w.x - e.x)))) >= UPRIGHT_FOREARM_DEG
 
-    def raised(self, side: str, box: tuple[int, int, int, int]) -> bool:
+    def at_head(self, side: str, crop_height: float | None = None) -> bool:
+        """Whether this wrist is at head height: no more than :data:`HALF_RAISE_BELOW_NOSE`
+        shoulder widths below the nose (seen at least :data:`HALF_RAISE_NOSE_VISIBILITY`)."""
+        n, w = self.points.get("nose"), self.points.get(f"{side}_wrist")
+        if n is None or w is None or n.visibility < HALF_RAISE_NOSE_VISIBILITY or w.visibility < MIN_VISIBILITY:
+            return False
+        ls, rs = self.points["left_shoulder"], self.points["right_shoulder"]
+        width = float(np.hypot(ls.x - rs.x, ls.y - rs.y))
+        if crop_height:
+            width = max(width, MIN_SHOULDER_FRACTION * crop_height)
+        return width > 1e-6 and (w.y - n.y) / width <= HALF_RAISE_BELOW_NOSE
+
+    def raised(self, side: str, box: tuple[int, int, int, int], half_raise: bool = HALF_RAISE) -> bool:
         """The raised-hand rule on one image: wrist :data:`RAISE_FRACTION` above the shoulder,
-        or :data:`BENT_RAISE_FRACTION` above it with an upright forearm (:meth:`upright`)."""
+        or :data:`BENT_RAISE_FRACTION` above it with an upright forearm (:meth:`upright`),
+        or (``half_raise``) :data:`HALF_RAISE_LIFT` above it at head height (:meth:`at_head`)."""
         lift = self.lift(side, box[3] - box[1])
-        return lift is not None and _is_up(lift, self.upright(side, box), RAISE_FRACTION, BENT_RAISE_FRACTION)
+        return lift is not None and _is_up(lift, self.upright(side, box), RAISE_FRACTION, BENT_RAISE_FRACTION,
+                                           half_raise and self.at_head(side, box[3] - box[1]))
 
 
 def _is_up(lift: float, upright: bool, raise_fraction: float = RAISE_FRACTION,
-           bent_fraction: float | None = BENT_RAISE_FRACTION) -> bool:
-    return lift >= raise_fraction or (upright and bent_fraction is not None and lift >= bent_fraction)
+           bent_fraction: float | None = BENT_RAISE_FRACTION, at_head: bool = False) -> bool:
+    """``at_head``: the wrist is at head height and the half-raise counts (the caller
+    checks :data:`HALF_RAISE`)."""
+    return (lift >= raise_fraction or (upright and bent_fraction is not None and lift >= bent_fraction)
+            or (at_head and lift >= HALF_RAISE_LIFT))
 
 
 def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
@@ -308,8 +343,10 @@ class PoseEstimator:
         self._pose.close()
 
 
-def arms_in_image(image_bgr: np.ndarray, box: tuple[int, int, int, int]) -> dict[str, bool]:
-    """``{"left_raised", "right_raised", "found"}`` for the person in ``box`` of a still."""
+def arms_in_image(image_bgr: np.ndarray, box: tuple[int, int, int, int], *,
+                  half_raise: bool = HALF_RAISE) -> dict[str, bool]:
+    """``{"left_raised", "right_raised", "found"}`` for the person in ``box`` of a still
+    (``half_raise``: a hand at head height counts, :data:`HALF_RAISE`)."""
     est = PoseEstimator(box, video=False)
     try:
         lm = est.estimate(image_bgr)
@@ -317,7 +354,7 @@ def arms_in_image(image_bgr: np.ndarray, box: tuple[int, int, int, int]) -> dict
         est.close()
     if lm is None:
         return {"left_raised": False, "right_raised": False, "found": False}
-    out = {f"{side}_raised": bool(lm.raised(side, tuple(box))) for side in ("left", "right")}
+    out = {f"{side}_raised": bool(lm.raised(side, tuple(box), half_raise)) for side in ("left", "right")}
     out["found"] = True
     return out
 
@@ -350,9 +387,11 @@ class ArmTracker:
 
     def __init__(self, raise_fraction: float = RAISE_FRACTION, raise_frames: int = RAISE_FRAMES,
                  lower_fraction: float = LOWER_FRACTION, lower_frames: int = LOWER_FRAMES,
-                 onset_level: float = ONSET_LEVEL, bent_fraction: float | None = BENT_RAISE_FRACTION):
+                 onset_level: float = ONSET_LEVEL, bent_fraction: float | None = BENT_RAISE_FRACTION,
+                 half_raise: bool = HALF_RAISE):
         self.raise_fraction, self.raise_frames = raise_fraction, raise_frames
         self.bent_fraction = bent_fraction
+        self.half_raise = half_raise
         self.lower_fraction, self.lower_frames = lower_fraction, lower_frames
         self.onset_level = onset_level
         self.up = False
@@ -360,16 +399,19 @@ class ArmTracker:
         self.history: deque[tuple[float, float]] = deque(maxlen=HISTORY)
 
     def observe(self, t: float, lift: float | None, visibility: float = 1.0,
-                upright: bool = False) -> tuple[str, float] | None:
+                upright: bool = False, at_head: bool = False) -> tuple[str, float] | None:
         """Feed one frame; returns ``("up"|"down", time)`` when the state changes.
         ``upright``: the forearm stands upright on this frame (:meth:`Landmarks.upright`),
-        so :data:`BENT_RAISE_FRACTION` suffices for "up"."""
+        so :data:`BENT_RAISE_FRACTION` suffices for "up"; ``at_head``: the wrist is at head
+        height (:meth:`Landmarks.at_head`), so with ``half_raise`` :data:`HALF_RAISE_LIFT`
+        suffices."""
         if lift is None:
             return None  # not seen: no information (keeps the state and the run)
         if visibility >= ONSET_MIN_VISIBILITY:
             self.history.append((t, lift))
         if not self.up:
-            self.run = self.run + 1 if _is_up(lift, upright, self.raise_fraction, self.bent_fraction) else 0
+            self.run = self.run + 1 if _is_up(lift, upright, self.raise_fraction, self.bent_fraction,
+                                              self.half_raise and at_head) else 0
             if self.run >= self.raise_frames:
                 self.up, self.run = True, 0
                 return "up", self._time(rising=True)
@@ -513,7 +555,7 @@ class SeatHands:
         h = self.box[3] - self.box[1]
         for side, arm in self.arms.items():
             change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility,
-                                 landmarks.upright(side, self.box))
+                                 landmarks.upright(side, self.box), landmarks.at_head(side, h))
             if change is not None:
                 state, when = change
                 if self.reanalyse:

@@ -143,7 +143,7 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
 
     shm = shared_memory.SharedMemory(name=shm_name)
     ring = np.ndarray((slots, *shape), dtype=np.uint8, buffer=shm.buf)
-    seats = [SeatHands(player, box, every=every, phase=phase) for player, box, every, phase in specs]
+    seats = [SeatHands(player, box, every=every, phase=phase, half_raise=half) for player, box, every, phase, half in specs]
     busy = 0.0
     try:
         while True:
@@ -198,7 +198,7 @@ class SeatWorkers(_Pool):
         self.ring = np.ndarray((self.slots, *self.shape), dtype=np.uint8, buffer=self.shm.buf)
         self.stats: list[dict] = []
         self._next = 0
-        specs = [(p, tuple(int(v) for v in box), int(every), int(phase)) for p, box, every, phase in seats]
+        specs = [(p, tuple(int(v) for v in box), int(every), int(phase), bool(half)) for p, box, every, phase, half in seats]
         try:
             self._start(_seat_worker, lambda g: (self.shm.name, self.shape, self.slots, [specs[i] for i in g]))
         except BaseException:

@@ -80,13 +80,18 @@ class TableWatcher:
     evidence; the caller drains it)."""
 
     def __init__(self, table: TableLayout | Any, refs: References | None = None, *, workers: int = 0,
-                 card_every: int = 1, pose_every: int = 1, pipeline: int = 0, keep_landmarks: bool = False):
+                 card_every: int = 1, pose_every: int = 1, pipeline: int = 0, keep_landmarks: bool = False,
+                 half_raise: bool | None = None):
         layout = TableLayout.of(table)
         if layout.card_zones and refs is None:
             refs = References.from_folder(layout.references)
         self.cards = [CardZoneWatcher(name, box, refs, every=card_every)
                       for name, box in sorted(layout.card_zones.items())]
-        self.seats = [SeatHands(name, box.to_list(), every=pose_every, phase=i) for i, (name, box) in enumerate(layout.seats)]
+        from vision.hands import HALF_RAISE
+
+        self.half_raise = HALF_RAISE if half_raise is None else bool(half_raise)  # the table's rule
+        self.seats = [SeatHands(name, box.to_list(), every=pose_every, phase=i, half_raise=self.half_raise)
+                      for i, (name, box) in enumerate(layout.seats)]
         self.players = [s.player for s in self.seats]
         self.token = TokenWatcher(layout.zones["token"]) if "token" in layout.zones else None
         self.width, self.height = layout.width, layout.height
@@ -95,7 +100,7 @@ class TableWatcher:
         if workers > 0 and self.seats:
             from vision.parallel import RING_MARGIN, SeatWorkers
 
-            self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase) for s in self.seats], workers,
+            self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase, self.half_raise) for s in self.seats], workers,
                                        (layout.height, layout.width, 3), self.pipeline + RING_MARGIN)
         self._pending: deque[float] = deque()
         self.keep_landmarks = keep_landmarks

@@ -41,12 +41,14 @@ def vision_cmd() -> None:
 @click.argument("image", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--box", required=True, metavar="X1,Y1,X2,Y2", help="The person's (seat) box in pixels.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def arms_cmd(image: Path, box: str, as_json: bool) -> None:
+@click.option("--half-raise/--no-half-raise", default=True, show_default=True,
+              help="A hand raised to head height counts as raised (the table rule half_raise).")
+def arms_cmd(image: Path, box: str, as_json: bool, half_raise: bool) -> None:
     """Which arms the person in BOX raises (their own left/right; the image is not mirrored)."""
     from vision.hands import arms_in_image
 
     img = _read_image(image)
-    res = arms_in_image(img, _parse_box(box, img))
+    res = arms_in_image(img, _parse_box(box, img), half_raise=half_raise)
     if as_json:
         click.echo(json.dumps(res))
     elif not res["found"]:
@@ -61,15 +63,28 @@ def arms_cmd(image: Path, box: str, as_json: bool) -> None:
 @click.option("--refs", "refs_dir", required=True, type=click.Path(path_type=Path),
               help="Folder of reference images named by card code (2S.jpg, ika.png, 2S_1.jpg).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def cards_cmd(image: Path, refs_dir: Path, as_json: bool) -> None:
+@click.option("--debug", "debug_png", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.png",
+              help="Draw every card outline found with its best code and score (green: read, orange: "
+                   "uncertain, red: no reference fits, grey: not a card) into OUT.png.")
+def cards_cmd(image: Path, refs_dir: Path, as_json: bool, debug_png: Path | None) -> None:
     """The cards recognised in IMAGE (top to bottom, left to right); look-alikes are counted
     as uncertain, never guessed."""
     from vision.cards import References, codes_of, recognise
 
     refs = References.from_folder(refs_dir)
     img = _read_image(image)
-    codes, uncertain = codes_of(recognise(img, refs))
+    matches = recognise(img, refs)
+    codes, uncertain = codes_of(matches)
+    if debug_png is not None:
+        import cv2
+
+        from vision.debug import draw_outlines
+
+        if not cv2.imwrite(str(debug_png), draw_outlines(img, refs, matches)):
+            raise MediaError(f"--debug: cannot write {debug_png} (a .png path in an existing folder)")
     if as_json:
         click.echo(json.dumps({"cards": codes, "uncertain": uncertain}))
     else:
         click.echo(f"cards: {' '.join(codes) if codes else '(none)'}; uncertain: {uncertain}")
+        if debug_png is not None:
+            click.echo(f"outlines drawn into {debug_png}")

@@ -35,6 +35,11 @@ class GameJudge:
     def advance(self, t: float) -> list[dict[str, Any]]:
         return []
 
+    def unread_card(self, warning: Event) -> list[dict[str, Any]]:
+        """The camera saw a card arrive but could not read it (a ``warning`` event with
+        ``unread``; ``zone`` in its extra). Default: nothing (the game has no use for it)."""
+        return []
+
     def announce(self, t: float) -> list[dict[str, Any]]:
         """Provisional announcements that can be said at watermark ``t`` (each once), before
         the verdict line is final: e.g. ``{"type": "announce", "what": "first", ...}`` when the

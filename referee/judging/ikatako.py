@@ -529,6 +529,21 @@ class Judge(GameJudge):
             self.hands.update(event)
         return []
 
+    def unread_card(self, warning: Event) -> list[dict[str, Any]]:
+        """The camera saw a card arrive in the field but could not read it (a ``warning``
+        with ``unread``): it closes the previous card's window like any card — its
+        reactions are not merged into the card before — and gets no verdict."""
+        if self.ended or warning.extra.get("zone", "field") != "field":
+            return []
+        if self.slot is not None:
+            self.slot.stop = us(warning.t)
+        out = self._close()
+        self.slot = Slot(CardEvent(t=warning.t, card="?", zone="field", line=warning.line), us(warning.t), None)
+        self.open = None
+        self.session.warn(f"a card came into the field at t={warning.t:.3f} s but was not recognised; no verdict "
+                          "for it (the reactions after it do not count for the card before)", warning)
+        return out
+
     def _reveal(self, card: CardEvent) -> None:
         self.slot = Slot(card, us(card.t), None)
         self.open = None

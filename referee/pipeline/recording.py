@@ -30,6 +30,7 @@ from referee.pipeline.core import Pipeline
 from referee.pipeline.hearing import HearingJob
 from referee.pipeline.sinks import Sink
 from referee.pipeline.vision import FrameReader, VisionStage
+from session.calibration import shift_audio_events
 from session.errors import RefereeError
 from session.events import Event, SessionHeader, SkippedEvent, WarningEvent
 
@@ -57,6 +58,12 @@ class Recording:
     pose_every: int = 8
     card_every: int = 2
     keep_landmarks: bool = True
+    #: the calibration's sample rate when the seats' recording has another (resampled to it)
+    audio_rate: int | None = None
+    #: the table's rule on quick half-raises (None: vision's default, a hand at head height counts)
+    half_raise: bool | None = None
+    #: the calibration's audio–video offset (s, audio clock minus video clock; 0 when not measured)
+    av_offset: float = 0.0
 
 
 @dataclass
@@ -74,11 +81,12 @@ class RecordingRun:
     late: int = 0
 
 
-def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]):
-    """The recording's audio source (picklable as a partial: it runs in the hearing process)."""
+def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None):
+    """The recording's audio source (picklable as a partial: it runs in the hearing process),
+    resampled to ``rate`` when given."""
     from audio import hearing
 
-    return hearing.open_source(video, audio, warnings, demix=demix)
+    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate)
 
 
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
@@ -104,8 +112,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     expected_end = rec.info.duration
     job = None
     if rec.hearing is not None:
-        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix),
-                         rec.hearing)
+        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
+                                                            rate=rec.audio_rate), rec.hearing)
     else:  # seeing only (``referee watch``): nothing to wait for before the header
         pipe.start(make_header(out))
         pipe.push("setup", setup)
@@ -114,6 +122,10 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     reader = FrameReader(rec.video)
     stage = None
     heard: dict[str, Any] = {"done": False}
+
+    def heard_events(dicts) -> list[Event]:
+        """The hearing's shouts on the video clock (the calibration's audio–video offset)."""
+        return shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset)
 
     def take(msg) -> None:
         kind = msg[0]
@@ -129,18 +141,18 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in info["warnings"]])
             pipe.close("setup")
         elif kind == "events":
-            pipe.push("hearing", [Event.from_dict(d) for d in msg[1]])
-            pipe.advance("hearing", msg[2])
+            pipe.push("hearing", heard_events(msg[1]))
+            pipe.advance("hearing", msg[2] + rec.av_offset)
         elif kind == "done":
             _hearing_done(msg[1])
 
     def _hearing_done(done: dict) -> None:
         heard["done"] = True
-        pipe.push("hearing", [Event.from_dict(d) for d in done["events"]])
+        pipe.push("hearing", heard_events(done["events"]))
         out.stats.update(done.get("stats", {}))
         if done.get("source_warning"):
             warn(f"audio: {done['source_warning']}")
-        end = done.get("end", 0.0)
+        end = done.get("end", 0.0) + rec.av_offset  # where the audio ended, on the video clock
         until = expected_end if expected_end is not None else end
         skip = None
         if done.get("error") is not None:
@@ -166,7 +178,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
-                            keep_landmarks=rec.keep_landmarks)
+                            keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise)
         reader.start()
         while True:
             for msg in job.poll() if job is not None else ():
@@ -202,7 +214,15 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             frames += 1
             if on_progress is not None:
                 on_progress(frames, total)
-        pipe.push("vision", stage.finish())
+        # what the reader said after the last frame (a file cut short): skipped to the end
+        tail = []
+        while seen_skips < len(reader.skipped):
+            msg = reader.skipped[seen_skips]
+            seen_skips += 1
+            warn(msg)
+            tail.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
+                                     stop=max(round(last_t, 6), rec.info.duration or 0.0), reason=msg))
+        pipe.push("vision", tail + stage.finish())
         pipe.close("vision")
         out.elapsed_video = time.perf_counter() - t_video
         t_wait = time.perf_counter()

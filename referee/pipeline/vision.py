@@ -66,20 +66,21 @@ class VisionStage:
     watermark: the newest frame's time minus :attr:`vision.table.TableWatcher.lag_frames`."""
 
     def __init__(self, layout, *, fps: float | None, workers: int, card_every: int, pose_every: int,
-                 pipeline: int, keep_landmarks: bool = False):
+                 pipeline: int, keep_landmarks: bool = False, half_raise: bool | None = None):
         from vision.table import TableWatcher
 
         self.tw = TableWatcher(layout, workers=workers, card_every=card_every, pose_every=pose_every,
-                               pipeline=pipeline, keep_landmarks=keep_landmarks)
+                               pipeline=pipeline, keep_landmarks=keep_landmarks, half_raise=half_raise)
         self.fps = fps or 30.0
         self.lag_s = self.tw.lag_frames / self.fps
         self.landmarks: dict[str, list[tuple[float, dict]]] = {p: [] for p in self.tw.players}
         self._warned = 0
+        self._promised = float("-inf")
         #: the card zones' warnings, as they came (for the people watching)
         self.new_warnings: list[str] = []
 
     def update(self, frame) -> list[Event]:
-        events = list(self.tw.update(frame))
+        events = [self._kept_promise(e) for e in self.tw.update(frame)]
         self._keep_landmarks()
         ws = self.tw.warnings
         for w in ws[self._warned:]:
@@ -89,7 +90,22 @@ class VisionStage:
         return events
 
     def watermark(self, t: float) -> float:
-        return t - self.lag_s
+        self._promised = max(self._promised, t - self.lag_s)
+        return self._promised
+
+    def _kept_promise(self, e: Event) -> Event:
+        """An event as the stage promised it: a card zone's "card not recognised" warning is
+        timed where the zone began to change, which can lie before the watermark already
+        given (a hand hovered over the zone for long); it is then recorded at the watermark,
+        its own time kept in ``seen_from``. Its message goes to the people's warnings too."""
+        if e.type != "warning":
+            return e
+        self.new_warnings.append(e.message)
+        if e.t >= self._promised:
+            return e
+        from dataclasses import replace
+
+        return replace(e, t=round(self._promised, 6), extra={**e.extra, "seen_from": e.t})
 
     def _keep_landmarks(self) -> None:
         for t, player, lm in self.tw.seen:

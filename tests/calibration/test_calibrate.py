@@ -249,3 +249,17 @@ def test_a_zone_of_another_game_is_refused_at_once(run_cli, tmp_path):
     res = run_cli("calibrate", "--game", "ikatako", "--from-video", tmp_path / "none.mp4", "--players", "2",
                   "--zone", "field=1,2")
     assert res.exit_code == 2 and "--zone field: expected [x1, y1, x2, y2]" in res.output
+
+
+def test_camera_checks_warn_when_the_deck_is_too_small_or_blurred():
+    import numpy as np
+
+    from calibration import steps
+
+    big = [np.float32([[0, 0], [100, 0], [100, 150], [0, 150]])]
+    small = [np.float32([[0, 0], [20, 0], [20, 30], [0, 30]])]
+    assert [c.level for c in steps.camera_checks(1280, 720, big, [900.0])] == ["ok"]
+    warned = steps.camera_checks(1280, 720, small, [900.0])
+    assert warned[0].level == "warn" and "20 px across" in warned[0].message
+    assert any("barely sharp" in c.message for c in steps.camera_checks(1280, 720, big, [200.0]))
+    assert any("below 640 px" in c.message for c in steps.camera_checks(320, 240, big, [900.0]))

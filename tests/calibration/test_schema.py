@@ -196,6 +196,39 @@ def test_check_media_names_resolution_and_game():
         check_media(cal, 1280, 720, game="mokochaka")
 
 
+# ----------------------------------------------------------------------------- audio-video offset
+def test_av_offset_round_trip_and_default(tmp_path):
+    d = _v2(tmp_path)
+    assert Calibration.from_dict(d, base=tmp_path).av_offset is None  # files without it: not measured
+    assert load(DEMO / "calibration.json").av_offset is None  # a version 1 file
+    d["av_offset"] = 0.0837
+    cal = Calibration.from_dict(d, base=tmp_path)
+    assert cal.av_offset == 0.0837
+    save(cal, tmp_path / "cal.json")
+    assert json.loads((tmp_path / "cal.json").read_text())["av_offset"] == 0.0837
+    assert load(tmp_path / "cal.json") == cal
+
+
+@pytest.mark.parametrize("value", [1.5, -2, "0.08", True, [0.1]])
+def test_av_offset_is_validated(tmp_path, value):
+    d = _v2(tmp_path)
+    d["av_offset"] = value
+    with pytest.raises(CalibrationError, match=r"av_offset: the audio-video offset in seconds"):
+        Calibration.from_dict(d, base=tmp_path)
+
+
+def test_audio_events_are_moved_onto_the_video_clock():
+    from session.calibration import shift_audio_events, to_video_clock
+    from session.events import CardEvent, HandEvent, ShoutEvent
+
+    evs = [ShoutEvent(t=1.0, player="aki"), CardEvent(t=1.0, card="ika", zone="field"),
+           HandEvent(t=1.02, player="ben", side="left", state="up")]
+    out = shift_audio_events(evs, 0.083)
+    assert [e.t for e in out] == [1.083, 1.0, 1.02]  # only the microphones' events move
+    assert out[0].player == "aki" and evs[0].t == 1.0  # a new list; the input is untouched
+    assert shift_audio_events(evs, None) == evs and to_video_clock(2.0, None) == 2.0
+
+
 def test_the_contract_checks_spelling_and_the_registry_checks_games_and_zones(tmp_path):
     """The file format (ground floor) knows no games: a zone of another game passes its own
     check, and the registry (``rules``) refuses it; an unknown game names the games there are."""

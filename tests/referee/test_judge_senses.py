@@ -68,3 +68,18 @@ def test_the_incremental_judge_says_the_same_with_status_events():
         inc.feed(Event.from_dict(e))
     batch = judge(parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in events]))
     assert inc.finish().jsonl() == batch.jsonl()
+
+
+def test_a_card_the_camera_could_not_read_closes_the_window_of_the_card_before():
+    """A ``warning`` with ``unread`` (vision saw a card arrive, could not read it): the
+    reactions after it are not merged into the previous card, and it gets no verdict."""
+    unread = {"t": 3.0, "type": "warning", "message": "card in the field not recognised at 3.0 s",
+              "zone": "field", "unread": True}
+    late = {"t": 3.2, "type": "shout", "player": "ben", "words": ["3"]}
+    plain, _ = _verdicts(_card(1.0, "3"), late)
+    assert plain[0]["correct"] == ["ben"]  # without the warning ben's shout counts for card 3
+    record = parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in (_card(1.0, "3"), unread, late)])
+    judged = judge(record)
+    verdicts = [v for v in judged.lines if v["type"] == "verdict"]
+    assert len(verdicts) == 1 and verdicts[0]["correct"] == [] and verdicts[0]["missed"] == ["aki", "ben", "chie"]
+    assert any("not recognised; no verdict" in n.message for n in judged.notes)

@@ -123,7 +123,9 @@ def test_a_replay_killed_half_way_leaves_a_valid_record_up_to_the_watermark(demo
     """``kill -9`` in the middle of a replay: every line of the session record is whole and
     valid, and the record is exactly a prefix of the complete one — the merge releases events
     in canonical order once no earlier one can arrive, and the writer flushes each at once,
-    so what is on disk is every event up to the watermark at the moment of the kill."""
+    so what is on disk is every event up to the watermark at the moment of the kill. The run
+    writes into its staging folder (``referee.outdir``): the killed run's record is there,
+    and ``--out`` itself never holds half a run."""
     import os
     import signal
     import subprocess
@@ -135,12 +137,16 @@ def test_a_replay_killed_half_way_leaves_a_valid_record_up_to_the_watermark(demo
                              str(DEMO / "seats.wav"), "--calibration", str(DEMO / "calibration.json"), "--out",
                              str(out)], cwd=DEMO.parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    record = out / "session.jsonl"
     full = (demo_out[0] / "session.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+
+    def staged() -> list[Path]:  # a run writes into .killed.staging-<run>/ until it completes
+        return sorted(out.parent.glob(".killed.staging-*/session.jsonl"))
+
     deadline = time.monotonic() + 240
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if record.is_file() and len(record.read_bytes().splitlines()) >= len(full) // 3:
+            found = staged()
+            if found and len(found[0].read_bytes().splitlines()) >= len(full) // 3:
                 break
             time.sleep(0.05)
         assert proc.poll() is None, "the replay ended before it could be killed half-way"
@@ -149,6 +155,8 @@ def test_a_replay_killed_half_way_leaves_a_valid_record_up_to_the_watermark(demo
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    assert not out.exists(), "a killed run must not look like a finished one"
+    (record,) = staged()
     text = record.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     assert text.endswith("\n"), "the last line was cut"

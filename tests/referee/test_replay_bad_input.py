@@ -146,3 +146,56 @@ def test_several_sessions_each_into_its_own_folder(run_cli, clip, tmp_path):
     b = (tmp_path / "out" / "b" / "session.jsonl").read_text(encoding="utf-8")
     assert a.replace("a.mp4", "b.mp4") == b  # same input, same record (but the name)
     assert (tmp_path / "out" / "a" / "report.html").is_file() and (tmp_path / "out" / "b" / "report.html").is_file()
+
+
+def test_several_sessions_replay_one_process_each_and_a_bad_one_is_named(run_cli, clip, tmp_path):
+    """``referee replay A.mp4 B.mp4 ...`` (``referee.replay.replay_many``): each session into
+    OUT/<stem>/ in a process of its own; one that cannot be replayed is one line naming it,
+    the others are judged, and the exit status says that one failed."""
+    good = tmp_path / "good.mp4"
+    shutil.copy(clip / "clip.mp4", good)
+    bad = tmp_path / "broken.mp4"
+    bad.write_bytes(b"not a video at all")
+    res = run_cli("replay", good, bad, "--calibration", clip / "calibration.json", "--pose-every", "3",
+                  "--jobs", "2", "--out", tmp_path / "many")
+    assert res.exit_code == 2
+    assert f"== {good}" in res.stdout and "card" in res.stdout
+    assert f"referee: error: {bad}:" in res.stderr and "1 of 2 sessions could not be replayed" in res.stderr
+    assert (tmp_path / "many" / "good" / "session.jsonl").is_file()
+    assert not (tmp_path / "many" / "broken").exists()
+
+
+def test_the_calibrations_audio_video_offset_moves_every_shout_onto_the_video_clock(run_cli, clip, tmp_path):
+    """``av_offset`` (measured at calibration: video time minus audio time of one slap) is
+    added to every shout's onset and end before they meet the cards and hands; nothing else
+    moves."""
+    from audio.capture import read_all
+
+    samples, rate = read_all(DEMO / "seats.wav")
+    part = samples[int(26.0 * rate):int(28.0 * rate), :2]
+    wav = tmp_path / "seats.wav"
+    with wave.open(str(wav), "wb") as f:
+        f.setnchannels(2)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes((np.clip(part, -1, 1) * 32767).astype("<i2").tobytes())
+    records = {}
+    for offset in (0.0, 0.05):
+        cal = json.loads((clip / "calibration.json").read_text(encoding="utf-8"))
+        cal.update(version=2, av_offset=offset) if offset else None
+        path = tmp_path / f"cal{offset}.json"
+        path.write_text(json.dumps(cal), encoding="utf-8")
+        shutil.copytree(clip / "refs", tmp_path / "refs", dirs_exist_ok=True)
+        res = run_cli("replay", clip / "clip.mp4", "--audio", wav, "--calibration", path, "--workers", "0",
+                      "--pose-every", "3", "--out", tmp_path / f"out{offset}", "--no-demix")
+        assert res.exit_code == 0, res.output
+        records[offset] = [json.loads(x) for x in (tmp_path / f"out{offset}" / "session.jsonl").read_text(
+            encoding="utf-8").splitlines()[1:]]
+    plain, moved = records[0.0], records[0.05]
+    shouts = [(a, b) for a, b in zip([e for e in plain if e["type"] == "shout"],
+                                     [e for e in moved if e["type"] == "shout"])]
+    assert shouts, "the clip's audio has shouts"
+    for a, b in shouts:
+        assert b["t"] == pytest.approx(a["t"] + 0.05, abs=1e-6) and b["t_end"] == pytest.approx(a["t_end"] + 0.05, abs=1e-6)
+    seen = lambda rec: [e for e in rec if e["type"] in ("card", "hand")]  # noqa: E731
+    assert seen(plain) == seen(moved)

@@ -229,3 +229,60 @@ def test_demo_cards_under_a_hand_are_timed_at_their_first_frame():
             got[e.card] = e.extra["frame"]
     assert got["mirror"] == truth["mirror"]
     assert got["ikatako"] == truth["ikatako"]
+
+
+def test_real_phone_photos_seen_at_an_angle():
+    """The own-deck phone photos seen as a camera at the table's edge sees them (the table
+    turned 45 degrees: cards lying along the line of sight foreshortened below the old
+    aspect range, cards lying sideways look portrait). Measured: 15/16, 0 wrong (the code
+    before: 7/16)."""
+    from vision import degrade
+
+    refs = _refs("USPCC-bicycle-like")
+    right = wrong = total = 0
+    for r in card_rows():
+        if r["role"] != "query" or r["deck"] != "USPCC-bicycle-like":
+            continue
+        img = cv2.imread(str(r["path"]))
+        s = 1000 / max(img.shape[:2])
+        img = degrade.oblique(cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), 45)
+        left = r["cards"].replace(";", " ").split()
+        total += len(left)
+        for m in cards.recognise(img, refs):
+            if m.status == "ok" and m.code in left:
+                right += 1
+                left.remove(m.code)
+            elif m.status == "ok":
+                wrong += 1
+    assert total == 16
+    assert right >= 14 and wrong == 0
+
+
+def test_a_foreshortened_sideways_card_is_read_the_right_way_round():
+    face = synth.card_face("c05", 5)
+    refs = cards.References.from_images({"c05": face, "c02": synth.card_face("c02", 2)}, find_outline=False)
+    scene = synth.table_background(480, 360, np.random.default_rng(3))
+    # a portrait card lying sideways, squashed along its long side: in the image its long
+    # side is the *shorter* one (1.1 : 1), and the old aspect range gave no outline at all
+    quad = np.float32([[150, 120], [330, 120], [330, 285], [150, 285]])  # 180 x 165 px
+    synth.place_card(scene, np.ascontiguousarray(np.rot90(face)), quad)
+    ms = [m for m in cards.recognise(scene, refs) if m.status == "ok"]
+    assert [m.code for m in ms] == ["c05"]
+
+
+def test_a_card_that_comes_but_cannot_be_read_is_a_warning_event():
+    """A card with no reference (not in the deck's references, or unreadable) changes the
+    zone and settles: the watcher says so with a warning event at the change, never silence."""
+    clip = synth.demo_clip(640, 480, seconds=2.2)
+    unread = clip.drops[0].code
+    refs = cards.References.from_images({c: f for c, f in clip.deck.items() if c != unread})
+    w = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs)
+    events = []
+    for k in range(clip.n_frames):
+        events += w.update(k, k / clip.fps, clip.frame(k))
+    assert [e.card for e in events if e.type == "card"] == [clip.drops[1].code]
+    warns = [e for e in events if e.type == "warning"]
+    assert len(warns) == 1 and warns[0].extra["unread"] and warns[0].extra["zone"] == "field"
+    t_drop = clip.drops[0].frame / clip.fps
+    assert t_drop - 0.2 <= warns[0].t <= t_drop + 0.2
+    assert warns[0].message.startswith(f"card in the field not recognised at {warns[0].t:.1f} s")

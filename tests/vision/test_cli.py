@@ -119,3 +119,16 @@ def test_watch_reduced_rate_pipelined_workers_same_output(run_cli, recorded):
     assert lines(a.output) == lines(b.output)
     ups = [json.loads(l)["player"] for l in lines(a.output) if '"up"' in l]
     assert ups == [clip.names[r.seat] for r in sorted(clip.raises, key=lambda r: r.crossing())]
+
+
+def test_vision_cards_debug_draws_every_outline(run_cli, tmp_path):
+    refs = link_refs("USPCC-bicycle-like", tmp_path / "refs")
+    scene = [r for r in card_rows() if r["file"] == "eepong_scenes/green_close.jpg"][0]
+    out = tmp_path / "debug.png"
+    res = run_cli("vision", "cards", scene["path"], "--refs", refs, "--debug", out)
+    assert res.exit_code == 0, res.output
+    assert "cards: 9D" in res.output and f"outlines drawn into {out}" in res.output
+    drawn, plain = cv2.imread(str(out)), cv2.imread(str(scene["path"]))
+    assert drawn.shape == plain.shape and (drawn != plain).any()
+    res = run_cli("vision", "cards", scene["path"], "--refs", refs, "--debug", tmp_path / "no" / "dir.png")
+    assert res.exit_code != 0 and "cannot write" in res.output

@@ -295,3 +295,39 @@ def test_motion_gate_skips_pose_on_still_frames_and_never_misses_a_raise(monkeyp
     fake2, seat2, events2 = _gate_run()
     assert fake2.calls == 40 and seat2.skipped == 0
     assert [(e.state, e.side, e.t) for e in events2] == [(e.state, e.side, e.t) for e in events]
+
+
+def _head_arm(lift: float, below_nose: float) -> hands.Landmarks:
+    """Left wrist ``lift`` shoulder widths above the shoulder and ``below_nose`` below the
+    nose (shoulders 100 px apart at y=200), forearm flat (the upright rule does not apply)."""
+    wy = 200 - lift * 100
+    return hands.Landmarks.from_dict({
+        "nose": (300, wy - below_nose * 100, 0.99), "left_shoulder": (350, 200), "right_shoulder": (250, 200),
+        "left_elbow": (300, wy, 0.9), "left_wrist": (380, wy, 0.9), "right_elbow": (230, 280, 0.9),
+        "right_wrist": (220, 350, 0.9)})
+
+
+def test_half_raise_to_head_height_counts_by_the_table_rule():
+    box = (0, 0, 600, 400)
+    # hands behind the head / at the ear: wrist 0.15 above the shoulder, at the nose's height
+    assert _head_arm(0.15, 0.0).raised("left", box)
+    assert _head_arm(0.15, 0.0).raised("left", box, half_raise=True)
+    assert not _head_arm(0.15, 0.0).raised("left", box, half_raise=False)  # a table that wants arms up high
+    # an arm held out sideways a little above the shoulder, well below the head: no raise
+    assert not _head_arm(0.2, 0.3).raised("left", box)
+    # a chin resting on a hand: the wrist at the shoulder line is no raise, however near the head
+    assert not _head_arm(0.02, 0.0).raised("left", box)
+    # the default follows the rulebook ("raise your hand", no height): the half-raise counts
+    assert hands.HALF_RAISE is True
+
+
+def test_half_raise_in_video_is_an_up_event_timed_at_the_shoulder_line():
+    arm = hands.ArmTracker()
+    assert arm.observe(0.0, -0.5) is None
+    assert arm.observe(1 / 30, 0.05, at_head=True) is None
+    assert arm.observe(2 / 30, 0.15, at_head=True) is None
+    change = arm.observe(3 / 30, 0.16, at_head=True)
+    assert change is not None and change[0] == "up"
+    assert abs(change[1] - (1 / 30 - (1 / 30) * 0.05 / 0.55)) < 1e-6  # crossing between 0 and 1/30
+    off = hands.ArmTracker(half_raise=False)
+    assert all(off.observe(k / 30, lift, at_head=True) is None for k, lift in enumerate((-0.5, 0.15, 0.16, 0.17)))

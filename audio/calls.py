@@ -1,0 +1,166 @@
+"""Every call a table can make, as sounds, and the nearest call to what a speech model wrote.
+
+Why sounds: an open-vocabulary model (Whisper) writes what it heard in any script — ``イカ``,
+``いか``, ``烏賊``, ``8``, ``八``, ``はち``, ``eight``. Comparing spellings would need every
+spelling; comparing *sounds* needs none: Japanese text is read into phonemes with
+OpenJTalk (``pyopenjtalk.g2p``, which reads digits and kanji numerals as spoken), English
+text into lower-case letters with digits spelled out. The heard sound is matched against
+every call of the game (:func:`calls`) by edit distance normalised by the longer string;
+beyond :attr:`CallParams.max_distance` it is no call (talk at the table, not a shout).
+
+A *call* is a token sequence the rules ask for (shared RULES.md): a name, a name twice
+(Repeat), a number, a number twice, a name then the running total (IKATAKO co-op, up to
+154), MOKOCHAKA names run together (one token).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from audio.lexicon import Vocabulary
+
+#: how each name token is said: Japanese (katakana, read by OpenJTalk) and English (letters)
+NAMES_JA = {
+    "ika": "イカ", "tako": "タコ", "ikatako": "イカタコ", "uzushio": "ウズシオ", "salvage": "サルベージ",
+    "moko": "モコ", "paka": "パカ", "pome": "ポメ", "gabu": "ガブ", "chaka": "チャカ",
+    "stop": "ストップ", "lastchance": "ラストチャンス",
+}
+NAMES_EN = {
+    "ika": "ika", "tako": "tako", "ikatako": "ikatako", "uzushio": "uzushio", "salvage": "salvage",
+    "moko": "moko", "paka": "paka", "pome": "pome", "gabu": "gabu", "chaka": "chaka",
+    "stop": "stop", "lastchance": "last chance",
+}
+
+
+@dataclass(frozen=True)
+class CallParams:
+    """Thresholds of the match (measured in ``benchmarks/bench_hearing.py``)."""
+
+    #: normalised edit distance beyond which the text is no call. Lower: fewer false alarms on
+    #: talk (real たいこ is 0.20 from タコ), more calls lost to a mis-heard sound.
+    max_distance: float = 0.25
+
+
+@dataclass(frozen=True)
+class Match:
+    tokens: tuple[str, ...]
+    distance: float
+    sound: str  # the heard text as sounds (for the record)
+
+
+_EN_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
+           "sixteen seventeen eighteen nineteen".split()
+_EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def english_number(n: int) -> str:
+    if n < 20:
+        return _EN_ONES[n]
+    if n < 100:
+        t, u = divmod(n, 10)
+        return _EN_TENS[t] + (f" {_EN_ONES[u]}" if u else "")
+    h, rest = divmod(n, 100)
+    return f"{_EN_ONES[h]} hundred" + (f" {english_number(rest)}" if rest else "")
+
+
+@lru_cache(maxsize=4096)
+def _g2p(text: str) -> tuple[str, ...]:
+    import pyopenjtalk
+
+    return tuple(p.lower() for p in pyopenjtalk.g2p(text).split() if p not in ("pau", "sil"))
+
+
+# one character per phoneme, so that an edit is one phoneme
+_PHONES: dict[str, str] = {}
+
+
+def _chars(phones: tuple[str, ...]) -> str:
+    out = []
+    for p in phones:
+        if p not in _PHONES:
+            _PHONES[p] = chr(0xE000 + len(_PHONES))
+        out.append(_PHONES[p])
+    return "".join(out)
+
+
+def sound(text: str, lang: str) -> str:
+    """``text`` as a comparable sound string (see the module docstring)."""
+    text = unicodedata.normalize("NFKC", text)
+    if lang == "ja":
+        text = re.sub(r"[\s、。，．,.!?！？「」『』・~〜ー-]+$", "", text.strip())
+        return _chars(_g2p(text)) if text else ""
+    words = re.findall(r"[a-z]+|\d+", text.lower())
+    spelled = [english_number(int(w)) if w.isdigit() and int(w) < 1000 else w for w in words]
+    return "".join(" ".join(spelled).split())  # letters only: "twenty eight" = "twentyeight"
+
+
+def _say(tokens: tuple[str, ...], lang: str) -> str:
+    parts = []
+    for t in tokens:
+        if t.isdigit():
+            parts.append(t if lang == "ja" else english_number(int(t)))
+        else:
+            name = NAMES_JA.get(t) if lang == "ja" else NAMES_EN.get(t)
+            if name is None:  # a joined MOKOCHAKA call: its parts in order
+                name = "".join((NAMES_JA if lang == "ja" else NAMES_EN)[p] for p in _split_joined(t))
+            parts.append(name)
+    return ("、" if lang == "ja" else " ").join(parts)
+
+
+def _split_joined(token: str) -> list[str]:
+    out, rest = [], token
+    while rest:
+        part = next((p for p in NAMES_JA if rest.startswith(p) and p in ("moko", "paka", "pome", "gabu", "chaka")), None)
+        if part is None:
+            raise KeyError(token)
+        out.append(part)
+        rest = rest[len(part):]
+    return out
+
+
+def calls(vocab: Vocabulary) -> list[tuple[str, ...]]:
+    """Every call of the vocabulary, as token sequences (order fixed: ties resolve the same way)."""
+    out: list[tuple[str, ...]] = []
+    if vocab.join_names:
+        out += [(a,) for a in vocab.names] + [(a + b,) for a in vocab.names for b in vocab.names]
+    else:
+        out += [(a,) for a in vocab.names] + [(a, a) for a in vocab.names]
+    nums = [str(n) for n in vocab.numbers]
+    out += [(n,) for n in nums] + [(n, n) for n in nums if int(n) <= 10]
+    if vocab.totals:
+        out += [(a, n) for a in vocab.names for n in nums]
+    return list(dict.fromkeys(out))
+
+
+class CallMatcher:
+    """The nearest call of one game to a heard text, in one language."""
+
+    def __init__(self, vocab: Vocabulary, lang: str, params: CallParams | None = None):
+        self.vocab, self.lang, self.p = vocab, lang, params or CallParams()
+        self.calls = calls(vocab)
+        self.sounds = [sound(_say(c, lang), lang) for c in self.calls]
+
+    def prompt(self) -> str:
+        """The game's words for the model's prompt: the names and the small numbers."""
+        names = [_say((n,), self.lang) for n in self.vocab.names if not self.vocab.join_names] or \
+                [_say((n,), self.lang) for n in self.vocab.names]
+        nums = [str(n) for n in self.vocab.numbers if n <= 10]
+        return ("、" if self.lang == "ja" else ", ").join(names + nums) + ("。" if self.lang == "ja" else ".")
+
+    def match(self, text: str) -> Match | None:
+        """The nearest call within ``max_distance``, else None (``text`` is no call)."""
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import extractOne
+
+        heard = sound(text, self.lang)
+        if not heard:
+            return None
+        best = extractOne(heard, self.sounds, scorer=Levenshtein.normalized_distance)
+        _, dist, index = best
+        dist = round(float(dist), 3)
+        if dist > self.p.max_distance:
+            return Match((), dist, heard)
+        return Match(self.calls[index], dist, heard)

@@ -1,0 +1,97 @@
+"""What the raw input says about itself: clipping and dead channels, noticed per seat channel.
+
+Why on the raw samples: after cross-talk cancellation a clipped sample is no longer at full
+scale and a dead channel is no longer zero (the neighbours' cancelled leak is subtracted
+from it), so both must be seen before :mod:`audio.demix`. :class:`InputWatch` wraps a source,
+passes its blocks on unchanged, and collects ``notices`` (channel, time, what) that the
+listener turns into events for the seat on that channel:
+
+- *clipping*: a sample at full scale (``clip_level``) — the cancellation is linear, so a
+  clipped word leaks uncancelled into the other channels and the word itself is distorted.
+  One notice per channel per ``clip_quiet_s`` of clipping.
+- *dead*: ``dead_s`` of samples below ``dead_db`` (a muted or unplugged microphone; a live
+  microphone always has a noise floor: -61 dBFS on the demo) — the seat is *not heard* until
+  the channel comes back (``alive``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from audio.capture import Block
+
+
+@dataclass(frozen=True)
+class WatchParams:
+    #: |sample| at or above this is clipped (float samples, full scale 1.0)
+    clip_level: float = 0.999
+    #: a new clipping notice for a channel only after this long without clipping (s)
+    clip_quiet_s: float = 5.0
+    #: a channel this quiet (RMS, dBFS) ...
+    dead_db: float = -90.0
+    #: ... for this long is dead (latency of the notice: this)
+    dead_s: float = 0.5
+
+
+@dataclass(frozen=True)
+class Notice:
+    t: float  # session seconds
+    channel: int
+    what: str  # "clipping" | "dead" | "alive"
+    detail: str = ""
+
+
+class InputWatch:
+    """A source's blocks unchanged, with :class:`Notice` s about each channel collected."""
+
+    def __init__(self, source, params: WatchParams | None = None):
+        self._source, self.p = source, params or WatchParams()
+        self.rate = source.rate
+        self.channels = getattr(source, "channels", None)
+        self.notices: list[Notice] = []
+        self._last_clip: dict[int, float] = {}
+        self._quiet: dict[int, float | None] = {}  # channel -> start of the current quiet stretch
+        self._dead: set[int] = set()
+
+    @property
+    def warning(self):
+        return getattr(self._source, "warning", None)
+
+    def __iter__(self):
+        for item in self._source:
+            if isinstance(item, Block):
+                self._look(item)
+            yield item
+
+    def _look(self, block: Block) -> None:
+        x = np.asarray(block.data)
+        if x.ndim != 2 or not len(x):
+            return
+        t0 = block.offset + block.index / block.rate
+        p = self.p
+        peak = np.abs(x).max(axis=0)
+        for k in np.flatnonzero(peak >= p.clip_level):
+            first = int(np.argmax(np.abs(x[:, k]) >= p.clip_level))
+            t = t0 + first / block.rate
+            n = int((np.abs(x[:, k]) >= p.clip_level).sum())
+            last = self._last_clip.get(int(k))
+            if last is None or t - last > p.clip_quiet_s:
+                self.notices.append(Notice(round(t, 4), int(k), "clipping", f"{n} samples at full scale"))
+            self._last_clip[int(k)] = t0 + len(x) / block.rate
+        floor = 10 ** (p.dead_db / 20)
+        rms = np.sqrt((x.astype(np.float64) ** 2).mean(axis=0))
+        for k in range(x.shape[1]):
+            if rms[k] < floor:
+                start = self._quiet.get(k)
+                if start is None:
+                    self._quiet[k] = start = t0
+                if k not in self._dead and t0 + len(x) / block.rate - start >= p.dead_s:
+                    self._dead.add(k)
+                    self.notices.append(Notice(round(start, 4), k, "dead", "no signal (muted or unplugged)"))
+            else:
+                self._quiet[k] = None
+                if k in self._dead:
+                    self._dead.discard(k)
+                    self.notices.append(Notice(round(t0, 4), k, "alive", "signal back"))

@@ -1,0 +1,450 @@
+"""Hearing a real table, before (main's code) and after (this tree), in one run.
+
+    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--limit N]
+
+Prints, for each code tree, with counts and the load average:
+
+1. *real speech* (``../shared/data/speech``, read in place): English digits said by real
+   speakers, exact (the one call heard is the digit), in quiet and with white noise 10 dB
+   below the speech; false alarms (any call heard) on real speech that is no game word —
+   Japanese words and sentences, English "zero" ("one" is the co-op total 1, so it is not
+   counted). The table plays IKATAKO co-op: every name and every total 1..154 is a call.
+   Each clip goes through the hearing the pipeline uses (``audio.hearing.make_listener``:
+   onset detector, engine, gates) as one seat's channel.
+2. *real-time factor* of the hearing of the demo's four channels (cancellation included)
+   and the *word latency* after each utterance's end (detector wait + decoding time).
+3. *onsets of overlapping speakers*: on the demo, each shout that has a neighbour within
+   0.3 s is moved by 40 ms on its own (cancelled) source and mixed back with the measured
+   leakage; how far the neighbours' onsets move.
+4. *the demo changed* (unless ``--skip-variants``): variants of ``seats.wav`` made in a temp
+   folder, each replayed with ``python -m referee replay`` one after another; verdicts
+   that match the unchanged demo's (``fixtures/demo/expected.jsonl``), and verdicts where a
+   seat other than the changed one differs.
+
+"Before" is the tree of ``--before`` (default: the merge base with ``main``), extracted with
+``git archive`` into a temp folder. Derived audio lives only in that temp folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+# ../shared/data/speech beside the repository (a worktree one level deeper finds it further up)
+SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
+              ROOT.parent / "shared" / "data" / "speech")
+DEMO = ROOT / "fixtures" / "demo"
+RATE = 16000
+
+
+# ----------------------------------------------------------------- inside one code tree
+class ArraySource:
+    """Blocks of an array on the session clock (what a FileSource yields)."""
+
+    def __init__(self, x: np.ndarray, rate: int, block: int = 320):
+        self.x, self.rate, self.block = x.astype(np.float32), rate, block
+        self.channels = x.shape[1]
+
+    def __iter__(self):
+        from audio.capture import Block
+
+        for k in range(0, len(self.x), self.block):
+            yield Block(k, self.x[k : k + self.block], self.rate, 0.0)
+
+
+def speech_level(x: np.ndarray) -> float:
+    """RMS over the 10 ms frames within 30 dB of the loudest (the speech, not the pauses)."""
+    n = len(x) // 160
+    e = (x[: n * 160].reshape(n, 160) ** 2).mean(axis=1)
+    return float(np.sqrt(e[e >= e.max() * 1e-3].mean()))
+
+
+def with_noise(x: np.ndarray, snr_db: float | None, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    floor = rng.standard_normal(len(x)) * 10 ** (-65 / 20)  # a microphone's own hiss
+    if snr_db is None:
+        return x + floor
+    return x + floor + rng.standard_normal(len(x)) * speech_level(x) * 10 ** (-snr_db / 20)
+
+
+def hear_clip(listener_for, x: np.ndarray) -> tuple[list[dict], list[float]]:
+    listener = listener_for()
+    events, lat = [], []
+    src = ArraySource(x[:, None], RATE)
+    for block in src:
+        t0 = time.perf_counter()
+        out = listener.update(block)
+        dt = time.perf_counter() - t0
+        now = (block.index + len(block.data)) / RATE
+        for e in out:
+            if e.get("type") == "shout" and e.get("t_end") is not None:
+                lat.append(now - e["t_end"] + dt)
+        events += out
+    t0 = time.perf_counter()
+    out = listener.close_window()
+    events += out
+    return events, lat
+
+
+def measure_speech(limit: int | None) -> dict:
+    from audio import hearing
+    from audio.capture import read_all
+
+    rows = list(csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")))
+    listeners = {}
+
+    def listener_for(lang):
+        def make():
+            if lang not in listeners:  # the engine is loaded once; a fresh listener per clip
+                plan = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang=lang,
+                                           demix=False)
+                listeners[lang] = plan
+            return hearing.make_listener(listeners[lang], ArraySource(np.zeros((1, 1)), RATE), [])
+        return make
+
+    out = {"keyword": {}, "false": {}, "latency": []}
+    kinds = {"keyword": [r for r in rows if r["kind"] == "keyword"],
+             "false": [r for r in rows if r["kind"] in ("other", "sentence") and r["text"] != "one"]}
+    for kind, sel in kinds.items():
+        if limit:
+            sel = sel[:: max(1, len(sel) // limit)]
+        for cond, snr in (("quiet", None), ("white10", 10.0)):
+            good = total = 0
+            by_lang: dict[str, list[int]] = {}
+            for i, r in enumerate(sel):
+                x, rate = read_all(SPEECH / r["file"])
+                x = x.mean(axis=1).astype(np.float64)
+                if rate != RATE:
+                    from scipy import signal
+
+                    x = signal.resample_poly(x, RATE, rate)
+                pad = np.zeros(int(0.5 * RATE))
+                x = with_noise(np.concatenate([pad, x, pad]), snr, seed=i)
+                events, lat = hear_clip(listener_for(r["lang"]), x)
+                calls = {tuple(e["words"]) for e in events if e.get("type") == "shout" and e.get("words")}
+                ok = calls == {(r["token"],)} if kind == "keyword" else bool(calls)
+                good += ok
+                total += 1
+                by_lang.setdefault(r["lang"], [0, 0])
+                by_lang[r["lang"]][0] += ok
+                by_lang[r["lang"]][1] += 1
+                if cond == "quiet":
+                    out["latency"] += lat
+            out[kind][cond] = {"n": total, "hits": good, "by_lang": by_lang}
+    return out
+
+
+def measure_rtf() -> dict:
+    from audio import hearing
+    from session.calibration import load
+
+    cal = load(DEMO / "calibration.json")
+    plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
+                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0, enroll=DEMO / "enroll")
+    c0 = time.process_time()
+    warnings: list[str] = []
+    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True)
+    listener = hearing.make_listener(plan, source, warnings)
+    n = 0
+    for b in source:
+        listener.update(b)
+        n += len(b.data)
+    listener.close_window()
+    cpu = time.process_time() - c0
+    return {"cpu_s": round(cpu, 2), "audio_s": round(n / source.rate, 2), "rtf": round(cpu / (n / source.rate), 3)}
+
+
+def measure_onset_shift() -> dict:
+    """See the module docstring (3.). Excerpts of 4 s around each moved shout."""
+    from audio import demix, hearing
+    from audio.capture import read_all
+    from session.calibration import load
+
+    x, rate = read_all(DEMO / "seats.wav")
+    leak = demix.estimate(x)
+    s = leak.demix(x).astype(np.float64)
+    cal = load(DEMO / "calibration.json")
+    names = [c.name for c in cal.seats]
+    plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={c.name: c.channel for c in cal.seats},
+                               names=tuple(names), crosstalk_db=-10.0, enroll=None)
+    truth = [json.loads(line) for line in (DEMO / "truth.jsonl").read_text().splitlines() if line.strip()]
+    shouts = [e for e in truth if e["type"] == "shout"]
+
+    def mix(src):
+        out = src.copy()
+        for i in range(src.shape[1]):
+            for j in range(src.shape[1]):
+                if i != j and np.any(leak.fir[i, j]):
+                    out[:, i] += np.convolve(src[:, j], leak.fir[i, j])[: len(src)]
+        return out
+
+    def heard(xx, t0):
+        from scipy.io import wavfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "x.wav"
+            wavfile.write(path, rate, np.clip(xx, -1, 1).astype(np.float32))
+            w: list[str] = []
+            src, _ = hearing.open_source(DEMO / "session.mp4", path, w, demix=True)
+            lis = hearing.make_listener(plan, src, w)
+            ev = []
+            for b in src:
+                ev += lis.update(b)
+            ev += lis.close_window()
+        return [dict(e, t=e["t"] + t0) for e in ev if e.get("type") == "shout"]
+
+    moves = []
+    cases = [(a, b) for a in shouts for b in shouts if a is not b and 0 < abs(a["t"] - b["t"]) <= 0.3]
+    movers = []
+    for a, _ in cases:
+        if a not in movers:
+            movers.append(a)
+    for a in movers[:4]:
+        t0 = max(0.0, a["t"] - 1.5)
+        lo, hi = int(t0 * rate), int(min(len(x) / rate, a["t"] + 2.5) * rate)
+        j = names.index(a["player"])
+        src = s[lo:hi].copy()
+        moved = src.copy()
+        a0, a1 = int((a["t"] - 0.05 - t0) * rate), int((a.get("t_end", a["t"] + 0.6) + 0.2 - t0) * rate)
+        d = int(0.040 * rate)
+        seg = src[a0:a1, j].copy()
+        moved[a0:a1, j] = 0
+        moved[a0 + d : a1 + d, j] = seg[: len(moved) - (a0 + d)]
+        base, shifted = heard(mix(src), t0), heard(mix(moved), t0)
+        for b in shouts:
+            if b is a or b["player"] == a["player"] or abs(b["t"] - a["t"]) > 0.3:
+                continue
+            e0 = min((e for e in base if e.get("player") == b["player"]), key=lambda e: abs(e["t"] - b["t"]), default=None)
+            e1 = min((e for e in shifted if e.get("player") == b["player"]), key=lambda e: abs(e["t"] - b["t"]), default=None)
+            if e0 is None or e1 is None or abs(e0["t"] - b["t"]) > 0.3:
+                continue
+            moves.append(round(abs(e1["t"] - e0["t"]) * 1000, 1))
+    return {"neighbours": len(moves), "moves_ms": moves}
+
+
+def inside(args) -> int:
+    out = {"load": os.getloadavg()}
+    out["speech"] = measure_speech(args.limit)
+    out["rtf"] = measure_rtf()
+    out["onset_shift"] = measure_onset_shift()
+    print("RESULT " + json.dumps(out))
+    return 0
+
+
+# ----------------------------------------------------------------- the demo changed
+def variants(folder: Path) -> dict[str, tuple[Path, str | None, float | None]]:
+    """name -> (wav, the seat it touches or None for all, audio end in s or None)."""
+    from scipy.io import wavfile
+
+    sys.path.insert(0, str(ROOT))
+    from audio.capture import read_all
+
+    x, rate = read_all(DEMO / "seats.wav")
+    x = x.astype(np.float64)
+    rng = np.random.default_rng(13)
+    level = np.array([speech_level(x[:, k]) for k in range(x.shape[1])])
+    out = {}
+
+    def save(name, y, seat=None, end=None):
+        p = folder / ("".join(c if c.isalnum() else "_" for c in name) + ".wav")
+        wavfile.write(p, rate, (np.clip(y, -1, 1) * 32767).astype(np.int16))
+        out[name] = (p, seat, end)
+
+    save("unchanged", x)
+    y = x.copy()
+    y[:, [0, 1]] = x[:, [1, 0]]
+    save("swapped aki/ben", y, "aki+ben")
+    y = x.copy()
+    y[:, 1] = 0
+    save("ben muted", y, "ben")
+    save("all x3 (clipped)", x * 3)
+    y = x.copy()
+    d = 3 * rate
+    y[d:, 3] = x[:-d, 3]
+    y[:d, 3] = 0
+    save("dai delayed 3 s", y, "dai")
+    save("cut to 8 s", x[: 8 * rate], None, 8.0)
+    save("cut to 18.5 s", x[: int(18.5 * rate)], None, 18.5)
+    for snr in (30, 20, 10):
+        save(f"white {snr} dB", x + rng.standard_normal(x.shape) * level * 10 ** (-snr / 20))
+    # babble: real speech of ../shared/data/speech (six talkers at once), the room's noise: it
+    # reaches every microphone, each a little later (0-3 ms), 20 dB below that seat's speech
+    rows = [r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["lang"] == "ja"]
+    room = np.zeros(len(x) + 64)
+    for _ in range(6):
+        pos = -int(rng.integers(0, rate))  # already talking when the recording starts
+        while pos < len(room):
+            r = rows[int(rng.integers(len(rows)))]
+            clip, _ = read_all(SPEECH / r["file"])
+            clip = clip.mean(axis=1)
+            skip = max(0, -pos)
+            n = min(len(clip), len(room) - pos)
+            if n > skip:
+                room[pos + skip : pos + n] += clip[skip:n] / max(speech_level(clip), 1e-6)
+            pos += n + int(rng.integers(0, rate // 4))
+    babble = np.zeros_like(x)
+    for k in range(x.shape[1]):
+        d = int(rng.integers(0, 48))
+        babble[:, k] = room[d : d + len(x)] * level[k] * 10 ** (-20 / 20) / speech_level(room)
+    save("babble 20 dB", x + babble)
+    return out
+
+
+def verdict_key(v: dict) -> dict:
+    return {k: (sorted(v.get(k) or []) if isinstance(v.get(k), list) else v.get(k))
+            for k in ("card", "first", "tie", "correct", "wrong", "missed")}
+
+
+def seats_changed(a: dict, b: dict) -> set[str]:
+    out = set()
+    for k in ("correct", "wrong", "missed", "tie"):
+        out |= set(a.get(k) or []) ^ set(b.get(k) or [])
+    if a.get("first") != b.get("first"):
+        out |= {n for n in (a.get("first"), b.get("first")) if n}
+    return out
+
+
+#: "after" replays run with the one change asked of the lead in referee/replay.py
+#: ``hearing_plan()``: the plan's ``leakage_from`` = the calibration's ``audio.file``
+PATCH = """
+import dataclasses
+import referee.replay as _r
+_orig = _r.hearing_plan
+def hearing_plan(cal, game, mode, settings, cal_path):
+    plan = _orig(cal, game, mode, settings, cal_path)
+    f = cal.audio.file if getattr(cal, "audio", None) is not None else None
+    if f and "leakage_from" in {x.name for x in dataclasses.fields(plan)}:
+        plan = dataclasses.replace(plan, leakage_from=cal_path.parent / f)
+    return plan
+_r.hearing_plan = hearing_plan
+"""
+
+
+def replay(tree: Path, wav: Path, out: Path, patch: Path | None = None) -> tuple[list[dict], str, list[dict]]:
+    path = str(tree) if patch is None else f"{tree}{os.pathsep}{patch}"
+    env = dict(os.environ, PYTHONPATH=path, OPENBLAS_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "referee", "replay", str(tree / "fixtures/demo/session.mp4"), "--audio", str(wav),
+           "--calibration", str(tree / "fixtures/demo/calibration.json"), "--out", str(out), "--json"]
+    p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    events = [json.loads(line) for line in (out / "session.jsonl").read_text().splitlines()] if (out / "session.jsonl").is_file() else []
+    notes = [e for e in events if e.get("type") in ("warning", "audio_status") and e.get("player")]
+    return [v for v in lines if v.get("type") == "verdict"], (p.stderr.strip().splitlines() or [""])[-1], notes
+
+
+# ----------------------------------------------------------------- the run
+def run_tree(tree: Path, args) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--inside"] + (["--limit", str(args.limit)] if args.limit else [])
+    p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        raise SystemExit(f"measuring {tree} failed:\n{p.stderr[-3000:]}")
+    return json.loads(line[7:])
+
+
+def pct(h: int, n: int) -> str:
+    return f"{h}/{n} ({100 * h / n:.0f} %)" if n else "-"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", default=None, help="git revision of the 'before' code (default: merge base with main)")
+    ap.add_argument("--skip-variants", action="store_true")
+    ap.add_argument("--skip-speech", action="store_true")
+    ap.add_argument("--limit", type=int, default=None, help="at most about N clips per set (quick look)")
+    ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.inside:
+        return inside(a)
+    if not SPEECH.is_dir():
+        print(f"skipped: {SPEECH} not found (the shared real-speech data)")
+        return 0
+    rev = a.before or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True,
+                                     text=True, check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="bench-hearing-") as tmp:
+        tmp = Path(tmp)
+        before = tmp / "before"
+        before.mkdir()
+        subprocess.run(f"git -C {ROOT} archive {rev} | tar -x -C {before}", shell=True, check=True)
+        trees = {"before": before, "after": ROOT}
+        print(f"hearing benchmark: before = {rev[:10]} (main), after = this tree; load average at start "
+              f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+        if not a.skip_speech:
+            res = {name: run_tree(tree, a) for name, tree in trees.items()}
+            print("\n| measure | before | after |\n|---|---|---|")
+            for kind, label in (("keyword", "real English digits exact"), ("false", "false alarms, real non-game speech")):
+                for cond in ("quiet", "white10"):
+                    cells = [pct(r["speech"][kind][cond]["hits"], r["speech"][kind][cond]["n"]) for r in res.values()]
+                    print(f"| {label}, {'quiet' if cond == 'quiet' else 'white 10 dB'} | {cells[0]} | {cells[1]} |")
+                    if kind == "false":
+                        for lang in ("ja", "en"):
+                            cells = [pct(*r["speech"][kind][cond]["by_lang"].get(lang, [0, 0])) for r in res.values()]
+                            print(f"|   of which {lang} | {cells[0]} | {cells[1]} |")
+            cells = [f"{r['rtf']['rtf']} ({r['rtf']['cpu_s']} CPU-s / {r['rtf']['audio_s']} s)" for r in res.values()]
+            print(f"| real-time factor, 4 channels (demo) | {cells[0]} | {cells[1]} |")
+            cells = []
+            for r in res.values():
+                lat = np.array(r["speech"]["latency"]) * 1000
+                cells.append(f"median {np.median(lat):.0f} / p90 {np.percentile(lat, 90):.0f} ms (n={len(lat)})"
+                             if len(lat) else "-")
+            print(f"| word latency after the utterance ends | {cells[0]} | {cells[1]} |")
+            cells = []
+            for r in res.values():
+                m = r["onset_shift"]["moves_ms"]
+                cells.append(f"max {max(m):.1f} ms, median {np.median(m):.1f} (n={len(m)})" if m else "-")
+            print(f"| neighbour onset moved when a shout moves 40 ms | {cells[0]} | {cells[1]} |")
+            print("load average during: " + "; ".join(f"{k} {' '.join(f'{v:.1f}' for v in r['load'])}"
+                                                      for k, r in res.items()))
+        if not a.skip_variants:
+            expected = [json.loads(line) for line in (DEMO / "expected.jsonl").read_text().splitlines() if line.strip()]
+            expected = [v for v in expected if v.get("type") == "verdict"]
+            vs = variants(tmp)
+            patch = tmp / "patch"
+            patch.mkdir()
+            (patch / "sitecustomize.py").write_text(PATCH)
+            print("(after: with hearing_plan() passing the calibration recording as leakage_from)")
+            print("\n| the demo changed | before | after |\n|---|---|---|")
+            for name, (wav, seat, end) in vs.items():
+                cells = []
+                for tname, tree in trees.items():
+                    got, last, notes = replay(tree, wav, tmp / f"out-{tname}-{wav.stem}",
+                                              patch if tname == "after" else None)
+                    same = sum(1 for g, e in zip(got, expected) if verdict_key(g) == verdict_key(e))
+                    touched = seat.split("+") if seat else None
+                    others = 0
+                    for g, e in zip(got, expected):
+                        if end is not None and g.get("t", 0) > end:
+                            continue
+                        changed = seats_changed(g, e)
+                        if changed and (touched is None or not changed <= set(touched)):
+                            others += 1
+                    said = sorted({f"{n.get('type')}:{n.get('kind', n.get('state'))}:{n.get('player')}" for n in notes})
+                    cell = f"{same}/{len(expected)} same"
+                    if touched:
+                        cell += f", {others} with another seat changed"
+                    if end is not None:
+                        before_cut = [(g, e) for g, e in zip(got, expected) if g.get("t", 0) <= end]
+                        cell += f" ({sum(1 for g, e in before_cut if verdict_key(g) == verdict_key(e))}/{len(before_cut)} before the cut)"
+                    if said:
+                        cell += "; " + ", ".join(said[:4]) + ("…" if len(said) > 4 else "")
+                    if len(got) != len(expected):
+                        cell += f" [{len(got)} verdicts; {last}]"
+                    cells.append(cell)
+                print(f"| {name} | {cells[0]} | {cells[1]} |", flush=True)
+            print(f"load average at the end {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

