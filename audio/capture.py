@@ -44,7 +44,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Status:
-    """The device dropped (``lost``) or came back (``ok``), or dropped samples (``overflow``)."""
+    """The device dropped (``lost``) or came back (``ok``), dropped samples (``overflow``), or
+    its ADC time was implausible and the callback time stamps the audio (``clock``)."""
 
     t: float
     state: str
@@ -300,15 +301,75 @@ def device_info(device) -> tuple[int, int]:
     return int(info["max_input_channels"]), int(info["default_samplerate"])
 
 
+@dataclass(frozen=True)
+class AdcClockParams:
+    """When PortAudio's ``inputBufferAdcTime`` is believed (see :func:`capture_moment`).
+
+    ``max_latency_s``: the oldest a block's first sample may be when its callback runs
+    (callback ``currentTime`` minus ``inputBufferAdcTime``); real input latency is a few
+    blocks, 10–200 ms, so 0.5 s only rejects a wrong clock, never a slow host. A stamp
+    after ``currentTime`` (negative latency) is wrong too; 0 means "unknown" (DirectSound,
+    WDM-KS).
+    """
+
+    max_latency_s: float = 0.5
+
+
+def capture_moment(adc: float, current: float, now: float, frames: int, rate: int,
+                   params: AdcClockParams = AdcClockParams()) -> tuple[float, str]:
+    """Monotonic moment of a block's first sample and the clock it came from.
+
+    ``adc``/``current`` are the callback's ``inputBufferAdcTime``/``currentTime`` (PortAudio's
+    stream clock, whose zero is its own), ``now`` is ``time.monotonic()`` in the callback.
+    Plausible ADC time: ``now - (current - adc)`` (``"adc"``); else the callback time minus
+    the block's length (``"callback"``: the block ends about when the callback runs, so
+    this is late by the host's buffering — a constant the clap calibration absorbs).
+    """
+    latency = current - adc
+    if adc > 0 and current > 0 and 0.0 <= latency <= params.max_latency_s:
+        return now - latency, "adc"
+    return now - frames / rate, "callback"
+
+
+def levels_dbfs(data: np.ndarray, floor: float = -120.0) -> list[float]:
+    """RMS level of each channel of a block in dBFS (full scale 1.0 = 0 dB; silence ``floor``)."""
+    if data.size == 0:
+        return [floor] * (data.shape[1] if data.ndim == 2 else 1)
+    x = data if data.ndim == 2 else data[:, None]
+    rms = np.sqrt(np.mean(np.square(x.astype(np.float64)), axis=0))
+    with np.errstate(divide="ignore"):
+        db = 20.0 * np.log10(rms)
+    return [round(max(floor, float(v)), 1) for v in db]
+
+
+def status_event(status: "Status"):
+    """The record's typed ``audio_status`` event of a :class:`Status`."""
+    from session.events import AudioStatusEvent
+
+    return AudioStatusEvent(t=round(status.t, 4), state=status.state, detail=status.detail or None)
+
+
 class LiveSource:
     """Live multi-channel input through a stream factory.
 
-    The callback only copies each block into a queue (no work in the audio thread).
-    No block for ``stall_s`` means the device dropped: a ``lost`` :class:`Status` is
-    yielded and the stream is reopened every ``retry_s`` until it delivers again
-    (``ok``). Across a drop the clock jumps by the gap the stream's ADC time reports; a
-    stream that reports none resumes where the count stopped (the status says so).
-    A stream with a true ``finished`` attribute has ended (a replayed file): iteration stops.
+    The callback only copies each block and its time info into a queue (no work in the
+    audio thread). No block for ``stall_s`` means the device dropped: a ``lost``
+    :class:`Status` is yielded and the stream is reopened every ``retry_s`` until it
+    delivers again (``ok``). A stream with a true ``finished`` attribute has ended (a
+    replayed file): iteration stops.
+
+    **The clock.** With ``session_start`` (a ``time.monotonic()`` moment, shared with the
+    camera) the first block of each opened stream anchors the sample count on the session
+    clock: its first sample's moment comes from :func:`capture_moment` (PortAudio's ADC time
+    where plausible, else the callback time minus the block length) and from there samples
+    are counted (sample-accurate; a reopened stream re-anchors, so the gap of a drop is
+    skipped, never overlapped). :attr:`clock` says which clock anchored (``"adc"`` or
+    ``"callback"``); a fallback is also yielded once as a ``clock`` :class:`Status`.
+    Without ``session_start`` (the older use: a replayed file, ``referee listen``), sample 0
+    is the session's 0 and across a drop the clock jumps by the gap the ADC time reports.
+
+    :attr:`levels` holds each channel's RMS level (dBFS) of the last block, for the
+    status line's per-seat meters.
     """
 
     def __init__(
@@ -323,37 +384,64 @@ class LiveSource:
         retry_s: float = 0.5,
         offset: float = 0.0,
         max_retries: int | None = None,
+        session_start: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        adc_params: AdcClockParams = AdcClockParams(),
     ):
         self.device, self.channels, self.rate = device, channels, rate
         self.factory = factory or sounddevice_factory
         self.block = max(1, int(round(block_s * rate)))
         self.stall_s, self.retry_s, self.offset = stall_s, retry_s, offset
         self.max_retries = max_retries
+        self.session_start, self._now, self.adc_params = session_start, clock, adc_params
         self._queue: queue.Queue = queue.Queue()
         self._stop = False
+        #: which clock anchored the samples: "adc" (PortAudio's ADC time), "callback", or
+        #: "count" (no session start: samples counted from 0)
+        self.clock = "count" if session_start is None else "adc"
+        self.anchors = {"adc": 0, "callback": 0}
+        self.levels: list[float] = [-120.0] * channels
+        self.blocks = 0
+        self.overflows = 0
 
     def stop(self) -> None:
         self._stop = True
 
     def _callback(self, indata, frames, time_info, status):
+        now = self._now()
         adc = getattr(time_info, "inputBufferAdcTime", 0.0) if time_info is not None else 0.0
-        self._queue.put((np.array(indata, dtype=np.float32, copy=True), float(adc or 0.0), str(status or "")))
+        current = getattr(time_info, "currentTime", 0.0) if time_info is not None else 0.0
+        self._queue.put((np.array(indata, dtype=np.float32, copy=True), float(adc or 0.0), float(current or 0.0),
+                         now, str(status or "")))
 
     def _open(self):
         stream = self.factory(self.device, self.channels, self.rate, self.block, self._callback)
         stream.start()
         return stream
 
+    def clock_info(self) -> dict:
+        """What the session header records about the audio clock."""
+        return {"source": "microphones", "device": str(self.device), "clock": self.clock,
+                "anchors": dict(self.anchors), "rate": self.rate, "offset": self.offset}
+
+    def _anchor(self, data, adc, current, now) -> tuple[int, str]:
+        moment, clock = capture_moment(adc, current, now, len(data), self.rate, self.adc_params)
+        self.anchors[clock] += 1
+        return int(round((moment - self.session_start) * self.rate)), clock
+
     def __iter__(self) -> Iterator[Block | Status]:
         index = 0
+        anchored = False
         adc_next: float | None = None  # ADC time the next sample should have
         stream = self._open()
         lost = False
         retries = 0
+        warned_clock = False
         try:
             while not self._stop:
                 try:
-                    data, adc, status = self._queue.get(timeout=self.stall_s if not lost else self.retry_s)
+                    data, adc, current, now, status = self._queue.get(
+                        timeout=self.stall_s if not lost else self.retry_s)
                 except queue.Empty:
                     if getattr(stream, "finished", False):
                         return
@@ -364,6 +452,7 @@ class LiveSource:
                     if self.max_retries is not None and retries >= self.max_retries:
                         raise DeviceError(f"audio device {self.device!r} stopped delivering and did not come back")
                     retries += 1
+                    anchored = False  # a new stream: a new anchor
                     try:
                         stream = self._open()
                     except DeviceError:
@@ -371,15 +460,32 @@ class LiveSource:
                     continue
                 if data.ndim != 2 or data.shape[1] != self.channels:
                     raise DeviceError(f"audio device {self.device!r} delivered {data.shape} blocks, expected {self.channels} channels")
+                if self.session_start is not None and not anchored:
+                    start_index, clock = self._anchor(data, adc, current, now)
+                    index = max(index, start_index)  # never overlap what was already counted
+                    anchored = True
+                    self.clock = clock
+                    if clock == "callback" and not warned_clock:
+                        warned_clock = True
+                        why = "0" if adc <= 0 else f"{(current - adc) * 1000:+.0f} ms from the callback time"
+                        yield Status(self.offset + index / self.rate, "clock",
+                                     f"PortAudio's inputBufferAdcTime is implausible ({why}); stamping "
+                                     "audio with the callback time minus the block length")
                 if lost:
                     lost, retries = False, 0
-                    detail = "clock resumes where the count stopped (no ADC time)"
-                    if adc > 0 and adc_next is not None and adc > adc_next:
-                        index += int(round((adc - adc_next) * self.rate))
-                        detail = "clock advanced by the device's ADC time over the gap"
+                    if self.session_start is not None:
+                        detail = f"clock re-anchored on the {self.clock} time"
+                    else:
+                        detail = "clock resumes where the count stopped (no ADC time)"
+                        if adc > 0 and adc_next is not None and adc > adc_next:
+                            index += int(round((adc - adc_next) * self.rate))
+                            detail = "clock advanced by the device's ADC time over the gap"
                     yield Status(self.offset + index / self.rate, "ok", detail)
                 if status and "overflow" in status:
+                    self.overflows += 1
                     yield Status(self.offset + index / self.rate, "overflow", status)
+                self.levels = levels_dbfs(data)
+                self.blocks += 1
                 yield Block(index, data, self.rate, self.offset)
                 index += len(data)
                 adc_next = adc + len(data) / self.rate if adc > 0 else None
@@ -447,3 +553,100 @@ class _ReplayStream:
 
     def close(self):
         pass
+
+
+class _TimeInfo:
+    """PortAudio's callback time info (``sounddevice`` passes one with these attributes)."""
+
+    def __init__(self, adc: float, current: float):
+        self.inputBufferAdcTime = adc
+        self.currentTime = current
+
+
+class PacedStreamFactory:
+    """A WAV file played through the callback **in real time**, with synthetic time info.
+
+    Each block's callback runs on the stream's own thread when its last sample has
+    "arrived" (``t0 + end / rate``) plus ``latency_s``, on the monotonic ``clock``; its time
+    info is on a stream clock whose zero differs from ``time.monotonic()`` by
+    ``stream_clock_offset`` (as PortAudio's does), with ``adc``:
+
+    * ``"true"``: ``inputBufferAdcTime`` is the first sample's moment (a good host);
+    * ``"zero"``: 0 (DirectSound, WDM-KS, a bug);
+    * ``"wrong"``: 5 s in the future of ``currentTime`` (some CoreAudio input streams).
+
+    ``drop_after`` (seconds of audio) silences the first stream there; the reopened stream
+    resumes ``gap_s`` of audio later (the microphone was away that long). ``t0`` is the
+    monotonic moment of the file's time 0 (default: the first open). Used by the tests and
+    by the paced replay (``referee live --from-video … --audio SEATS.wav``); ``clock``/``sleep``
+    are seams (a virtual clock runs it faster than real time with the same stamps).
+    """
+
+    def __init__(self, path: str | Path, *, adc: str = "true", latency_s: float = 0.01,
+                 stream_clock_offset: float = 5000.0, drop_after: float | None = None, gap_s: float = 0.0,
+                 t0: float | None = None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        if adc not in ("true", "zero", "wrong"):
+            raise ValueError(f"adc must be true, zero or wrong, not {adc!r}")
+        self.data, self.rate = read_all(path)
+        self.channels = self.data.shape[1]
+        self.adc, self.latency_s, self.stream_clock_offset = adc, latency_s, stream_clock_offset
+        self.drop_after, self.gap_s, self.t0 = drop_after, gap_s, t0
+        self._now, self._sleep = clock, sleep
+        self.position = 0
+        self.opened = 0
+
+    def __call__(self, device, channels, rate, blocksize, callback):
+        if rate != self.rate or channels != self.channels:
+            raise DeviceError(f"replay stream is {self.channels} ch at {self.rate} Hz, asked {channels} at {rate}")
+        self.opened += 1
+        if self.t0 is None:
+            self.t0 = self._now()
+        stop_at = len(self.data)
+        if self.opened == 1 and self.drop_after is not None:
+            stop_at = int(round(self.drop_after * self.rate))
+        elif self.opened == 2 and self.drop_after is not None:
+            self.position = int(round((self.drop_after + self.gap_s) * self.rate))
+        return _PacedStream(self, blocksize, callback, stop_at, final=stop_at >= len(self.data))
+
+    def time_info(self, first: int, now: float) -> _TimeInfo:
+        current = now + self.stream_clock_offset
+        moment = self.t0 + first / self.rate + self.stream_clock_offset
+        adc = {"true": moment, "zero": 0.0, "wrong": current + 5.0}[self.adc]
+        return _TimeInfo(adc, current)
+
+
+class _PacedStream:
+    def __init__(self, owner: PacedStreamFactory, blocksize, callback, stop_at, final):
+        import threading
+
+        self.owner, self.blocksize, self.callback, self.stop_at = owner, blocksize, callback, stop_at
+        self.final = final
+        self.finished = False
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="paced-audio", daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def _run(self):
+        o = self.owner
+        while not self._halt.is_set() and o.position < min(self.stop_at, len(o.data)):
+            first = o.position
+            chunk = o.data[first : first + self.blocksize]
+            due = o.t0 + (first + len(chunk)) / o.rate + o.latency_s
+            delay = due - o._now()
+            if delay > 0:
+                o._sleep(delay)
+            now = o._now()
+            self.callback(chunk, len(chunk), o.time_info(first, now), None)
+            o.position = first + len(chunk)
+        self.finished = self.final and o.position >= len(o.data)
+
+    def stop(self):
+        self._halt.set()
+        if self._thread.is_alive() and self._thread is not __import__("threading").current_thread():
+            self._thread.join(timeout=2.0)
+
+    def close(self):
+        self.stop()

@@ -143,6 +143,7 @@ COMMANDS = {
     "listen": "referee.commands.listen:listen_cmd",
     "models": "referee.commands.models:models_cmd",
     "calibrate": "referee.commands.calibrate:calibrate_cmd",
+    "live": "referee.commands.live:live_cmd",
     "teach": "referee.commands.teach:teach_cmd",
 }
 

@@ -166,12 +166,22 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
               help="Where the record and report go (default: a new temporary folder).")
 @click.option("--no-enroll", is_flag=True, help="Words from the speech model alone (no voice enrollment).")
 @click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no cross-talk cancellation).")
+@click.option("--live", is_flag=True, help="Through the live path in real time, with the window (see referee live).")
+@click.option("--no-window", is_flag=True, help="With --live: the terminal view instead of the window.")
+@click.option("--no-voice", is_flag=True, help="With --live: do not speak the verdicts.")
 @_apply(common)
-def demo_cmd(events, out, no_enroll, no_demix, workers, pose_every, card_every, video_out, as_json):
+def demo_cmd(events, out, no_enroll, no_demix, live, no_window, no_voice, workers, pose_every, card_every, video_out,
+             as_json):
     """Replay the bundled 4-player IKATAKO recording end to end and print the verdicts.
 
     fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
     """
+    if live:
+        from referee.commands.live import demo_live
+
+        demo_live(out, no_window, no_voice, workers=workers, pose_every=pose_every, card_every=card_every,
+                  no_enroll=no_enroll, no_demix=no_demix)
+        return
     if events:
         from referee.commands.judge import demo_events
 

@@ -1,0 +1,153 @@
+"""``referee live``: judge a table while it plays (camera + seat microphones, or a recording
+paced in real time), and ``referee demo --live`` (the bundled demo through the live path).
+
+Parses options and calls :func:`referee.live.run.run_live`; prints where the files are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import click
+
+
+def _device(value):
+    if value is None:
+        return None
+    return int(value) if str(value).isdigit() else value
+
+
+def _options(f):
+    opts = [
+        click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Folder for session.jsonl, video.mp4 and seats.wav (default: a new live-* folder here)."),
+        click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True,
+                     help="Language of the spoken verdicts and of the speech model."),
+        click.option("--no-voice", is_flag=True, help="Do not speak the verdicts."),
+        click.option("--no-window", is_flag=True, help="The terminal view instead of the window."),
+        click.option("--workers", type=click.IntRange(0, 16), default=2, show_default=True,
+                     help="Pose worker processes (0: pose in this process)."),
+        click.option("--pose-every", type=click.IntRange(1, 10), default=8, show_default=True,
+                     help="Pose on every Nth frame per seat (hand changes are re-analysed at full rate)."),
+        click.option("--card-every", type=click.IntRange(1, 30), default=2, show_default=True,
+                     help="Card zones on every Nth frame."),
+        click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no cross-talk cancellation)."),
+        click.option("--no-enroll", is_flag=True, help="Words from the speech model alone (no voice enrollment)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _run(opts, no_voice: bool, selftest: bool = False):
+    from referee.live.run import run_live
+
+    started_with: list[str] = []
+    if selftest:
+        from referee.live.selftest import SelfTestParams, render_text, require_pass
+
+        click.echo("referee: self-test: each seat says one word and raises the left hand, then the right", err=True)
+        check = run_live(opts, selftest=SelfTestParams(), say=lambda s: click.echo(s, err=True))
+        result = check.figures["selftest"]
+        click.echo("\n".join(render_text(result)), err=True)
+        started_with = require_pass(result, force=opts.force)
+    base, game = opts.out, 1
+    while True:
+        sinks = [] if no_voice else [_voice(opts.lang)]
+        result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True),
+                          setup_warnings_in=started_with)
+        _summary(result)
+        if not result.new_game:
+            return result
+        game += 1  # n n: the session is closed and judged; the next game gets a folder of its own
+        click.echo(f"referee: new game {game}", err=True)
+        opts = dataclasses.replace(opts, out=base / f"game-{game}")
+        started_with = []
+
+
+def _summary(result) -> None:
+    for w in result.warnings:
+        click.echo(f"referee: warning: {w}", err=True)
+    if result.judgement is not None:
+        from referee import announce
+
+        click.echo(announce.table(result.judgement, None))
+    f = result.figures
+    click.echo(f"\nreferee: camera {f.get('captured', 0)} frames, {f.get('skipped', 0)} skipped, "
+               f"{f.get('dropped', 0)} dropped by the camera; clocks: video {f.get('clock')}, "
+               f"audio {f.get('audio_clock')}", err=True)
+    lat = f.get("latency", {})
+    known = ", ".join(f"{k} {v['median']}/{v['p95']}" for k, v in (lat.get("event_known_ms") or {}).items() if v)
+    if known:
+        click.echo(f"referee: capture -> event known, median/p95 ms: {known}; vision stage "
+                   f"{(lat.get('stage_ms') or {}).get('median')} ms a frame; load {f.get('load')}", err=True)
+    click.echo(f"referee: record {result.record}\nreferee: video  {result.video}\nreferee: audio  {result.audio}",
+               err=True)
+
+
+def _voice(lang: str):
+    """The spoken verdicts (:class:`referee.live.voice.VoiceSink`); without a sound device or
+    an engine the voice is silent and says so once."""
+    from referee.live.voice import VoiceSink
+
+    sink = VoiceSink(lang)
+    if sink.warning:
+        click.echo(f"referee: warning: {sink.warning}", err=True)
+    return sink
+
+
+@click.command("live")
+@click.option("--calibration", "cal", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="The table's calibration.json (referee calibrate).")
+@click.option("--camera", default="0", show_default=True, help="Camera index or device path.")
+@click.option("--audio-device", default=None, help="Audio input (a sounddevice index or name; default input).")
+@click.option("--from-video", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Play this recording through the live path, paced in real time (no camera needed).")
+@click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="With --from-video: the seats' recording (one channel per seat), paced in real time.")
+@click.option("--game", default=None, help="The game played (checked against the calibration's).")
+@click.option("--mode", default=None, help="Game mode (ikatako: versus, coop, solo).")
+@click.option("--model", default=None, help="Speech model (default: the best installed for the language).")
+@click.option("--selftest/--no-selftest", default=None,
+              help="The pre-game self-test (default: on with a camera, off for a recording).")
+@click.option("--force", is_flag=True, help="Start even when a seat fails the self-test.")
+@_options
+def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, selftest, force, out, lang, no_voice,
+             no_window, workers, pose_every, card_every, no_demix, no_enroll):
+    """Referee a table live: verdicts on screen (and spoken) as the cards are flipped, the
+    session recorded while it is judged (OUT/session.jsonl, video.mp4, seats.wav)."""
+    from referee.live.run import LiveOptions
+
+    if audio is not None and from_video is None:
+        raise click.UsageError("--audio paces a recording: give the video with --from-video too")
+    if from_video is not None and audio is None:
+        raise click.UsageError("--from-video needs the seats' recording with --audio SEATS.wav")
+    opts = LiveOptions(calibration=cal, out=out or _new_out(), camera=_device(camera), from_video=from_video,
+                       audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
+                       window=not no_window, voice=not no_voice, force=force, workers=workers,
+                       pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix)
+    _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
+
+
+def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: int = 2, pose_every: int = 8,
+              card_every: int = 2, no_enroll: bool = False, no_demix: bool = False):
+    """``referee demo --live``: the bundled demo recording through the live path in real time."""
+    from referee.commands.replay import DEMO
+    from referee.live.run import LiveOptions
+    from session.errors import RefereeError
+
+    for p in (DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json"):
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
+    opts = LiveOptions(calibration=DEMO / "calibration.json", out=out or _new_out(), from_video=DEMO / "session.mp4",
+                       audio=DEMO / "seats.wav", lang=lang, window=not no_window, voice=not no_voice,
+                       workers=workers, pose_every=pose_every, card_every=card_every, no_enroll=no_enroll,
+                       demix=not no_demix)
+    return _run(opts, no_voice)
+
+
+def _new_out() -> Path:
+    import time
+
+    return Path(time.strftime("live-%Y%m%d-%H%M%S"))

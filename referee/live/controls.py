@@ -1,0 +1,269 @@
+"""The table's controls: keys → events for the record and commands for the pipeline.
+
+One key map serves the window and the terminal view (both pass key names here). It is
+pure: :meth:`Controls.key` and :meth:`Controls.tick` return what the key or the clock
+produced — :class:`session.events` objects the pipeline merges as a source of its own
+(``decision``, ``choice``, ``correction``), and :class:`Command` s it obeys (pause, resume,
+new game, quit) — and never touch the pipeline themselves.
+
+Keys (shown by :data:`HELP`):
+
+* ``space``/``p`` pause or resume;
+* ``u`` undo the last verdict: the card behind it is struck from the record (a
+  ``correction`` deleting the card event: "that was no flip"); re-judged at once;
+* ``x`` then a seat number: correct the last verdict by striking that player's reactions
+  on its card (every hand going up, shout and grab of theirs in that card's window: a
+  false detection); the verdict is re-judged without them;
+* ``t`` then a seat number: settle a tie — that player takes the card (``decision``);
+* a prompt (a choice the rules leave to players: uzushio target, penalty card, MOKOCHAKA
+  piles or penalty receiver): its number keys pick an option (``choice``); ``enter`` or the
+  timeout leaves the rules' default;
+* ``n`` twice: new game; ``q`` twice: quit (a single stray key must not end a session);
+* ``escape`` cancels a half-typed key.
+
+Decision (the spec is silent): a prompt that times out writes **no** choice event — the
+judge then applies the rules' default policy itself (RULES.md: "each overridable by a
+``choice`` event"), so the default lives in one place, the rules, and the record shows
+that nobody chose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event, GrabEvent, HandEvent,
+                            ShoutEvent)
+
+HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+seat settle a tie | "
+        "1-9 answer a prompt | n n new game | q q quit")
+
+
+@dataclass(frozen=True)
+class ControlParams:
+    """``choice_timeout_s``: how long a prompt waits before the rules' default holds. The
+    versus verdict is final at the next card, so the table has that long anyway; 8 s lets a
+    player find their card without stalling the game (shorter prompts were missed in play,
+    longer ones hold the next flip)."""
+
+    choice_timeout_s: float = 8.0
+
+
+@dataclass(frozen=True)
+class Command:
+    """An instruction for the pipeline: ``pause``, ``resume``, ``new_game``, ``quit``."""
+
+    name: str
+    detail: str = ""
+
+
+@dataclass
+class Prompt:
+    """A choice put to the table: ``player`` picks one of ``options`` (labels) for ``action``;
+    each option's ``fields`` go into the choice event. ``default`` says what happens on
+    timeout (the rules' default, in words)."""
+
+    action: str
+    player: str | None
+    question: str
+    options: list[tuple[str, dict[str, Any]]]
+    default: str
+    deadline: float = 0.0
+
+    def text(self, now: float) -> str:
+        left = max(0.0, self.deadline - now)
+        opts = "  ".join(f"[{i}] {label}" for i, (label, _) in enumerate(self.options, 1))
+        return f"{self.question}  {opts}  [enter] {self.default} ({left:.0f} s)"
+
+
+@dataclass
+class _Card:
+    t: float
+    line: int
+    card: str
+    events: list[tuple[Event, int]] = field(default_factory=list)
+
+
+class Controls:
+    """The key map and what it needs to know of the session (see module doc)."""
+
+    def __init__(self, players: Sequence[str], params: ControlParams = ControlParams()):
+        self.players = list(players)
+        self.params = params
+        self.paused = False
+        self.pending: str | None = None  # "x", "t", "n", "q": waiting for the second key
+        self.prompts: list[Prompt] = []
+        self.message: str | None = None
+        self._cards: list[_Card] = []
+        self._verdict_card_t: float | None = None  # the card of the last verdict heard
+        self._tie: list[str] = []
+
+    # ------------------------------------------------------------------ what it observes
+    def observe(self, event: Event, line: int | None = None) -> None:
+        """An event the pipeline released, with its record line (corrections name lines)."""
+        line = line or event.line
+        if isinstance(event, CardEvent):
+            self._cards.append(_Card(event.t, line, event.card))
+            del self._cards[:-20]  # only recent cards can be corrected at the table
+        elif self._cards and isinstance(event, (HandEvent, ShoutEvent, GrabEvent)):
+            self._cards[-1].events.append((event, line))
+
+    def heard(self, item: dict[str, Any]) -> None:
+        """A verdict line or an announcement the table heard (the "last verdict")."""
+        t = item.get("card_t", item.get("t")) if item.get("type") == "announce" else item.get("t")
+        if isinstance(t, (int, float)):
+            self._verdict_card_t = float(t)
+        if item.get("type") == "announce" and item.get("what") == "tie":
+            who = item.get("players") or item.get("player")
+            self._tie = list(who) if isinstance(who, (list, tuple)) else [who] if who else []
+        elif item.get("type") == "verdict":
+            self._tie = list(item.get("tie") or []) if item.get("unsettled") else []
+
+    def ask(self, prompt: Prompt, now: float) -> None:
+        prompt.deadline = now + self.params.choice_timeout_s
+        self.prompts.append(prompt)
+
+    # ------------------------------------------------------------------ keys and clock
+    def key(self, key: str, now: float) -> list[Event | Command]:
+        """What pressing ``key`` (a character, or ``space``/``enter``/``escape``) produces."""
+        key = {" ": "space", "\r": "enter", "\n": "enter", "\x1b": "escape"}.get(key, key)
+        self.message = None
+        if key == "escape":
+            self.pending = None
+            return []
+        if self.pending in ("x", "t") and key.isdigit():
+            what, self.pending = self.pending, None
+            return self._seat_key(what, int(key), now)
+        if self.pending in ("n", "q"):
+            what, self.pending = self.pending, None
+            if key == what:
+                return [Command("new_game" if what == "n" else "quit")]
+            self.message = "cancelled"
+            return []
+        self.pending = None
+        if self.prompts and (key.isdigit() or key == "enter"):
+            return self._answer(key, now)
+        if key in ("space", "p"):
+            self.paused = not self.paused
+            return [Command("pause" if self.paused else "resume")]
+        if key == "u":
+            return self._undo(now)
+        if key == "t" and not self._tie:
+            self.message = "there is no tie to settle on the last card"
+            return []
+        if key in ("x", "t", "n", "q"):
+            self.pending = key
+            self.message = {"x": "strike whose reaction? press the seat number",
+                            "t": "who takes the tie? press the seat number",
+                            "n": "press n again for a new game", "q": "press q again to quit"}[key]
+            return []
+        return []
+
+    def tick(self, now: float) -> list[Event | Command]:
+        """Prompts past their deadline close with the rules' default (no event; see doc)."""
+        while self.prompts and now >= self.prompts[0].deadline:
+            p = self.prompts.pop(0)
+            self.message = f"{p.action}: {p.default} (nobody chose)"
+        return []
+
+    # ------------------------------------------------------------------ the actions
+    def _seat(self, number: int) -> str | None:
+        return self.players[number - 1] if 1 <= number <= len(self.players) else None
+
+    def _seat_key(self, what: str, number: int, now: float) -> list[Event | Command]:
+        player = self._seat(number)
+        if player is None:
+            self.message = f"no seat {number} (seats 1-{len(self.players)})"
+            return []
+        if what == "t":
+            if self._tie and player not in self._tie:
+                self.message = f"{player} is not in the tie ({', '.join(self._tie)})"
+                return []
+            if not self._tie:
+                self.message = "there is no tie to settle on the last card"
+                return []
+            self._tie = []
+            self.message = f"tie settled: {player} takes it"
+            return [DecisionEvent(t=now, first=player)]
+        card = self._last_card()
+        if card is None:
+            self.message = "no verdict to correct yet"
+            return []
+        refs = [(ev, line) for ev, line in card.events if getattr(ev, "player", None) == player and line
+                and not (isinstance(ev, HandEvent) and ev.state == "down")]
+        if not refs:
+            self.message = f"{player} did nothing on card {card.card} to strike"
+            return []
+        self.message = f"struck {len(refs)} reaction(s) of {player} on card {card.card}; re-judging"
+        card.events = [(ev, line) for ev, line in card.events if (ev, line) not in refs]
+        return [CorrectionEvent(t=now, ref=line, replace=None, extra={"by": "table", "why": "false detection"})
+                for _, line in refs]
+
+    def _last_card(self) -> _Card | None:
+        if self._verdict_card_t is not None:
+            for c in reversed(self._cards):
+                if abs(c.t - self._verdict_card_t) < 6e-4:  # verdict times are rounded to ms
+                    return c
+        return None
+
+    def _undo(self, now: float) -> list[Event | Command]:
+        card = self._last_card()
+        if card is None or not card.line:
+            self.message = "no verdict to undo yet"
+            return []
+        self._cards.remove(card)
+        self._verdict_card_t = None
+        self.message = f"undone: card {card.card} struck from the record; re-judging"
+        return [CorrectionEvent(t=now, ref=card.line, replace=None, extra={"by": "table", "why": "no flip"})]
+
+    def _answer(self, key: str, now: float) -> list[Event | Command]:
+        prompt = self.prompts[0]
+        if key == "enter":
+            self.prompts.pop(0)
+            self.message = f"{prompt.action}: {prompt.default}"
+            return []
+        n = int(key)
+        if not 1 <= n <= len(prompt.options):
+            self.message = f"choose 1-{len(prompt.options)} or enter"
+            return []
+        self.prompts.pop(0)
+        label, fields_ = prompt.options[n - 1]
+        self.message = f"{prompt.player or 'table'} chose {label}"
+        return [ChoiceEvent(t=now, player=prompt.player, action=prompt.action, extra=dict(fields_))]
+
+    # ------------------------------------------------------------------ for the views
+    def prompt_text(self, now: float) -> str | None:
+        return self.prompts[0].text(now) if self.prompts else None
+
+
+# ---------------------------------------------------------------------- prompts of the rules
+def prompts_for(game: str, item: dict[str, Any], players: Sequence[str]) -> list[Prompt]:
+    """The choices a verdict or an announcement opens to the table (see RULES.md).
+
+    IKATAKO: the taker of an uzushio card may push a penalty onto another player (default:
+    nothing happens). MOKOCHAKA: the token winner picks two piles (default: the two
+    fullest) and each penalised player picks who receives the card (default: the player
+    holding the fewest). The penalty card in IKATAKO needs the player's point cards, which
+    only the judge's state knows: the pipeline builds that prompt with :class:`Prompt`.
+    """
+    out: list[Prompt] = []
+    if game == "ikatako":
+        taker = item.get("player") if item.get("type") == "announce" and item.get("what") == "first" else (
+            item.get("taken_by") if item.get("type") == "verdict" else None)
+        if taker and str(item.get("card", "")).startswith("uzushio"):
+            others = [p for p in players if p != taker]
+            out.append(Prompt("uzushio", taker, f"{taker}: push a penalty (uzushio) onto whom?",
+                              [(p, {"to": p}) for p in others], "no effect"))
+    elif game == "mokochaka" and item.get("type") == "verdict":
+        winner = item.get("grab_winner")
+        if winner:
+            pairs = [(0, 1), (0, 2), (1, 2)]
+            out.append(Prompt("piles", winner, f"{winner}: which two piles?",
+                              [(f"piles {a}+{b}", {"piles": [a, b]}) for a, b in pairs], "the two fullest piles"))
+        for pen in item.get("penalties") or []:
+            p = pen.get("player")
+            if p:
+                others = [q for q in players if q != p]
+                out.append(Prompt("penalty", p, f"{p}: give the penalty card to whom?",
+                                  [(q, {"to": q}) for q in others], "the player holding the fewest cards"))
+    return out

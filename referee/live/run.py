@@ -1,0 +1,653 @@
+"""The live referee: a camera and the seats' microphones (or a recording paced in real time)
+→ the pipeline's stages → the watermark merge → the streaming record and the judge → the
+live view, the recordings and the voice.
+
+The same stages as replay (:mod:`referee.pipeline`): :class:`~referee.pipeline.vision.
+VisionStage` on the camera's newest frames, the hearing job (:mod:`referee.pipeline.hearing`)
+on the live audio source, the table's keys as a third stream (``table``). Only the sources
+and the sinks are live:
+
+- sources: :class:`vision.camera.Camera` (the driver or :class:`vision.camera.PacedFakeCamera`)
+  and :class:`audio.capture.LiveSource` (PortAudio or :class:`audio.capture.PacedStreamFactory`),
+  both on one session clock (``time.monotonic()`` at the session start); a recording given with
+  ``--from-video``/``--audio`` is released on that clock in real time, so it goes through
+  exactly the path a table does;
+- sinks: ``OUT/session.jsonl`` (flushed per event, verdicts appended as they are said),
+  ``OUT/video.mp4`` and ``OUT/seats.wav`` (:mod:`referee.live.media`, crash-safe), the window
+  or the terminal view, and the voice (a no-op until ``audio/voice.py`` exists).
+
+Sources report losses (``warning``/``audio_status`` events) and reconnect by themselves; while
+one is lost its stream's watermark follows the session clock, so judging goes on with the
+other sense. Pause (a key) stops perceiving: what is not perceived is recorded as ``skipped``.
+
+Every game's judge is incremental (``referee.judging.<game>.Judge``): a verdict is said
+when it is final, and the first correct player is announced earlier (``announce``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from session.errors import MediaError, RefereeError
+from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
+                            WarningEvent)
+
+from referee.live.controls import Command
+from referee.pipeline.sinks import Sink
+
+#: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
+#: table's keys, the sources' own status (camera/microphone lost and back)
+STREAMS = ("setup", "vision", "hearing", "table", "sources")
+#: frames in flight to the seat workers live (replay uses 16 for throughput; live wants the
+#: hand events early: each frame in flight is 33 ms of announcement latency)
+LIVE_PIPELINE = 4
+#: how often the status (fps, drops, levels, lag) goes to the sinks
+STATUS_EVERY_S = 0.5
+#: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
+#: word and two hands each); then it stops and says which seats failed
+SELFTEST_S = 45.0
+#: once every seat passed, the self-test screen stays this long so the table sees it
+SELFTEST_SHOW_S = 2.0
+
+
+@dataclass
+class LiveOptions:
+    """What ``referee live`` was asked to do, as plain values."""
+
+    calibration: Path
+    out: Path
+    camera: Any = 0
+    from_video: Path | None = None
+    audio_device: Any = None
+    audio: Path | None = None
+    game: str | None = None
+    mode: str | None = None
+    lang: str = "ja"
+    model: str | None = None
+    window: bool = True
+    voice: bool = True
+    force: bool = False
+    workers: int = 2
+    pose_every: int = 8
+    card_every: int = 2
+    enroll: Path | None = None
+    no_enroll: bool = False
+    demix: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+    #: stop after this many seconds of session (tests, benchmarks); None: until the end
+    max_seconds: float | None = None
+    #: faults injected into the paced recording (tests of losses): ``PacedFakeCamera``'s
+    #: ``freeze``/``unplug``/``lag_s``/``driver_stamps`` and ``PacedStreamFactory``'s
+    #: ``drop_after``/``gap_s``/``adc``
+    camera_faults: dict[str, Any] = field(default_factory=dict)
+    audio_faults: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class LiveResult:
+    out: Path
+    record: Path
+    video: Path
+    audio: Path
+    judgement: Any
+    lines: list[dict]
+    warnings: list[str]
+    figures: dict[str, Any]
+    #: the table asked for a new game (``n n``): the session ended there, the next one follows
+    new_game: bool = False
+
+
+class _Tap:
+    """The live audio source as hearing sees it: waits for the session start (``gate``),
+    hands each block to the WAV writer, keeps the levels, and takes the device statuses out
+    (they go to the ``sources`` stream: the pipeline's hearing job reads blocks only)."""
+
+    def __init__(self, source, gate: threading.Event, statuses: queue.Queue):
+        self.source, self.gate, self.statuses = source, gate, statuses
+        self.rate, self.channels = source.rate, source.channels
+        self.writer = None
+        self.warning = None
+        #: each channel's loudest block level (dBFS) since the start: the self-test's meter
+        self.peaks: list[float | None] = [None] * self.channels
+
+    def __iter__(self):
+        from audio.capture import Block, levels_dbfs
+
+        self.gate.wait()
+        for item in self.source:
+            if isinstance(item, Block):
+                if self.writer is not None:
+                    self.writer.put(item)
+                for k, db in enumerate(levels_dbfs(item.data)[: self.channels]):
+                    if self.peaks[k] is None or db > self.peaks[k]:
+                        self.peaks[k] = db
+                yield item
+            else:
+                self.statuses.put(item)
+
+
+def _open_live_audio(tap_box: dict, warnings: list[str]):
+    """Runs in the hearing thread: the tap (built beforehand), demixed when asked."""
+    tap, recording = tap_box["tap"], tap_box.get("demix_from")
+    if recording is not None and tap.channels > 1:
+        from audio.hearing import demixed_from
+
+        try:
+            source, onset, left = demixed_from(tap, recording, tap.channels)
+            source.residual_db = left
+            return source, tap_box["heard_from"]
+        except MediaError as exc:
+            warnings.append(f"audio: {exc}; heard without cross-talk cancellation")
+    return tap, tap_box["heard_from"]
+
+
+def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,
+             view_factory: Callable | None = None, selftest=None,
+             setup_warnings_in: Sequence[str] = ()) -> LiveResult:
+    """Run one live session until the recording ends, the table quits, or Ctrl-C.
+
+    With ``selftest`` (:class:`referee.live.selftest.SelfTestParams`) it runs the pre-game
+    self-test instead: the same sources and stages, no judging, the self-test's screen,
+    until every seat passes (or :data:`SELFTEST_S`); the evaluation is in
+    ``figures["selftest"]`` (a :class:`~referee.live.selftest.SelfTestResult`), its record in
+    ``OUT/selftest/``."""
+    from audio import capture
+    from referee.live.controls import Controls
+    from referee.live.media import VideoWriter, WavWriter
+    from referee.live.state import LiveState
+    from referee.pipeline.core import Pipeline
+    from referee.pipeline.hearing import HearingJob
+    from referee.pipeline.sinks import CollectSink
+    from referee.pipeline.vision import VisionStage
+    from referee.replay import ReplaySettings, check_inputs, hearing_plan
+    from session.calibration import load
+    from vision import camera as cam_mod
+    from vision.table import TableLayout
+    from vision.video import Frame
+
+    cal_path = Path(opts.calibration)
+    cal = load(cal_path)
+    settings = ReplaySettings(game=opts.game, mode=opts.mode, workers=opts.workers, pose_every=opts.pose_every,
+                              card_every=opts.card_every, model=opts.model, lang=opts.lang, enroll=opts.enroll,
+                              no_enroll=opts.no_enroll, demix=opts.demix, options=dict(opts.options))
+    setup_warnings: list[str] = []
+    fps = cal.fps or 30.0
+    if opts.from_video is not None:
+        info, setup_warnings = check_inputs(Path(opts.from_video), cal, settings)
+        fps = info.fps or fps
+    elif opts.game and opts.game != cal.game:
+        raise RefereeError(f"the calibration is for {cal.game}, not {opts.game}: calibrate this table for "
+                           f"{opts.game} or run with --game {cal.game}")
+    game = cal.game
+    mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
+    players = [s.name for s in cal.seats]
+    out = Path(opts.out) / "selftest" if selftest is not None else Path(opts.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
+
+    # ---- the views first: a window without a display fails before anything heavy starts
+    state = LiveState(cal)
+    controls = Controls(players)
+    check = _SelfTestSink(players, {s.name: s.channel for s in cal.seats}, selftest) if selftest else None
+    if view_factory is not None:
+        view = view_factory(state, controls)
+    elif opts.window:
+        from referee.live.window import LiveWindow
+
+        view = LiveWindow(state, controls, renderer=check.image if check else None).open()
+    else:
+        from referee.live.terminal import TerminalView
+
+        view = TerminalView(state, controls, renderer=check.text if check else None).open()
+
+    # ---- the sources, not started: both wait for the session start
+    statuses: queue.Queue = queue.Queue()
+    gate = threading.Event()
+    if opts.audio is not None:
+        factory = capture.PacedStreamFactory(opts.audio, **opts.audio_faults)
+        rate, channels = factory.rate, factory.channels
+        heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
+    else:
+        factory = None
+        channels, rate = capture.device_info(opts.audio_device)
+        if cal.audio is not None and cal.audio.rate:
+            rate = cal.audio.rate
+        heard_from = None
+        demix_from = None
+        if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):
+            demix_from = Path(cal.audio.file)
+            if not demix_from.is_absolute():
+                demix_from = cal_path.parent / demix_from
+    source = capture.LiveSource(opts.audio_device, channels, rate, factory=factory, session_start=0.0)
+    tap = _Tap(source, gate, statuses)
+    plan = hearing_plan(cal, game, mode, settings, cal_path)
+    if opts.from_video is not None:
+        fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
+        camera = cam_mod.Camera("recording", opener=fake.opener)
+    else:
+        fake = None
+        camera = cam_mod.Camera(opts.camera, opener=functools.partial(cam_mod.cv2_opener, size=(cal.width, cal.height),
+                                                                     fps=cal.fps))
+
+    say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
+    # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
+    job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
+                                                                 "demix_from": demix_from}), plan)
+    stage = None
+    session_clock = {"start": None}
+    record_sink = SaidRecordSink(out / "session.jsonl", session_clock)
+    video_sink = VideoWriter(out / "video.mp4", fps=fps)
+    collect = CollectSink()
+    probe = LatencyProbe()
+    sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
+    pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
+    warnings = list(setup_warnings) + list(setup_warnings_in)
+    wav = None
+    figures: dict[str, Any] = {}
+    try:
+        # the pose workers load while the speech model does
+        stage = VisionStage(TableLayout.of(cal), fps=fps, workers=opts.workers, card_every=opts.card_every,
+                            pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
+        setup = _wait_setup(job)
+        warnings += setup.get("warnings", [])
+        warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
+                                              math.lcm(opts.pose_every, opts.card_every))
+        processed = warm  # the stage's frame count goes on from the warm-up's
+        # ---- the session starts now: one clock for the camera, the microphones and the keys
+        start = time.monotonic()
+        camera.start = start
+        source.session_start = start
+        if fake is not None:
+            fake.t0 = start
+        if factory is not None:
+            factory.t0 = start
+        wav = WavWriter(out / "seats.wav", rate, channels)
+        tap.writer = wav
+        gate.set()
+        if camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
+            camera.open()
+        probe.start_clock(start)
+        session_clock["start"] = start
+        started = False
+        paused_at: float | None = None
+        quit_asked = False
+        new_game = False
+        audio_lost = False
+        hearing_done = False
+        last_status = 0.0
+
+        def now() -> float:
+            return time.monotonic() - start
+
+        def make_header() -> SessionHeader:
+            source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
+                           "audio": str(heard_from.name if heard_from else opts.audio_device),
+                           "calibration": cal_path.name, "paced": opts.from_video is not None,
+                           "pose_every": opts.pose_every, "card_every": opts.card_every,
+                           "enrolled": setup.get("enrolled", False)}
+            clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
+                      "audio": source.clock_info(), "av_offset_ms": None}
+            return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(opts.options),
+                                 extra={"source": source_info, "clocks": clocks})
+
+        def keep(ev: Event) -> bool:
+            if ev.t < 0:  # from the warm-up frames, before the session
+                return False
+            return paused_at is None or isinstance(ev, StatusEvent)
+
+        def take(msg) -> None:
+            nonlocal hearing_done
+            kind = msg[0]
+            if kind == "fatal":
+                raise msg[1]
+            if kind == "events":
+                heard_now = [e for e in (Event.from_dict(d) for d in msg[1]) if keep(e)]
+                pipe.push("hearing", heard_now)
+                pipe.advance("hearing", msg[2])
+                view.seen(heard_now)  # the words on screen as soon as they are heard
+            elif kind == "done":
+                done = msg[1]
+                pipe.push("hearing", [e for e in (Event.from_dict(d) for d in done["events"]) if keep(e)])
+                if done.get("error") is not None:
+                    warnings.append(f"audio: {done['error']}")
+                pipe.close("hearing")
+                hearing_done = True
+
+        pipe.push("setup", [WarningEvent(t=0.0, message=w) for w in warnings])
+        pipe.close("setup")
+        while True:
+            frame = camera.next(timeout=0.05)
+            t_now = now()
+            for msg in job.poll():
+                take(msg)
+            # the sources' own news: camera lost/back, clock fallbacks, microphones lost/back
+            src_events: list[Event] = list(camera.drain_events())
+            while True:
+                try:
+                    st = statuses.get_nowait()
+                except queue.Empty:
+                    break
+                src_events.append(capture.status_event(st) if st.state != "clock" else
+                                  WarningEvent(t=round(st.t, 4), message=st.detail, extra={"source": "microphones"}))
+                if st.state in ("lost", "ok"):
+                    audio_lost = st.state == "lost"
+            for ev in src_events:
+                warnings.append(getattr(ev, "message", None) or f"microphones {ev.state}")
+            if not started and (camera.captured > 0 or t_now > 3.0) and (source.blocks > 0 or t_now > 3.0):
+                pipe.start(make_header())
+                started = True
+            pipe.push("sources", src_events)
+            pipe.advance("sources", t_now - 0.5)
+            if frame is not None:
+                # the stage counts frames it was given (pose runs on every n-th of them): a
+                # frame skipped because the referee was busy must not shift that count
+                c0 = time.perf_counter()
+                events = stage.update(Frame(processed, frame.t, frame.image))
+                probe.stage_ms.append((time.perf_counter() - c0) * 1000)
+                probe.frame_age_ms.append((now() - frame.t) * 1000)
+                processed += 1
+                for w in stage.new_warnings:
+                    warnings.append(w)
+                stage.new_warnings.clear()
+                pipe.push("vision", [e for e in events if keep(e)])
+                pipe.advance("vision", stage.watermark(frame.t))
+                pipe.frame(frame, events)
+            elif not camera.online:  # judging goes on with what is heard
+                pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
+            if not hearing_done and audio_lost:  # judging goes on with what is seen
+                pipe.advance("hearing", t_now - source.stall_s - 1.0)
+            # the table's keys
+            for item in view.drain():
+                if isinstance(item, Command):
+                    if item.name == "quit":
+                        quit_asked = True
+                    elif item.name == "pause":
+                        paused_at = t_now
+                        pipe.push("table", [WarningEvent(t=round(t_now, 4), message="paused by the table")])
+                    elif item.name == "resume" and paused_at is not None:
+                        reason = "paused by the table"
+                        pipe.push("table", [SkippedEvent(t=round(paused_at, 4), what=w, start=round(paused_at, 4),
+                                                         stop=round(t_now, 4), reason=reason) for w in ("video", "audio")])
+                        paused_at = None
+                    elif item.name == "new_game":
+                        new_game = quit_asked = True  # this session ends here; the command starts the next
+                else:
+                    pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
+            pipe.advance("table", t_now - 0.01)
+            if t_now - last_status >= STATUS_EVERY_S:
+                last_status = t_now
+                pipe.status({"camera": camera.status(), "levels": list(source.levels), "peaks": list(tap.peaks),
+                             "now": t_now,
+                             "lag_ms": round((t_now - pipe.watermark) * 1000) if started and pipe.watermark > -1e9 else None})
+            if quit_asked or (camera.ended and hearing_done):
+                break  # (a real camera never ends: the table quits)
+            if opts.max_seconds is not None and t_now > opts.max_seconds:
+                break
+            if check is not None and (check.done(t_now) or t_now > SELFTEST_S):
+                break
+    except KeyboardInterrupt:
+        warnings.append("stopped by Ctrl-C")
+    finally:
+        camera.close()
+        source.stop()
+        if stage is not None:
+            try:
+                if pipe.header is not None:
+                    pipe.push("vision", stage.finish())
+            finally:
+                stage.close()
+        if pipe.header is not None:
+            pipe.close("vision")
+            for msg in _wait_done(job, timeout=10.0):
+                if msg[0] in ("events", "done"):
+                    evs = msg[1] if msg[0] == "events" else msg[1]["events"]
+                    pipe.push("hearing", [Event.from_dict(d) for d in evs])
+            judgement = pipe.finish()
+        else:
+            judgement = None
+        job.close()
+        for s in sinks:
+            try:
+                s.close()
+            except Exception:
+                pass
+        if wav is not None:
+            wav.close()
+    figures.update(camera.status())
+    figures["processed"] = locals().get("processed", 0) - locals().get("warm", 0)
+    figures["warm_up_frames"] = locals().get("warm", 0)
+    if check is not None:
+        figures["selftest"] = check.result()
+    figures["latency"] = probe.figures()
+    figures["load"] = [round(x, 2) for x in __import__("os").getloadavg()]
+    figures.update(audio_clock=source.clock, audio_blocks=source.blocks, video_written=video_sink.written,
+                   video_dropped=video_sink.dropped, wav_seconds=round(wav.samples / rate, 2) if wav else 0.0,
+                   late=len(pipe.late))
+    if video_sink.error:
+        warnings.append(video_sink.error)
+    if wav is not None and wav.error:
+        warnings.append(wav.error)
+    try:
+        import json
+
+        (out / "live-figures.json").write_text(json.dumps(figures, indent=1, sort_keys=True, default=str) + "\n")
+    except OSError:
+        pass
+    return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
+                      judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
+                      new_game=locals().get("new_game", False))
+
+
+#: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
+WARM_FRAMES, WARM_FRAME_S, WARM_MAX_S = 12, 0.08, 30.0
+
+
+def _first_image(opts, camera, cal):
+    """An image of the table for the warm-up: the recording's first frame, or a frame from
+    the camera (opened early; its stamps are re-based at the session start)."""
+    import numpy as np
+
+    if opts.from_video is not None:
+        from vision.video import read_frames
+
+        return next(iter(read_frames(opts.from_video))).image
+    camera.open()
+    frame = camera.next(timeout=5.0)
+    return frame.image if frame is not None else np.zeros((cal.height, cal.width, 3), np.uint8)
+
+
+def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
+    """Run the vision stage on the table's first image until it answers at frame rate.
+
+    The pose workers are spawned processes that load MediaPipe on their first frames (several
+    seconds under load); without this the session's first seconds are analysed at a frame a
+    second and the first card is missed. The frames are stamped before 0 and their events
+    dropped: the stages only learn what the table looked like before the start. Returns the
+    frames used (the session's frame count continues from there) and the seconds it took.
+
+    The count ends at 1 modulo ``align`` (the pose and card strides): session frame k is then
+    analysed on the same schedule as frame k + 1 of ``video.mp4`` read back (its frame 0 is
+    the copy at 0), so a replay of the recording looks at the same frames."""
+    from vision.video import Frame
+
+    t0 = time.monotonic()
+    quick, n = 0, 0
+    while (quick < WARM_FRAMES or n % align != 1 % align) and time.monotonic() - t0 < WARM_MAX_S:
+        c0 = time.monotonic()
+        stage.update(Frame(n, round(-60.0 + n / fps, 6), image))
+        n += 1
+        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S else 0
+    return n, round(time.monotonic() - t0, 2)
+
+
+def _wait_setup(job) -> dict:
+    """The hearing job's setup message (the speech model loaded), or its error."""
+    while True:
+        for msg in job.wait_one(timeout=1.0):
+            if msg[0] == "fatal":
+                raise msg[1]
+            if msg[0] == "setup":
+                return msg[1]
+
+
+def _wait_done(job, timeout: float) -> list:
+    out, deadline = [], time.monotonic() + timeout
+    while not job.finished and time.monotonic() < deadline:
+        out += job.wait_one(timeout=0.5)
+    return out
+
+
+class SaidRecordSink(Sink):
+    """The streaming record (:class:`referee.pipeline.sinks.RecordSink`) with the judgement's
+    lines appended as they are said, each stamped ``said_t`` (session time it was said) and
+    given a ``t`` where it has none (the ``result`` line), so the record stays readable by
+    every reader (a line without ``t`` is an error there; these are unknown types, ignored by
+    the judge)."""
+
+    def __init__(self, path, clock: dict):
+        from referee.pipeline.sinks import RecordSink
+
+        self.inner = RecordSink(path)
+        self.clock = clock
+
+    def start(self, header):
+        self.inner.start(header)
+
+    def event(self, event):
+        self.inner.event(event)
+
+    def verdicts(self, lines):
+        start = self.clock.get("start")
+        said = round(time.monotonic() - start, 4) if start is not None else None
+        for line in lines:
+            obj = dict(line)
+            if "t" not in obj:
+                obj["t"] = said if said is not None else 0.0
+            obj["said_t"] = said
+            self.inner._writer.write(obj)
+
+    def announce(self, items):
+        self.verdicts(items)  # what the table heard first, in the record with when
+
+    def close(self):
+        self.inner.close()
+
+
+class LatencyProbe(Sink):
+    """Per-stage latency on the session clock (the benchmark's figures): how long after it
+    happened each event was released by the merge (``event``: capture → event known), each
+    verdict after its card's window closed and each announcement after the moment it names
+    (``t``), the vision stage's time per frame and a frame's age when the stage took it."""
+
+    def __init__(self):
+        self._t0: float | None = None
+        self.known: dict[str, list[float]] = {}
+        self.verdict_ms: list[float] = []
+        self.announce_ms: list[float] = []
+        self.first_ms: list[float] = []
+        self.tie_s = 0.033
+        self.stage_ms: list[float] = []
+        self.frame_age_ms: list[float] = []
+        self.window = 3.0
+
+    def start_clock(self, start: float) -> None:
+        self._t0 = start
+
+    def _now(self) -> float | None:
+        return None if self._t0 is None else time.monotonic() - self._t0
+
+    def start(self, header):
+        from rules import get
+
+        opts = get(header.game).resolve_options(dict(header.options))
+        self.window = float(opts.get("window", 3.0) or 3.0)
+        self.tie_s = float(opts.get("tie_ms", 33) or 0) / 1000
+
+    def event(self, event):
+        now = self._now()
+        if now is not None and event.type in ("card", "hand", "shout", "grab"):
+            self.known.setdefault(event.type, []).append((now - event.t) * 1000)
+
+    def verdicts(self, lines):
+        now = self._now()
+        for v in lines:
+            if now is not None and v.get("type") == "verdict" and isinstance(v.get("t"), (int, float)):
+                self.verdict_ms.append((now - (v["t"] + self.window)) * 1000)
+
+    def announce(self, items):
+        """First/tie: after the reaction plus the tie window; wrong/missed: after the window."""
+        now = self._now()
+        for a in items:
+            card_t = a.get("card_t")
+            if now is None or not isinstance(card_t, (int, float)):
+                continue
+            if a.get("what") in ("first", "tie") and isinstance(a.get("time"), (int, float)):
+                self.first_ms.append((now - (card_t + a["time"] + self.tie_s)) * 1000)
+            elif a.get("what") in ("wrong", "missed", "nobody"):
+                self.announce_ms.append((now - (card_t + self.window)) * 1000)
+
+    def figures(self) -> dict:
+        def stats(xs):
+            if not xs:
+                return None
+            ys = sorted(xs)
+            return {"n": len(ys), "median": round(ys[len(ys) // 2]), "p95": round(ys[min(len(ys) - 1, int(0.95 * len(ys)))]),
+                    "max": round(ys[-1])}
+
+        return {"event_known_ms": {k: stats(v) for k, v in sorted(self.known.items())},
+                "verdict_after_window_ms": stats(self.verdict_ms),
+                "first_announced_after_reaction_and_tie_ms": stats(self.first_ms),
+                "wrong_missed_announced_after_window_ms": stats(self.announce_ms),
+                "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms)}
+
+
+class _SelfTestSink(Sink):
+    """Collects what the self-test needs (hand and shout events, each seat's peak level) and
+    draws the self-test's screen; :meth:`done` once every seat passed (and was shown)."""
+
+    def __init__(self, players, channels: dict, params):
+        self.players, self.channels, self.params = list(players), channels, params
+        self.events: list[Event] = []
+        self.levels: dict[str, list[float]] = {p: [] for p in players}
+        self._passed_at: float | None = None
+        self.now = 0.0
+
+    def event(self, event):
+        self.events.append(event)
+
+    def status(self, info):
+        self.now = float(info.get("now", self.now))
+        peaks = info.get("peaks") or []
+        for p, ch in self.channels.items():
+            if ch is not None and ch < len(peaks) and peaks[ch] is not None:
+                self.levels[p] = [peaks[ch]]
+        if self._passed_at is None and self.result().passed:
+            self._passed_at = self.now
+
+    def result(self):
+        from referee.live.selftest import evaluate
+
+        return evaluate(self.players, self.events, self.levels, params=self.params)
+
+    def done(self, now: float) -> bool:
+        return self._passed_at is not None and now - self._passed_at >= SELFTEST_SHOW_S
+
+    def image(self, state):
+        from referee.live.selftest import render
+
+        return render(self.result())
+
+    def text(self, state):
+        from referee.live.selftest import render_text
+
+        return render_text(self.result())

@@ -1,0 +1,389 @@
+"""What the live views show, as one plain state object fed by the pipeline's sink calls.
+
+The window (:mod:`referee.live.window`) and the terminal view (:mod:`referee.live.terminal`)
+both keep a :class:`LiveState` and draw it; :class:`StateSink` is the part of the sink
+interface they share (events, verdicts, announcements, status, frames → state). Keeping
+the state apart from the drawing makes both views testable without a screen and shows the
+same information in both.
+
+Texts follow the issue's examples: the last verdict large (``ben +118 ms``, ``aki wrong:
+raised right hand``); a provisional announcement (first correct player before the window
+closes) shows the same way until the verdict replaces it.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Any
+
+from session.calibration import Calibration
+from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
+                            HandEvent, SessionHeader, ShoutEvent, WarningEvent)
+
+from referee.pipeline.sinks import Sink
+
+#: how long a seat's last words stay on screen (s of session time): long enough to read a
+#: word after the verdict, short enough not to be mistaken for the next card's
+WORDS_VISIBLE_S = 4.0
+#: warnings kept on screen (the newest); older ones are in the record
+WARNINGS_SHOWN = 3
+#: past verdict lines kept for the history strip
+HISTORY = 6
+
+
+@dataclass
+class SeatView:
+    name: str
+    box: tuple[int, int, int, int] | None = None
+    channel: int | None = None
+    hands: dict[str, bool] = field(default_factory=lambda: {"left": False, "right": False})
+    words: str = ""
+    words_t: float | None = None
+    level_db: float | None = None
+    score: int = 0
+    taken: int = 0
+    penalties: int = 0
+
+
+@dataclass
+class Headline:
+    """The last verdict, large: ``text`` (``ben +118 ms``), then ``notes`` (who was wrong)."""
+
+    text: str
+    notes: list[str]
+    card: str | None = None
+    t: float = 0.0
+    provisional: bool = False
+    kind: str = "first"  # first / tie / nobody / wrong
+    card_t: float | None = None  # the card an announcement belongs to (its reveal time)
+
+
+class LiveState:
+    """Everything the live views draw; updated by :class:`StateSink` (or directly in tests)."""
+
+    def __init__(self, calibration: Calibration | None = None):
+        self.calibration = calibration
+        self.game: str | None = calibration.game if calibration else None
+        self.mode: str | None = None
+        self.players: list[str] = []
+        self.seats: dict[str, SeatView] = {}
+        if calibration is not None:
+            for s in calibration.seats:
+                self.seats[s.name] = SeatView(s.name, tuple(s.box.to_list()), s.channel)
+            self.players = [s.name for s in calibration.seats]
+        self.field_box = None
+        if calibration is not None:
+            zone = calibration.zones.get("field") or next(iter(calibration.card_zones.values()), None)
+            self.field_box = tuple(zone.to_list()) if zone is not None else None
+        self.card: str | None = None
+        self.card_t: float | None = None
+        self.troubles: list[str] = []
+        self.expected: str | None = None
+        self.headline: Headline | None = None
+        self.history: collections.deque[str] = collections.deque(maxlen=HISTORY)
+        self.warnings: collections.deque[str] = collections.deque(maxlen=WARNINGS_SHOWN)
+        self.now = 0.0
+        self.fps: float | None = None
+        self.dropped = 0
+        self.skipped = 0
+        self.lag_ms: float | None = None
+        self.paused = False
+        self.prompt: str | None = None
+        self.message: str | None = None  # one line from the controls (e.g. "undone: card 5")
+        self.image = None
+        self.image_t: float | None = None
+        self.image_size: tuple[int, int] | None = (calibration.width, calibration.height) if calibration else None
+        self._shown: dict[tuple[str, str], float] = {}  # (player, side) -> time of the hand shown
+        self.verdicts = 0
+        self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
+        self.finished = False
+
+    # ------------------------------------------------------------------ inputs
+    def start(self, header: SessionHeader) -> None:
+        self.game, self.mode = header.game, header.mode
+        self.players = list(header.players)
+        for p in header.players:
+            self.seats.setdefault(p, SeatView(p))
+
+    def event(self, ev: Event) -> None:
+        """An event (released by the merge, or :meth:`seen` early); an event older than what
+        a seat or the field already shows does not turn the display back."""
+        self.now = max(self.now, ev.t)
+        if isinstance(ev, CardEvent):
+            if self.card_t is None or ev.t > self.card_t or (ev.t == self.card_t and ev.card != self.card):
+                self._card(ev)
+        elif isinstance(ev, HandEvent) and ev.player in self.seats:
+            key = (ev.player, ev.side)
+            if ev.t >= self._shown.get(key, float("-inf")):
+                self._shown[key] = ev.t
+                self.seats[ev.player].hands[ev.side] = ev.state == "up"
+        elif isinstance(ev, ShoutEvent) and ev.player in self.seats:
+            seat = self.seats[ev.player]
+            if seat.words_t is None or ev.t >= seat.words_t:
+                seat.words, seat.words_t = " ".join(ev.words) or (ev.text or ""), ev.t
+        elif isinstance(ev, WarningEvent):
+            self.warnings.append(ev.message)
+        elif isinstance(ev, AudioStatusEvent) and ev.state in ("lost", "ok", "overflow"):
+            text = {"lost": "microphones lost", "ok": "microphones back", "overflow": "audio overflow"}[ev.state]
+            self.warnings.append(text + (f": {ev.detail}" if ev.detail else ""))
+        elif isinstance(ev, DecisionEvent):
+            self.message = f"tie settled: {ev.first} takes it"
+        elif isinstance(ev, CorrectionEvent):
+            self.message = f"correction of line {ev.ref}" + (" (deleted)" if ev.replace is None else "")
+        elif isinstance(ev, ChoiceEvent):
+            self.message = f"{ev.player or 'table'} chose {ev.action}"
+
+    def _card(self, ev: CardEvent) -> None:
+        self.card, self.card_t = ev.card, ev.t
+        self.expected = None
+        if self.game == "ikatako" and (self.mode or "versus") == "versus":
+            from rules import ikatako as rk
+            from referee.judging.ikatako import describe_expected
+
+            try:
+                self.expected = describe_expected(rk.expected_reaction(ev.card, self.troubles).to_dict())
+                if rk.kind(ev.card) == "trouble" and ev.card not in self.troubles:
+                    self.troubles.append(ev.card)  # troubles stay in the field all game
+            except Exception:  # a card the deck lacks: the judge warns; the view shows the name
+                self.expected = None
+
+    def verdicts_in(self, lines: list[dict[str, Any]]) -> None:
+        """Verdict lines (a later line for the same card — the final one after a provisional
+        preview, or a revision after a correction — replaces the earlier; the scoreboard is
+        the sum over the verdicts as they stand) and the result line."""
+        for line in lines:
+            if line.get("type") == "verdict":
+                key = line.get("t")
+                old = self.judged.get(key)
+                self.judged[key] = line
+                if old is not None and _core(old) == _core(line):
+                    continue  # the preview said it already
+                self.verdicts += 1
+                self.headline = verdict_headline(line)
+                if old is not None and not old.get("provisional"):
+                    self.headline.text = "revised: " + self.headline.text
+                self.history.append(f"card {line.get('card')}: " + self.headline.text + (" | " + "; ".join(self.headline.notes)
+                                                          if self.headline.notes else ""))
+                self._rescore()
+            elif line.get("type") == "result" and isinstance(line.get("scores"), dict):
+                for p, s in line["scores"].items():
+                    if p in self.seats:
+                        self.seats[p].score = s
+
+    def announce(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            head = announce_headline(item)
+            if head is None:
+                continue
+            cur = self.headline
+            if cur is not None and cur.provisional and cur.card_t == head.card_t and head.kind != "first":
+                cur.notes.append(head.text)  # wrong/missed after the first: keep the first large
+            else:
+                self.headline = head
+
+    def status(self, info: dict[str, Any]) -> None:
+        cam = info.get("camera", info)
+        if "fps" in cam:
+            self.fps = cam["fps"]
+        self.dropped = int(cam.get("dropped", self.dropped) or 0)
+        self.skipped = int(cam.get("skipped", self.skipped) or 0)
+        levels = info.get("levels")
+        if isinstance(levels, dict):
+            for p, db in levels.items():
+                if p in self.seats:
+                    self.seats[p].level_db = db
+        elif isinstance(levels, (list, tuple)):
+            for seat in self.seats.values():
+                if seat.channel is not None and seat.channel < len(levels):
+                    seat.level_db = levels[seat.channel]
+        if "lag_ms" in info:
+            self.lag_ms = info["lag_ms"]
+        if "paused" in info:
+            self.paused = bool(info["paused"])
+        if "prompt" in info:
+            self.prompt = info["prompt"]
+        if "message" in info:
+            self.message = info["message"]
+        if "now" in info:
+            self.now = max(self.now, float(info["now"]))
+
+    def frame(self, frame: Any) -> None:
+        self.image, self.image_t = frame.image, frame.t
+        self.image_size = (frame.image.shape[1], frame.image.shape[0])
+        self.now = max(self.now, frame.t)
+
+    def _rescore(self) -> None:
+        for seat in self.seats.values():
+            seat.score = seat.taken = seat.penalties = 0
+        for key in sorted(self.judged, key=lambda k: (k is None, k or 0.0)):
+            self._score(self.judged[key])
+
+    def _score(self, line: dict[str, Any]) -> None:
+        """The running scoreboard from the verdicts (the result line replaces it at the end)."""
+        if self.game != "ikatako" or "taken_by" not in line:
+            return
+        from rules import ikatako as rk
+
+        def val(card):
+            try:
+                return rk.value(card)
+            except Exception:
+                return 0
+
+        taker = line.get("taken_by")
+        if taker in self.seats:
+            self.seats[taker].taken += 1
+            self.seats[taker].score += val(line["card"])
+        for p, card in (line.get("penalties") or {}).items():
+            if card and p in self.seats:
+                self.seats[p].penalties += 1
+                self.seats[p].score -= 2 * val(card)  # the card moves from points to penalties
+        for eff in line.get("effects") or []:
+            who, card = eff.get("player"), eff.get("card")
+            if who not in self.seats or not card:
+                continue
+            if eff.get("action") == "salvage":  # a penalty back to points
+                self.seats[who].penalties -= 1
+                self.seats[who].score += 2 * val(card)
+            elif eff.get("action") == "uzushio" and eff.get("to") in self.seats:
+                to = self.seats[eff["to"]]
+                to.penalties += 1
+                to.score -= val(card)
+                if card == line.get("card"):  # the uzushio card itself leaves the taker's points
+                    self.seats[who].taken -= 1
+                    self.seats[who].score -= val(card)
+                else:  # one of the taker's penalties moves over
+                    self.seats[who].penalties -= 1
+                    self.seats[who].score += val(card)
+
+    # ------------------------------------------------------------------ queries
+    def words_of(self, seat: SeatView) -> str:
+        """A seat's last words while they are recent and belong to the card in the field
+        (words from before the reveal would read as a reaction to it), else empty."""
+        if seat.words_t is None or self.now - seat.words_t > WORDS_VISIBLE_S:
+            return ""
+        if self.card_t is not None and seat.words_t < self.card_t:
+            return ""
+        return seat.words
+
+    def scoreboard(self) -> list[tuple[str, int, int, int]]:
+        """``(player, score, cards taken, penalties)`` in seat order."""
+        return [(p, s.score, s.taken, s.penalties) for p, s in ((p, self.seats[p]) for p in self.players if p in self.seats)]
+
+    def status_line(self) -> str:
+        fps = "-" if self.fps is None else f"{self.fps:.0f}"
+        parts = [f"camera {fps} fps", f"dropped {self.dropped}", f"skipped {self.skipped}"]
+        if self.lag_ms is not None:
+            parts.append(f"lag {self.lag_ms:.0f} ms")
+        return "  ".join(parts)
+
+
+def _core(line: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in line.items() if k != "provisional"}
+
+
+def _ms(seconds: Any) -> str:
+    return "" if not isinstance(seconds, (int, float)) else f" +{round(seconds * 1000):d} ms"
+
+
+def verdict_headline(v: dict[str, Any]) -> Headline:
+    """The big text of a verdict line: who was first (and how fast), or why nobody was."""
+    card = v.get("card")
+    notes: list[str] = []
+    why = v.get("why") or {}
+    if isinstance(why, dict):
+        for p in v.get("wrong") or []:
+            notes.append(f"{p} wrong: {why.get(p, '')}".rstrip(": "))
+    if v.get("missed"):
+        notes.append(f"missed: {', '.join(v['missed'])}")
+    if "ok" in v and "player" in v:  # co-op / solo: one active player per card
+        text = f"{v['player']}{_ms(v.get('time'))}" if v["ok"] else f"{v['player']} MISS"
+        if not v["ok"] and v.get("why"):
+            notes.insert(0, str(v["why"]))
+        return Headline(text, notes, card, v.get("t", 0.0), kind="first" if v["ok"] else "wrong")
+    first = v.get("first") or v.get("grab_winner")
+    times = v.get("times") or {}
+    if v.get("tie") and v.get("unsettled"):
+        return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")
+    if first:
+        text = f"{first}{_ms(times.get(first))}"
+        if v.get("tie"):
+            text += " (tie settled)"
+        return Headline(text, notes, card, v.get("t", 0.0), kind="first")
+    return Headline("nobody" if not notes else "no point", notes, card, v.get("t", 0.0), kind="nobody")
+
+
+def announce_headline(a: dict[str, Any]) -> Headline | None:
+    """The big text of a provisional announcement (``what``: first/tie/wrong/missed/nobody)."""
+    what, player = a.get("what"), a.get("player")
+    if what == "first":
+        h = Headline(f"{player}{_ms(a.get('time'))}", [], a.get("card"), a.get("t", 0.0), True, "first")
+    elif what == "tie":
+        who = a.get("players") or player
+        who = who if isinstance(who, str) else ", ".join(who or [])
+        h = Headline(f"tie: {who}", ["settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
+    elif what == "wrong":
+        h = Headline(f"{player} wrong" + (f": {a['why']}" if a.get("why") else ""), [], a.get("card"),
+                     a.get("t", 0.0), True, "wrong")
+    elif what == "missed":
+        h = Headline(f"{player} missed", [], a.get("card"), a.get("t", 0.0), True, "wrong")
+    elif what == "nobody":
+        h = Headline("nobody", [], a.get("card"), a.get("t", 0.0), True, "nobody")
+    else:
+        return None
+    h.card_t = a.get("card_t")
+    return h
+
+
+class StateSink(Sink):
+    """The sink calls every live view shares: they land in :attr:`state`, then
+    :meth:`changed` is called (a view that redraws on change overrides it)."""
+
+    def __init__(self, state: LiveState | None = None):
+        self.state = state or LiveState()
+
+    def changed(self) -> None:
+        pass
+
+    def start(self, header: SessionHeader) -> None:
+        self.state.start(header)
+        self.changed()
+
+    def event(self, event: Event) -> None:
+        self.state.event(event)
+        self.changed()
+
+    def verdicts(self, lines: list[dict[str, Any]]) -> None:
+        self.state.verdicts_in(lines)
+        self.changed()
+
+    def announce(self, items: list[dict[str, Any]]) -> None:
+        self.state.announce(items)
+        self.changed()
+
+    def frame(self, frame: Any, events: list[Event]) -> None:
+        self.state.frame(frame)
+        self.seen(events)
+
+    def seen(self, events: list[Event]) -> None:
+        """Events as the stages found them, before the merge releases them (which waits for
+        every stage's watermark, ~2 s): the seats' hands, the field's card and the words
+        heard follow the camera image instead of lagging it. Only the display: controls and
+        verdicts wait for the released events."""
+        for ev in events:
+            if isinstance(ev, (CardEvent, HandEvent, ShoutEvent)):
+                self.state.event(ev)
+        self.changed()
+
+    def status(self, info: dict[str, Any]) -> None:
+        self.state.status(info)
+        self.changed()
+
+    def finish(self, judgement: Any) -> None:
+        lines = getattr(judgement, "lines", None) or []
+        for line in lines:
+            if line.get("type") == "result":
+                self.state.verdicts_in([line])
+        self.state.finished = True
+        self.changed()

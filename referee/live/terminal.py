@@ -1,0 +1,299 @@
+"""``--no-window``: the live view as text in the terminal, redrawn in place.
+
+The same information as the window (:mod:`referee.live.window`): the last verdict, the
+field (card, troubles, expected reaction), one row per seat (hands, words heard, level
+meter, score), the recent verdicts, the status line, warnings, the prompt and the keys.
+:func:`render_text` is pure (state → lines); :class:`TerminalView` draws it from a thread
+of its own at most :attr:`TerminalParams.fps` times a second — cursor home, each line
+cleared to its end, the rest of the screen cleared — so it works in any VT100 terminal,
+tmux and screen included, and a slow terminal never holds up the pipeline. Keys are read
+from the terminal in cbreak mode (no Enter needed) on another thread and go through the
+shared :class:`referee.live.controls.Controls`; the terminal's settings are restored on
+close. When stdout is not a terminal the view prints nothing but the closing summary.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO, Any
+
+from referee.live.controls import HELP, Controls
+from referee.live.state import LiveState, StateSink
+from referee.live.window import METER_FLOOR_DB
+
+GREEN, ORANGE, RED, YELLOW, DIMC, RESET = "\x1b[32;1m", "\x1b[33m", "\x1b[31m", "\x1b[33;1m", "\x1b[2m", "\x1b[0m"
+
+
+@dataclass(frozen=True)
+class TerminalParams:
+    """``fps``: redraws per second (10: live enough for people; each redraw writes ~2 KB,
+    which tmux over ssh keeps up with). ``width``: the line width drawn (80 fits every
+    terminal; longer lines are cut, never wrapped, so the redraw stays in place)."""
+
+    fps: float = 10.0
+    width: int = 100
+    colour: bool = True
+
+
+def _meter(db: float | None, width: int = 10) -> str:
+    if db is None:
+        return "no mic".ljust(width + 8)
+    frac = min(1.0, max(0.0, (db - METER_FLOOR_DB) / -METER_FLOOR_DB))
+    n = int(round(frac * width))
+    level = f"{db:4.0f} dB" if db > METER_FLOOR_DB else " silent"
+    return "[" + "#" * n + "." * (width - n) + "]" + level.rjust(7)
+
+
+def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, prompt: str | None = None,
+                help_text: str = HELP, colour: bool = False) -> list[str]:
+    """The terminal view of ``state`` as lines (no colour codes unless ``colour``)."""
+    def c(code: str, s: str) -> str:
+        return f"{code}{s}{RESET}" if colour else s
+
+    game = f"{(state.game or '?').upper()} {state.mode or ''}".strip()
+    title = f"table referee | {game} | t {state.now:6.1f} s"
+    if state.paused:
+        title += "   [PAUSED]"
+    out = [title, ""]
+    h = state.headline
+    if h is None:
+        out.append("LAST VERDICT: waiting for the first card")
+    else:
+        code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
+        where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
+        out.append(f"LAST VERDICT{where}:  " + c(code, h.text))
+        out += [f"    {n}" for n in h.notes[:4]]
+    out.append("")
+    field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
+    if state.expected:
+        field += " | expected: " + c(YELLOW, state.expected)
+    out += [field, ""]
+    out.append(f"{'SEAT':<12} {'HANDS':<9} {'HEARD':<16} {'MIC':<19} {'SCORE':>5} {'CARDS':>5} {'PEN':>4}")
+    for i, p in enumerate(state.players, 1):
+        seat = state.seats.get(p)
+        if seat is None:
+            continue
+        hands = ("L+" if seat.hands["left"] else "L-") + " " + ("R+" if seat.hands["right"] else "R-")
+        words = state.words_of(seat)
+        heard = f'"{words}"' if words else ""
+        out.append(f"{i} {p:<10} {hands:<9} {heard[:16]:<16} {_meter(seat.level_db):<19} "
+                   f"{seat.score:>5} {seat.taken:>5} {seat.penalties:>4}")
+    out.append("")
+    if state.history:
+        out.append("RECENT:")
+        out += [f"  {line}" for line in list(state.history)[-3:]]
+        out.append("")
+    out.append(state.status_line())
+    if state.warnings:
+        out.append(c(ORANGE, "WARNING: " + state.warnings[-1]))
+    line = prompt or state.message
+    if line:
+        out.append(c(YELLOW, "> " + line))
+    for part in _wrap_help(help_text, params.width):
+        out.append(c(DIMC, part))
+    return out
+
+
+def _wrap_help(text: str, width: int) -> list[str]:
+    """The key help in lines of at most ``width``, broken between keys (at ``|``)."""
+    lines, cur = [], ""
+    for part in text.split(" | "):
+        nxt = f"{cur} | {part}" if cur else part
+        if cur and len(nxt) > width:
+            lines.append(cur)
+            cur = "  " + part
+        else:
+            cur = nxt
+    return lines + ([cur] if cur else [])
+
+
+class TerminalView(StateSink):
+    """The terminal view as a sink (see module doc); keys → :meth:`drain`."""
+
+    def __init__(self, state: LiveState, controls: Controls | None = None, params: TerminalParams = TerminalParams(),
+                 out: IO[str] | None = None, keys: IO[str] | None = None, renderer=None):
+        super().__init__(state)
+        #: the lines drawn: :func:`render_text` of the state, or another screen (the self-test's)
+        self.renderer = renderer
+        self.controls = controls or Controls(state.players)
+        self.params = params
+        self.out = out or sys.stdout
+        self.keys = keys if keys is not None else (sys.stdin if sys.stdin and sys.stdin.isatty() else None)
+        self.live = hasattr(self.out, "isatty") and self.out.isatty()
+        self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
+        self._queue: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self._dirty = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._saved_tty = None
+        self.redraws = 0
+
+    def open(self) -> "TerminalView":
+        if self.live:
+            import dataclasses
+            import shutil
+
+            cols = shutil.get_terminal_size((self.params.width, 24)).columns
+            self.params = dataclasses.replace(self.params, width=max(60, min(self.params.width, cols - 1)))
+            self._threads.append(threading.Thread(target=self._draw_loop, name="live-terminal", daemon=True))
+            self.out.write("\x1b[?25l\x1b[2J")  # hide the cursor, clear once
+        if self.keys is not None:
+            self._cbreak()
+            self._threads.append(threading.Thread(target=self._key_loop, name="live-keys", daemon=True))
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __enter__(self) -> "TerminalView":
+        return self.open()
+
+    # sink calls: state updates under the lock
+    def start(self, header):
+        with self._lock:
+            super().start(header)
+            self.controls.players = list(self.state.players)
+
+    def event(self, event):
+        with self._lock:
+            super().event(event)
+            self.controls.observe(event)
+
+    def verdicts(self, lines):
+        with self._lock:
+            super().verdicts(lines)
+            for line in lines:
+                self.controls.heard(line)
+
+    def announce(self, items):
+        with self._lock:
+            super().announce(items)
+            for item in items:
+                self.controls.heard(item)
+
+    def status(self, info):
+        with self._lock:
+            super().status(info)
+
+    def seen(self, events):
+        with self._lock:
+            super().seen(events)
+
+    def finish(self, judgement):
+        with self._lock:
+            super().finish(judgement)
+
+    def changed(self) -> None:
+        self._dirty.set()
+
+    def press(self, key: str) -> None:
+        with self._lock:
+            produced = self.controls.key(key, self.state.now)
+            self.state.paused = self.controls.paused
+            self.state.message = self.controls.message
+        for item in produced:
+            self._queue.put(item)
+        self._dirty.set()
+
+    def drain(self) -> list[Any]:
+        out = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
+
+    def screen(self) -> str:
+        """One frame of the view: cursor home, each line cleared to its end, the rest cleared."""
+        with self._lock:
+            for item in self.controls.tick(self.state.now):
+                self._queue.put(item)
+            if self.controls.message:
+                self.state.message = self.controls.message
+            lines = (self.renderer(self.state) if self.renderer is not None else
+                     render_text(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
+                                 colour=self.params.colour))
+        width = self.params.width
+        body = "".join(f"{_cut(line, width)}\x1b[K\r\n" for line in lines)
+        return "\x1b[H" + body + "\x1b[J"
+
+    def _draw_loop(self) -> None:
+        period = 1.0 / self.params.fps
+        while not self._stop.is_set():
+            self._dirty.wait(timeout=1.0)  # a redraw a second at least: the prompt counts down
+            self._dirty.clear()
+            try:
+                self.out.write(self.screen())
+                self.out.flush()
+            except (OSError, ValueError):
+                return
+            self.redraws += 1
+            self._stop.wait(period)
+
+    def _cbreak(self) -> None:
+        try:
+            import termios
+            import tty
+
+            fd = self.keys.fileno()
+            self._saved_tty = termios.tcgetattr(fd)
+            tty.setcbreak(fd)
+        except Exception:  # not a real terminal (tests pass a pipe): read it as it is
+            self._saved_tty = None
+
+    def _key_loop(self) -> None:
+        import select
+
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self.keys], [], [], 0.2)
+            except (OSError, ValueError):
+                return
+            if not ready:
+                continue
+            ch = os.read(self.keys.fileno(), 1).decode("utf-8", "replace") if hasattr(self.keys, "fileno") else ""
+            if not ch:
+                return
+            self.press(ch)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._dirty.set()
+        for t in self._threads:
+            t.join(timeout=2.0)
+        if self._saved_tty is not None:
+            import termios
+
+            try:
+                termios.tcsetattr(self.keys.fileno(), termios.TCSADRAIN, self._saved_tty)
+            except Exception:
+                pass
+        if self.live:
+            try:
+                self.out.write(self.screen() + "\x1b[?25h")  # the final state stays on screen
+                self.out.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def _cut(line: str, width: int) -> str:
+    """Cut a line to ``width`` visible characters (colour codes do not count)."""
+    visible, out, i = 0, [], 0
+    while i < len(line):
+        if line[i] == "\x1b":
+            j = line.find("m", i)
+            if j < 0:
+                break
+            out.append(line[i : j + 1])
+            i = j + 1
+            continue
+        if visible >= width:
+            i += 1
+            continue
+        out.append(line[i])
+        visible += 1
+        i += 1
+    return "".join(out)

@@ -1,0 +1,359 @@
+"""The live window (OpenCV HighGUI) as a pipeline sink: what the table looks at.
+
+Split in two: :func:`render` draws a :class:`LiveState` into a BGR image — pure and
+deterministic (same state, same pixels), so tests check it without a screen — and
+:class:`LiveWindow` shows it. The window's HighGUI calls all run on one thread of its own,
+redrawing at most :attr:`WindowParams.fps` times a second; the sink methods only update
+the state under a lock, so a slow screen never holds up perception or judging. Keys go
+through :class:`referee.live.controls.Controls`; what they produce waits in
+:meth:`LiveWindow.drain` for the pipeline to merge.
+
+Layout (1360×768 by default): the camera image on the left with each seat's box, name,
+hands (L/R lit when up) and last words, and the field box with the card; on the right
+the last verdict in large letters (green: someone was first; orange: a tie to settle;
+grey: nobody), the notes under it (who was wrong and why), the field's trouble cards and
+the expected reaction, and the scoreboard; along the bottom one level meter per seat, the
+status line (camera fps, dropped and skipped frames, warnings) and the prompt or the key
+help. Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from session.errors import DeviceError
+from referee.live.controls import HELP, Controls
+from referee.live.state import LiveState, StateSink
+
+# colours (BGR)
+WHITE, GREY, DIM, BLACK = (255, 255, 255), (170, 170, 170), (90, 90, 90), (0, 0, 0)
+GREEN, ORANGE, RED, BLUE, YELLOW = (90, 200, 60), (40, 160, 255), (60, 60, 230), (230, 160, 40), (60, 220, 230)
+PANEL = (32, 32, 32)
+FONT = 0  # cv2.FONT_HERSHEY_SIMPLEX
+BOLD = 2  # cv2.FONT_HERSHEY_DUPLEX
+#: level meter range (dBFS): below -60 is silence at a table; 0 is clipping
+METER_FLOOR_DB, METER_WARN_DB = -60.0, -3.0
+
+
+@dataclass(frozen=True)
+class WindowParams:
+    """``width``×``height``: the window (fits a 1366×768 laptop screen); ``camera_width``:
+    the camera image's share (16:9 → 960×540). ``fps``: redraws per second — 15 is smooth
+    for people and costs ~4 ms a redraw on this machine, so ~6 % of one core."""
+
+    width: int = 1360
+    height: int = 768
+    camera_width: int = 960
+    fps: float = 15.0
+    title: str = "table referee"
+
+
+def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: str | None = None,
+           help_text: str = HELP) -> np.ndarray:
+    """The window's image of ``state`` (BGR, ``params.height``×``params.width``)."""
+    import cv2
+
+    img = np.full((params.height, params.width, 3), PANEL, np.uint8)
+    cam_w = params.camera_width
+    cam_h = cam_w * 9 // 16
+    _camera(cv2, img, state, cam_w, cam_h)
+    _panel(cv2, img, state, cam_w + 16, params.width - 12)
+    _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text)
+    if state.paused:
+        _text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
+    return img
+
+
+# ---------------------------------------------------------------------- parts
+def _text(cv2, img, s: str, org, scale: float, colour, thick: int = 1, font: int = FONT) -> int:
+    """Draw ``s`` with a dark outline (readable on any camera image); returns its width."""
+    s = s.encode("ascii", "replace").decode("ascii")
+    cv2.putText(img, s, org, font, scale, BLACK, thick + 2, cv2.LINE_AA)
+    cv2.putText(img, s, org, font, scale, colour, thick, cv2.LINE_AA)
+    return cv2.getTextSize(s, font, scale, thick)[0][0]
+
+
+def _fit(cv2, s: str, width: int, scale: float, thick: int = 1, font: int = FONT) -> float:
+    """The largest scale ≤ ``scale`` at which ``s`` fits ``width`` pixels."""
+    w = cv2.getTextSize(s.encode("ascii", "replace").decode("ascii"), font, scale, thick)[0][0]
+    return scale if w <= width else max(0.4, scale * width / w)
+
+
+def _wrap(cv2, s: str, width: int, scale: float) -> list[str]:
+    words, lines, cur = s.split(), [], ""
+    for w in words:
+        nxt = f"{cur} {w}".strip()
+        if cur and cv2.getTextSize(nxt, FONT, scale, 1)[0][0] > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = nxt
+    return lines + ([cur] if cur else [])
+
+
+def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
+    src_w, src_h = state.image_size or (1280, 720)
+    sx, sy = cam_w / src_w, cam_h / src_h
+    if state.image is not None:
+        img[:cam_h, :cam_w] = cv2.resize(state.image, (cam_w, cam_h), interpolation=cv2.INTER_AREA)
+    else:
+        img[:cam_h, :cam_w] = (18, 18, 18)
+        _text(cv2, img, "no camera image", (cam_w // 2 - 120, cam_h // 2), 0.9, GREY, 2)
+
+    def box(b):
+        return (int(b[0] * sx), int(b[1] * sy)), (int(b[2] * sx) - 1, int(b[3] * sy) - 1)
+
+    for i, seat in enumerate(state.seats[p] for p in state.players if p in state.seats):
+        if seat.box is None:
+            continue
+        (x1, y1), (x2, y2) = box(seat.box)
+        cv2.rectangle(img, (x1, y1), (x2, y2), BLUE, 2)
+        _text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
+        for side, dx in (("left", 8), ("right", 78)):
+            up = seat.hands[side]
+            org = (x1 + dx, y1 + 42)
+            cv2.rectangle(img, org, (org[0] + 64, org[1] + 26), GREEN if up else GREY, -1 if up else 1)
+            label = ("L" if side == "left" else "R") + (" UP" if up else "")
+            if not up:
+                cv2.rectangle(img, (org[0] + 1, org[1] + 1), (org[0] + 63, org[1] + 25), (40, 40, 40), -1)
+            cv2.putText(img, label, (org[0] + 6, org[1] + 19), FONT, 0.55, BLACK if up else GREY, 1 + up, cv2.LINE_AA)
+        words = state.words_of(seat)
+        if words:
+            _text(cv2, img, f'"{words}"', (x1 + 8, y1 + 100), _fit(cv2, f'"{words}"', x2 - x1 - 16, 1.0, 2), YELLOW, 2)
+    if state.field_box is not None:
+        (x1, y1), (x2, y2) = box(state.field_box)
+        cv2.rectangle(img, (x1, y1), (x2, y2), YELLOW, 2)
+        _text(cv2, img, "field" + (f": {state.card}" if state.card else ""), (x1 + 6, y1 - 8), 0.7, YELLOW, 2)
+
+
+def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
+    width = right - x
+    y = 44
+    h = state.headline
+    if h is None:
+        _text(cv2, img, "waiting for the first card", (x, y), 0.8, GREY, 2)
+        y += 30
+    else:
+        colour = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, GREY)
+        label = "LAST VERDICT" + (f" - card {h.card}" if h.card else "")
+        if h.provisional:
+            label += " (so far)"
+        _text(cv2, img, label, (x, y - 14), _fit(cv2, label, width, 0.6), GREY, 1)
+        scale = _fit(cv2, h.text, width, 1.6, 3, BOLD)
+        _text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
+        y += 66
+        for note in h.notes[:4]:
+            for line in _wrap(cv2, note, width, 0.62)[:2]:
+                _text(cv2, img, line, (x, y), 0.62, RED if " wrong" in note or "missed" in note else WHITE, 1)
+                y += 24
+    y = max(y + 16, 230)
+    _text(cv2, img, "FIELD", (x, y), 0.55, GREY, 1)
+    y += 28
+    _text(cv2, img, f"card: {state.card or '-'}", (x, y), 0.75, WHITE, 2)
+    y += 28
+    troubles = ", ".join(state.troubles) if state.troubles else "none"
+    _text(cv2, img, f"troubles: {troubles}", (x, y), _fit(cv2, f"troubles: {troubles}", width, 0.65), WHITE, 1)
+    y += 28
+    if state.expected:
+        exp = f"expected: {state.expected}"
+        _text(cv2, img, exp, (x, y), _fit(cv2, exp, width, 0.75, 2), YELLOW, 2)
+        y += 28
+    y += 18
+    _text(cv2, img, "SCORE", (x, y), 0.55, GREY, 1)
+    _text(cv2, img, "points  cards  penalties", (x + 120, y), 0.5, GREY, 1)
+    y += 30
+    board = state.scoreboard()
+    best = max((s for _, s, _, _ in board), default=None)
+    for p, score, taken, pens in board:
+        colour = GREEN if score == best and score > 0 else WHITE
+        _text(cv2, img, p, (x, y), 0.75, colour, 2)
+        _text(cv2, img, f"{score:>4}", (x + 120, y), 0.75, colour, 2)
+        _text(cv2, img, f"{taken:>3}", (x + 200, y), 0.65, GREY, 1)
+        _text(cv2, img, f"{pens:>3}", (x + 275, y), 0.65, RED if pens else GREY, 1)
+        y += 30
+
+
+def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: str | None, help_text: str) -> None:
+    x, y = 12, top + 30
+    # one level meter per seat
+    seats = [state.seats[p] for p in state.players if p in state.seats]
+    cell = (params.camera_width - 12) // max(1, len(seats))
+    for i, seat in enumerate(seats):
+        cx = x + i * cell
+        _text(cv2, img, f"{i + 1} {seat.name}", (cx, y), 0.6, WHITE, 1)
+        bar_x, bar_w = cx + 90, cell - 100
+        cv2.rectangle(img, (bar_x, y - 14), (bar_x + bar_w, y + 2), DIM, 1)
+        if seat.level_db is not None:
+            frac = min(1.0, max(0.0, (seat.level_db - METER_FLOOR_DB) / -METER_FLOOR_DB))
+            colour = RED if seat.level_db > METER_WARN_DB else GREEN
+            cv2.rectangle(img, (bar_x + 1, y - 13), (bar_x + 1 + int((bar_w - 2) * frac), y + 1), colour, -1)
+            _text(cv2, img, f"{seat.level_db:.0f} dB" if seat.level_db > METER_FLOOR_DB else "silent",
+                  (bar_x + 4, y - 1), 0.42, WHITE, 1)
+        else:
+            _text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
+    # history of verdicts
+    y += 30
+    for line in list(state.history)[-3:]:
+        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.55), GREY, 1)
+        y += 22
+    # status and warnings
+    y = params.height - 88
+    if state.warnings:
+        w = "WARNING: " + state.warnings[-1]
+        _text(cv2, img, w, (x, y), _fit(cv2, w, params.width - 24, 0.6), ORANGE, 1)
+    y += 26
+    _text(cv2, img, state.status_line(), (x, y), 0.6, WHITE, 1)
+    y += 26
+    line = prompt or state.message
+    if line:
+        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.62), YELLOW, 1)
+    y += 22
+    _text(cv2, img, help_text, (x, y), _fit(cv2, help_text, params.width - 24, 0.48), GREY, 1)
+
+
+# ---------------------------------------------------------------------- the window
+def display_available() -> bool:
+    """An X11 or Wayland display to open a window on (Qt aborts the process without one)."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+_KEYS = {32: "space", 13: "enter", 10: "enter", 27: "escape"}
+
+
+class LiveWindow(StateSink):
+    """The live window as a sink (``wants_frames``); keys → :meth:`drain` (see module doc)."""
+
+    wants_frames = True
+
+    def __init__(self, state: LiveState, controls: Controls | None = None, params: WindowParams = WindowParams(),
+                 renderer=None):
+        super().__init__(state)
+        #: what is drawn: :func:`render` of the state, or another screen (the self-test's)
+        self.renderer = renderer
+        self.controls = controls or Controls(state.players)
+        self.params = params
+        self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
+        self._out: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._dirty = True
+        self.redraws = 0
+        self.error: str | None = None
+
+    def open(self) -> "LiveWindow":
+        if not display_available():
+            raise DeviceError("the live window needs a display (DISPLAY is not set): "
+                              "run it on the table's screen, or pass --no-window for the terminal view")
+        self._thread = threading.Thread(target=self._run, name="live-window", daemon=True)
+        self._thread.start()
+        return self
+
+    def __enter__(self) -> "LiveWindow":
+        return self.open()
+
+    # sink calls: state updates under the lock, nothing else
+    def start(self, header):
+        with self._lock:
+            super().start(header)
+            self.controls.players = list(self.state.players)
+
+    def event(self, event):
+        with self._lock:
+            super().event(event)
+            self.controls.observe(event)
+
+    def verdicts(self, lines):
+        with self._lock:
+            super().verdicts(lines)
+            for line in lines:
+                self.controls.heard(line)
+
+    def announce(self, items):
+        with self._lock:
+            super().announce(items)
+            for item in items:
+                self.controls.heard(item)
+
+    def frame(self, frame, events):
+        with self._lock:
+            super().frame(frame, events)
+
+    def status(self, info):
+        with self._lock:
+            super().status(info)
+
+    def seen(self, events):
+        with self._lock:
+            super().seen(events)
+
+    def finish(self, judgement):
+        with self._lock:
+            super().finish(judgement)
+
+    def changed(self) -> None:
+        self._dirty = True
+
+    def drain(self) -> list[Any]:
+        """Events and commands the keys produced since the last call (for the pipeline)."""
+        out = []
+        while True:
+            try:
+                out.append(self._out.get_nowait())
+            except queue.Empty:
+                return out
+
+    def press(self, key: str) -> None:
+        """One key (the GUI thread's, or a test's)."""
+        with self._lock:
+            produced = self.controls.key(key, self.state.now)
+            self.state.paused = self.controls.paused
+            self.state.message = self.controls.message
+        for item in produced:
+            self._out.put(item)
+        self._dirty = True
+
+    def snapshot(self) -> np.ndarray:
+        with self._lock:
+            for item in self.controls.tick(self.state.now):
+                self._out.put(item)
+            if self.controls.message:
+                self.state.message = self.controls.message
+            if self.renderer is not None:
+                return self.renderer(self.state)
+            return render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now))
+
+    def _run(self) -> None:
+        import cv2
+
+        try:
+            # GUI_NORMAL: no Qt toolbar or status bar (zoom buttons mean nothing at a table)
+            cv2.namedWindow(self.params.title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
+            period = max(1, int(1000 / self.params.fps))
+            while not self._stop.is_set():
+                cv2.imshow(self.params.title, self.snapshot())
+                self.redraws += 1
+                code = cv2.waitKey(period)
+                if code >= 0:
+                    code &= 0xFF
+                    key = _KEYS.get(code) or (chr(code) if 32 < code < 127 else None)
+                    if key:
+                        self.press(key)
+        except cv2.error as exc:  # the display went away
+            self.error = f"the live window closed: {exc}"
+        finally:
+            try:
+                cv2.destroyWindow(self.params.title)
+                cv2.waitKey(1)
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)

@@ -1,0 +1,49 @@
+"""A fake pipeline run for the live views: the demo's true events fed to a sink the way the
+pipeline does — events in order, each card's verdict line when the next card is revealed
+(when a versus verdict becomes final), the judgement at the end. The lines come from the
+batch judgement, so this works whether or not a game's judge is incremental yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session import calibration as cal_mod
+from session.record import read_record
+from session.events import CardEvent
+from referee.judge import judge
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "fixtures" / "demo"
+
+
+def demo_calibration():
+    return cal_mod.load(DEMO / "calibration.json")
+
+
+def demo_record():
+    return read_record(DEMO / "truth.jsonl")
+
+
+def drive(sink, until: float | None = None, status: dict | None = None):
+    """Feed the demo's events (up to ``until`` s) to ``sink``; returns the judgement."""
+    record = demo_record()
+    judgement = judge(record)
+    pending = [v for v in judgement.lines if v.get("type") == "verdict"]
+    sink.start(record.header)
+    if status:
+        sink.status(status)
+    for ev in record.events:
+        if until is not None and ev.t > until:
+            break
+        if isinstance(ev, CardEvent):
+            final = [v for v in pending if v["t"] < round(ev.t, 3)]  # verdict times are in ms
+            pending = pending[len(final):]
+            if final:
+                sink.verdicts(final)
+        sink.event(ev)
+        if status:
+            sink.status(status)
+    if until is None:
+        sink.verdicts(pending)
+        sink.finish(judgement)
+    return judgement

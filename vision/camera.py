@@ -1,0 +1,557 @@
+"""A live camera on the session clock: a reader thread that keeps the newest frame.
+
+OpenCV's V4L2 backend buffers about four frames by default (~130 ms of lag at 30 fps), so
+the reader asks for a buffer of one (``CAP_PROP_BUFFERSIZE``) and reads continuously on its
+own thread; the caller always gets the newest frame and never falls behind: frames it had
+no time for are skipped and counted, never queued.
+
+Each frame is stamped on the **session clock** (``time.monotonic()`` minus the session
+start). On V4L2 ``CAP_PROP_POS_MSEC`` is the driver's capture timestamp on the monotonic
+clock; some OpenCV versions give 0 or garbage there. A driver stamp is used when it is
+*plausible* — not after the grab, at most :attr:`CameraParams.plausible_s` before it, and
+later than the previous frame's — else the frame is stamped with the grab time minus the
+known buffer delay (:attr:`CameraParams.buffer_delay_s`). The first implausible stamp
+switches the connection to grab time for good (one warning; a clock that flips back and
+forth would jitter the reaction times); :attr:`Camera.clock` says which clock is in use
+and :meth:`Camera.clock_info` is what the record header carries.
+
+A camera that stops delivering (unplugged, frozen: no frame for ``stall_s``) is reported
+as a :class:`session.events.WarningEvent` (``camera lost``), reopened every ``retry_s``
+and reported again when frames return (``camera back``); :meth:`Camera.drain_events` hands
+those to the pipeline. Frames come out as :class:`vision.video.Frame`, the type the file
+reader yields; ``index`` is the camera's own frame count (gaps = frames not handed out).
+
+The device is behind a seam: ``opener(device) -> capture`` with OpenCV's ``read/get/set/
+release/isOpened``. :class:`PacedFakeCamera` plays a video file through that seam on the
+monotonic clock in real time (optional lag, freeze and unplug), so tests and the paced
+replay (``referee live --from-video``) run the real reader code without a camera.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from session.errors import DeviceError
+from session.events import WarningEvent
+from vision.video import Frame
+
+# OpenCV property ids (the values of cv2.CAP_PROP_*; fixed by OpenCV's API, kept here so the
+# fake camera and the tests need no cv2 import)
+CAP_PROP_POS_MSEC = 0
+CAP_PROP_FPS = 5
+CAP_PROP_BUFFERSIZE = 38
+
+
+@dataclass(frozen=True)
+class CameraParams:
+    """How the live camera reads, stamps and recovers.
+
+    ``buffer_frames``: the driver buffer asked for (1: the newest frame; more adds one frame
+    period of lag each). ``buffer_delay_s``: what the grab time is corrected by when the
+    driver's stamp is unusable — exposure to ``read()`` returning with a one-frame buffer is
+    about one frame period at 30 fps; an error here shifts every video time by the same
+    amount (the calibration's audio–video offset, measured with a clap, absorbs it).
+    ``plausible_s``: the oldest a driver stamp may be relative to the grab (older means a
+    wrong clock, not a slow pipeline: with a buffer of one a real frame is < 100 ms old).
+    ``stall_s``: no frame for this long is a lost camera (a 30 fps camera delivers 60 frames
+    in that time; shorter would call a hiccup a loss). ``retry_s``: how often to reopen.
+    ``ring``: recent frames kept (for walking back to a card's first clear frame).
+    ``gap_factor``: a driver stamp gap above this many frame periods counts the frames the
+    camera dropped.
+    """
+
+    buffer_frames: int = 1
+    buffer_delay_s: float = 0.033
+    plausible_s: float = 0.5
+    stall_s: float = 2.0
+    retry_s: float = 1.0
+    ring: int = 8
+    gap_factor: float = 1.5
+
+
+def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | None = None) -> Any:
+    """A real camera through OpenCV's V4L2 backend (an int index or a /dev/video path),
+    asked for the calibration's ``size`` and ``fps`` (a camera that cannot give them sends
+    what it can; the vision stage then names the mismatch)."""
+    import cv2
+
+    cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if hasattr(cv2, "CAP_V4L2") else cv2.VideoCapture(device)
+    if size is not None:
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+    if fps:
+        cap.set(cv2.CAP_PROP_FPS, fps)
+    return cap
+
+
+class Camera:
+    """The newest frames of a live camera, stamped on the session clock (see module doc).
+
+    ``start`` is the session start on ``time.monotonic()``; ``clock`` (the monotonic clock,
+    a seam for tests) must be the clock the driver stamps with. Use as a context manager or
+    call :meth:`open` / :meth:`close`; iterate for frames (:meth:`frames`).
+    """
+
+    def __init__(self, device: Any = 0, *, start: float | None = None, params: CameraParams = CameraParams(),
+                 opener: Callable[[Any], Any] = cv2_opener, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Any] | None = None):
+        self.device, self.params, self.opener, self._now = device, params, opener, clock
+        self._sleep = sleep
+        self.start = clock() if start is None else start
+        self.ring: collections.deque[Frame] = collections.deque(maxlen=params.ring)
+        #: "driver" (the driver's capture stamps) or "grab" (grab time minus the buffer delay)
+        self.clock = "driver"
+        self.stamped = {"driver": 0, "grab": 0}
+        self.captured = 0  # frames read from the device
+        self.dropped = 0  # frames the device dropped (gaps in its stamps)
+        self.skipped = 0  # frames read but never handed out (the caller was busy)
+        self.handed = 0
+        self.losses = 0
+        #: False from a loss until the first frame after it
+        self.online = True
+        self._cap = None
+        self._cond = threading.Condition()
+        self._events: list[WarningEvent] = []
+        self._last_driver: float | None = None  # last driver stamp, monotonic seconds
+        self._last_t: float | None = None
+        self._last_frame_at: float | None = None  # monotonic time of the last frame read
+        self._taken = -1  # index of the last frame handed out
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._finished = False
+        self._period: float | None = None
+        self._times: collections.deque[float] = collections.deque(maxlen=30)
+
+    # ------------------------------------------------------------------ connection
+    def open(self) -> "Camera":
+        """Open the device (one :class:`DeviceError` if it cannot) and start the reader."""
+        if not self._connect():
+            raise DeviceError(f"camera {self.device!r} cannot be opened (is it plugged in, or used by "
+                              "another program? try --camera N or --from-video FILE)")
+        self._thread = threading.Thread(target=self._run, name=f"camera-{self.device}", daemon=True)
+        self._thread.start()
+        return self
+
+    def __enter__(self) -> "Camera":
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        self._release()
+
+    def _connect(self) -> bool:
+        try:
+            cap = self.opener(self.device)
+        except Exception:  # a missing device raises in some backends, returns closed in others
+            return False
+        if cap is None or not cap.isOpened():
+            _release(cap)
+            return False
+        try:
+            cap.set(CAP_PROP_BUFFERSIZE, self.params.buffer_frames)
+        except Exception:
+            pass  # a backend without the property keeps its buffer; grab stamps still work
+        fps = _get(cap, CAP_PROP_FPS)
+        self._period = 1.0 / fps if fps and 1.0 <= fps <= 240.0 else None
+        self._cap = cap
+        self.clock = "driver"
+        self._last_driver = None
+        return True
+
+    def _release(self) -> None:
+        cap, self._cap = self._cap, None
+        _release(cap)
+
+    # ------------------------------------------------------------------ reading
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self.step():
+                if self._finished:
+                    break
+
+    def step(self) -> bool:
+        """Read one frame (the reader thread's loop body; tests call it directly).
+
+        Returns False when no frame came (lost, reconnecting, or the fake file ended)."""
+        if self._cap is None:
+            if self._sleep is not None:
+                self._sleep(self.params.retry_s)
+            elif self._stop.wait(self.params.retry_s):
+                return False
+            self._connect()
+            return False
+        try:
+            ok, image = self._cap.read()
+        except Exception:
+            ok, image = False, None
+        grab = self._now()
+        if not ok or image is None:
+            if getattr(self._cap, "finished", False):
+                self._finished = True
+                with self._cond:
+                    self._cond.notify_all()
+                return False
+            self._lost(grab, "stopped delivering frames")
+            self._release()
+            return False
+        driver = _get(self._cap, CAP_PROP_POS_MSEC)
+        t = self._stamp(grab, driver / 1000.0 if driver else 0.0)
+        self._deliver(image, t, grab)
+        return True
+
+    def _stamp(self, grab: float, driver: float) -> float:
+        """Session time of a frame grabbed at ``grab`` whose driver stamp is ``driver`` (s)."""
+        p = self.params
+        if self.clock == "driver":
+            age = grab - driver
+            ok = driver > 0 and 0.0 <= age <= p.plausible_s and (self._last_driver is None or driver > self._last_driver)
+            if ok:
+                if self._last_driver is not None and self._period:
+                    gap = driver - self._last_driver
+                    if gap > p.gap_factor * self._period:
+                        self.dropped += int(round(gap / self._period)) - 1
+                self._last_driver = driver
+                self.stamped["driver"] += 1
+                return self._monotone(driver - self.start)
+            self.clock = "grab"
+            why = "0" if driver <= 0 else f"{age * 1000:+.0f} ms from the grab time"
+            self._warn(grab, f"camera {self.device!r}: the driver's frame timestamps are implausible ({why}); "
+                             f"stamping frames with the grab time minus {p.buffer_delay_s * 1000:.0f} ms",
+                       kind="camera_clock", clock="grab")
+        self.stamped["grab"] += 1
+        return self._monotone(grab - p.buffer_delay_s - self.start)
+
+    def _monotone(self, t: float) -> float:
+        """Stamps never go backwards (a clock switch or a jittery grab could)."""
+        t = round(t, 6)
+        if self._last_t is not None and t <= self._last_t:
+            t = round(self._last_t + 1e-6, 6)
+        self._last_t = t
+        return t
+
+    def _deliver(self, image: np.ndarray, t: float, grab: float) -> None:
+        recovered = not self.online
+        frame = Frame(self.captured, t, image)
+        with self._cond:
+            self.captured += 1
+            self.ring.append(frame)
+            self._last_frame_at = grab
+            self._times.append(t)
+            self._cond.notify_all()
+        if recovered:
+            self.online = True
+            self._warn(grab, f"camera {self.device!r} is back", kind="camera", state="ok")
+
+    def _lost(self, now: float, why: str) -> None:
+        """Report a loss once, at the last frame's moment (no video from there on)."""
+        if not self.online:
+            return  # already reported
+        self.online = False
+        self.losses += 1
+        seen = self._last_t if self._last_t is not None else now - self.start
+        self._warn(seen + self.start, f"camera {self.device!r} lost: {why}; reconnecting every {self.params.retry_s:g} s; "
+                        "judging goes on with what is left", kind="camera", state="lost")
+
+    def check_stall(self) -> None:
+        """Report a frozen camera (no frame for ``stall_s``) even while ``read`` blocks."""
+        now = self._now()
+        if self._last_frame_at is not None and now - self._last_frame_at > self.params.stall_s:
+            self._lost(now, f"no frame for {self.params.stall_s:g} s (frozen or unplugged)")
+
+    def _warn(self, now: float, message: str, **extra: Any) -> None:
+        ev = WarningEvent(t=round(now - self.start, 6), message=message, extra={"source": "camera", **extra})
+        with self._cond:
+            self._events.append(ev)
+
+    # ------------------------------------------------------------------ handing out
+    def drain_events(self) -> list[WarningEvent]:
+        """The warnings since the last call (camera lost/back, clock fallback), oldest first."""
+        self.check_stall()
+        with self._cond:
+            out, self._events = self._events, []
+        return out
+
+    def latest(self) -> Frame | None:
+        """The newest frame not yet handed out, or None; counts the ones it jumps over."""
+        with self._cond:
+            if not self.ring or self.ring[-1].index <= self._taken:
+                return None
+            frame = self.ring[-1]
+            self.skipped += frame.index - self._taken - 1
+            self._taken = frame.index
+            self.handed += 1
+            return frame
+
+    def frames(self, timeout: float | None = None) -> Iterator[Frame]:
+        """The newest frame each time the caller is ready; ends when the camera is closed
+        (or the fake camera's file ends). ``timeout``: give up waiting after this long
+        without a frame (None: wait through losses, reconnecting)."""
+        while True:
+            with self._cond:
+                ready = self._cond.wait_for(
+                    lambda: self._stop.is_set() or self._finished or (self.ring and self.ring[-1].index > self._taken),
+                    timeout=timeout if timeout is not None else 0.25)
+            frame = self.latest()
+            if frame is not None:
+                yield frame
+                continue
+            if self._stop.is_set() or self._finished:
+                return
+            self.check_stall()
+            if not ready and timeout is not None:
+                return
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self.frames()
+
+    def next(self, timeout: float) -> Frame | None:
+        """The newest frame not handed out yet, waiting up to ``timeout`` s; None if none
+        came (a caller with other work — the live loop — polls this way)."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._stop.is_set() or self._finished or bool(self.ring and self.ring[-1].index > self._taken),
+                timeout=timeout)
+        return self.latest()
+
+    @property
+    def ended(self) -> bool:
+        """The source has no more frames (a fake camera's file ended) and all were offered."""
+        with self._cond:
+            return self._finished and not (self.ring and self.ring[-1].index > self._taken)
+
+    @property
+    def fps(self) -> float:
+        """Frames per second over the last ~30 frames read (capture stamps, not processing)."""
+        with self._cond:
+            ts = list(self._times)
+        if len(ts) < 2 or ts[-1] <= ts[0]:
+            return 0.0
+        return (len(ts) - 1) / (ts[-1] - ts[0])
+
+    def clock_info(self) -> dict[str, Any]:
+        """What the session header records about the video clock."""
+        return {"source": "camera", "device": str(self.device), "clock": self.clock,
+                "stamped": dict(self.stamped), "buffer_frames": self.params.buffer_frames,
+                "buffer_delay_s": self.params.buffer_delay_s}
+
+    def status(self) -> dict[str, Any]:
+        """The status line's camera part."""
+        return {"fps": round(self.fps, 1), "captured": self.captured, "dropped": self.dropped,
+                "skipped": self.skipped, "online": self.online, "clock": self.clock,
+                "losses": self.losses}
+
+
+def _get(cap: Any, prop: int) -> float:
+    try:
+        value = float(cap.get(prop))
+    except Exception:
+        return 0.0
+    return value if np.isfinite(value) else 0.0
+
+
+def _release(cap: Any) -> None:
+    if cap is None:
+        return
+    try:
+        cap.release()
+    except Exception:
+        pass
+
+
+# ---------------------------------------------------------------------- the paced fake
+class PacedFakeCamera:
+    """A video file released on the monotonic clock in real time, behind the camera seam.
+
+    ``read()`` blocks until the next frame's moment (``t0 + frame.t + lag_s``) and returns
+    it; ``get(CAP_PROP_POS_MSEC)`` gives the driver stamp of that frame — its capture moment
+    ``t0 + frame.t`` in monotonic milliseconds — or 0 when ``driver_stamps`` is False (the
+    OpenCV bug) or garbage when it is ``"garbage"``. Faults for tests: ``freeze=(at, for)``
+    (no frame for ``for`` seconds from file time ``at``, then ``read`` fails as V4L2 does
+    after its select timeout), ``unplug=(at, for)`` (``read`` fails at ``at`` and the device
+    cannot be reopened for ``for`` seconds; frames of that stretch are lost, as on a real
+    table). ``drop_every``: the driver skips every n-th frame (a gap in its stamps).
+
+    Use :meth:`opener` as the :class:`Camera`'s ``opener``; the same fake serves each reopen.
+    ``clock``/``sleep`` are seams: tests pass a virtual clock to run faster than real time
+    with the same stamps.
+    """
+
+    def __init__(self, path: str | Path, *, lag_s: float = 0.0, driver_stamps: bool | str = True,
+                 freeze: tuple[float, float] | None = None, unplug: tuple[float, float] | None = None,
+                 drop_every: int = 0, loop: bool = False, t0: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        from vision.video import probe, read_frames
+
+        self.path = Path(path)
+        self._read_frames = read_frames
+        info = probe(self.path)
+        self.fps = info.fps or 30.0
+        self.lag_s, self.driver_stamps = lag_s, driver_stamps
+        self.freeze, self.unplug, self.drop_every, self.loop = freeze, unplug, drop_every, loop
+        self._now, self._sleep = clock, sleep
+        self.t0 = t0  # monotonic moment of the file's time 0 (set at the first open)
+        self._frames = None
+        self._duration = info.duration or 0.0
+        self._pass = 0
+        self.opens = 0
+        self.unplugged_until: float | None = None
+        self.frozen_done = False
+        self.finished = False
+        self._stamp = 0.0
+        self.delivered = 0
+        self.overwritten = 0  # frames a late reader never got (the driver kept the newer one)
+        self._peek = None
+
+    def opener(self, device: Any = None) -> "_FakeCapture":
+        now = self._now()
+        if self.unplugged_until is not None and now < self.unplugged_until:
+            return _FakeCapture(self, opened=False)
+        self.opens += 1
+        if self.t0 is None:
+            self.t0 = now
+        if self._frames is None:
+            self._frames = self._iterate()
+        else:
+            self._skip_until(now - self.t0)  # a camera reopened shows the present, not the past
+        return _FakeCapture(self, opened=True)
+
+    def _iterate(self):
+        while True:
+            for i, fr in enumerate(self._read_frames(self.path)):
+                yield i, fr.t + self._pass * (self._duration or 0.0), fr.image
+            self._pass += 1
+            if not self.loop:
+                return
+
+    def _next(self):
+        if self._peek is not None:
+            item, self._peek = self._peek, None
+            return item
+        return next(self._frames)
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        while True:
+            try:
+                i, t, image = self._next()
+            except StopIteration:
+                self.finished = True
+                return False, None
+            if self.drop_every and (i + 1) % self.drop_every == 0:
+                continue
+            # a driver with a buffer of one keeps the newest frame: a reader that comes late
+            # gets the newest, the ones in between are gone (a gap in the stamps)
+            if not self.unplug and not self.freeze:
+                try:
+                    self._peek = next(self._frames)
+                except StopIteration:
+                    self._peek = None
+                if self._peek is not None and self.t0 + self._peek[1] + self.lag_s <= self._now():
+                    self.overwritten += 1
+                    continue
+            capture = self.t0 + t
+            if self.unplug and self.unplugged_until is None and t >= self.unplug[0]:
+                self.unplugged_until = self.t0 + self.unplug[0] + self.unplug[1]
+                self._skip_until(self.unplug[0] + self.unplug[1])
+                return False, None
+            if self.unplugged_until is not None and capture < self.unplugged_until:
+                continue  # frames while unplugged are gone
+            if self.freeze and not self.frozen_done and t >= self.freeze[0]:
+                self.frozen_done = True
+                self._wait_until(self.t0 + self.freeze[0] + self.freeze[1])
+                self._skip_until(self.freeze[0] + self.freeze[1])
+                return False, None  # V4L2: select() timed out
+            self._wait_until(capture + self.lag_s)
+            self._stamp = capture
+            self.delivered += 1
+            return True, image
+
+    def _skip_until(self, t_file: float) -> None:
+        """Throw away the frames up to file time ``t_file`` (not seen while the fault lasted)."""
+        import itertools
+
+        frames = self._frames if self._peek is None else itertools.chain([self._peek], self._frames)
+        self._peek = None
+        self._frames = iter(itertools.dropwhile(lambda item: item[1] < t_file, frames))
+
+    def _wait_until(self, moment: float) -> None:
+        delay = moment - self._now()
+        if delay > 0:
+            self._sleep(delay)
+
+    def get(self, prop: int) -> float:
+        if prop == CAP_PROP_FPS:
+            return self.fps
+        if prop == CAP_PROP_POS_MSEC:
+            if self.driver_stamps is True:
+                return self._stamp * 1000.0
+            if self.driver_stamps == "garbage":
+                return 1234.5  # a media position, not a monotonic stamp
+            return 0.0
+        return 0.0
+
+
+class _FakeCapture:
+    """One open of the fake device (OpenCV's VideoCapture interface)."""
+
+    def __init__(self, owner: PacedFakeCamera, opened: bool):
+        self.owner, self.opened = owner, opened
+        self.buffer = None
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def set(self, prop: int, value: float) -> bool:
+        if prop == CAP_PROP_BUFFERSIZE:
+            self.buffer = value
+        return True
+
+    def get(self, prop: int) -> float:
+        return self.owner.get(prop)
+
+    def read(self):
+        if not self.opened:
+            return False, None
+        ok, image = self.owner.read()
+        if not ok:
+            self.opened = False
+        return ok, image
+
+    @property
+    def finished(self) -> bool:
+        return self.owner.finished
+
+    def release(self) -> None:
+        self.opened = False
+
+
+class VirtualClock:
+    """A monotonic clock that sleeping advances at once (tests: real stamps, no waiting)."""
+
+    def __init__(self, start: float = 1000.0):
+        self.now = start
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            return self.now
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.now += max(0.0, seconds)
+
+    def advance(self, seconds: float) -> None:
+        self.sleep(seconds)
