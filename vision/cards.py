@@ -858,6 +858,7 @@ class CardZoneWatcher:
         self.min_score, self.min_margin = min_score, min_margin
         self.ring: deque[_Slot] = deque(maxlen=max(ring, confirm * self.every + WALK_GAP + 2))
         self.current: str | None = None
+        self._current_seen_t: float | None = None  # the last analysed frame showing ``current``
         self.pending: tuple[str | None, int] = (None, 0)
         self.uncertain_warned: set[tuple[str, str]] = set()
         self.warnings: list[str] = []
@@ -909,6 +910,8 @@ class CardZoneWatcher:
         else:
             code = m.code if m is not None and m.status == "ok" else None
         out: list[Event] = self._unread(t, code, m)
+        if code is not None and code == self.current:
+            self._current_seen_t = t
         if code is None or code == self.current:
             self.pending = (None, 0)
             return out
@@ -917,11 +920,23 @@ class CardZoneWatcher:
         if n < self.confirm:
             return out
         self.current = code
+        self._current_seen_t = t
         self.pending = (None, 0)
         self._accounted, self._change_t = self._thumb, None
         first, conf = self._walk_back(code, m.score, m.quad)
         return out + [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
                                 extra={"frame": first.index})]
+
+    def earliest_event_t(self) -> float:
+        """No card event of this zone not yet returned can be timed before this (the
+        pipeline's watermark): a new card's walk-back stops at any frame where another card
+        is recognised, so it cannot reach behind the last analysed frame that showed the
+        current card; with none in the ring (an empty or covered zone), the ring's oldest
+        frame bounds it."""
+        oldest = self.ring[0].t if self.ring else float("-inf")
+        if self._current_seen_t is None:
+            return oldest
+        return max(oldest, self._current_seen_t)
 
     def _unread(self, t: float, code: str | None, m: Match | None) -> list[Event]:
         """The "card came but could not be read" warning (:data:`UNREAD_DIFF`)."""

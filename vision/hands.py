@@ -422,6 +422,21 @@ class ArmTracker:
                 return "down", self._time(rising=False)
         return None
 
+    def earliest_event_t(self) -> float | None:
+        """The earliest time a change of this arm not yet reported can carry (the pipeline's
+        watermark): its time is the crossing of the onset level after the last analysed
+        frame still on this side of it (one frame earlier, for a reading dropped as a glitch),
+        or the history's first frame when none is; None with no history (then any change is
+        timed at a frame still to come)."""
+        h = list(self.history)
+        if not h:
+            return None
+        rising = not self.up
+        below = [i for i, (_, lift) in enumerate(h) if (lift >= self.onset_level) != rising]
+        if not below:
+            return h[0][0]
+        return h[max(0, below[-1] - 1)][0]
+
     def crossing_pair(self, rising: bool) -> tuple[float, float] | None:
         """Times of the two analysed frames around the last crossing of the onset level in
         this direction (None: never seen on the other side)."""
@@ -492,6 +507,7 @@ class SeatHands:
         self._last_thumb: np.ndarray | None = None
         self._lifts: deque = deque(maxlen=2)  # (left, right) lifts of the last two pose runs
         self._skips = 0  # due frames skipped in a row
+        self._last_t = float("-inf")  # the last analysed frame's time
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep this frame's seat crop for re-analysis (only when running at reduced rate)."""
@@ -545,8 +561,16 @@ class SeatHands:
                            interpolation=cv2.INTER_AREA)
         return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
 
+    def earliest_event_t(self) -> float:
+        """No hand event of this seat not yet returned can be timed before this (the arms'
+        :meth:`ArmTracker.earliest_event_t`, else the last analysed frame; ``-inf`` before
+        the first)."""
+        marks = [m for m in (a.earliest_event_t() for a in self.arms.values()) if m is not None]
+        return min(marks + [self._last_t])
+
     def observe(self, t: float, landmarks: Landmarks | None) -> list[HandEvent]:
         self.frames += 1
+        self._last_t = t
         self.landmarks = landmarks
         if landmarks is None:
             return []

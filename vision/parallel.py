@@ -157,7 +157,7 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
             for s in seats:
                 due = s.due(index)
                 events = s.update(index, t, frame)
-                out.append((due, s.landmarks if due else None, events))
+                out.append((due, s.landmarks if due else None, events, s.earliest_event_t()))
             busy += time.perf_counter() - t0
             conn.send(out)
         ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -215,8 +215,9 @@ class SeatWorkers(_Pool):
         for conn in self.conns:
             conn.send((index, t, slot))
 
-    def collect(self) -> list[tuple[bool, Landmarks | None, list]]:
-        """Per seat (in the order given): (analysed on this frame, landmarks, hand events)."""
+    def collect(self) -> list[tuple[bool, Landmarks | None, list, float]]:
+        """Per seat (in the order given): (analysed on this frame, landmarks, hand events, the
+        earliest time a hand event still to come can carry: ``SeatHands.earliest_event_t``)."""
         return self._gather()
 
     def close(self) -> None:

@@ -103,9 +103,27 @@ class TableWatcher:
             self.workers = SeatWorkers([(s.player, s.box, s.every, s.phase, self.half_raise) for s in self.seats], workers,
                                        (layout.height, layout.width, 3), self.pipeline + RING_MARGIN)
         self._pending: deque[float] = deque()
+        #: per seat, the earliest time a hand event still to come can carry (workers: as of
+        #: the last collected frame); the time of the last frame whose hands are known
+        self._seat_marks = [float("-inf")] * len(self.seats)
+        self._collected_t = float("-inf")
         self.keep_landmarks = keep_landmarks
         self.seen: list[tuple[float, str, object]] = []
         self.card_seconds = 0.0  # CPU seconds spent on the card zones (benchmark figure)
+
+    def watermark(self) -> float:
+        """No event not yet returned can be timed before this: the card zones' bounds
+        (:meth:`~vision.cards.CardZoneWatcher.earliest_event_t`), each seat's
+        (:meth:`~vision.hands.SeatHands.earliest_event_t`; with workers as of the last frame
+        collected from them), and for the token the last frame whose hands are known. Much
+        tighter than :attr:`lag_frames` (the worst case): a seat with no change under way
+        promises its last analysed frame."""
+        marks = [c.earliest_event_t() for c in self.cards]
+        if self.workers is not None:
+            marks += self._seat_marks + [self._collected_t]
+        else:
+            marks += [s.earliest_event_t() for s in self.seats] + [self._collected_t]
+        return min(marks) if marks else float("-inf")
 
     @property
     def lag_frames(self) -> int:
@@ -149,6 +167,7 @@ class TableWatcher:
                 if d:
                     self._seen(frame.t, seat.player, seat.landmarks)
             events.extend(self._token(frame.t, due, [s.landmarks for s in self.seats]))
+            self._collected_t = frame.t
         return events
 
     def _seen(self, t: float, player: str, lm) -> None:
@@ -159,12 +178,14 @@ class TableWatcher:
         t = self._pending.popleft()
         events: list[Event] = []
         due, lms = [], []
-        for player, (d, lm, evs) in zip(self.players, self.workers.collect()):
+        for k, (player, (d, lm, evs, earliest)) in enumerate(zip(self.players, self.workers.collect())):
             events.extend(evs)
             due.append(d)
             lms.append(lm)
+            self._seat_marks[k] = earliest
             if d:
                 self._seen(t, player, lm)
+        self._collected_t = t
         return events + self._token(t, due, lms)
 
     def _token(self, t: float, due: list[bool], lms: list) -> list[Event]:

@@ -90,7 +90,10 @@ class VisionStage:
         return events
 
     def watermark(self, t: float) -> float:
-        self._promised = max(self._promised, t - self.lag_s)
+        """What the watcher promises now (:meth:`vision.table.TableWatcher.watermark`): the
+        card zones' and seats' own bounds, never later than the newest frame ``t``; the
+        worst case (:attr:`lag_s`, :attr:`vision.table.TableWatcher.lag_frames`) is only a figure now."""
+        self._promised = max(self._promised, min(t, self.tw.watermark()))
         return self._promised
 
     def _kept_promise(self, e: Event) -> Event:

@@ -79,6 +79,8 @@ def test_demo_writes_record_and_self_contained_report(demo_out):
     assert record.header.game == "ikatako" and list(record.header.players) == ["aki", "ben", "chie", "dai"]
     times = [e.event.t for e in record.entries]
     assert times == sorted(times)
+    # every stage kept its watermark's promise (vision's tight bound included): nothing late
+    assert "later than their stage promised" not in res.stderr
     kinds = {e.event.type for e in record.entries}
     assert {"card", "hand", "shout"} <= kinds
     page = (out / "report.html").read_text(encoding="utf-8")

@@ -331,3 +331,22 @@ def test_half_raise_in_video_is_an_up_event_timed_at_the_shoulder_line():
     assert abs(change[1] - (1 / 30 - (1 / 30) * 0.05 / 0.55)) < 1e-6  # crossing between 0 and 1/30
     off = hands.ArmTracker(half_raise=False)
     assert all(off.observe(k / 30, lift, at_head=True) is None for k, lift in enumerate((-0.5, 0.15, 0.16, 0.17)))
+
+
+def test_an_arm_promises_the_last_frame_still_on_its_side_of_the_onset_level():
+    """The pipeline's watermark for hands: a change not yet reported is timed at the crossing
+    after the last analysed frame on this side of the onset level (one frame earlier for a
+    glitch), so an arm at rest promises (nearly) its last frame and a rising arm its rise."""
+    from vision.hands import ONSET_LEVEL, RAISE_FRACTION, ArmTracker
+
+    arm = ArmTracker()
+    assert arm.earliest_event_t() is None
+    low, mid, high = ONSET_LEVEL - 0.2, (ONSET_LEVEL + RAISE_FRACTION) / 2, RAISE_FRACTION + 0.3
+    for k in range(5):
+        arm.observe(k / 30, low)
+    assert arm.earliest_event_t() == pytest.approx(3 / 30)  # at rest: one frame before the last
+    arm.observe(5 / 30, mid)  # rising, not yet up: the crossing lies after frame 4
+    assert arm.earliest_event_t() == pytest.approx(3 / 30)
+    got = [arm.observe(k / 30, high) for k in (6, 7)]
+    up = next(c for c in got if c is not None)
+    assert up[0] == "up" and up[1] >= 3 / 30  # the promise held
