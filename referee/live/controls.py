@@ -267,3 +267,31 @@ def prompts_for(game: str, item: dict[str, Any], players: Sequence[str]) -> list
                 out.append(Prompt("penalty", p, f"{p}: give the penalty card to whom?",
                                   [(q, {"to": q}) for q in others], "the player holding the fewest cards"))
     return out
+
+
+class ControlledView:
+    """What the live window and the terminal view share as sinks: every call updates the
+    view's state under its lock (``_lock``) and tells the table's controls (``controls``)
+    what happened, so a key pressed next acts on what the table now sees."""
+
+    def start(self, header):
+        with self._lock:
+            super().start(header)
+            self.controls.players = list(self.state.players)
+
+    def event(self, event):
+        with self._lock:
+            super().event(event)
+            self.controls.observe(event)
+
+    def verdicts(self, lines):
+        with self._lock:
+            super().verdicts(lines)
+            for line in lines:
+                self.controls.heard(line)
+
+    def announce(self, items):
+        with self._lock:
+            super().announce(items)
+            for item in items:
+                self.controls.heard(item)

@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Any
 
-from referee.live.controls import HELP, Controls
+from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.state import LiveState, StateSink
 from referee.live.window import METER_FLOOR_DB
 
@@ -111,7 +111,7 @@ def _wrap_help(text: str, width: int) -> list[str]:
     return lines + ([cur] if cur else [])
 
 
-class TerminalView(StateSink):
+class TerminalView(ControlledView, StateSink):
     """The terminal view as a sink (see module doc); keys → :meth:`drain`."""
 
     def __init__(self, state: LiveState, controls: Controls | None = None, params: TerminalParams = TerminalParams(),
@@ -151,29 +151,7 @@ class TerminalView(StateSink):
     def __enter__(self) -> "TerminalView":
         return self.open()
 
-    # sink calls: state updates under the lock
-    def start(self, header):
-        with self._lock:
-            super().start(header)
-            self.controls.players = list(self.state.players)
-
-    def event(self, event):
-        with self._lock:
-            super().event(event)
-            self.controls.observe(event)
-
-    def verdicts(self, lines):
-        with self._lock:
-            super().verdicts(lines)
-            for line in lines:
-                self.controls.heard(line)
-
-    def announce(self, items):
-        with self._lock:
-            super().announce(items)
-            for item in items:
-                self.controls.heard(item)
-
+    # sink calls: state updates under the lock (start/event/verdicts/announce: ControlledView)
     def status(self, info):
         with self._lock:
             super().status(info)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from session.errors import DeviceError
-from referee.live.controls import HELP, Controls
+from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.state import LiveState, StateSink
 
 # colours (BGR)
@@ -226,7 +226,7 @@ def display_available() -> bool:
 _KEYS = {32: "space", 13: "enter", 10: "enter", 27: "escape"}
 
 
-class LiveWindow(StateSink):
+class LiveWindow(ControlledView, StateSink):
     """The live window as a sink (``wants_frames``); keys → :meth:`drain` (see module doc)."""
 
     wants_frames = True
@@ -257,29 +257,7 @@ class LiveWindow(StateSink):
     def __enter__(self) -> "LiveWindow":
         return self.open()
 
-    # sink calls: state updates under the lock, nothing else
-    def start(self, header):
-        with self._lock:
-            super().start(header)
-            self.controls.players = list(self.state.players)
-
-    def event(self, event):
-        with self._lock:
-            super().event(event)
-            self.controls.observe(event)
-
-    def verdicts(self, lines):
-        with self._lock:
-            super().verdicts(lines)
-            for line in lines:
-                self.controls.heard(line)
-
-    def announce(self, items):
-        with self._lock:
-            super().announce(items)
-            for item in items:
-                self.controls.heard(item)
-
+    # sink calls: state updates under the lock, nothing else (start/event/verdicts/announce: ControlledView)
     def frame(self, frame, events):
         with self._lock:
             super().frame(frame, events)

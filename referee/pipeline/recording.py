@@ -174,6 +174,20 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
 
     t_video = time.perf_counter()
     last_t, frames, seen_skips = 0.0, 0, 0
+
+    def skipped_frames(until: float) -> list[SkippedEvent]:
+        """The reader's new messages (packets it could not decode) as warnings and skipped
+        stretches from the last frame seen to ``until``."""
+        nonlocal seen_skips
+        out_events = []
+        while seen_skips < len(reader.skipped):
+            msg = reader.skipped[seen_skips]
+            seen_skips += 1
+            warn(msg)
+            out_events.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
+                                           stop=round(until, 6), reason=msg))
+        return out_events
+
     total = rec.info.frames or 0
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
@@ -198,13 +212,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
                 raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
                                    "replay with --workers 0 to run pose in this process") from None
-            skips = []
-            while seen_skips < len(reader.skipped):
-                msg = reader.skipped[seen_skips]
-                seen_skips += 1
-                warn(msg)
-                skips.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
-                                          stop=round(item.t, 6), reason=msg))
+            skips = skipped_frames(item.t)
             for w in stage.new_warnings:
                 warn(w)
             stage.new_warnings.clear()
@@ -215,13 +223,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             if on_progress is not None:
                 on_progress(frames, total)
         # what the reader said after the last frame (a file cut short): skipped to the end
-        tail = []
-        while seen_skips < len(reader.skipped):
-            msg = reader.skipped[seen_skips]
-            seen_skips += 1
-            warn(msg)
-            tail.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
-                                     stop=max(round(last_t, 6), rec.info.duration or 0.0), reason=msg))
+        tail = skipped_frames(max(last_t, rec.info.duration or 0.0))
         pipe.push("vision", tail + stage.finish())
         pipe.close("vision")
         out.elapsed_video = time.perf_counter() - t_video
