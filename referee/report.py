@@ -251,7 +251,14 @@ def _heard(view: CardView, events: list[dict]) -> str:
             words = " ".join(e.get("words") or []) or "no call"
             how = []
             conf = f", confidence {e['conf']:.2f}" if e.get("conf") is not None else ""
-            if "vosk_words" in e:
+            if e.get("decided_by") == "enrollment" and isinstance(e.get("enrolled"), dict):
+                # the enrolled voice was sure: the speech model was not asked
+                how.append(f"matched {e.get('player') or '?'}'s enrolled calls: distance "
+                           f"{e['enrolled']['distance']:.2f} (lower is closer); the speech model was not needed")
+            elif e.get("decided_by") and "engine_words" in e:
+                alone = " ".join(e["engine_words"]) or "no call"
+                how.append(f"speech model ({e['decided_by']}): {alone}{conf}")
+            elif "vosk_words" in e:
                 # the enrolled voice decides when it is sure; the speech model's guess is shown beside it
                 alone = " ".join(e["vosk_words"]) or "no call"
                 how.append(f"compared with {e.get('player') or '?'}'s enrolled calls: distance "
