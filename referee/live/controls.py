@@ -295,3 +295,15 @@ class ControlledView:
             super().announce(items)
             for item in items:
                 self.controls.heard(item)
+
+    def status(self, info):
+        with self._lock:
+            super().status(info)
+
+    def seen(self, events):
+        with self._lock:
+            super().seen(events)
+
+    def finish(self, judgement):
+        with self._lock:
+            super().finish(judgement)

@@ -151,19 +151,7 @@ class TerminalView(ControlledView, StateSink):
     def __enter__(self) -> "TerminalView":
         return self.open()
 
-    # sink calls: state updates under the lock (start/event/verdicts/announce: ControlledView)
-    def status(self, info):
-        with self._lock:
-            super().status(info)
-
-    def seen(self, events):
-        with self._lock:
-            super().seen(events)
-
-    def finish(self, judgement):
-        with self._lock:
-            super().finish(judgement)
-
+    # the sink calls are ControlledView's: state updates under the lock
     def changed(self) -> None:
         self._dirty.set()
 

@@ -257,22 +257,10 @@ class LiveWindow(ControlledView, StateSink):
     def __enter__(self) -> "LiveWindow":
         return self.open()
 
-    # sink calls: state updates under the lock, nothing else (start/event/verdicts/announce: ControlledView)
+    # the sink calls are ControlledView's (state updates under the lock, nothing else), and:
     def frame(self, frame, events):
         with self._lock:
             super().frame(frame, events)
-
-    def status(self, info):
-        with self._lock:
-            super().status(info)
-
-    def seen(self, events):
-        with self._lock:
-            super().seen(events)
-
-    def finish(self, judgement):
-        with self._lock:
-            super().finish(judgement)
 
     def changed(self) -> None:
         self._dirty = True

@@ -19,21 +19,25 @@ from tests.conftest import FIXTURES, ROOT
 SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"
 
 
-@pytest.fixture
-def tiny_disk(tmp_path):
-    mnt = tmp_path / "tiny"
-    mnt.mkdir()
+def _tmpfs(folder, options: str):
+    """A 64 kB tmpfs mounted on ``folder`` (skips with the reason where mounting is not allowed)."""
+    folder.mkdir()
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
                               capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"cannot mount a tmpfs here ({exc})")
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode} (needs root)")
     try:
-        yield mnt
+        yield folder
     finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=20)
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=20)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    yield from _tmpfs(tmp_path / "tiny", "size=64k")
 
 
 def _referee(*args, stdout=None):
@@ -84,19 +88,7 @@ def test_preflight_refuses_a_disk_without_room(tiny_disk):
 
 @pytest.fixture
 def read_only_disk(tmp_path):
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(mnt)],
-                              capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"cannot mount a tmpfs here ({exc})")
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode} (needs root)")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=20)
+    yield from _tmpfs(tmp_path / "ro", "size=64k,ro")
 
 
 def test_preflight_refuses_a_read_only_disk(read_only_disk):
