@@ -10,7 +10,7 @@ listen`` and the live referee all build their hearing here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -42,7 +42,6 @@ class HearingPlan:
     model: str | None = None
     lang: str = "ja"
     demix: bool = True
-    warnings: tuple[str, ...] = field(default_factory=tuple)
     #: the calibration recording (``audio.file`` of the calibration: every seat saying its test
     #: words): the seat-to-seat leakage is measured there, never fitted over the session being
     #: judged — a problem in one stretch of the session (a muted, clipped or delayed channel)
@@ -122,9 +121,8 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
 
 
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
-    """The listener for ``source`` (None with a warning when no seat can be heard)."""
-    if plan.leakage_from is not None and plan.demix:
-        use_calibration_leakage(source, plan.leakage_from, warnings)
+    """The listener for ``source`` (None with a warning when no seat can be heard); the
+    calibration's leakage (``plan.leakage_from``) is the source's business (:func:`open_source`)."""
     from audio import lexicon
     from audio.listen import Listener
 

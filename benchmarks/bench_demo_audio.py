@@ -33,7 +33,8 @@ def hear(demix: bool = True) -> tuple[list[dict], object]:
     cal = load(cal_path)
     warnings: list[str] = []
     plan = hearing_plan(cal, cal.game, "versus", ReplaySettings(), cal_path)
-    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=demix)
+    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=demix,
+                                    leakage_from=plan.leakage_from)
     listener = hearing.make_listener(plan, source, warnings)
     events = []
     for block in source:

@@ -195,7 +195,7 @@ def measure_onset_shift() -> dict:
             path = Path(tmp) / "x.wav"
             wavfile.write(path, rate, np.clip(xx, -1, 1).astype(np.float32))
             w: list[str] = []
-            src, _ = hearing.open_source(DEMO / "session.mp4", path, w, demix=True)
+            src, _ = hearing.open_source(DEMO / "session.mp4", path, w, demix=True, leakage_from=plan.leakage_from)
             lis = hearing.make_listener(plan, src, w)
             ev = []
             for b in src:

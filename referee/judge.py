@@ -149,12 +149,18 @@ class IncrementalJudge:
         key = sort_key(event)
         if self._last_key is not None and key < self._last_key:
             return self._rejudge()
-        return self._take(self._feed_in_order(event))
+        return self._take(self._feed_in_order(event, key))
 
-    def _feed_in_order(self, event: Event) -> list[dict[str, Any]]:
-        """One event in canonical order: a status event tells which senses were there, the
-        rest goes to the game's judge."""
-        self._last_key = sort_key(event)
+    def feed_sorted(self, events) -> None:
+        """Every event of a finished record (corrections applied), in canonical order."""
+        keyed = sorted(((sort_key(e), e) for e in events if not isinstance(e, UnknownEvent)), key=lambda ke: ke[0])
+        for key, ev in keyed:
+            self.lines.extend(self._feed_in_order(ev, key))
+
+    def _feed_in_order(self, event: Event, key: tuple) -> list[dict[str, Any]]:
+        """One event in canonical order (``key``: its :func:`session.order.sort_key`): a status
+        event tells which senses were there, the rest goes to the game's judge."""
+        self._last_key = key
         if isinstance(event, StatusEvent):
             self.session.senses.note(event)
             if event.type == "warning" and event.extra.get("unread"):
@@ -184,8 +190,7 @@ class IncrementalJudge:
         events, notes = apply_corrections(record)
         self._reset()
         self.session.notes.extend(notes)
-        for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
-            self.lines.extend(self._feed_in_order(ev))
+        self.feed_sorted(events)
         seen = set(before)
         return [x for x in self.lines if dumps(x) not in seen]
 
@@ -206,6 +211,5 @@ def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement
         raise RecordError("cannot judge a record without a session header on its first line")
     events, notes = apply_corrections(record)
     inc = IncrementalJudge(record.header, options, notes=notes)
-    for ev in sorted((e for e in events if not isinstance(e, UnknownEvent)), key=sort_key):
-        inc.lines.extend(inc._feed_in_order(ev))
+    inc.feed_sorted(events)
     return inc.finish()

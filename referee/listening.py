@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from referee.pipeline import Pipeline
-from referee.pipeline.sinks import Sink
+from referee.pipeline.sinks import EachEventSink
 from session.errors import MediaError
 from session.events import Event, SessionHeader
 
@@ -33,14 +33,6 @@ class ListenSetup:
     enroll: Path | None = None
     min_conf: float = 0.0
     demix_from: Path | None = None
-
-
-class _Each(Sink):
-    def __init__(self, on_event):
-        self.on_event = on_event
-
-    def event(self, event: Event) -> None:
-        self.on_event(event)
 
 
 def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Callable[[str], None]) -> None:
@@ -89,7 +81,7 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
         note(f"cancelling cross-talk measured on {setup.demix_from}" + (f" ({left:.0f} dB left)" if left is not None else ""))
     listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=setup.min_conf))
-    pipe = Pipeline(["hearing"], [_Each(on_event)], judge=False)
+    pipe = Pipeline(["hearing"], [EachEventSink(on_event)], judge=False)
     pipe.start(SessionHeader(t=0.0, game=setup.game, players=tuple(names)))
     try:
         for item in source:

@@ -201,7 +201,7 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                  mode: str | None, settings: ReplaySettings, setup_warnings: list[str], audio_rate: int | None,
                  t_start: float, on_progress, on_warning, sinks) -> Replay:
     from referee.pipeline import recording
-    from referee.pipeline.sinks import AnnotatedVideoSink, CollectSink, RecordSink, ReportSink
+    from referee.pipeline.sinks import CollectSink, RecordSink, ReportSink
     from vision.table import TableLayout
 
     record_path = out / "session.jsonl"
@@ -236,8 +236,8 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
             made.append(result)
         return made[0]
 
-    drawn = [ReportSink(evidence)] if settings.report else []
-    drawn += [AnnotatedVideoSink(evidence)] if settings.video else []
+    drawn = [ReportSink(evidence, html=True, video=False)] if settings.report else []
+    drawn += [ReportSink(evidence, html=False, video=True)] if settings.video else []
     with RecordSink(record_path) as record_sink:
         _, pipe = recording.run(rec, [record_sink, collect, *sinks, *drawn], make_header, options={},
                                 setup_warnings=setup_warnings, on_progress=on_progress, on_warning=on_warning,

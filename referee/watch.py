@@ -8,16 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from referee.pipeline.sinks import Sink
+from referee.pipeline.sinks import EachEventSink
 from session.events import Event, SessionHeader
-
-
-class _Each(Sink):
-    def __init__(self, on_event: Callable[[Event], None]):
-        self.on_event = on_event
-
-    def event(self, event: Event) -> None:
-        self.on_event(event)
 
 
 def watch(video: str | Path, calibration: str | Path, *, on_event: Callable[[Event], None], workers: int = 0,
@@ -53,6 +45,6 @@ def watch(video: str | Path, calibration: str | Path, *, on_event: Callable[[Eve
     rec = recording.Recording(video=video, audio=None, layout=TableLayout.of(cal), hearing=None, info=info,
                               workers=workers, pose_every=pose_every, card_every=card_every, keep_landmarks=False)
     header = SessionHeader(t=0.0, game=cal.game, players=tuple(s.name for s in cal.seats))
-    recording.run(rec, [_Each(each)], lambda run: header, setup_warnings=warnings, on_progress=on_progress,
+    recording.run(rec, [EachEventSink(each)], lambda run: header, setup_warnings=warnings, on_progress=on_progress,
                   on_warning=on_warning, judge=False)
     return count[0]

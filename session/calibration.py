@@ -455,7 +455,7 @@ def to_video_clock(t_audio: float, av_offset: float | None) -> float:
     return t_audio + (av_offset or 0.0)
 
 
-def shift_audio_events(events, av_offset: float | None):
+def shift_audio_events(events, av_offset: float | None, kinds=None):
     """``events`` with every audio event (``shout``) moved onto the video clock
     (:func:`to_video_clock`); other events, and everything when the offset is None or 0,
     unchanged. Pure: returns a new list, rounded to the microsecond as events are."""
@@ -471,7 +471,8 @@ def shift_audio_events(events, av_offset: float | None):
             changes["t_end"] = round(to_video_clock(t_end, av_offset), 6)
         return replace(e, **changes)
 
-    return [moved(e) if e.type in AUDIO_EVENT_TYPES else e for e in events]
+    kinds = AUDIO_EVENT_TYPES if kinds is None else kinds
+    return [moved(e) if kinds == "all" or e.type in kinds else e for e in events]
 
 
 #: the event types that come from the microphones (their times are on the audio clock)

@@ -932,11 +932,12 @@ class CardZoneWatcher:
         pipeline's watermark): a new card's walk-back stops at any frame where another card
         is recognised, so it cannot reach behind the last analysed frame that showed the
         current card; with none in the ring (an empty or covered zone), the ring's oldest
-        frame bounds it."""
+        frame bounds it; a change under way not yet read is bounded by where it began."""
         oldest = self.ring[0].t if self.ring else float("-inf")
-        if self._current_seen_t is None:
-            return oldest
-        return max(oldest, self._current_seen_t)
+        bound = oldest if self._current_seen_t is None else max(oldest, self._current_seen_t)
+        if self._change_t is not None:  # an "unread card" warning is timed where the change began
+            bound = min(bound, self._change_t)
+        return bound
 
     def _unread(self, t: float, code: str | None, m: Match | None) -> list[Event]:
         """The "card came but could not be read" warning (:data:`UNREAD_DIFF`)."""

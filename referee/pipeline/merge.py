@@ -39,17 +39,9 @@ class WatermarkMerge:
     def streams(self) -> list[str]:
         return list(self._marks)
 
-    def add_stream(self, name: str) -> None:
-        if name in self._marks:
-            raise ValueError(f"stream {name!r} is already merged")
-        self._marks[name] = -math.inf
-
     def watermark(self) -> float:
         """The time before which every event has arrived (``inf`` once every stream closed)."""
         return min(self._marks.values(), default=math.inf)
-
-    def mark(self, stream: str) -> float:
-        return self._marks[stream]
 
     def push(self, stream: str, events: Iterable[Event]) -> None:
         if stream not in self._marks:

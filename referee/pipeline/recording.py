@@ -81,12 +81,14 @@ class RecordingRun:
     late: int = 0
 
 
-def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None):
+def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None,
+               leakage_from: Path | None = None):
     """The recording's audio source (picklable as a partial: it runs in the hearing process),
-    resampled to ``rate`` when given."""
+    resampled to ``rate`` when given, cross-talk cancelled with the leakage measured on the
+    calibration recording ``leakage_from`` when given."""
     from audio import hearing
 
-    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate)
+    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate, leakage_from=leakage_from)
 
 
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
@@ -113,7 +115,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     job = None
     if rec.hearing is not None:
         job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
-                                                            rate=rec.audio_rate), rec.hearing)
+                                                            rate=rec.audio_rate,
+                                                            leakage_from=rec.hearing.leakage_from), rec.hearing)
     else:  # seeing only (``referee watch``): nothing to wait for before the header
         pipe.start(make_header(out))
         pipe.push("setup", setup)
@@ -124,8 +127,9 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     heard: dict[str, Any] = {"done": False}
 
     def heard_events(dicts) -> list[Event]:
-        """The hearing's shouts on the video clock (the calibration's audio–video offset)."""
-        return shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset)
+        """What the hearing gave — shouts, and its audio_status and warnings, all timed on
+        the audio clock — on the video clock (the calibration's audio–video offset)."""
+        return shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset, kinds="all")
 
     def take(msg) -> None:
         kind = msg[0]

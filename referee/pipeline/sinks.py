@@ -129,28 +129,12 @@ class JsonLinesSink(Sink):
             self.write(dumps(line))
 
 
-class TableSink(Sink):
-    """The people's verdict table and scoreboard (:mod:`referee.announce`), written once the
-    session is judged (``write`` gets the whole text)."""
-
-    def __init__(self, write) -> None:
-        self.write = write
-        self.header: SessionHeader | None = None
-
-    def start(self, header: SessionHeader) -> None:
-        self.header = header
-
-    def finish(self, judgement: Any) -> None:
-        from referee import announce
-
-        if judgement is not None:
-            self.write(announce.table(judgement, self.header))
-
-
 class ReportSink(Sink):
-    """The dispute report (``report.html``, :mod:`referee.report`), drawn once the session is
-    judged from the evidence the run gathered: ``evidence(judgement)`` gives the object the
-    report reads (a :class:`referee.replay.Replay`). :attr:`seconds` is the time it took."""
+    """The dispute report (``report.html``) and/or the annotated video (``annotated.mp4``: seat
+    boxes, raised hands, words, the card and its verdict), :mod:`referee.report`, drawn once
+    the session is judged from the evidence the run gathered: ``evidence(judgement)`` gives
+    the object the report reads (a :class:`referee.replay.Replay`). :attr:`seconds` is the
+    time it took."""
 
     def __init__(self, evidence, *, html: bool = True, video: bool = False) -> None:
         self.evidence = evidence
@@ -163,19 +147,15 @@ class ReportSink(Sink):
         from referee import report
 
         t0 = time.perf_counter()
-        report.write(self.evidence(judgement), html=self.html, video=False)
+        report.write(self.evidence(judgement), html=self.html, video=self.video)
         self.seconds += time.perf_counter() - t0
 
 
-class AnnotatedVideoSink(ReportSink):
-    """The annotated video (``annotated.mp4``: seat boxes, raised hands, words, the card and
-    its verdict), encoded once the session is judged."""
+class EachEventSink(Sink):
+    """Hands every released event to ``on_event`` (``referee watch``/``listen``)."""
 
-    def finish(self, judgement: Any) -> None:
-        import time
+    def __init__(self, on_event) -> None:
+        self.on_event = on_event
 
-        from referee import report
-
-        t0 = time.perf_counter()
-        report.write(self.evidence(judgement), html=False, video=True)
-        self.seconds += time.perf_counter() - t0
+    def event(self, event: Event) -> None:
+        self.on_event(event)
