@@ -41,7 +41,7 @@ from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
 from referee.live.controls import Command
-from referee.pipeline.sinks import Sink
+from referee.pipeline.sinks import RecordSink, Sink
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
 #: table's keys, the sources' own status (camera/microphone lost and back)
@@ -245,7 +245,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                                                                  "demix_from": demix_from}), plan)
     stage = None
     session_clock = {"start": None}
-    record_sink = SaidRecordSink(out / "session.jsonl", session_clock)
+    record_sink = RecordSink(out / "session.jsonl", said_at=lambda: (
+        None if session_clock.get("start") is None else round(time.monotonic() - session_clock["start"], 4)))
     video_sink = VideoWriter(out / "video.mp4", fps=fps)
     collect = CollectSink()
     probe = LatencyProbe()
@@ -505,42 +506,6 @@ def _wait_done(job, timeout: float) -> list:
     while not job.finished and time.monotonic() < deadline:
         out += job.wait_one(timeout=0.5)
     return out
-
-
-class SaidRecordSink(Sink):
-    """The streaming record (:class:`referee.pipeline.sinks.RecordSink`) with the judgement's
-    lines appended as they are said, each stamped ``said_t`` (session time it was said) and
-    given a ``t`` where it has none (the ``result`` line), so the record stays readable by
-    every reader (a line without ``t`` is an error there; these are unknown types, ignored by
-    the judge)."""
-
-    def __init__(self, path, clock: dict):
-        from referee.pipeline.sinks import RecordSink
-
-        self.inner = RecordSink(path)
-        self.clock = clock
-
-    def start(self, header):
-        self.inner.start(header)
-
-    def event(self, event):
-        self.inner.event(event)
-
-    def verdicts(self, lines):
-        start = self.clock.get("start")
-        said = round(time.monotonic() - start, 4) if start is not None else None
-        for line in lines:
-            obj = dict(line)
-            if "t" not in obj:
-                obj["t"] = said if said is not None else 0.0
-            obj["said_t"] = said
-            self.inner._writer.write(obj)
-
-    def announce(self, items):
-        self.verdicts(items)  # what the table heard first, in the record with when
-
-    def close(self):
-        self.inner.close()
 
 
 class LatencyProbe(Sink):

@@ -59,14 +59,19 @@ class Sink:
 
 class RecordSink(Sink):
     """The streaming session record: the header, then every released event, each line
-    flushed as it is written (a killed run leaves a valid record up to the watermark);
-    with ``verdicts`` the judgement lines are appended too, as they are said (live play)."""
+    flushed as it is written (a killed run leaves a valid record up to the watermark).
 
-    def __init__(self, path, *, verdicts: bool = False):
+    With ``said_at`` (live play: a function giving the session time now, or None before the
+    session clock started) the judgement's lines and the announcements are appended too, as
+    they are said, each stamped ``said_t`` and given a ``t`` where it has none (the
+    ``result`` line), so the record stays readable by every reader (a line without ``t`` is
+    an error there; these are unknown types, ignored by the judge)."""
+
+    def __init__(self, path, *, said_at=None):
         from pathlib import Path
 
         self.path = Path(path)
-        self.with_verdicts = verdicts
+        self.said_at = said_at
         self._writer = None
 
     def start(self, header: SessionHeader) -> None:
@@ -79,9 +84,17 @@ class RecordSink(Sink):
         self._writer.write(event)
 
     def verdicts(self, lines: list[dict[str, Any]]) -> None:
-        if self.with_verdicts:
-            for line in lines:
-                self._writer.write(line)
+        if self.said_at is None:
+            return
+        said = self.said_at()
+        for line in lines:
+            obj = dict(line)
+            obj.setdefault("t", said if said is not None else 0.0)
+            obj["said_t"] = said
+            self._writer.write(obj)
+
+    def announce(self, items: list[dict[str, Any]]) -> None:
+        self.verdicts(items)  # what the table heard first, in the record with when
 
     def close(self) -> None:
         if self._writer is not None:
