@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from session.errors import MediaError, RefereeError
+from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
@@ -167,25 +167,24 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     from referee.pipeline.hearing import HearingJob
     from referee.pipeline.sinks import CollectSink
     from referee.pipeline.vision import VisionStage
-    from referee.replay import ReplaySettings, check_inputs, hearing_plan
-    from session.calibration import load
+    from referee.preflight import check_live
+    from referee.replay import ReplaySettings, hearing_plan
     from vision import camera as cam_mod
     from vision.table import TableLayout
     from vision.video import Frame
 
     cal_path = Path(opts.calibration)
-    cal = load(cal_path)
     settings = ReplaySettings(game=opts.game, mode=opts.mode, workers=opts.workers, pose_every=opts.pose_every,
                               card_every=opts.card_every, model=opts.model, lang=opts.lang, enroll=opts.enroll,
                               no_enroll=opts.no_enroll, demix=opts.demix, options=dict(opts.options))
-    setup_warnings: list[str] = []
+    # the replay's checks (referee.preflight): the game, the zones, the references, the
+    # output folder; a paced recording's size and sample rate (resampled to the calibration's)
+    pre = check_live(cal_path, opts.out, game=opts.game, video=opts.from_video, audio=opts.audio)
+    cal = pre.calibration
+    setup_warnings: list[str] = list(pre.warnings)
     fps = cal.fps or 30.0
-    if opts.from_video is not None:
-        info, setup_warnings = check_inputs(Path(opts.from_video), cal, settings)
-        fps = info.fps or fps
-    elif opts.game and opts.game != cal.game:
-        raise RefereeError(f"the calibration is for {cal.game}, not {opts.game}: calibrate this table for "
-                           f"{opts.game} or run with --game {cal.game}")
+    if pre.video_info is not None:
+        fps = pre.video_info.fps or fps
     game = cal.game
     mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     players = [s.name for s in cal.seats]
@@ -214,7 +213,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     statuses: queue.Queue = queue.Queue()
     gate = threading.Event()
     if opts.audio is not None:
-        factory = capture.PacedStreamFactory(opts.audio, **opts.audio_faults)
+        factory = capture.PacedStreamFactory(opts.audio, rate=pre.audio_rate, **opts.audio_faults)
         rate, channels = factory.rate, factory.channels
         heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
     else:

@@ -43,3 +43,21 @@ def test_the_latency_probe_measures_on_the_session_clock(monkeypatch):
     assert f["first_announced_after_reaction_and_tie_ms"]["median"] == 67  # 10 - (9.5 + 0.4 + 0.033)
     assert f["wrong_missed_announced_after_window_ms"]["median"] == 1000  # 10 - (6 + 3)
     assert f["verdict_after_window_ms"]["median"] == 500
+
+
+def test_live_checks_its_inputs_with_the_replays_preflight(tmp_path):
+    """A calibration without a card zone is refused before anything loads (as replay does),
+    not run into a session that sees no card."""
+    import json
+
+    from referee.preflight import PreflightError
+    from tests.live.helpers import DEMO
+
+    cal = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
+    cal.update(zones={}, references=str(DEMO / "refs"), enroll=str(DEMO / "enroll"))
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(cal), encoding="utf-8")
+    opts = live_run.LiveOptions(calibration=path, out=tmp_path / "out", from_video=DEMO / "session.mp4",
+                                audio=DEMO / "seats.wav", window=False, voice=False)
+    with pytest.raises(PreflightError, match="no card zone"):
+        live_run.run_live(opts, say=lambda s: None, view_factory=lambda state, controls: None)
