@@ -162,7 +162,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     from audio import capture
     from referee.live.controls import Controls
     from referee.live.media import VideoWriter, WavWriter
-    from referee.live.state import LiveState
+    from referee.live.state import LiveState, scoreboard
     from referee.pipeline.core import Pipeline
     from referee.pipeline.hearing import HearingJob
     from referee.pipeline.sinks import CollectSink
@@ -251,6 +251,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     probe = LatencyProbe()
     sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
     pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
+    state.scores_from = lambda: scoreboard(pipe.judge)  # the scoreboard is the judge's
     warnings = list(setup_warnings) + list(setup_warnings_in)
     wav = None
     figures: dict[str, Any] = {}
