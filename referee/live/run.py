@@ -252,6 +252,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
     pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
     state.scores_from = lambda: scoreboard(pipe.judge)  # the scoreboard is the judge's
+    controls.judge_state = lambda: pipe.judge.state if pipe.judge is not None else None  # the prompts' options
     warnings = list(setup_warnings) + list(setup_warnings_in)
     wav = None
     figures: dict[str, Any] = {}
