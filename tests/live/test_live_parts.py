@@ -61,3 +61,53 @@ def test_live_checks_its_inputs_with_the_replays_preflight(tmp_path):
                                 audio=DEMO / "seats.wav", window=False, voice=False)
     with pytest.raises(PreflightError, match="no card zone"):
         live_run.run_live(opts, say=lambda s: None, view_factory=lambda state, controls: None)
+
+
+def test_the_self_test_the_session_and_the_next_game_share_one_set_of_pose_workers(monkeypatch, tmp_path):
+    from referee.commands import live as cmd
+    from referee.live import selftest
+
+    seen = []
+
+    def fake_run_live(opts, **kw):
+        seen.append(kw["engines"])
+        figures = {"selftest": None} if kw.get("selftest") else {}
+        return live_run.LiveResult(out=opts.out, record=opts.out / "session.jsonl", video=opts.out / "video.mp4",
+                                   audio=opts.out / "seats.wav", judgement=None, lines=[], warnings=[],
+                                   figures=figures, new_game=len(seen) == 2)
+
+    monkeypatch.setattr(live_run, "run_live", fake_run_live)
+    monkeypatch.setattr(selftest, "render_text", lambda result: [])
+    monkeypatch.setattr(selftest, "require_pass", lambda result, force: [])
+    cmd._run(live_run.LiveOptions(calibration=Path("cal.json"), out=tmp_path / "o"), no_voice=True, selftest=True)
+    assert len(seen) == 3 and seen[0] is seen[1] is seen[2]  # self-test, game 1, game 2
+
+
+def test_lent_pose_workers_are_reset_for_the_next_session_in_the_same_processes():
+    from referee.live.engines import LiveEngines
+    from tests.live.helpers import demo_calibration
+    from vision.table import TableLayout, TableWatcher
+
+    layout = TableLayout.of(demo_calibration())
+    engines = LiveEngines()
+    try:
+        tw1 = TableWatcher(layout, pose_every=8, pipeline=2)
+        tw1.workers = engines.lend(tw1, 2)
+        pids = [p.pid for p in engines._pool.procs]
+        tw1.close()  # the session ends: the loan is returned, the workers keep running
+        assert all(p.is_alive() for p in engines._pool.procs)
+        tw2 = TableWatcher(layout, pose_every=8, pipeline=2)
+        tw2.workers = engines.lend(tw2, 2)
+        assert [p.pid for p in engines._pool.procs] == pids and (engines.started, engines.reused) == (1, 1)
+        import numpy as np
+
+        from vision.video import Frame
+
+        for k in range(4):  # the reset workers answer frames of the new session
+            tw2.update(Frame(k, k / 30, np.zeros((layout.height, layout.width, 3), np.uint8)))
+        tw2.finish()
+        assert tw2.workers.collected_t == 3 / 30
+        tw2.close()
+    finally:
+        engines.close()
+    assert engines._pool is None
