@@ -30,7 +30,7 @@ def _options(f):
                      help="Pose worker processes (0: pose in this process)."),
         click.option("--pose-every", type=click.IntRange(1, 10), default=8, show_default=True,
                      help="Pose on every Nth frame per seat to start with (hand changes are re-analysed at full "
-                          "rate); it adapts to the load between 4 and 16 unless --fixed-pose-rate."),
+                          "rate); it adapts to the load between 4 and 8 unless --fixed-pose-rate."),
         click.option("--fixed-pose-rate", is_flag=True,
                      help="Keep --pose-every whatever the load (the referee may then fall behind)."),
         click.option("--card-every", type=click.IntRange(1, 30), default=2, show_default=True,

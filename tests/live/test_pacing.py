@@ -8,7 +8,8 @@ import pytest
 from referee.live.pacing import PoseRate, PoseRateParams
 
 
-P = PoseRateParams(min_every=4, max_every=12, behind_s=0.45, window_s=1.0, caught_up_s=0.25, calm_s=2.0, hold_s=1.0)
+P = PoseRateParams(min_every=4, max_every=12, behind_s=0.45, window_s=1.0, caught_up_s=0.25, calm_s=2.0, hold_s=1.0,
+                   retry_s=0.0)
 
 
 def _feed(rate, t0, t1, lag, step=0.1):
@@ -43,14 +44,24 @@ def test_single_slow_readings_do_not_move_it_a_sustained_lag_does():
     assert new == 12 and 10.1 < when <= 11.1  # once most of a window lags
 
 
+def test_a_stride_the_workers_fell_behind_at_is_retried_later_and_later():
+    rate = PoseRate(6, PoseRateParams(min_every=6, max_every=8, window_s=1.0, calm_s=2.0, hold_s=1.0, retry_s=10.0))
+    assert _feed(rate, 0.0, 1.0, 0.9) == [(1.0, 8)]  # 6 fell behind
+    assert _feed(rate, 1.1, 30.0, 0.1)[0] == (pytest.approx(11.0), 6)  # tried again after retry_s, not at once
+    (when, new), = _feed(rate, 30.1, 31.5, 0.9)
+    assert new == 8  # behind again
+    again = _feed(rate, 31.6, 80.0, 0.1)
+    assert again[0][1] == 6 and again[0][0] == pytest.approx(when + 20.0)  # twice as long this time
+
+
 def test_the_start_is_clipped_to_the_bounds():
     assert PoseRate(2, PoseRateParams(min_every=4)).every == 4
     assert PoseRate(30, PoseRateParams(max_every=16)).every == 16
-    assert PoseRate(30).every == 12
+    assert PoseRate(30).every == 8
 
 
 @pytest.mark.parametrize("kw", [dict(min_every=0), dict(min_every=8, max_every=4), dict(caught_up_s=0.5, behind_s=0.4),
-                                dict(calm_s=0), dict(window_s=0), dict(hold_s=-1)])
+                                dict(calm_s=0), dict(window_s=0), dict(hold_s=-1), dict(retry_s=-1)])
 def test_bad_params_are_refused(kw):
     with pytest.raises(ValueError):
         PoseRateParams(**kw)
