@@ -266,6 +266,17 @@ class SeatWorkers(_Pool):
             self.collected_t = self._in_flight.popleft()
         return out
 
+    def ready(self) -> bool:
+        """Whether the oldest frame in flight has been answered by every worker (collecting
+        it now does not wait): the live referee takes results as soon as they are there
+        instead of when the next frames push them out."""
+        if not self._in_flight:
+            return False
+        try:
+            return all(conn.poll() for conn in self.conns)
+        except (EOFError, OSError):
+            return True  # collect() then raises the worker's loss
+
     def set_every(self, every: int) -> None:
         """Pose on every ``every``-th frame from the next frame submitted on (see
         :func:`set_every`)."""

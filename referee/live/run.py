@@ -49,6 +49,10 @@ STREAMS = ("setup", "vision", "hearing", "table", "sources")
 #: frames in flight to the seat workers live (replay uses 16 for throughput; live wants the
 #: hand events early: each frame in flight is 33 ms of announcement latency)
 LIVE_PIPELINE = 4
+#: audio between two hearing messages live (replay: ``referee.pipeline.hearing.BATCH_S``,
+#: 0.25 s): the hearing watermark moves in these steps and every event waits for it in the
+#: merge, so each step is up to that much announcement latency; a message costs ~nothing
+HEARING_BATCH_S = 0.1
 #: how often the status (fps, drops, levels, lag) goes to the sinks
 STATUS_EVERY_S = 0.5
 #: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
@@ -253,7 +257,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
     # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
     job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
-                                                                 "demix_from": demix_from}), plan)
+                                                                 "demix_from": demix_from}), plan,
+                     batch_s=HEARING_BATCH_S)
     stage = None
     own_engines = engines is None
     engines = engines or LiveEngines()
@@ -380,6 +385,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 # frame skipped because the referee was busy must not shift that count
                 c0 = time.perf_counter()
                 events = stage.update(Frame(processed, frame.t, frame.image))
+                events += _collect_ready(stage)
                 probe.stage_ms.append((time.perf_counter() - c0) * 1000)
                 probe.frame_age_ms.append((now() - frame.t) * 1000)
                 processed += 1
@@ -494,6 +500,21 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
                       judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
                       new_game=locals().get("new_game", False))
+
+
+def _collect_ready(stage) -> list[Event]:
+    """The pose workers' results that are already there (frames in flight answered), taken
+    now instead of when :data:`LIVE_PIPELINE` more frames push them out — at 20–30 frames a
+    second that wait was 130–200 ms of every hand's latency for nothing. The frames in
+    flight still bound how far the workers may run behind.
+
+    Uses the table watcher's own collection step (``TableWatcher._collect``; a public
+    ``collect_ready`` there would be cleaner — vision/table.py is not this module's)."""
+    tw = stage.tw
+    out: list[Event] = []
+    while tw.workers is not None and getattr(tw, "_pending", None) and tw.workers.ready():
+        out.extend(tw._collect())
+    return out
 
 
 def _slow_down(stage, seconds: float) -> None:
