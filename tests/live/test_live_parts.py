@@ -120,3 +120,19 @@ def test_lent_pose_workers_are_reset_for_the_next_session_in_the_same_processes(
     finally:
         engines.close()
     assert engines._pool is None
+
+
+def test_the_probe_splits_a_hands_and_a_shouts_latency_into_their_parts(monkeypatch):
+    from session.events import HandEvent, ShoutEvent
+
+    probe = live_run.LatencyProbe()
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(live_run.time, "monotonic", lambda: clock["now"])
+    probe.start_clock(990.0)  # session time now: 10.0
+    probe.found([HandEvent(t=9.0, player="aki", side="left", state="up")], confirmed_at=9.6)
+    probe.found([ShoutEvent(t=9.2, player="aki", words=("ika",), t_end=9.5)])
+    f = probe.figures()
+    assert f["event_found_ms"]["hand"]["median"] == 1000 and f["event_found_ms"]["shout"]["median"] == 800
+    parts = {k: v["median"] for k, v in f["parts_ms"].items()}
+    assert parts == {"hand_onset_to_confirming_frame": 600, "hand_confirming_frame_to_found": 400,
+                     "shout_utterance": 300, "shout_end_to_found": 500}
