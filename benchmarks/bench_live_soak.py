@@ -17,8 +17,9 @@ known (released by the merge: hands, shouts, cards), the first correct player an
 after their reaction + tie window, wrong/missed announced after the window, the final
 verdict after the window. "Sound starts" is printed when a sound device plays the voice
 (``--voice``); this machine has none. At the end: each figure's first and last minute and
-whether it grew (memory: more than 10 % from the second minute to the last; latency: the
-last minute's median more than 1.5 times the first's).
+whether it grew: the medians of the first half of the stretches against the second half's
+(memory: more than 10 % more; CPU 25 %; frames lost and latency 1.5 times), with the load
+average beside them, since on a shared machine the latency follows the load.
 """
 
 from __future__ import annotations
@@ -210,23 +211,43 @@ def main() -> None:
     c = probe.counts()
     print(f"frames: {c['captured']} captured, {c['skipped']} skipped ({c['skipped'] / max(1, c['captured']):.1%}), "
           f"{c['dropped']} dropped by the camera")
+    summary(rows, args.every)
+
+
+def summary(rows: list[dict], every: float) -> None:
+    """Flat or growing: the first half of the stretches against the second half."""
     full = [r for r in rows if r["captured"] > 0]
     if len(full) >= 2:
-        first, second, last = full[0], full[1] if len(full) > 2 else full[0], full[-1]
-        grew = last["rss_mb"] > 1.1 * second["rss_mb"]
-        print(f"memory: {second['rss_mb']:.0f} MB (minute {second['minute']}) -> {last['rss_mb']:.0f} MB "
-              f"(minute {last['minute']}): {'GROWING' if grew else 'flat'}")
-        print(f"CPU: {first['cpu_s'] / args.every:.2f} -> {last['cpu_s'] / args.every:.2f} cores")
+        half = len(full) // 2
+        early, late = full[:half], full[half:]
+
+        def med(xs):
+            xs = sorted(x for x in xs if x is not None)
+            return xs[len(xs) // 2] if xs else None
+
+        def verdict(a, b, factor):
+            return "-" if a is None or b is None else ("GROWING" if b > factor * max(a, 1) else "flat")
+
+        load_a, load_b = med(r["load"][0] for r in early), med(r["load"][0] for r in late)
+        print(f"(first half of the stretches vs the second half, medians; load {load_a:.2f} -> {load_b:.2f}: "
+              "latency follows the machine's load)")
+        a, b = med(r["rss_mb"] for r in early), med(r["rss_mb"] for r in late)
+        print(f"memory (this process + pose workers): {a:.0f} -> {b:.0f} MB (min {min(r['rss_mb'] for r in full):.0f}, "
+              f"max {max(r['rss_mb'] for r in full):.0f}): {verdict(a, b, 1.1)}")
+        a, b = med(r["cpu_s"] for r in early) / every, med(r["cpu_s"] for r in late) / every
+        print(f"CPU: {a:.2f} -> {b:.2f} cores: {verdict(a, b, 1.25)}")
+        a, b = (med(r["skipped"] + r["dropped"] for r in early), med(r["skipped"] + r["dropped"] for r in late))
+        print(f"frames skipped + dropped per stretch: {a} -> {b}: {verdict(a, b, 1.5)}")
         for name in ("hand", "shout", "card"):
-            a, b = first["known"].get(name), last["known"].get(name)
-            if a and b:
-                print(f"capture->known {name}: {a['median']} -> {b['median']} ms: "
-                      f"{'GROWING' if b['median'] > 1.5 * max(a['median'], 1) else 'flat'}")
-        for key in ("first", "closed", "verdict"):
-            a, b = first[key], last[key]
-            if a and b:
-                print(f"{key}: {a['median']} -> {b['median']} ms: "
-                      f"{'GROWING' if b['median'] > 1.5 * max(a['median'], 1) else 'flat'}")
+            a = med((r["known"].get(name) or {}).get("median") for r in early)
+            b = med((r["known"].get(name) or {}).get("median") for r in late)
+            if a is not None and b is not None:
+                print(f"capture->known {name}: {a} -> {b} ms: {verdict(a, b, 1.5)}")
+        for key, label in (("first", "first announced"), ("closed", "wrong/missed announced"), ("verdict", "verdict")):
+            a = med((r[key] or {}).get("median") for r in early)
+            b = med((r[key] or {}).get("median") for r in late)
+            if a is not None and b is not None:
+                print(f"{label}: {a} -> {b} ms: {verdict(a, b, 1.5)}")
     else:
         print("(run at least two stretches of --every seconds for the flat/growing summary)")
 
