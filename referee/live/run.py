@@ -41,6 +41,7 @@ from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
 from referee.live.controls import Command
+from referee.live.pacing import PoseRateParams
 from referee.pipeline.sinks import RecordSink, Sink
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
@@ -95,7 +96,7 @@ class LiveOptions:
     audio_faults: dict[str, Any] = field(default_factory=dict)
     #: the adaptive pose rate (:mod:`referee.live.pacing`; ``pose_every`` is where it
     #: starts); None: pose on every ``pose_every``-th frame whatever the load
-    pose_rate: Any = field(default_factory=lambda: __import__("referee.live.pacing", fromlist=["x"]).PoseRateParams())
+    pose_rate: PoseRateParams | None = field(default_factory=PoseRateParams)
     #: a slow pose stage for the overload test: seconds added per analysed seat and frame
     #: (a test seam; 0 in use)
     slow_pose_s: float = 0.0
@@ -518,8 +519,9 @@ def _collect_ready(stage) -> list[Event]:
 
 
 def _slow_down(stage, seconds: float) -> None:
-    """A test seam: every frame's pose costs ``seconds`` per seat due on it, divided by
-    nothing — an overloaded machine (the adaptive pose rate must keep the lag bounded)."""
+    """A test seam: every frame costs ``seconds`` more per seat whose pose is due on it — an
+    overloaded machine, where a smaller stride costs more (the adaptive pose rate must keep
+    the lag bounded)."""
     tw = stage.tw
     update = tw.update
 
