@@ -257,9 +257,10 @@ def _declared_frames(path: Path) -> int | None:
         return None
 
 
-def read_all(path: str | Path) -> tuple[np.ndarray, int]:
-    """The whole file as float32 [samples, channels] and its rate (tests, benchmark)."""
-    src = FileSource(path)
+def read_all(path: str | Path, rate: int | None = None) -> tuple[np.ndarray, int]:
+    """The whole file as float32 [samples, channels] and its rate (tests, benchmark, the
+    paced stream); ``rate``: resampled to it as :class:`FileSource` does."""
+    src = FileSource(path, rate=rate)
     blocks = [b.data for b in src]
     return np.concatenate(blocks), src.rate
 
@@ -501,60 +502,6 @@ def _close(stream) -> None:
             pass
 
 
-class WavStreamFactory:
-    """A stream factory that plays a file through the callback, as a device would.
-
-    ``drop_after`` (seconds of audio) makes the first stream fall silent there;
-    ``gap_s`` of audio are skipped before the reopened stream resumes, and its ADC
-    times report the gap. Used by tests; also handy to replay a recording through the
-    live path (``referee listen --device`` is the same code).
-    """
-
-    def __init__(self, path: str | Path, drop_after: float | None = None, gap_s: float = 0.0):
-        self.data, self.rate = read_all(path)
-        self.drop_after, self.gap_s = drop_after, gap_s
-        self.position = 0
-        self.opened = 0
-
-    def __call__(self, device, channels, rate, blocksize, callback):
-        if rate != self.rate or channels != self.data.shape[1]:
-            raise DeviceError(f"replay stream is {self.data.shape[1]} ch at {self.rate} Hz, asked {channels} at {rate}")
-        self.opened += 1
-        stop_at = len(self.data)
-        if self.opened == 1 and self.drop_after is not None:
-            stop_at = int(self.drop_after * self.rate)
-        elif self.opened == 2 and self.drop_after is not None:
-            self.position += int(self.gap_s * self.rate)
-        return _ReplayStream(self, blocksize, callback, stop_at, final=stop_at >= len(self.data))
-
-
-class _AdcTime:
-    def __init__(self, t):
-        self.inputBufferAdcTime = t
-
-
-class _ReplayStream:
-    def __init__(self, owner, blocksize, callback, stop_at, final):
-        self.owner, self.blocksize, self.callback, self.stop_at = owner, blocksize, callback, stop_at
-        self.final = final
-        self.finished = False
-
-    def start(self):
-        o = self.owner
-        while o.position < min(self.stop_at, len(o.data)):
-            chunk = o.data[o.position : o.position + self.blocksize]
-            # ADC time starts at 1.0 s so that 0.0 keeps meaning "unknown"
-            self.callback(chunk, len(chunk), _AdcTime(1.0 + o.position / o.rate), None)
-            o.position += len(chunk)
-        self.finished = self.final
-
-    def stop(self):
-        pass
-
-    def close(self):
-        pass
-
-
 class _TimeInfo:
     """PortAudio's callback time info (``sounddevice`` passes one with these attributes)."""
 
@@ -577,18 +524,25 @@ class PacedStreamFactory:
 
     ``drop_after`` (seconds of audio) silences the first stream there; the reopened stream
     resumes ``gap_s`` of audio later (the microphone was away that long). ``t0`` is the
-    monotonic moment of the file's time 0 (default: the first open). Used by the tests and
+    monotonic moment of the file's time 0 (default: the first open). ``rate``: the rate the
+    blocks must have (the calibration's): a file recorded at another is resampled to it
+    when read (:class:`FileSource`'s resampling, as replay hears it). Used by the tests and
     by the paced replay (``referee live --from-video … --audio SEATS.wav``); ``clock``/``sleep``
-    are seams (a virtual clock runs it faster than real time with the same stamps).
+    are seams (a virtual clock runs it as fast as it can with the same stamps: the unpaced
+    use, e.g. ``referee listen``'s tests of the live path).
     """
 
     def __init__(self, path: str | Path, *, adc: str = "true", latency_s: float = 0.01,
                  stream_clock_offset: float = 5000.0, drop_after: float | None = None, gap_s: float = 0.0,
                  t0: float | None = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, rate: int | None = None):
         if adc not in ("true", "zero", "wrong"):
             raise ValueError(f"adc must be true, zero or wrong, not {adc!r}")
-        self.data, self.rate = read_all(path)
+        self.data, self.rate = read_all(path, rate=rate)
+        #: the file's own rate when it was resampled to ``rate``, else None
+        probe = FileSource(path)
+        probe.close()
+        self.resampled_from = probe.file_rate if probe.file_rate != self.rate else None
         self.channels = self.data.shape[1]
         self.adc, self.latency_s, self.stream_clock_offset = adc, latency_s, stream_clock_offset
         self.drop_after, self.gap_s, self.t0 = drop_after, gap_s, t0

@@ -131,6 +131,12 @@ class IncrementalJudge:
         self._last_key: tuple | None = None
         self.finished = False
 
+    @property
+    def state(self) -> Any:
+        """The game's rules state as judged so far (``rules.<game>`` state; None if the
+        game's judge keeps none), read-only: the live scoreboard shows it."""
+        return getattr(self._judge, "state", None)
+
     def _take(self, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self.lines.extend(out)
         return out

@@ -2,7 +2,8 @@
 works for minutes and then fails — or worse, finishes and judges the wrong thing.
 
 :func:`check_replay` reads the calibration, probes the video and the seats' recording and
-tries the output folder; it raises one :class:`PreflightError` (a :class:`RefereeError`)
+tries the output folder (:func:`check_live`: the same for the live referee, with a camera
+and microphones instead of files, or a recording paced in real time); it raises one :class:`PreflightError` (a :class:`RefereeError`)
 with one line naming the problem and the fix, or returns a :class:`Preflight`: the
 warnings to give (and record at t = 0) and the sample rate the recording must be heard at.
 
@@ -21,6 +22,8 @@ Decisions (the spec is silent; also in docs/record.md and the README):
   another game, and its reference images must be cards of its game. References that are
   all cards of *another* game (a calibration copied from another table and edited) are an
   error naming that game; reference images that are no card of the game are a warning.
+- **References.** A card of the table's deck (the calibration's ``cards``, else the game's
+  faces) without a reference image cannot be recognised: a warning naming the codes.
 - **Output folder.** It must be creatable and writable *before* the work starts, with room
   for what a replay writes (:data:`MIN_FREE_BYTES`, plus the video's size with an annotated
   video); the replay writes into a staging folder beside it (``referee.outdir``), so its
@@ -77,10 +80,35 @@ def check_replay(video: str | Path, audio: str | Path | None, calibration: Any, 
     warnings: list[str] = []
     check_game(cal, game, warnings)
     check_zones(cal, warnings)
+    check_references(cal, warnings)
     info = check_video(video, cal)
     audio_rate, file_rate = check_audio(video, None if audio is None else Path(audio), cal, warnings)
     need = MIN_FREE_BYTES + (video.stat().st_size if annotated else 0)
     check_output(Path(out), need)
+    return Preflight(warnings=warnings, audio_rate=audio_rate, file_rate=file_rate, calibration=cal,
+                     video_info=info)
+
+
+def check_live(calibration: Any, out: str | Path, game: str | None = None, *, video: str | Path | None = None,
+               audio: str | Path | None = None) -> Preflight:
+    """The checks of :func:`check_replay` for ``referee live``: the game, the zones, the
+    references and the output folder always; the video's size and the seats' sample rate
+    when a recording is paced through the live path (``video``/``audio``; a camera and the
+    microphones are checked when they open)."""
+    from session.calibration import Calibration, load
+
+    cal = calibration if isinstance(calibration, Calibration) else load(calibration)
+    warnings: list[str] = []
+    check_game(cal, game, warnings)
+    check_zones(cal, warnings)
+    check_references(cal, warnings)
+    info = check_video(Path(video), cal) if video is not None else None
+    audio_rate = cal.audio.rate if cal.audio is not None else None
+    file_rate = None
+    if audio is not None:
+        audio_rate, file_rate = check_audio(Path(video) if video is not None else Path(audio), Path(audio), cal,
+                                            warnings)
+    check_output(Path(out))
     return Preflight(warnings=warnings, audio_rate=audio_rate, file_rate=file_rate, calibration=cal,
                      video_info=info)
 
@@ -146,6 +174,20 @@ def is_card(game: str, code: str) -> bool:
     if isinstance(cards, dict):
         return code in cards
     return code in g.faces
+
+
+def check_references(cal, warnings: list[str]) -> None:
+    """Every card of the table's deck has a reference image (else it cannot be recognised)."""
+    if not cal.card_zones or cal.references is None or not Path(cal.references).is_dir():
+        return
+    import rules
+
+    deck = set(cal.cards or rules.get(cal.game).faces)  # the table's own faces, else the game's
+    have = {p.stem.split("_")[0] for p in Path(cal.references).iterdir() if p.is_file()}
+    missing = sorted(deck - have)
+    if missing:
+        warnings.append(f"references: no image for card(s) {', '.join(missing)} in {cal.references}: "
+                        "those cards cannot be recognised (add CODE.png and replay again)")
 
 
 # ----------------------------------------------------------------------------- zones

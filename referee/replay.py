@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from referee.pipeline.sinks import Sink
-from session.errors import CalibrationError, MediaError
 from session.events import SessionHeader
 
 @dataclass
@@ -91,38 +90,6 @@ class Replay:
     #: per-stage figures for the benchmark: seconds of wall time or CPU (``*_cpu``), pose
     #: inferences and re-analysed frames, CPU per seat worker
     stats: dict[str, Any] = field(default_factory=dict)
-
-
-def check_inputs(video: Path, cal, settings: ReplaySettings) -> tuple[Any, list[str]]:
-    """Probe the video against the calibration; returns (VideoInfo, warnings)."""
-    from vision.video import probe
-
-    warnings: list[str] = []
-    if settings.game and settings.game != cal.game:
-        raise CalibrationError(
-            f"the calibration is for {cal.game}, not {settings.game}: calibrate this table for {settings.game} "
-            f"(referee calibrate --game {settings.game}) or replay with --game {cal.game}")
-    info = probe(video)
-    if (info.width, info.height) != (cal.width, cal.height):
-        raise CalibrationError(
-            f"{video} is {info.width}x{info.height} but the calibration is for {cal.width}x{cal.height}: "
-            "its zones and seat boxes would be in the wrong place; calibrate at this resolution")
-    if cal.card_zones and cal.references is not None:
-        deck = set(cal.cards or _deck_codes(cal.game))  # the table's own faces, else the game's
-        have = {p.stem.split("_")[0] for p in Path(cal.references).iterdir() if p.is_file()}
-        missing = sorted(deck - have)
-        if missing:
-            warnings.append(
-                f"references: no image for card(s) {', '.join(missing)} in {cal.references}: "
-                "those cards cannot be recognised (add CODE.png and replay again)")
-    return info, warnings
-
-
-def _deck_codes(game: str) -> list[str]:
-    """The card faces the game's camera must tell apart (the registry's ``faces``)."""
-    import rules
-
-    return list(rules.get(game).faces)
 
 
 def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal_path: Path):
@@ -169,9 +136,9 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     cal = load(cal_path)
     # every check before any work (referee.preflight): the game, the zones, the video's size,
     # the seats' sample rate (resampled to the calibration's), a writable output folder
+    # and the reference images of the deck
     pre = check_replay(video, audio, cal, out, game=settings.game, annotated=settings.video)
-    info, setup_warnings = check_inputs(video, cal, settings)
-    setup_warnings = pre.warnings + setup_warnings
+    info, setup_warnings = pre.video_info, list(pre.warnings)
     game = cal.game
     mode = settings.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     with OutputFolder(out) as staging:  # a run's files appear together, or not at all

@@ -132,24 +132,60 @@ class PoseWorkers(_Pool):
 RING_MARGIN = 2
 
 
+def set_every(seat, every: int) -> None:
+    """Change a :class:`~vision.hands.SeatHands`' pose stride between two frames (the live
+    referee's adaptive pose rate): what its constructor derives from ``every`` follows — the
+    lowering confirmation in analysed frames, the re-analysis and the crop ring's length
+    (the crops already kept stay). The arms' states and runs carry on."""
+    from collections import deque
+
+    from vision.hands import LOWER_FRAMES, RAISE_FRAMES, REANALYSIS_FRAMES
+
+    every = max(1, int(every))
+    if every == seat.every:
+        return
+    seat.every = every
+    lower = max(RAISE_FRAMES, -(-LOWER_FRAMES // every)) if every > 1 else LOWER_FRAMES
+    for arm in seat.arms.values():
+        arm.lower_frames = lower
+    seat.reanalyse = every > 1
+    keep = max(REANALYSIS_FRAMES, (max(RAISE_FRAMES, lower) + 3) * every)
+    seat._crops = deque(seat._crops, maxlen=keep)
+
+
+def _make_seats(specs, every: int | None = None):
+    from vision.hands import SeatHands
+
+    return [SeatHands(player, box, every=every or n, phase=phase, half_raise=half) for player, box, n, phase, half in specs]
+
+
 def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs) -> None:
     """Own a group of :class:`~vision.hands.SeatHands` (tracking, crop ring, re-analysis);
-    frames arrive as slots of the shared ring."""
+    frames arrive as slots of the shared ring. Between frames: ``("every", n)`` changes the
+    pose stride, ``("reset", n)`` starts new seats (a new session: no tracking state carried
+    over) in the same process, with MediaPipe already loaded."""
     import resource
     import time
     from multiprocessing import shared_memory
 
-    from vision.hands import SeatHands
-
     shm = shared_memory.SharedMemory(name=shm_name)
     ring = np.ndarray((slots, *shape), dtype=np.uint8, buffer=shm.buf)
-    seats = [SeatHands(player, box, every=every, phase=phase, half_raise=half) for player, box, every, phase, half in specs]
+    seats = _make_seats(specs)
     busy = 0.0
     try:
         while True:
             msg = conn.recv()
             if msg is None:
                 break
+            if isinstance(msg[0], str):
+                if msg[0] == "every":
+                    for s in seats:
+                        set_every(s, msg[1])
+                elif msg[0] == "reset":
+                    for s in seats:
+                        s.close()
+                    seats = _make_seats(specs, msg[1])
+                continue
             index, t, slot = msg
             t0 = time.perf_counter()
             frame = ring[slot]
@@ -198,6 +234,12 @@ class SeatWorkers(_Pool):
         self.ring = np.ndarray((self.slots, *self.shape), dtype=np.uint8, buffer=self.shm.buf)
         self.stats: list[dict] = []
         self._next = 0
+        from collections import deque
+
+        self._in_flight: deque[float] = deque()
+        #: the capture time of the newest frame collected (the pose workers' progress: the
+        #: live referee compares it with the clock)
+        self.collected_t = float("-inf")
         specs = [(p, tuple(int(v) for v in box), int(every), int(phase), bool(half)) for p, box, every, phase, half in seats]
         try:
             self._start(_seat_worker, lambda g: (self.shm.name, self.shape, self.slots, [specs[i] for i in g]))
@@ -214,11 +256,41 @@ class SeatWorkers(_Pool):
         np.copyto(self.ring[slot], image)
         for conn in self.conns:
             conn.send((index, t, slot))
+        self._in_flight.append(t)
 
     def collect(self) -> list[tuple[bool, Landmarks | None, list, float]]:
         """Per seat (in the order given): (analysed on this frame, landmarks, hand events, the
         earliest time a hand event still to come can carry: ``SeatHands.earliest_event_t``)."""
-        return self._gather()
+        out = self._gather()
+        if self._in_flight:
+            self.collected_t = self._in_flight.popleft()
+        return out
+
+    def ready(self) -> bool:
+        """Whether the oldest frame in flight has been answered by every worker (collecting
+        it now does not wait): the live referee takes results as soon as they are there
+        instead of when the next frames push them out."""
+        if not self._in_flight:
+            return False
+        try:
+            return all(conn.poll() for conn in self.conns)
+        except (EOFError, OSError):
+            return True  # collect() then raises the worker's loss
+
+    def set_every(self, every: int) -> None:
+        """Pose on every ``every``-th frame from the next frame submitted on (see
+        :func:`set_every`)."""
+        for conn in self.conns:
+            conn.send(("every", int(every)))
+
+    def reset(self, every: int | None = None) -> None:
+        """New seats in the running workers (a new session), pose every ``every``-th frame
+        (None: as first given). Every frame submitted must have been collected."""
+        if self._in_flight:
+            raise RefereeError("the pose workers were reset with frames still in flight")
+        for conn in self.conns:
+            conn.send(("reset", None if every is None else int(every)))
+        self.collected_t = float("-inf")
 
     def close(self) -> None:
         """Stop the workers (their CPU figures land in :attr:`stats`) and free the ring."""

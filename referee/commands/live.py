@@ -29,7 +29,10 @@ def _options(f):
         click.option("--workers", type=click.IntRange(0, 16), default=2, show_default=True,
                      help="Pose worker processes (0: pose in this process)."),
         click.option("--pose-every", type=click.IntRange(1, 10), default=8, show_default=True,
-                     help="Pose on every Nth frame per seat (hand changes are re-analysed at full rate)."),
+                     help="Pose on every Nth frame per seat to start with (hand changes are re-analysed at full "
+                          "rate); it adapts to the load between 4 and 8 unless --fixed-pose-rate."),
+        click.option("--fixed-pose-rate", is_flag=True,
+                     help="Keep --pose-every whatever the load (the referee may then fall behind)."),
         click.option("--card-every", type=click.IntRange(1, 30), default=2, show_default=True,
                      help="Card zones on every Nth frame."),
         click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no cross-talk cancellation)."),
@@ -41,29 +44,34 @@ def _options(f):
 
 
 def _run(opts, no_voice: bool, selftest: bool = False):
+    from referee.live.engines import LiveEngines
     from referee.live.run import run_live
 
-    started_with: list[str] = []
-    if selftest:
-        from referee.live.selftest import SelfTestParams, render_text, require_pass
+    engines = LiveEngines()  # the pose workers load once: self-test, session and the next games
+    try:
+        started_with: list[str] = []
+        if selftest:
+            from referee.live.selftest import SelfTestParams, render_text, require_pass
 
-        click.echo("referee: self-test: each seat says one word and raises the left hand, then the right", err=True)
-        check = run_live(opts, selftest=SelfTestParams(), say=lambda s: click.echo(s, err=True))
-        result = check.figures["selftest"]
-        click.echo("\n".join(render_text(result)), err=True)
-        started_with = require_pass(result, force=opts.force)
-    base, game = opts.out, 1
-    while True:
-        sinks = [] if no_voice else [_voice(opts.lang)]
-        result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True),
-                          setup_warnings_in=started_with)
-        _summary(result)
-        if not result.new_game:
-            return result
-        game += 1  # n n: the session is closed and judged; the next game gets a folder of its own
-        click.echo(f"referee: new game {game}", err=True)
-        opts = dataclasses.replace(opts, out=base / f"game-{game}")
-        started_with = []
+            click.echo("referee: self-test: each seat says one word and raises the left hand, then the right", err=True)
+            check = run_live(opts, selftest=SelfTestParams(), say=lambda s: click.echo(s, err=True), engines=engines)
+            result = check.figures["selftest"]
+            click.echo("\n".join(render_text(result)), err=True)
+            started_with = require_pass(result, force=opts.force)
+        base, game = opts.out, 1
+        while True:
+            sinks = [] if no_voice else [_voice(opts.lang)]
+            result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True),
+                              setup_warnings_in=started_with, engines=engines)
+            _summary(result)
+            if not result.new_game:
+                return result
+            game += 1  # n n: the session is closed and judged; the next game gets a folder of its own
+            click.echo(f"referee: new game {game}", err=True)
+            opts = dataclasses.replace(opts, out=base / f"game-{game}")
+            started_with = []
+    finally:
+        engines.close()
 
 
 def _summary(result) -> None:
@@ -114,7 +122,7 @@ def _voice(lang: str):
 @click.option("--force", is_flag=True, help="Start even when a seat fails the self-test.")
 @_options
 def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, selftest, force, out, lang, no_voice,
-             no_window, workers, pose_every, card_every, no_demix, no_enroll):
+             no_window, workers, pose_every, fixed_pose_rate, card_every, no_demix, no_enroll):
     """Referee a table live: verdicts on screen (and spoken) as the cards are flipped, the
     session recorded while it is judged (OUT/session.jsonl, video.mp4, seats.wav)."""
     from referee.live.run import LiveOptions
@@ -127,6 +135,8 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
                        audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
                        window=not no_window, voice=not no_voice, force=force, workers=workers,
                        pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix)
+    if fixed_pose_rate:
+        opts.pose_rate = None
     _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
 
 

@@ -16,8 +16,10 @@ Keys (shown by :data:`HELP`):
   false detection); the verdict is re-judged without them;
 * ``t`` then a seat number: settle a tie — that player takes the card (``decision``);
 * a prompt (a choice the rules leave to players: uzushio target, penalty card, MOKOCHAKA
-  piles or penalty receiver): its number keys pick an option (``choice``); ``enter`` or the
-  timeout leaves the rules' default;
+  piles or penalty receiver), raised by the views when an announcement opens it
+  (:meth:`Controls.raise_prompts`) and closed by its card's verdict: its number keys pick an
+  option (``choice``, timed when pressed: inside the card's window, where the judge reads
+  it); ``enter`` or the timeout leaves the rules' default;
 * ``n`` twice: new game; ``q`` twice: quit (a single stray key must not end a session);
 * ``escape`` cancels a half-typed key.
 
@@ -69,6 +71,8 @@ class Prompt:
     options: list[tuple[str, dict[str, Any]]]
     default: str
     deadline: float = 0.0
+    #: the card it belongs to (its reveal time): its verdict closes the prompt (too late then)
+    card_t: float | None = None
 
     def text(self, now: float) -> str:
         left = max(0.0, self.deadline - now)
@@ -97,6 +101,9 @@ class Controls:
         self._cards: list[_Card] = []
         self._verdict_card_t: float | None = None  # the card of the last verdict heard
         self._tie: list[str] = []
+        #: ``() -> the judge's rules state`` (``IncrementalJudge.state``): what a penalty
+        #: prompt offers (the player's point cards); None: those prompts are not raised
+        self.judge_state: Any = None
 
     # ------------------------------------------------------------------ what it observes
     def observe(self, event: Event, line: int | None = None) -> None:
@@ -118,10 +125,23 @@ class Controls:
             self._tie = list(who) if isinstance(who, (list, tuple)) else [who] if who else []
         elif item.get("type") == "verdict":
             self._tie = list(item.get("tie") or []) if item.get("unsettled") else []
+            if isinstance(t, (int, float)):  # the card is final: a choice for it would count for the next
+                self.prompts = [p for p in self.prompts if p.card_t is None or abs(p.card_t - t) >= 6e-4]
 
     def ask(self, prompt: Prompt, now: float) -> None:
         prompt.deadline = now + self.params.choice_timeout_s
         self.prompts.append(prompt)
+
+    def raise_prompts(self, game: str | None, item: dict[str, Any], now: float) -> list[Prompt]:
+        """The prompts an announcement opens (:func:`prompts_for`), asked now; the judge's
+        rules state comes from :attr:`judge_state` (wired by the live driver)."""
+        if not game:
+            return []
+        state = self.judge_state() if self.judge_state is not None else None
+        found = prompts_for(game, item, self.players, state)
+        for p in found:
+            self.ask(p, now)
+        return found
 
     # ------------------------------------------------------------------ keys and clock
     def key(self, key: str, now: float) -> list[Event | Command]:
@@ -237,35 +257,45 @@ class Controls:
 
 
 # ---------------------------------------------------------------------- prompts of the rules
-def prompts_for(game: str, item: dict[str, Any], players: Sequence[str]) -> list[Prompt]:
-    """The choices a verdict or an announcement opens to the table (see RULES.md).
+def prompts_for(game: str, item: dict[str, Any], players: Sequence[str], state: Any = None) -> list[Prompt]:
+    """The choices an announcement opens to the table (see RULES.md), raised while the
+    card's window is open: a choice counts only before the next card, and the verdict
+    comes out at the next card — so prompts follow the announcements, never the verdicts.
 
-    IKATAKO: the taker of an uzushio card may push a penalty onto another player (default:
-    nothing happens). MOKOCHAKA: the token winner picks two piles (default: the two
-    fullest) and each penalised player picks who receives the card (default: the player
-    holding the fewest). The penalty card in IKATAKO needs the player's point cards, which
-    only the judge's state knows: the pipeline builds that prompt with :class:`Prompt`.
+    IKATAKO: the first player on an uzushio card may push a penalty onto another player
+    (default: no effect); a player announced wrong or missed turns a point card of their
+    choice face down (default: the rules' ``penalty_card`` policy, the lowest) — the cards
+    they hold are in the judge's rules ``state`` (asked only when they hold two different
+    ones). MOKOCHAKA: the token winner picks two piles (default: the two fullest) and a
+    penalised player picks who receives the card (default: the player holding the fewest).
     """
     out: list[Prompt] = []
+    if item.get("type") != "announce":
+        return out
+    what, who, card_t = item.get("what"), item.get("player"), item.get("card_t")
     if game == "ikatako":
-        taker = item.get("player") if item.get("type") == "announce" and item.get("what") == "first" else (
-            item.get("taken_by") if item.get("type") == "verdict" else None)
-        if taker and str(item.get("card", "")).startswith("uzushio"):
-            others = [p for p in players if p != taker]
-            out.append(Prompt("uzushio", taker, f"{taker}: push a penalty (uzushio) onto whom?",
-                              [(p, {"to": p}) for p in others], "no effect"))
-    elif game == "mokochaka" and item.get("type") == "verdict":
-        winner = item.get("grab_winner")
-        if winner:
+        if what == "first" and who and str(item.get("card", "")).startswith("uzushio"):
+            others = [p for p in players if p != who]
+            out.append(Prompt("uzushio", who, f"{who}: push a penalty (uzushio) onto whom?",
+                              [(p, {"to": p}) for p in others], "no effect", card_t=card_t))
+        elif what in ("wrong", "missed") and who:
+            points = getattr(state, "points", None)
+            held = sorted(set(points.get(who, ()))) if isinstance(points, dict) else []
+            if len(held) >= 2:
+                policy = (getattr(state, "options", None) or {}).get("penalty_card", "lowest")
+                out.append(Prompt("penalty", who, f"{who}: which point card goes face down?",
+                                  [(c, {"card": c}) for c in held], f"the {policy} card", card_t=card_t))
+    elif game == "mokochaka":
+        if what == "grab" and who:
             pairs = [(0, 1), (0, 2), (1, 2)]
-            out.append(Prompt("piles", winner, f"{winner}: which two piles?",
-                              [(f"piles {a}+{b}", {"piles": [a, b]}) for a, b in pairs], "the two fullest piles"))
-        for pen in item.get("penalties") or []:
-            p = pen.get("player")
-            if p:
-                others = [q for q in players if q != p]
-                out.append(Prompt("penalty", p, f"{p}: give the penalty card to whom?",
-                                  [(q, {"to": q}) for q in others], "the player holding the fewest cards"))
+            out.append(Prompt("piles", who, f"{who}: which two piles?",
+                              [(f"piles {a}+{b}", {"piles": [a, b]}) for a, b in pairs], "the two fullest piles",
+                              card_t=card_t))
+        elif what == "penalty" and who:
+            others = [q for q in players if q != who]
+            out.append(Prompt("penalty", who, f"{who}: give the penalty card to whom?",
+                              [(q, {"to": q}) for q in others], "the player holding the fewest cards",
+                              card_t=card_t))
     return out
 
 
@@ -295,6 +325,7 @@ class ControlledView:
             super().announce(items)
             for item in items:
                 self.controls.heard(item)
+                self.controls.raise_prompts(self.state.game, item, self.state.now)
 
     def status(self, info):
         with self._lock:

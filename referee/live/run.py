@@ -36,11 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from session.errors import MediaError, RefereeError
+from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
 from referee.live.controls import Command
+from referee.live.pacing import PoseRateParams
 from referee.pipeline.sinks import RecordSink, Sink
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
@@ -49,6 +50,10 @@ STREAMS = ("setup", "vision", "hearing", "table", "sources")
 #: frames in flight to the seat workers live (replay uses 16 for throughput; live wants the
 #: hand events early: each frame in flight is 33 ms of announcement latency)
 LIVE_PIPELINE = 4
+#: audio between two hearing messages live (replay: ``referee.pipeline.hearing.BATCH_S``,
+#: 0.25 s): the hearing watermark moves in these steps and every event waits for it in the
+#: merge, so each step is up to that much announcement latency; a message costs ~nothing
+HEARING_BATCH_S = 0.1
 #: how often the status (fps, drops, levels, lag) goes to the sinks
 STATUS_EVERY_S = 0.5
 #: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
@@ -89,6 +94,12 @@ class LiveOptions:
     #: ``drop_after``/``gap_s``/``adc``
     camera_faults: dict[str, Any] = field(default_factory=dict)
     audio_faults: dict[str, Any] = field(default_factory=dict)
+    #: the adaptive pose rate (:mod:`referee.live.pacing`; ``pose_every`` is where it
+    #: starts); None: pose on every ``pose_every``-th frame whatever the load
+    pose_rate: PoseRateParams | None = field(default_factory=PoseRateParams)
+    #: a slow pose stage for the overload test: seconds added per analysed seat and frame
+    #: (a test seam; 0 in use)
+    slow_pose_s: float = 0.0
 
 
 @dataclass
@@ -151,41 +162,46 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
 
 def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,
              view_factory: Callable | None = None, selftest=None,
-             setup_warnings_in: Sequence[str] = ()) -> LiveResult:
+             setup_warnings_in: Sequence[str] = (), engines=None) -> LiveResult:
     """Run one live session until the recording ends, the table quits, or Ctrl-C.
 
     With ``selftest`` (:class:`referee.live.selftest.SelfTestParams`) it runs the pre-game
     self-test instead: the same sources and stages, no judging, the self-test's screen,
     until every seat passes (or :data:`SELFTEST_S`); the evaluation is in
     ``figures["selftest"]`` (a :class:`~referee.live.selftest.SelfTestResult`), its record in
-    ``OUT/selftest/``."""
+    ``OUT/selftest/``.
+
+    ``engines`` (:class:`referee.live.engines.LiveEngines`): the pose workers loaded once
+    for the self-test, the session and the next games (the caller closes them); without,
+    this session starts its own and stops them at its end."""
     from audio import capture
+    from referee.live.engines import LiveEngines
+    from referee.live.pacing import PoseRate, apply_pose_every, pose_lag
     from referee.live.controls import Controls
     from referee.live.media import VideoWriter, WavWriter
-    from referee.live.state import LiveState
+    from referee.live.state import LiveState, scoreboard
     from referee.pipeline.core import Pipeline
     from referee.pipeline.hearing import HearingJob
     from referee.pipeline.sinks import CollectSink
     from referee.pipeline.vision import VisionStage
-    from referee.replay import ReplaySettings, check_inputs, hearing_plan
-    from session.calibration import load
+    from referee.preflight import check_live
+    from referee.replay import ReplaySettings, hearing_plan
     from vision import camera as cam_mod
     from vision.table import TableLayout
     from vision.video import Frame
 
     cal_path = Path(opts.calibration)
-    cal = load(cal_path)
     settings = ReplaySettings(game=opts.game, mode=opts.mode, workers=opts.workers, pose_every=opts.pose_every,
                               card_every=opts.card_every, model=opts.model, lang=opts.lang, enroll=opts.enroll,
                               no_enroll=opts.no_enroll, demix=opts.demix, options=dict(opts.options))
-    setup_warnings: list[str] = []
+    # the replay's checks (referee.preflight): the game, the zones, the references, the
+    # output folder; a paced recording's size and sample rate (resampled to the calibration's)
+    pre = check_live(cal_path, opts.out, game=opts.game, video=opts.from_video, audio=opts.audio)
+    cal = pre.calibration
+    setup_warnings: list[str] = list(pre.warnings)
     fps = cal.fps or 30.0
-    if opts.from_video is not None:
-        info, setup_warnings = check_inputs(Path(opts.from_video), cal, settings)
-        fps = info.fps or fps
-    elif opts.game and opts.game != cal.game:
-        raise RefereeError(f"the calibration is for {cal.game}, not {opts.game}: calibrate this table for "
-                           f"{opts.game} or run with --game {cal.game}")
+    if pre.video_info is not None:
+        fps = pre.video_info.fps or fps
     game = cal.game
     mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     players = [s.name for s in cal.seats]
@@ -214,7 +230,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     statuses: queue.Queue = queue.Queue()
     gate = threading.Event()
     if opts.audio is not None:
-        factory = capture.PacedStreamFactory(opts.audio, **opts.audio_faults)
+        factory = capture.PacedStreamFactory(opts.audio, rate=pre.audio_rate, **opts.audio_faults)
         rate, channels = factory.rate, factory.channels
         heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
     else:
@@ -242,8 +258,11 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
     # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
     job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
-                                                                 "demix_from": demix_from}), plan)
+                                                                 "demix_from": demix_from}), plan,
+                     batch_s=HEARING_BATCH_S)
     stage = None
+    own_engines = engines is None
+    engines = engines or LiveEngines()
     session_clock = {"start": None}
     record_sink = RecordSink(out / "session.jsonl", said_at=lambda: (
         None if session_clock.get("start") is None else round(time.monotonic() - session_clock["start"], 4)))
@@ -252,18 +271,27 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     probe = LatencyProbe()
     sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
     pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
+    state.scores_from = lambda: scoreboard(pipe.judge)  # the scoreboard is the judge's
+    controls.judge_state = lambda: pipe.judge.state if pipe.judge is not None else None  # the prompts' options
     warnings = list(setup_warnings) + list(setup_warnings_in)
     wav = None
     figures: dict[str, Any] = {}
     try:
         # the pose workers load while the speech model does
-        stage = VisionStage(TableLayout.of(cal), fps=fps, workers=opts.workers, card_every=opts.card_every,
+        stage = VisionStage(TableLayout.of(cal), fps=fps, workers=0, card_every=opts.card_every,
                             pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
+        if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session
+            stage.tw.workers = engines.lend(stage.tw, opts.workers)
+        pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
+        if pacer is not None and pacer.every != opts.pose_every:
+            apply_pose_every(stage, pacer.every)
         setup = _wait_setup(job)
         warnings += setup.get("warnings", [])
         warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
                                               math.lcm(opts.pose_every, opts.card_every))
         processed = warm  # the stage's frame count goes on from the warm-up's
+        if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
+            _slow_down(stage, opts.slow_pose_s)
         # ---- the session starts now: one clock for the camera, the microphones and the keys
         start = time.monotonic()
         camera.start = start
@@ -295,6 +323,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                            "audio": str(heard_from.name if heard_from else opts.audio_device),
                            "calibration": cal_path.name, "paced": opts.from_video is not None,
                            "pose_every": opts.pose_every, "card_every": opts.card_every,
+                           "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
+                                         else "fixed"),
                            "enrolled": setup.get("enrolled", False)}
             clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
                       "audio": source.clock_info(), "av_offset_ms": None}
@@ -313,8 +343,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 raise msg[1]
             if kind == "events":
                 heard_now = [e for e in (Event.from_dict(d) for d in msg[1]) if keep(e)]
+                probe.found(heard_now)
                 pipe.push("hearing", heard_now)
                 pipe.advance("hearing", msg[2])
+                probe.marks["hearing"] = msg[2]
                 view.seen(heard_now)  # the words on screen as soon as they are heard
             elif kind == "done":
                 done = msg[1]
@@ -354,14 +386,28 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 # frame skipped because the referee was busy must not shift that count
                 c0 = time.perf_counter()
                 events = stage.update(Frame(processed, frame.t, frame.image))
+                events += _collect_ready(stage)
                 probe.stage_ms.append((time.perf_counter() - c0) * 1000)
                 probe.frame_age_ms.append((now() - frame.t) * 1000)
                 processed += 1
+                lag = pose_lag(stage, frame.t, now())
+                probe.pose_lag_ms.append(lag * 1000)
+                new_every = pacer.update(t_now, lag) if pacer is not None else None
+                if new_every is not None:
+                    apply_pose_every(stage, new_every)
+                    why = "fell behind" if lag > opts.pose_rate.behind_s else "keep up"
+                    pipe.push("sources", [WarningEvent(
+                        t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
+                        f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
+                                                             "lag_ms": round(lag * 1000)})])
                 for w in stage.new_warnings:
                     warnings.append(w)
                 stage.new_warnings.clear()
+                probe.found(events, confirmed_at=getattr(stage.tw.workers, "collected_t", frame.t)
+                            if stage.tw.workers is not None else frame.t)
                 pipe.push("vision", [e for e in events if keep(e)])
                 pipe.advance("vision", stage.watermark(frame.t))
+                probe.marks["vision"] = stage.watermark(frame.t)
                 pipe.frame(frame, events)
             elif not camera.online:  # judging goes on with what is heard
                 pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
@@ -387,6 +433,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             pipe.advance("table", t_now - 0.01)
             if t_now - last_status >= STATUS_EVERY_S:
                 last_status = t_now
+                probe.mark_lags(t_now)
+                probe.vision_parts(t_now, stage.tw)
                 pipe.status({"camera": camera.status(), "levels": list(source.levels), "peaks": list(tap.peaks),
                              "now": t_now,
                              "lag_ms": round((t_now - pipe.watermark) * 1000) if started and pipe.watermark > -1e9 else None})
@@ -407,6 +455,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                     pipe.push("vision", stage.finish())
             finally:
                 stage.close()
+        if own_engines:
+            engines.close()
         if pipe.header is not None:
             pipe.close("vision")
             for msg in _wait_done(job, timeout=10.0):
@@ -430,6 +480,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     if check is not None:
         figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
+    rate_ = locals().get("pacer")
+    figures["pose_every"] = {"start": opts.pose_every, "end": rate_.every if rate_ is not None else opts.pose_every,
+                             "changes": list(rate_.changes) if rate_ is not None else []}
+    figures["pose_workers"] = {"started": engines.started, "reused": engines.reused}
     figures["load"] = [round(x, 2) for x in __import__("os").getloadavg()]
     figures.update(audio_clock=source.clock, audio_blocks=source.blocks, video_written=video_sink.written,
                    video_dropped=video_sink.dropped, wav_seconds=round(wav.samples / rate, 2) if wav else 0.0,
@@ -447,6 +501,37 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
                       judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
                       new_game=locals().get("new_game", False))
+
+
+def _collect_ready(stage) -> list[Event]:
+    """The pose workers' results that are already there (frames in flight answered), taken
+    now instead of when :data:`LIVE_PIPELINE` more frames push them out — at 20–30 frames a
+    second that wait was 130–200 ms of every hand's latency for nothing. The frames in
+    flight still bound how far the workers may run behind.
+
+    Uses the table watcher's own collection step (``TableWatcher._collect``; a public
+    ``collect_ready`` there would be cleaner — vision/table.py is not this module's)."""
+    tw = stage.tw
+    out: list[Event] = []
+    while tw.workers is not None and getattr(tw, "_pending", None) and tw.workers.ready():
+        out.extend(tw._collect())
+    return out
+
+
+def _slow_down(stage, seconds: float) -> None:
+    """A test seam: every frame costs ``seconds`` more per seat whose pose is due on it — an
+    overloaded machine, where a smaller stride costs more (the adaptive pose rate must keep
+    the lag bounded)."""
+    tw = stage.tw
+    update = tw.update
+
+    def slow(frame):
+        due = sum(1 for s in tw.seats if s.due(frame.index))
+        if due:
+            time.sleep(seconds * due)
+        return update(frame)
+
+    tw.update = slow
 
 
 #: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
@@ -523,6 +608,49 @@ class LatencyProbe(Sink):
         self.tie_s = 0.033
         self.stage_ms: list[float] = []
         self.frame_age_ms: list[float] = []
+        self.pose_lag_ms: list[float] = []  # the clock minus the newest frame whose hands are known
+        self.found_ms: dict[str, list[float]] = {}  # capture -> the stage found it (before the merge)
+        self.marks: dict[str, float] = {}  # each perceiving stream's last watermark
+        self.mark_lag_ms: dict[str, list[float]] = {}  # the clock minus each stream's watermark
+        self.parts: dict[str, list[float]] = {}  # the parts of a hand's and a shout's latency
+
+    def found(self, events, confirmed_at: float | None = None) -> None:
+        """Events as a stage hands them over (vision after a frame, hearing per batch): the
+        part of the latency before the merge; the rest is the merge waiting for the slowest
+        stream's watermark. Split further: a hand's onset → the capture of the frame that
+        confirmed it (``confirmed_at``: the motion to a raised arm and the analysed frames the
+        stride needs) → found (the frames in flight, the pose and re-analysis); a shout's
+        onset → its end (the word being said) → found (the onset detector's hangover, the
+        decoding and the batch)."""
+        now = self._now()
+        if now is None:
+            return
+        for ev in events:
+            if ev.type in ("card", "hand", "shout", "grab") and ev.t >= 0:
+                self.found_ms.setdefault(ev.type, []).append((now - ev.t) * 1000)
+                if ev.type == "hand" and confirmed_at is not None and confirmed_at >= ev.t:
+                    self.parts.setdefault("hand_onset_to_confirming_frame", []).append((confirmed_at - ev.t) * 1000)
+                    self.parts.setdefault("hand_confirming_frame_to_found", []).append((now - confirmed_at) * 1000)
+                t_end = getattr(ev, "t_end", None)
+                if ev.type == "shout" and isinstance(t_end, (int, float)) and t_end >= ev.t:
+                    self.parts.setdefault("shout_utterance", []).append((t_end - ev.t) * 1000)
+                    self.parts.setdefault("shout_end_to_found", []).append((now - t_end) * 1000)
+
+    def vision_parts(self, now: float, tw) -> None:
+        """What holds the vision watermark back: the card zones' bound or the seats' (an arm
+        in the middle of a change holds it at the change)."""
+        cards = [c.earliest_event_t() for c in getattr(tw, "cards", [])]
+        seats = list(getattr(tw, "_seat_marks", []) if tw.workers is not None else
+                     [s.earliest_event_t() for s in getattr(tw, "seats", [])])
+        for name, marks in (("vision_cards", cards), ("vision_seats", seats)):
+            marks = [m for m in marks if m is not None and m > -1e9]
+            if marks:
+                self.mark_lag_ms.setdefault(name, []).append((now - min(marks)) * 1000)
+
+    def mark_lags(self, now: float) -> None:
+        for name, mark in self.marks.items():
+            if mark > -1e9:
+                self.mark_lag_ms.setdefault(name, []).append((now - mark) * 1000)
         self.window = 3.0
 
     def start_clock(self, start: float) -> None:
@@ -570,10 +698,14 @@ class LatencyProbe(Sink):
                     "max": round(ys[-1])}
 
         return {"event_known_ms": {k: stats(v) for k, v in sorted(self.known.items())},
+                "event_found_ms": {k: stats(v) for k, v in sorted(self.found_ms.items())},
+                "watermark_lag_ms": {k: stats(v) for k, v in sorted(self.mark_lag_ms.items())},
+                "parts_ms": {k: stats(v) for k, v in sorted(self.parts.items())},
                 "verdict_after_window_ms": stats(self.verdict_ms),
                 "first_announced_after_reaction_and_tie_ms": stats(self.first_ms),
                 "wrong_missed_announced_after_window_ms": stats(self.announce_ms),
-                "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms)}
+                "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms),
+                "pose_lag_ms": stats(self.pose_lag_ms)}
 
 
 class _SelfTestSink(Sink):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
@@ -97,6 +97,9 @@ class LiveState:
         self._shown: dict[tuple[str, str], float] = {}  # (player, side) -> time of the hand shown
         self.verdicts = 0
         self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
+        #: ``() -> {player: (score, cards taken, penalties)}`` from the judge's state
+        #: (:func:`scoreboard`; the live driver wires it to its pipeline's judge)
+        self.scores_from: Callable[[], dict[str, tuple[int, int, int]]] | None = None
         self.finished = False
 
     # ------------------------------------------------------------------ inputs
@@ -214,48 +217,14 @@ class LiveState:
         self.now = max(self.now, frame.t)
 
     def _rescore(self) -> None:
-        for seat in self.seats.values():
-            seat.score = seat.taken = seat.penalties = 0
-        for key in sorted(self.judged, key=lambda k: (k is None, k or 0.0)):
-            self._score(self.judged[key])
-
-    def _score(self, line: dict[str, Any]) -> None:
-        """The running scoreboard from the verdicts (the result line replaces it at the end)."""
-        if self.game != "ikatako" or "taken_by" not in line:
+        """The scoreboard as the judge's state has it (:attr:`scores_from`): never
+        recomputed here from the verdict lines, so it cannot disagree with the rules."""
+        if self.scores_from is None:
             return
-        from rules import ikatako as rk
-
-        def val(card):
-            try:
-                return rk.value(card)
-            except Exception:
-                return 0
-
-        taker = line.get("taken_by")
-        if taker in self.seats:
-            self.seats[taker].taken += 1
-            self.seats[taker].score += val(line["card"])
-        for p, card in (line.get("penalties") or {}).items():
-            if card and p in self.seats:
-                self.seats[p].penalties += 1
-                self.seats[p].score -= 2 * val(card)  # the card moves from points to penalties
-        for eff in line.get("effects") or []:
-            who, card = eff.get("player"), eff.get("card")
-            if who not in self.seats or not card:
-                continue
-            if eff.get("action") == "salvage":  # a penalty back to points
-                self.seats[who].penalties -= 1
-                self.seats[who].score += 2 * val(card)
-            elif eff.get("action") == "uzushio" and eff.get("to") in self.seats:
-                to = self.seats[eff["to"]]
-                to.penalties += 1
-                to.score -= val(card)
-                if card == line.get("card"):  # the uzushio card itself leaves the taker's points
-                    self.seats[who].taken -= 1
-                    self.seats[who].score -= val(card)
-                else:  # one of the taker's penalties moves over
-                    self.seats[who].penalties -= 1
-                    self.seats[who].score += val(card)
+        for p, (score, taken, penalties) in self.scores_from().items():
+            if p in self.seats:
+                seat = self.seats[p]
+                seat.score, seat.taken, seat.penalties = score, taken, penalties
 
     # ------------------------------------------------------------------ queries
     def words_of(self, seat: SeatView) -> str:
@@ -277,6 +246,26 @@ class LiveState:
         if self.lag_ms is not None:
             parts.append(f"lag {self.lag_ms:.0f} ms")
         return "  ".join(parts)
+
+
+def scoreboard(judge: Any) -> dict[str, tuple[int, int, int]]:
+    """``{player: (score, cards taken, penalties)}`` from an incremental judge's rules state
+    (:attr:`referee.judge.IncrementalJudge.state`): IKATAKO versus counts point and penalty
+    cards; a game whose state only has a result with ``scores`` gives those; else nothing
+    (co-op and solo have a team score, shown by the result line)."""
+    state = getattr(judge, "state", None)
+    if state is None:
+        return {}
+    points, penalties = getattr(state, "points", None), getattr(state, "penalties", None)
+    if isinstance(points, dict) and isinstance(penalties, dict) and callable(getattr(state, "score", None)):
+        return {p: (state.score(p), len(points[p]), len(penalties[p])) for p in points}
+    try:
+        scores = state.result().get("scores")
+    except Exception:  # a state that cannot give a result mid-game shows no scores
+        return {}
+    if not isinstance(scores, dict):
+        return {}
+    return {p: (int(s), 0, 0) for p, s in scores.items() if isinstance(s, (int, float))}
 
 
 def _core(line: dict[str, Any]) -> dict[str, Any]:

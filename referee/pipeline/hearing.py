@@ -34,8 +34,9 @@ class _ThreadSink:
         self.q.put(msg)
 
 
-def hear(sink, open_source, plan) -> None:
-    """The hearing job's body: ``open_source(warnings) -> (source, heard_from)``."""
+def hear(sink, open_source, plan, batch_s: float = BATCH_S) -> None:
+    """The hearing job's body: ``open_source(warnings) -> (source, heard_from)``; an
+    ``events`` message every ``batch_s`` of audio."""
     from audio import hearing
 
     stats: dict[str, float] = {}
@@ -63,7 +64,7 @@ def hear(sink, open_source, plan) -> None:
             for block in source:
                 end = block.offset + (block.index + len(block.data)) / block.rate
                 batch.extend(listener.update(block))
-                if end - sent_at >= BATCH_S:
+                if end - sent_at >= batch_s:
                     sink.send(("events", batch, listener.watermark()))
                     batch, sent_at = [], end
             batch.extend(listener.close_window())
@@ -102,7 +103,7 @@ class HearingJob:
     ``open_source`` and ``plan`` must be picklable for a process (a module-level function or
     a ``functools.partial`` of one)."""
 
-    def __init__(self, process: bool, open_source, plan):
+    def __init__(self, process: bool, open_source, plan, batch_s: float = BATCH_S):
         self.proc = self.thread = None
         self.finished = False
         if process:
@@ -110,13 +111,13 @@ class HearingJob:
 
             ctx = mp.get_context("spawn")
             self.conn, child = ctx.Pipe(duplex=False)
-            self.proc = ctx.Process(target=_hear_process, args=(child, open_source, plan), name="referee-hearing",
+            self.proc = ctx.Process(target=_hear_process, args=(child, open_source, plan, batch_s), name="referee-hearing",
                                     daemon=True)
             self.proc.start()
             child.close()
         else:
             self.q: queue.Queue = queue.Queue()
-            self.thread = threading.Thread(target=hear, args=(_ThreadSink(self.q), open_source, plan),
+            self.thread = threading.Thread(target=hear, args=(_ThreadSink(self.q), open_source, plan, batch_s),
                                            name="referee-hearing", daemon=True)
             self.thread.start()
 

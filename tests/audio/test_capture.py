@@ -73,9 +73,27 @@ def test_missing_portaudio_is_one_device_error(monkeypatch):
         capture.import_sounddevice()
 
 
+class _VirtualClock:
+    """Monotonic time that sleeping advances at once: the paced stream unpaced."""
+
+    def __init__(self, start=100.0):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, s):
+        self.now += max(0.0, s)
+
+
+def _unpaced(path, **kw):
+    clock = _VirtualClock()
+    return capture.PacedStreamFactory(path, clock=clock, sleep=clock.sleep, **kw)
+
+
 def test_live_path_delivers_the_file_through_the_stream_factory(tmp_path):
     path, x = _pcm(tmp_path)
-    src = capture.LiveSource(None, 4, 16000, factory=capture.WavStreamFactory(path), stall_s=0.05)
+    src = capture.LiveSource(None, 4, 16000, factory=_unpaced(path), stall_s=0.05)
     items = list(src)
     assert all(isinstance(b, capture.Block) for b in items)
     data = np.concatenate([b.data for b in items])
@@ -84,7 +102,7 @@ def test_live_path_delivers_the_file_through_the_stream_factory(tmp_path):
 
 def test_device_drop_and_return_are_reported_and_the_clock_skips_the_gap(tmp_path):
     path, x = _pcm(tmp_path, n=16000)
-    factory = capture.WavStreamFactory(path, drop_after=0.4, gap_s=0.2)
+    factory = _unpaced(path, drop_after=0.4, gap_s=0.2)
     src = capture.LiveSource(None, 4, 16000, factory=factory, stall_s=0.05, retry_s=0.01)
     items = list(src)
     status = [i for i in items if isinstance(i, capture.Status)]
@@ -134,3 +152,17 @@ def test_a_whole_wav_has_no_warning(tmp_path):
         w.writeframes(np.zeros(1600, np.int16).tobytes())
     src = FileSource(path)
     assert sum(len(b.data) for b in src) == 1600 and src.warning is None
+
+
+def test_the_paced_stream_resamples_a_recording_to_the_rate_asked_for_as_replay_does(tmp_path):
+    """A 44.1 kHz recording paced through the live path at the calibration's 16 kHz: the
+    blocks are the file source's resampled samples, not the file's rate refused or misheard."""
+    path, _ = _pcm(tmp_path, channels=2, rate=44100, n=44100)
+    factory = _unpaced(path, rate=16000)
+    assert factory.rate == 16000 and factory.resampled_from == 44100
+    src = capture.LiveSource(None, 2, 16000, factory=factory, stall_s=0.05)
+    data = np.concatenate([b.data for b in src if isinstance(b, capture.Block)])
+    ref = np.concatenate([b.data for b in capture.FileSource(path, rate=16000)])
+    assert len(data) == len(ref) == 16000
+    assert np.array_equal(data, ref)
+    assert _unpaced(path).resampled_from is None and _unpaced(path).rate == 44100

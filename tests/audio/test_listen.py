@@ -98,14 +98,14 @@ def test_two_seats_within_the_tie_tolerance_are_a_tie(ko_model):
 
 
 def test_live_path_through_the_stream_factory_gives_the_same_shouts(ko_model, table):
-    from audio.capture import LiveSource, WavStreamFactory, FileSource
+    from audio.capture import FileSource, LiveSource, PacedStreamFactory
     from audio.lexicon import vocabulary
     from audio.listen import Listener, listen
     from audio.recognize import Recognizer
 
     _, wav, _, _ = table
     rec = Recognizer(ko_model, vocabulary("ikatako"))
-    live = LiveSource(None, 4, synth.RATE, factory=WavStreamFactory(wav, drop_after=1.5, gap_s=0.0), stall_s=0.05, retry_s=0.01)
+    live = LiveSource(None, 4, synth.RATE, factory=_unpaced(PacedStreamFactory, wav, drop_after=1.5, gap_s=0.0), stall_s=0.05, retry_s=0.01)
     got = list(listen(live, Listener(SEATS, 4, synth.RATE, rec)))
     status = [e["state"] for e in got if e["type"] == "audio_status"]
     assert status == ["lost", "ok"]
@@ -182,3 +182,13 @@ def test_listen_min_conf_option_gates_the_calls(run_cli, table):
     assert any("below_conf" in g for g in gated)
     bad = run_cli(*base, "--min-conf", "2")
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def _unpaced(factory_cls, path, **kw):
+    """The paced fake stream on a clock that sleeping advances at once (as fast as it goes)."""
+    now = [100.0]
+
+    def sleep(s):
+        now[0] += max(0.0, s)
+
+    return factory_cls(path, clock=lambda: now[0], sleep=sleep, **kw)

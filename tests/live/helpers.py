@@ -1,6 +1,7 @@
 """A fake pipeline run for the live views: the demo's true events fed to a sink the way the
 pipeline does — events in order, each card's verdict line when the next card is revealed
-(when a versus verdict becomes final), the judgement at the end. The lines come from the
+(when a versus verdict becomes final), the judgement at the end; the view's scoreboard
+reads an incremental judge fed alongside, as the live driver wires it. The lines come from the
 batch judgement, so this works whether or not a game's judge is incremental yet."""
 
 from __future__ import annotations
@@ -26,15 +27,22 @@ def demo_record():
 
 def drive(sink, until: float | None = None, status: dict | None = None):
     """Feed the demo's events (up to ``until`` s) to ``sink``; returns the judgement."""
+    from referee.judge import IncrementalJudge
+    from referee.live.state import scoreboard
+
     record = demo_record()
     judgement = judge(record)
     pending = [v for v in judgement.lines if v.get("type") == "verdict"]
+    inc = IncrementalJudge(record.header)  # the scoreboard is the judge's state, as live
+    if getattr(sink, "state", None) is not None:
+        sink.state.scores_from = lambda: scoreboard(inc)
     sink.start(record.header)
     if status:
         sink.status(status)
     for ev in record.events:
         if until is not None and ev.t > until:
             break
+        inc.feed(ev)
         if isinstance(ev, CardEvent):
             final = [v for v in pending if v["t"] < round(ev.t, 3)]  # verdict times are in ms
             pending = pending[len(final):]

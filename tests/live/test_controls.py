@@ -87,12 +87,34 @@ def test_a_prompt_has_the_number_keys_before_the_seat_keys():
     assert c.key("2", 3.1)[0].get("card") == "7"
 
 
-def test_mokochaka_verdicts_open_pile_and_penalty_prompts():
-    v = {"type": "verdict", "grab_winner": "aki", "penalties": [{"player": "chie", "to": "ben"}]}
-    piles, penalty = prompts_for("mokochaka", v, PLAYERS)
+def test_mokochaka_announcements_open_pile_and_penalty_prompts_and_the_verdict_closes_them():
+    grab = {"type": "announce", "what": "grab", "player": "aki", "card": "moko1", "card_t": 2.0}
+    pen = {"type": "announce", "what": "penalty", "player": "chie", "card": "moko1", "card_t": 2.0}
+    (piles,) = prompts_for("mokochaka", grab, PLAYERS)
+    (penalty,) = prompts_for("mokochaka", pen, PLAYERS)
     assert piles.action == "piles" and piles.options[1] == ("piles 0+2", {"piles": [0, 2]})
     assert penalty.player == "chie" and [o for o, _ in penalty.options] == ["aki", "ben"]
-    assert prompts_for("ikatako", {"type": "verdict", "card": "5", "taken_by": "aki"}, PLAYERS) == []
+    # a verdict is too late for a choice (it counts until the next card): none from verdicts
+    assert prompts_for("mokochaka", {"type": "verdict", "grab_winner": "aki"}, PLAYERS) == []
+    assert prompts_for("ikatako", {"type": "verdict", "card": "uzushio6", "taken_by": "aki"}, PLAYERS) == []
+    c = Controls(PLAYERS)
+    c.raise_prompts("mokochaka", grab, 3.0)
+    assert c.prompts and c.prompts[0].card_t == 2.0
+    c.heard({"type": "verdict", "t": 2.0, "card": "moko1"})
+    assert c.prompts == []
+
+
+def test_an_ikatako_penalty_prompt_offers_the_players_point_cards_from_the_judges_state():
+    class State:
+        points = {"ben": ["5", "3", "3"], "aki": ["2"]}
+        options = {"penalty_card": "lowest"}
+
+    wrong = {"type": "announce", "what": "wrong", "player": "ben", "card": "ika", "card_t": 2.0}
+    (p,) = prompts_for("ikatako", wrong, PLAYERS, State())
+    assert [o for o, _ in p.options] == ["3", "5"] and p.options[0][1] == {"card": "3"} and "lowest" in p.default
+    # one point card (or none): nothing to choose
+    assert prompts_for("ikatako", dict(wrong, player="aki"), PLAYERS, State()) == []
+    assert prompts_for("ikatako", wrong, PLAYERS, None) == []
 
 
 def test_events_from_the_keys_are_record_events():

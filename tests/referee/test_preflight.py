@@ -70,7 +70,8 @@ def test_a_missing_token_zone_is_a_warning(table, tmp_path, monkeypatch):
     for code in ("moko1", "paka2"):
         shutil.copy(DEMO / "refs" / "2.png", tmp_path / "mrefs" / f"{code}.png")
     pre = check_replay(VIDEO, tmp_path / "seats.wav", cal, tmp_path / "out")
-    assert pre.warnings == ["calibration: no zone token: token grabs are not seen"]
+    assert pre.warnings[0] == "calibration: no zone token: token grabs are not seen"
+    assert pre.warnings[1].startswith("references: no image for card(s) gabu1")  # two images only
 
 
 def test_another_games_references_without_game_are_refused(table, tmp_path):
@@ -158,3 +159,27 @@ def test_the_resampled_recording_is_what_resampling_the_whole_file_gives(tmp_pat
     assert np.abs(got - want).max() < 1e-6
     with pytest.raises(MediaError, match="cannot resample to 5 Hz"):
         FileSource(tmp_path / "s44.wav", rate=5)
+
+
+def test_a_card_of_the_deck_without_a_reference_image_is_a_warning(table, tmp_path):
+    refs = tmp_path / "refs"
+    shutil.copytree(DEMO / "refs", refs)
+    (refs / "ika.png").unlink()
+    pre = check_replay(VIDEO, tmp_path / "seats.wav", table(references=str(refs)), tmp_path / "out")
+    assert [w for w in pre.warnings if w.startswith("references: no image")] == [
+        f"references: no image for card(s) ika in {refs}: those cards cannot be recognised (add CODE.png and "
+        "replay again)"]
+
+
+def test_the_live_referee_gets_the_same_checks(table, tmp_path):
+    """``check_live``: the zones, the sample rate (a paced recording) and the references, as replay."""
+    from referee.preflight import check_live
+
+    with pytest.raises(PreflightError, match="no card zone"):
+        check_live(table(zones={}), tmp_path / "out")
+    _wav(tmp_path / "s44.wav", 44100)
+    pre = check_live(table(), tmp_path / "out", video=VIDEO, audio=tmp_path / "s44.wav")
+    assert (pre.audio_rate, pre.file_rate) == (16000, 44100) and "resampled to 16000 Hz" in pre.warnings[0]
+    assert check_live(table(), tmp_path / "out").audio_rate == 16000  # microphones: the calibration's rate
+    with pytest.raises(CalibrationError, match="not mokochaka"):
+        check_live(table(), tmp_path / "out", game="mokochaka")

@@ -1,0 +1,49 @@
+"""Under overload the pose rate adapts: a recording paced in real time through the live path
+with an artificially slow pose stage (every analysed seat costs 0.15 s more) — the stride
+climbs, each change is a status event in the record, and the pose never falls seconds
+behind the clock. Not a speed test: the bound is what the design guarantees under any load
+(the camera hands over its newest frame, the rest are skipped and counted)."""
+
+from __future__ import annotations
+
+import io
+import wave
+
+import pytest
+
+from session.record import read_record
+from vision.video import read_frames, write_video
+from tests.live.helpers import DEMO
+
+SECONDS = 8.0
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    d = tmp_path_factory.mktemp("clip")
+    video, wav = d / "clip.mp4", d / "seats.wav"
+    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < SECONDS - 1e-6), fps=30)
+    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
+        dst.setparams(src.getparams())
+        dst.writeframes(src.readframes(int(SECONDS * src.getframerate())))
+    return video, wav
+
+
+def test_a_slow_pose_stage_raises_the_stride_the_change_is_recorded_and_the_lag_stays_bounded(clip, tmp_path):
+    from referee.live.run import LiveOptions, run_live
+    from referee.live.terminal import TerminalView
+
+    video, wav = clip
+    opts = LiveOptions(calibration=DEMO / "calibration.json", out=tmp_path / "out", from_video=video, audio=wav,
+                       window=False, voice=False, slow_pose_s=0.15, pose_every=4)
+    result = run_live(opts, say=lambda s: None,
+                      view_factory=lambda state, controls: TerminalView(state, controls, out=io.StringIO(), keys=None))
+    changes = result.figures["pose_every"]["changes"]
+    assert changes and changes[0][1] > 4, changes  # it climbed
+    rec = read_record(result.record)
+    recorded = [e for e in rec.events if e.type == "warning" and e.extra.get("source") == "pose"]
+    assert [e.extra["pose_every"] for e in recorded] == [c[1] for c in changes]
+    assert "pose every" in recorded[0].message and "fell behind" in recorded[0].message
+    lag = result.figures["latency"]["pose_lag_ms"]
+    assert lag["n"] > 20 and lag["median"] < 1000 and lag["max"] < 3000, lag  # bounded: never seconds behind
+    assert result.figures["skipped"] > 0  # the frames it had no time for were skipped (counted)
