@@ -94,12 +94,20 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     if what == "explain":
         if not session_file:
             raise click.UsageError("explain needs a session record: referee teach explain SESSION.jsonl")
-        from referee.teach.explain import explain_file
-        text, drills_out = explain_file(Path(session_file), lang)
+        from referee.teach.explain import add_to_progress, explain_file
+        text, drills_out = explain_file(Path(session_file), lang, seat=seat)
         click.echo(text)
         if output:
             output.write_text("".join(x + "\n" for x in drills_out), encoding="utf-8")
             click.echo(f"wrote {len(drills_out)} drill(s) to {output}")
+        if drills_out:
+            from datetime import datetime, timezone
+            progress = _open(learner, data)
+            added = add_to_progress(progress, drills_out, _start(start) or datetime.now(timezone.utc))
+            games = sorted({a.split()[0] for a in added})
+            click.echo(f"{len(added)} drill(s) due now for learner {learner} ({progress.path}): "
+                       + ", ".join(f"'referee teach {g.replace('ikatako-coop', 'ikatako --mode coop')}'" for g in games)
+                       + " brings them back first" if added else "no drill could be posed from these mistakes")
         return
     if what not in GAMES:
         raise click.UsageError(f"unknown game {what!r} (games: {', '.join(GAMES)})")

@@ -76,6 +76,11 @@ class Lesson:
         self.only = list(only or [])
         self.placement = placement and level is None and not progress.of(drill.name) and not self.only
         self.quit = False
+        # a recorded game's mistakes (``referee teach explain``): FSRS cards off the ladder,
+        # reviewed like the earlier levels' situations (first when due)
+        ladder = {s.key for lv in self.levels for s in lv.situations}
+        made = (drill.make(k) for k in sorted(self.scheduler.cards) if k not in ladder)
+        self.recorded = [s for s in made if s is not None]
 
     # ----------------------------------------------------------------- time
     def now(self) -> datetime:
@@ -94,7 +99,7 @@ class Lesson:
         n = 0
         while n < self.params.cards and not self.quit:
             level = self.levels[self.index]
-            review = [s for lv in self.levels[:self.index] for s in lv.situations]
+            review = [s for lv in self.levels[:self.index] for s in lv.situations] + self.recorded
             if self.only:  # a recorded game's mistakes: these situations only, the ladder stays
                 sit = self.scheduler.pick(self.only, self.now())
             else:

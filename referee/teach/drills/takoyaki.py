@@ -56,6 +56,23 @@ class TakoyakiDrill(Drill):
     def __init__(self) -> None:
         super().__init__(name="takoyaki", game="takoyaki", _levels=_levels())
 
+    def make(self, key: str) -> Situation | None:
+        """``x..x....../5S``: the griddle (``x`` face up, slots A..10) and the card drawn —
+        also a recorded game's (``referee teach explain``)."""
+        known = self.situation(key)
+        if known is not None:
+            return known
+        grid, _, card = key.partition("/")
+        if len(grid) != 10 or set(grid) - {"x", "."}:
+            return None
+        up = [i + 1 for i, c in enumerate(grid) if c == "x"]
+        try:
+            R.placement(card, [i + 1 in up for i in range(10)])
+        except Exception:
+            return None
+        rule = "faces" if card == R.JOKER or card[:-1] in R.FACE else "slots"
+        return Situation("takoyaki", rule, key, {"up": up, "card": card})
+
     def screen(self, sit: Situation, lang: str) -> Screen:
         up = set(sit.data["up"])
         row = lambda a, b: "  ".join(("[%s]" % R.slot_name(i)) if i in up else f" {R.slot_name(i)} " for i in range(a, b))  # noqa: E731
