@@ -1,6 +1,7 @@
 """The window view (OpenCV HighGUI): the drawn card, the field and, after an answer, the
-verdict and its reason; the same text goes to the terminal (the window's fonts are Latin
-only, so Japanese reasons are read there and heard).
+verdict and its reason; the same text goes to the terminal. With ``--lang ja`` the window
+writes the question, the reason and the cards' names in Japanese (a TrueType font through
+:mod:`referee.teach.fonts`; romaji when none is installed).
 
 Keys come from the window: HighGUI gives no event time, so the view polls ``waitKey`` every
 ``poll_ms`` (5 ms) on a reader of its own and stamps each key when ``waitKey`` returns it:
@@ -83,24 +84,35 @@ class WindowView:
 
     def ready(self, info: dict[str, Any]) -> None:
         self.text.game = info["level"].situations[0].game if info["level"].situations else ""
-        self._put(draw_scene("", (), "", "ready...", (f"level {info['index'] + 1}: {info['level'].title['en']}",),
-                             size=self.size))
+        ready = "準備…" if self.lang == "ja" else "ready..."
+        level = f"レベル{info['index'] + 1}: " if self.lang == "ja" else f"level {info['index'] + 1}: "
+        self._put(draw_scene("", (), "", ready, (level + info['level'].title[self.lang],), size=self.size))
 
     def show(self, screen: Screen, info: dict[str, Any]) -> None:
         self.screen = screen
         self.text.show(screen, info)
-        self._put(draw_scene(screen.card, screen.field, screen.game, screen.title if self.lang == "en" else "",
-                             screen.lines if self.lang == "en" else (), size=self.size))
+        self._put(draw_scene(screen.card, screen.field, screen.game, screen.title, screen.lines, size=self.size,
+                             names=self._names()))
 
     def feedback(self, fb: Feedback, info: dict[str, Any]) -> None:
         self.text.feedback(fb, info)
         s = self.screen
-        head = VERDICT_TEXT["en"][fb.verdict] + (f"  {fb.reaction:.2f} s" if fb.reaction is not None else "")
+        from referee.teach.fonts import have_font
+        lang = self.lang if have_font() else "en"  # (no Japanese font: the verdict in English)
+        unit = " 秒" if lang == "ja" else " s"
+        head = VERDICT_TEXT[lang][fb.verdict] + (f"  {fb.reaction:.2f}{unit}" if fb.reaction is not None else "")
         reason = (fb.reason(),) + ((fb.rival,) if fb.rival else ())
-        if self.lang != "en":
-            reason = ("(reason in the terminal)",)
-        self._put(draw_scene(s.card, s.field, s.game, s.title if self.lang == "en" else "", s.lines if self.lang == "en" else (),
-                             (head, reason, VERDICT_BGR[fb.verdict]), size=self.size))
+        self._put(draw_scene(s.card, s.field, s.game, s.title, s.lines, (head, reason, VERDICT_BGR[fb.verdict]),
+                             size=self.size, names=self._names()))
+
+    def _names(self) -> dict[str, str]:
+        """The cards' Japanese names, written under their Latin labels with ``--lang ja``."""
+        if self.lang != "ja":
+            return {}
+        from referee.teach.drills.ikatako import CARD_TEXT_JA
+        from referee.teach.drills.mokochaka import JA
+        moko = {f"{k}{n}": v for k, v in JA.items() for n in range(1, 5)}
+        return {**CARD_TEXT_JA, **moko}
 
     def message(self, text: str) -> None:
         self.text.message(text)
