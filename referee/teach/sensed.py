@@ -57,11 +57,14 @@ class SensedParams:
     keyboard's, so a hand from the last card is down again); ``pause``: feedback time before
     the next card is readied (2.5 s: the reason needs reading, the hands coming down);
     ``window_s``: the reaction window of the drawn cards (3 s, the rules' default; a
-    recording's cards use its session's options)."""
+    recording's cards use its session's options); ``camera_every_s``: how often the window's
+    camera inset is redrawn (0.1 s: 10 fps is enough to see oneself, and each redraw costs
+    the perception loop ~3 ms of HighGUI)."""
 
     foreperiod: tuple[float, float] = (1.5, 3.0)
     pause: float = 2.5
     window_s: float = 3.0
+    camera_every_s: float = 0.1
 
 
 @dataclass
@@ -77,6 +80,8 @@ class _Card:
 class SensedDrill(Sink):
     """The drill as a pipeline sink: the learner seat's events in, feedback out to ``view``
     (a teach view: :class:`referee.teach.terminal.TerminalView` or the window)."""
+
+    wants_frames = True  # the window's camera inset (and the drawn cards' clock between statuses)
 
     def __init__(self, seat: str, view, *, paced: bool, lang: str = "en", cards: int = 20, seed: int = 0,
                  progress: Progress | None = None, level: str | None = None, params: SensedParams = SensedParams(),
@@ -106,6 +111,7 @@ class SensedDrill(Sink):
         self._next_show: float | None = None
         self._ready_at: float | None = None
         self._ready_t: float | None = None
+        self._camera_t = -1e9
         self.finished = False
         self.header: SessionHeader | None = None
 
@@ -149,6 +155,11 @@ class SensedDrill(Sink):
         self._tick()
 
     def frame(self, frame: Any, events: list[Event]) -> None:
+        show = getattr(self.view, "camera", None)
+        now = getattr(frame, "t", 0.0)
+        if show is not None and now - self._camera_t >= self.params.camera_every_s:
+            self._camera_t = now
+            show(frame.image)
         self._tick()
 
     def finish(self, judgement: Any) -> None:
