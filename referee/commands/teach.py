@@ -188,6 +188,9 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
     s = sensed.summary()
     med = f"{s['median_reaction']:.2f} s" if s["median_reaction"] is not None else "-"
     click.echo(f"\n{sensed.seat}: {s['cards']} card(s), {s['right']} right, median reaction {med} (sensor clock)")
+    if s["feedback_after_window_s"]:
+        med_l, max_l = s["feedback_after_window_s"]
+        click.echo(f"feedback after each card's window closed (session clock): median {med_l:.2f} s, max {max_l:.2f} s")
     click.echo(f"drill record, video and audio: {result.out}")
     click.echo(f"progress: {progress.path}")
     for w in result.warnings:

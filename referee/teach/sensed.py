@@ -75,6 +75,7 @@ class _Card:
     info: dict[str, Any] = field(default_factory=dict)
     fb: Feedback | None = None
     ready: float | None = None  # when "ready…" went up (a drawn card; an act after it is early)
+    late: float | None = None  # feedback drawn this long after the card's window closed (session clock)
 
 
 class SensedDrill(Sink):
@@ -288,6 +289,9 @@ class SensedDrill(Sink):
         card.fb = fb
         self.done_cards.append(card)
         self.view.feedback(fb, card.info)
+        now = self.now()
+        if now is not None:
+            card.late = round(now - end, 4)
         if self.voice:
             self.voice.say(*fb.spoken)
         self._store(card, fb)
@@ -315,8 +319,10 @@ class SensedDrill(Sink):
         fbs = [c.fb for c in self.done_cards if c.fb is not None]
         right = [f for f in fbs if f.ok]
         times = [f.reaction for f in right if f.reaction is not None]
+        late = sorted(c.late for c in self.done_cards if c.late is not None)
         return {"cards": len(fbs), "right": len(right), "accuracy": len(right) / len(fbs) if fbs else 0.0,
                 "median_reaction": statistics.median(times) if times else None,
+                "feedback_after_window_s": (statistics.median(late), late[-1]) if late else None,
                 "verdicts": [(c.shown, c.card, c.fb.verdict, c.fb.reaction) for c in self.done_cards if c.fb]}
 
 
