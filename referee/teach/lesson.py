@@ -76,10 +76,9 @@ class Lesson:
         self.only = list(only or [])
         self.placement = placement and level is None and not progress.of(drill.name) and not self.only
         self.quit = False
-        # a recorded game's mistakes (``referee teach explain``): FSRS cards off the ladder,
-        # reviewed like the earlier levels' situations (first when due)
-        ladder = {s.key for lv in self.levels for s in lv.situations}
-        made = (drill.make(k) for k in sorted(self.scheduler.cards) if k not in ladder)
+        # a recorded game's mistakes (``referee teach explain``): FSRS cards off the ladder or
+        # above the learner's level, reviewed like the earlier levels' situations (first when due)
+        made = (drill.make(k) for k in sorted(self.scheduler.cards))
         self.recorded = [s for s in made if s is not None]
 
     # ----------------------------------------------------------------- time
@@ -99,7 +98,9 @@ class Lesson:
         n = 0
         while n < self.params.cards and not self.quit:
             level = self.levels[self.index]
-            review = [s for lv in self.levels[:self.index] for s in lv.situations] + self.recorded
+            review = [s for lv in self.levels[:self.index] for s in lv.situations]
+            upto = {s.key for s in review} | {s.key for s in level.situations}
+            review += [s for s in self.recorded if s.key not in upto]
             if self.only:  # a recorded game's mistakes: these situations only, the ladder stays
                 sit = self.scheduler.pick(self.only, self.now())
             else:

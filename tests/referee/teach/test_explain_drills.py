@@ -47,6 +47,7 @@ def _toratanu(tmp_path: Path) -> Path:
 
 CASES = {
     "ikatako": lambda tmp: ROOT / "fixtures" / "demo" / "truth.jsonl",
+    "ikatako-coop": lambda tmp: ROOT / "fixtures" / "sessions" / "ikatako_coop.jsonl",
     "mokochaka": lambda tmp: ROOT / "fixtures" / "sessions" / "mokochaka_4p_game.jsonl",
     "takoyaki": lambda tmp: ROOT / "fixtures" / "sessions" / "takoyaki_two_players.jsonl",
     "seasaltpaper": _seasaltpaper,
@@ -76,7 +77,8 @@ def test_each_explained_mistake_is_a_due_fsrs_card(game, tmp_path):
     assert f"{len(posable)} drill(s) due now for learner mia" in res.output
 
 
-@pytest.mark.parametrize("game,wanted", [("takoyaki", "x.x.....xx/6H"), ("seasaltpaper", None), ("toratanu", None)])
+@pytest.mark.parametrize("game,wanted", [("takoyaki", "x.x.....xx/6H"), ("seasaltpaper", None), ("toratanu", None),
+                                         ("mokochaka", None), ("ikatako", "tako|mirror")])
 def test_the_next_drill_brings_the_recorded_mistake_back_first(game, wanted, tmp_path):
     _explain(CASES[game](tmp_path), tmp_path)
     due = set(Progress.open("mia", tmp_path).cards[game])
