@@ -66,7 +66,8 @@ def _voice(lang: str, enabled: bool, drill):
                    "flips are the drill's cards.")
 @click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="With --from-video: the seats' WAV.")
-@click.option("--seat", default=None, help="With --calibration: the learner's seat (default: the first seat).")
+@click.option("--seat", default=None, help="With --calibration: the learner's seat (default: the first seat); "
+                                           "explain: only this player's mistakes become drills.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --calibration: where the drill's session record, video and audio go (default: a new folder).")
 def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, rival, level, no_placement,
@@ -81,6 +82,8 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach mokochaka | takoyaki | seasaltpaper | toratanu
     referee teach --report                # the HTML progress page
     referee teach explain SESSION.jsonl   # a recorded game, card by card, and its mistakes as drills
+    referee teach ikatako --calibration CAL --camera 0 --seat aki      # hands and voice, read by the referee
+    referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
     """
     from referee.teach.progress import Progress, data_dir
     if report:

@@ -45,6 +45,9 @@ from session.errors import RefereeError
 from session.events import CardEvent, EndEvent, Event, HandEvent, SessionHeader, ShoutEvent
 
 RIVAL = "rival"  # versus needs two players: the drill record's second, who never acts
+#: the help line under a card (the keyboard drill's keys do not apply: hands and voice do)
+REACT_HELP = {"en": "raise your hand(s) and call out: the camera and the microphone judge  |  Ctrl-C ends",
+              "ja": "手を上げて声で答える: カメラとマイクが判定 | Ctrl-C で終了"}
 
 
 class SensedError(RefereeError):
@@ -186,7 +189,7 @@ class SensedDrill(Sink):
             return
         if now >= self._next_show:
             sit = self._next
-            self.view.show(self.drill.screen(sit, self.lang), self._info())
+            self.view.show(self._screen(sit), self._info())
             shown = self.now()  # on the screen from here (the draw call returned)
             card = _Card(sit, rt(shown), sit.data["card"], self._info(), ready=self._ready_t)
             self.cards.append(card)
@@ -217,7 +220,10 @@ class SensedDrill(Sink):
         self.cards.append(card)
         self.pending.append(card)
         if sit is not None:
-            self.view.show(self.drill.screen(sit, self.lang), card.info)
+            self.view.show(self._screen(sit), card.info)
+
+    def _screen(self, sit: Situation):
+        return replace(self.drill.screen(sit, self.lang), keys=REACT_HELP.get(self.lang, REACT_HELP["en"]))
 
     def _field_before(self, index: int) -> list[str]:
         """The troubles lying in the field when card ``index`` of the recording came (the
