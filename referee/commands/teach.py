@@ -57,8 +57,22 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("--report", "report", is_flag=True, help="Write the HTML progress page and exit.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="--report: the page to write (default: teach-report.html in the progress folder); explain: drills file.")
+@click.option("--calibration", "cal", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="IKATAKO with a camera and microphones: the table's calibration (referee calibrate).")
+@click.option("--camera", default=None, help="With --calibration: the camera (index or device path).")
+@click.option("--audio-device", default=None, help="With --calibration: the audio input (sounddevice index or name).")
+@click.option("--from-video", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="With --calibration: a recording played through the live sources in real time; its card "
+                   "flips are the drill's cards.")
+@click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="With --from-video: the seats' WAV.")
+@click.option("--seat", default=None, help="With --calibration: the learner's seat (default: the first seat); "
+                                           "explain: only this player's mistakes become drills.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --calibration: where the drill's session record, video and audio go (default: a new folder).")
 def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, rival, level, no_placement,
-              drills_file, use_window, data, script, start, report, output):
+              drills_file, use_window, data, script, start, report, output, cal, camera, audio_device, from_video,
+              audio, seat, out):
     """Learn the games: drills that show a card, read your keys, judge with the referee and
     say why (reason first), on a rule ladder with spaced repetition.
 
@@ -68,6 +82,8 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach mokochaka | takoyaki | seasaltpaper | toratanu
     referee teach --report                # the HTML progress page
     referee teach explain SESSION.jsonl   # a recorded game, card by card, and its mistakes as drills
+    referee teach ikatako --calibration CAL --camera 0 --seat aki      # hands and voice, read by the referee
+    referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
     """
     from referee.teach.progress import Progress, data_dir
     if report:
@@ -81,12 +97,20 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     if what == "explain":
         if not session_file:
             raise click.UsageError("explain needs a session record: referee teach explain SESSION.jsonl")
-        from referee.teach.explain import explain_file
-        text, drills_out = explain_file(Path(session_file), lang)
+        from referee.teach.explain import add_to_progress, explain_file
+        text, drills_out = explain_file(Path(session_file), lang, seat=seat)
         click.echo(text)
         if output:
             output.write_text("".join(x + "\n" for x in drills_out), encoding="utf-8")
             click.echo(f"wrote {len(drills_out)} drill(s) to {output}")
+        if drills_out:
+            from datetime import datetime, timezone
+            progress = _open(learner, data)
+            added = add_to_progress(progress, drills_out, _start(start) or datetime.now(timezone.utc))
+            games = sorted({a.split()[0] for a in added})
+            click.echo(f"{len(added)} drill(s) due now for learner {learner} ({progress.path}): "
+                       + ", ".join(f"'referee teach {g.replace('ikatako-coop', 'ikatako --mode coop')}'" for g in games)
+                       + " brings them back first" if added else "no drill could be posed from these mistakes")
         return
     if what not in GAMES:
         raise click.UsageError(f"unknown game {what!r} (games: {', '.join(GAMES)})")
@@ -98,6 +122,10 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     drill = drills.get(name)
     if seed is None:
         seed = int.from_bytes(os.urandom(2), "big")
+    sensing = cal is not None or from_video is not None or camera is not None or audio is not None
+    if sensing:
+        return _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learner, data, lang, seed,
+                       cards, level, use_window, no_voice, start, drill)
     only = _read_drills(drills_file, drill) if drills_file else None
     progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
@@ -122,6 +150,54 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     from referee.teach.terminal import summary_text
     click.echo("\n" + summary_text(summary, lang))
     click.echo(f"progress: {progress.path}")
+    if voice is not None:
+        voice.wait(5.0)
+        voice.close()
+
+
+def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learner, data, lang, seed, cards, level,
+            use_window, no_voice, start, drill):
+    """``referee teach ikatako --calibration CAL (--camera N | --from-video V --audio W)``."""
+    if name != "ikatako":
+        raise click.UsageError("the camera/microphone drill is IKATAKO versus: referee teach ikatako --calibration CAL ...")
+    if cal is None:
+        raise click.UsageError("a camera or recording drill needs the table's --calibration (referee calibrate)")
+    if from_video is not None and camera is not None:
+        raise click.UsageError("--from-video and --camera: give one")
+    if (audio is None) != (from_video is None):
+        raise click.UsageError("--from-video goes with --audio SEATS.wav (and --audio with --from-video)")
+    from referee.teach.sensed import run_sensed
+    from referee.commands.live import _device, _new_out
+    progress = _open(learner, data)
+    voice = _voice(lang, not no_voice, drill)
+    if use_window:
+        from referee.teach.window import WindowView
+        view = WindowView(lang=lang)
+    else:
+        from referee.teach.terminal import TerminalView
+        view = TerminalView(sys.stdout, lang=lang, game="ikatako")
+    out = out or _new_out()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sensed, result = run_sensed(calibration=cal, seat=seat, out=out, view=view,
+                                        camera=_device(camera if camera is not None else "0"),
+                                        audio_device=_device(audio_device) if audio_device is not None else None,
+                                        from_video=from_video, audio=audio, lang=lang, cards=cards, seed=seed,
+                                        progress=progress, level=level, voice=voice, start=_start(start),
+                                        say=lambda m: click.echo(m, err=True))
+    finally:
+        view.close()
+    s = sensed.summary()
+    med = f"{s['median_reaction']:.2f} s" if s["median_reaction"] is not None else "-"
+    click.echo(f"\n{sensed.seat}: {s['cards']} card(s), {s['right']} right, median reaction {med} (sensor clock)")
+    if s["feedback_after_window_s"]:
+        med_l, max_l = s["feedback_after_window_s"]
+        click.echo(f"feedback after each card's window closed (session clock): median {med_l:.2f} s, max {max_l:.2f} s")
+    click.echo(f"drill record, video and audio: {result.out}")
+    click.echo(f"progress: {progress.path}")
+    for w in result.warnings:
+        click.echo(f"referee: warning: {w}", err=True)
     if voice is not None:
         voice.wait(5.0)
         voice.close()

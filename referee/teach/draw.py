@@ -1,8 +1,9 @@
 """The program's own cards, drawn with OpenCV (no card art): a coloured face per kind, the
 name large, a count of pips where the count matters, readable at a glance from a metre.
-Deterministic: the same card gives the same pixels (no randomness, no fonts from the system:
-OpenCV's built-in Hershey fonts, so labels are Latin; Japanese text goes to the terminal and
-the voice)."""
+Deterministic: the same card gives the same pixels (no randomness). Latin labels are OpenCV's
+Hershey fonts; Japanese text (the window's questions and reasons with ``--lang ja``, the
+cards' Japanese names under their Latin ones) is drawn with a TrueType font through
+:mod:`referee.teach.fonts`, in romaji when no Japanese font is installed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import re
 
 import cv2
 import numpy as np
+
+from referee.teach.fonts import put_text, wrap
 
 CARD_W, CARD_H = 200, 280
 FONT = cv2.FONT_HERSHEY_DUPLEX
@@ -54,8 +57,9 @@ def _text_centered(img, label: str, y: int, scale: float, colour, thick: int = 2
     cv2.putText(img, label, ((img.shape[1] - w) // 2, y + h // 2), FONT, scale, colour, thick, cv2.LINE_AA)
 
 
-def draw_card(card: str, game: str = "ikatako", w: int = CARD_W, h: int = CARD_H) -> np.ndarray:
-    """One card face, ``h`` × ``w`` BGR, white border on a dark table."""
+def draw_card(card: str, game: str = "ikatako", w: int = CARD_W, h: int = CARD_H, sub: str = "") -> np.ndarray:
+    """One card face, ``h`` × ``w`` BGR, white border on a dark table; ``sub`` (the card's
+    Japanese name) is written small under the label."""
     kind, label, pips = _kind(card, game)
     img = np.full((h, w, 3), (40, 90, 40), np.uint8)
     face = FACES.get(kind, FACES["plain"])
@@ -73,27 +77,33 @@ def draw_card(card: str, game: str = "ikatako", w: int = CARD_W, h: int = CARD_H
         xs = [w // 2 + (i - (pips - 1) / 2) * (2 * r + max(3, int(6 * k))) for i in range(pips)]
         for x in xs:
             cv2.circle(img, (int(x), h - int(60 * k)), r, ink, -1, cv2.LINE_AA)
+    if sub and sub != label:
+        px = max(12, int(26 * k))
+        from referee.teach.fonts import text_width
+        put_text(img, sub, ((w - text_width(sub, px)) // 2, h - int(34 * k) if not pips else h - int(24 * k)), px, ink)
     return img
 
 
 def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: tuple[str, ...],
                verdict: tuple[str, tuple[str, ...], tuple[int, int, int]] | None = None,
-               size: tuple[int, int] = (640, 900)) -> np.ndarray:
+               size: tuple[int, int] = (640, 900), names: dict[str, str] | None = None) -> np.ndarray:
     """The window's frame: the title, the drawn card big, the field small beside it, the
-    context lines, and (after an answer) the verdict and its reason lines in its colour."""
+    context lines, and (after an answer) the verdict and its reason lines in its colour.
+    ``names``: a card's Japanese name to write under it (``--lang ja``)."""
     H, W = size
+    names = names or {}
     img = np.full((H, W, 3), (30, 60, 30), np.uint8)
-    cv2.putText(img, title, (24, 44), FONT, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
+    put_text(img, title, (24, 44), 30, (255, 255, 255), bold=True)
     x = 24
     if game == "mokochaka":  # the three pile tops are the question: all three big, side by side
         for i, c in enumerate(field[:3]):
-            img[70:70 + CARD_H, x:x + CARD_W] = draw_card(c, game)
+            img[70:70 + CARD_H, x:x + CARD_W] = draw_card(c, game, sub=names.get(c, ""))
             if c == card and i == 2:  # the card just played
                 cv2.rectangle(img, (x - 6, 64), (x + CARD_W + 5, 70 + CARD_H + 5), (80, 220, 240), 3, cv2.LINE_AA)
             x += CARD_W + 24
         card, field = "", ()
     if card:
-        img[70:70 + CARD_H, x:x + CARD_W] = draw_card(card, game)
+        img[70:70 + CARD_H, x:x + CARD_W] = draw_card(card, game, sub=names.get(card, ""))
         x += CARD_W + 30
     if game == "takoyaki" and field:  # the griddle: slots face up (the rank) or face down (a back)
         for i, slot in enumerate(field[:10]):
@@ -112,25 +122,27 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
         sw, sh = 100, 140
         cx, cy = x + (i % 4) * (sw + 12), 70 + (i // 4) * (sh + 12)
         if cy + sh < H and cx + sw < W:
-            img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0], game, sw, sh)
+            img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0], game, sw, sh, sub=names.get(c, ""))
     y = 70 + CARD_H + 36
     for line in lines[:4]:
-        cv2.putText(img, _ascii(line), (24, y), FONT, 0.6, (230, 230, 230), 1, cv2.LINE_AA)
+        put_text(img, _ascii(line), (24, y), 18, (230, 230, 230))
         y += 26
     if verdict:
         head, reason, colour = verdict
         y += 10
-        cv2.putText(img, head, (24, y + 20), FONT, 1.2, colour, 2, cv2.LINE_AA)
+        put_text(img, _ascii(head), (24, y + 20), 36, colour, bold=True)
         y += 56
         for line in reason:
-            for part in _wrap(_ascii(line), 70):
-                cv2.putText(img, part, (24, y), FONT, 0.62, (255, 255, 255), 1, cv2.LINE_AA)
-                y += 26
+            for part in (_wrap(_ascii(line), 70) if _ascii(line).isascii() else wrap(line, W - 48, 20)):
+                put_text(img, part, (24, y), 18.6 if part.isascii() else 20, (255, 255, 255))
+                y += 26 if part.isascii() else 28
     return img
 
 
 def _ascii(s: str) -> str:
-    return s.replace("→", "->").replace("−", "-").replace("…", "...").replace("×", "x").encode("ascii", "replace").decode()
+    """Latin text with its few symbols in ASCII (Hershey has no arrow); Japanese kept as is."""
+    t = s.replace("→", "->").replace("−", "-").replace("…", "...").replace("×", "x")
+    return t if t.isascii() else s
 
 
 def _wrap(s: str, n: int) -> list[str]:

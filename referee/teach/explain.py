@@ -6,7 +6,14 @@ rule and the fact each one hung on (IKATAKO: the troubles in the field and the r
 ask for; MOKOCHAKA: the pile tops' counts and the call) and, for every wrong or missed
 player, the drill situation that trains that card (``ikatako`` drill keys such as
 ``tako|mirror``, ``mokochaka`` keys of three tops). The turn-based games list the judge's
-reason for every move, the illegal ones marked ``BAD`` (their drills are not derived yet).
+reason for every move, the illegal ones marked ``BAD``, and their mistakes become drills too:
+TAKOYAKI an illegal placement (the player's griddle before it and the card: ``x..x....../JH``),
+Sea Salt & Paper an illegal STOP / LAST CHANCE (``stop=`` the caller's hand), TORATANU a tally
+below the best arrangement (``best=`` the hand, ``@`` the special card; hands with captured
+cards or a zoo are not drilled: the drill shows a hand only).
+
+:func:`add_to_progress` makes each of them a due FSRS card of the learner, so the next
+``referee teach GAME`` brings them back first.
 """
 
 from __future__ import annotations
@@ -20,8 +27,9 @@ from session.record import read_record
 from referee.teach.phrases import text
 
 
-def explain_file(path: Path, lang: str = "en") -> tuple[str, list[str]]:
-    """The walk as text, and the drill lines (``DRILL SITUATION  # who, why``) of its mistakes."""
+def explain_file(path: Path, lang: str = "en", seat: str | None = None) -> tuple[str, list[str]]:
+    """The walk as text, and the drill lines (``DRILL SITUATION  # who, why``) of its mistakes
+    (only ``seat``'s when given)."""
     rec = read_record(path)
     if rec.header is None:
         raise RecordError(f"{path}: no session header on the first line: nothing to explain")
@@ -30,7 +38,11 @@ def explain_file(path: Path, lang: str = "en") -> tuple[str, list[str]]:
     out = [text(lang, f"{path.name}: {game} {rec.header.mode or ''} · {', '.join(rec.header.players)}",
                 f"{path.name}: {game} {rec.header.mode or ''} · {', '.join(rec.header.players)}"), ""]
     drills: list[str] = []
+    if seat is not None and seat not in rec.header.players:
+        raise RecordError(f"{path}: no player {seat!r} in this game (players: {', '.join(rec.header.players)})")
     verdicts = [x for x in j.lines if x.get("type") == "verdict"]
+    derive = {"takoyaki": _Takoyaki, "seasaltpaper": _SeaSaltPaper, "toratanu": _Toratanu}.get(game)
+    derive = derive(rec) if derive else None
     for n, v in enumerate(verdicts, 1):
         if game == "ikatako" and "expected" in v and "troubles" in v:
             out += _ikatako(n, v, lang, drills)
@@ -44,6 +56,12 @@ def explain_file(path: Path, lang: str = "en") -> tuple[str, list[str]]:
             who = v.get("player") or v.get("caller") or ""
             out.append(f"{n:3}  {float(v.get('t', 0)):8.3f}  {'BAD ' if bad else ''}{who + ': ' if who else ''}"
                        f"{why if isinstance(why, str) else why}")
+            if derive is not None:
+                for line in derive.verdict(v, lang):
+                    out.append("      " + line[1])
+                    drills.append(line[0])
+    if seat is not None:
+        drills = [d for d in drills if d.partition("# ")[2].startswith(seat + ":")]
     result = next((x for x in j.lines if x.get("type") == "result"), None)
     if result is not None:
         out += ["", text(lang, "result: ", "結果: ") + _result(result)]
@@ -106,3 +124,104 @@ def _result(r: dict[str, Any]) -> str:
     if "winners" in r:
         return f"winners {', '.join(r['winners']) or '-'}; scores {r.get('scores', r.get('hands'))}"
     return ", ".join(f"{k} {v}" for k, v in r.items() if k != "type")
+
+
+class _Takoyaki:
+    """Each player's griddle (the slots face up) through the verdicts: an illegal placement
+    becomes the drill of that card on that griddle."""
+
+    def __init__(self, rec):
+        self.up: dict[str, set[int]] = {}
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        from referee.teach.drills.takoyaki import _grid
+        p, zone, card = v.get("player"), str(v.get("zone") or ""), v.get("card")
+        if p is None or card is None:
+            return []
+        up = self.up.setdefault(p, set())
+        out = []
+        if v.get("action") in ("place", "discard") and v.get("legal") is False:
+            key = f"{_grid(sorted(up))}/{card}"
+            why = v.get("why")
+            out.append((f"takoyaki {key}  # {p}: {why}", text(lang, f"drill: {card} on {p}'s griddle", f"練習: {p}の鉄板に{card}")))
+        if v.get("action") == "place" and zone.startswith(f"p:{p}:slot"):
+            try:
+                up.add(int(zone.rsplit("slot", 1)[1]))
+            except ValueError:
+                pass
+        if isinstance(v.get("face_up"), int) and v["face_up"] == 0:
+            up.clear()  # a new round (or nothing face up yet)
+        return out
+
+
+class _SeaSaltPaper:
+    """An illegal STOP / LAST CHANCE (under 7 card points) becomes the drill of that hand."""
+
+    def __init__(self, rec):
+        self.hands = [(e.t, e.player, list(e.extra.get("cards") or [])) for e in rec.events
+                      if e.type == "choice" and getattr(e, "action", None) == "hand"]
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        caller = v.get("caller")
+        if v.get("legal") is not False or caller is None:
+            return []
+        hand = [h for t, p, h in self.hands if p == caller and t <= float(v.get("t", 0)) + 1e-9]
+        if not hand or not hand[-1]:
+            return []
+        key = "stop=" + ",".join(sorted(hand[-1]))
+        return [(f"seasaltpaper {key}  # {caller}: {v.get('why')}",
+                 text(lang, f"drill: may {caller}'s hand say {v.get('call')}?", f"練習: {caller}の手で{v.get('call')}できる?"))]
+
+
+class _Toratanu:
+    """A tally that scored less than the best arrangement becomes the drill of that hand."""
+
+    def __init__(self, rec):
+        self.tallies = [e for e in rec.events if e.type == "choice" and getattr(e, "action", None) == "tally"]
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out = []
+        special = v.get("special")
+        for p, lost in sorted((v.get("missed") or {}).items()):
+            if not lost:
+                continue
+            tally = [e for e in self.tallies if e.player == p and e.t <= float(v.get("t", 0)) + 1e-9]
+            if not tally:
+                continue
+            ev = tally[-1]
+            if ev.extra.get("captured") or ev.extra.get("doubutsuen"):
+                continue
+            hand = [str(c) for c in ev.extra.get("hand") or []]
+            if not 3 <= len(hand) <= 9:
+                continue
+            sp = special if isinstance(special, str) else None
+            key = "best=" + ";".join(hand) + (f"@{sp}" if sp else "")
+            out.append((f"toratanu {key}  # {p}: {lost} points below the best arrangement",
+                        text(lang, f"drill: the best sets of {p}'s hand ({lost} points missed)",
+                             f"練習: {p}の手の最高セット({lost}点損)")))
+        return out
+
+
+def add_to_progress(progress, drill_lines: list[str], now) -> list[str]:
+    """Each drill line a due FSRS card of ``progress``'s learner (due ``now``; a situation the
+    learner already has keeps its card but is made due now). Returns the keys added."""
+    import fsrs
+
+    from referee.teach import drills as drill_mod
+    from referee.teach.scheduler import card_id
+    added = []
+    for line in drill_lines:
+        words = line.split("#")[0].split()
+        if len(words) != 2 or words[0] not in drill_mod.DRILLS:
+            continue
+        name, key = words
+        sit = drill_mod.get(name).make(key)
+        if sit is None or f"{name} {sit.key}" in added:  # (two players' same mistake: one card)
+            continue
+        old = progress.cards.get(name, {}).get(sit.key)
+        card = fsrs.Card(card_id=card_id(sit.key), due=now) if old is None else old
+        card.due = now
+        progress.append({"type": "fsrs", "drill": name, "situation": sit.key, "card": card.to_dict(),
+                         "from": "explain"})
+        added.append(f"{name} {sit.key}")
+    return added

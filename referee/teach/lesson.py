@@ -76,6 +76,10 @@ class Lesson:
         self.only = list(only or [])
         self.placement = placement and level is None and not progress.of(drill.name) and not self.only
         self.quit = False
+        # a recorded game's mistakes (``referee teach explain``): FSRS cards off the ladder or
+        # above the learner's level, reviewed like the earlier levels' situations (first when due)
+        made = (drill.make(k) for k in sorted(self.scheduler.cards))
+        self.recorded = [s for s in made if s is not None]
 
     # ----------------------------------------------------------------- time
     def now(self) -> datetime:
@@ -95,6 +99,8 @@ class Lesson:
         while n < self.params.cards and not self.quit:
             level = self.levels[self.index]
             review = [s for lv in self.levels[:self.index] for s in lv.situations]
+            upto = {s.key for s in review} | {s.key for s in level.situations}
+            review += [s for s in self.recorded if s.key not in upto]
             if self.only:  # a recorded game's mistakes: these situations only, the ladder stays
                 sit = self.scheduler.pick(self.only, self.now())
             else:

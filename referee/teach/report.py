@@ -48,19 +48,34 @@ def _line(points: list[tuple[int, float]], w: int = 560, h: int = 200) -> str:
     return "".join(out)
 
 
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _label(drill: str, key: str) -> str:
+    """A situation as a learner reads it: IKATAKO ``tako|mirror`` → ``tako · field: mirror``."""
+    if drill == "ikatako" and "|" in key:
+        card, _, field = key.partition("|")
+        return f"{card} · field: {field.replace('+', ', ') if field else 'empty'}"
+    return key
+
+
 def build_report(progress: Progress, lang: str = "en") -> str:
     answers = [a for a in progress.answers]
-    drills = sorted({a["drill"] for a in answers})
+    drills = sorted({a["drill"] for a in answers} | {d for d, cards in progress.cards.items() if cards})
     title = "teaching progress" if lang == "en" else "練習の記録"
     parts = [f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title>",
              "<style>body{font-family:sans-serif;max-width:760px;margin:24px auto;color:#222}"
              "h2{border-bottom:1px solid #ccc;margin-top:28px}table{border-collapse:collapse}"
              "td,th{padding:2px 10px;text-align:left;font-size:13px}</style></head><body>",
              f"<h1>{html.escape(progress.path.stem)}: {title}</h1>",
-             f"<p>{len(answers)} answers in {len(progress.sessions)} sessions.</p>"]
+             f"<p>{_n(len(answers), 'answer')} in {_n(len(progress.sessions), 'session')}.</p>"]
     if not answers:
         parts.append("<p>No answers yet: run <code>referee teach ikatako</code>.</p>")
     last = max((datetime.fromisoformat(a["at"]) for a in answers), default=None)
+    due_at = [c.due for cards in progress.cards.values() for c in cards.values()]
+    if last is None and due_at:  # only a recorded game's mistakes so far
+        last = min(due_at)
     for drill in drills:
         mine = [a for a in answers if a["drill"] == drill]
         parts.append(f"<h2>{html.escape(drill)}</h2>")
@@ -90,14 +105,15 @@ def build_report(progress: Progress, lang: str = "en") -> str:
             for d, k in due[:30]:
                 asked = [a for a in mine if a["situation"] == k]
                 ok = sum(a["verdict"] == "correct" for a in asked)
-                parts.append(f"<tr><td>{html.escape(k)}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
-                             f"<td>{ok}/{len(asked)}</td></tr>")
+                parts.append(f"<tr><td>{html.escape(_label(drill, k))}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
+                             f"<td>{f'{ok}/{len(asked)}' if asked else 'not asked yet'}</td></tr>")
             parts.append("</table>")
         conf = progress.confusion(drill)
         if conf:
             parts.append("<h3>mixed up</h3><table><tr><th>asked</th><th>answered as</th><th>times</th></tr>")
             for (a, b), n in sorted(conf.items(), key=lambda kv: (-kv[1], kv[0]))[:15]:
-                parts.append(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td><td>{n}</td></tr>")
+                parts.append(f"<tr><td>{html.escape(_label(drill, a))}</td><td>{html.escape(_label(drill, b))}</td>"
+                             f"<td>{n}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

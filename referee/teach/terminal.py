@@ -14,6 +14,7 @@ from referee.teach.phrases import VERDICT_TEXT
 CLEAR = "\x1b[2J\x1b[H"
 COLOURS = {"correct": "\x1b[1;32m", "wrong": "\x1b[1;31m", "missed": "\x1b[1;33m", "false_start": "\x1b[1;35m"}
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
+GAME_NAMES = {"seasaltpaper": "SEA SALT & PAPER"}  # the others' names are their id in capitals
 MARK = {"correct": "✓", "wrong": "✗", "missed": "…", "false_start": "!"}
 
 
@@ -51,7 +52,7 @@ class TerminalView:
             f"card {n}" if self.lang == "en" else f"{n}枚目")
         lvl = f"level {info['index'] + 1}: {lv.title[self.lang]}" if self.lang == "en" else \
             f"レベル{info['index'] + 1}: {lv.title[self.lang]}"
-        return f"{self.game.upper()} · {lvl} · {tag}"
+        return f"{GAME_NAMES.get(self.game, self.game.upper())} · {lvl} · {tag}"
 
     def ready(self, info: dict[str, Any]) -> None:
         if self.ansi:

@@ -1,6 +1,7 @@
 """The window view (OpenCV HighGUI): the drawn card, the field and, after an answer, the
-verdict and its reason; the same text goes to the terminal (the window's fonts are Latin
-only, so Japanese reasons are read there and heard).
+verdict and its reason; the same text goes to the terminal. With ``--lang ja`` the window
+writes the question, the reason and the cards' names in Japanese (a TrueType font through
+:mod:`referee.teach.fonts`; romaji when none is installed).
 
 Keys come from the window: HighGUI gives no event time, so the view polls ``waitKey`` every
 ``poll_ms`` (5 ms) on a reader of its own and stamps each key when ``waitKey`` returns it:
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import time
 from typing import Any
 
 import cv2
@@ -26,6 +28,8 @@ from referee.teach.terminal import TerminalView
 from session.errors import DeviceError
 
 NAME = "referee teach"
+#: a verdict drawn less than this long before the next card appears stays under it (2 s)
+KEEP_VERDICT_S = 2.0
 VERDICT_BGR = {"correct": (80, 220, 80), "wrong": (80, 80, 240), "missed": (60, 200, 240), "false_start": (220, 80, 220)}
 
 
@@ -69,6 +73,9 @@ class WindowView:
         self.text = TerminalView(sys.stdout, lang=lang)
         self.screen: Screen | None = None
         self.frame = None
+        self.base = None
+        self.thumb = None
+        self.last = None  # the last verdict drawn: (head, reason, colour, when)
         cv2.namedWindow(NAME, cv2.WINDOW_AUTOSIZE)
 
     def keys(self, _terminal_keys: KeySource | None = None) -> WindowKeys:
@@ -77,30 +84,73 @@ class WindowView:
         return WindowKeys(self)
 
     def _put(self, frame) -> None:
-        self.frame = frame
-        cv2.imshow(NAME, frame)
+        self.base = frame
+        self.frame = self._with_camera(frame)
+        cv2.imshow(NAME, self.frame)
         cv2.waitKey(1)
+
+    def camera(self, image) -> None:
+        """The camera's newest image (the camera/microphone drill), inset top right: the
+        learner sees themself as the referee does (not mirrored: the pose is read unmirrored)."""
+        h, w = self.size
+        tw = w // 3
+        th = max(1, int(image.shape[0] * tw / image.shape[1]))
+        self.thumb = cv2.resize(image, (tw, th), interpolation=cv2.INTER_AREA)
+        if getattr(self, "base", None) is not None:
+            self.frame = self._with_camera(self.base)
+            cv2.imshow(NAME, self.frame)
+            cv2.waitKey(1)
+
+    def _with_camera(self, frame):
+        thumb = getattr(self, "thumb", None)
+        if thumb is None:
+            return frame
+        out = frame.copy()
+        th, tw = thumb.shape[:2]
+        y, x = 70, out.shape[1] - tw - 12  # beside the card and up to three troubles, above the text
+        if y > 0 and x > 0:
+            out[y:y + th, x:x + tw] = thumb
+            cv2.rectangle(out, (x - 1, y - 1), (x + tw, y + th), (250, 250, 250), 1)
+        return out
 
     def ready(self, info: dict[str, Any]) -> None:
         self.text.game = info["level"].situations[0].game if info["level"].situations else ""
-        self._put(draw_scene("", (), "", "ready...", (f"level {info['index'] + 1}: {info['level'].title['en']}",),
-                             size=self.size))
+        ready = "準備…" if self.lang == "ja" else "ready..."
+        level = f"レベル{info['index'] + 1}: " if self.lang == "ja" else f"level {info['index'] + 1}: "
+        self._put(draw_scene("", (), "", ready, (level + info['level'].title[self.lang],), size=self.size))
 
     def show(self, screen: Screen, info: dict[str, Any]) -> None:
         self.screen = screen
         self.text.show(screen, info)
-        self._put(draw_scene(screen.card, screen.field, screen.game, screen.title if self.lang == "en" else "",
-                             screen.lines if self.lang == "en" else (), size=self.size))
+        prev = None
+        if self.last is not None and time.monotonic() - self.last[3] < KEEP_VERDICT_S:
+            # the card before was judged just now (a recording's next card comes at once): keep
+            # its verdict readable under the new card
+            head, reason, colour, _ = self.last
+            prev = (("前のカード: " if self.lang == "ja" else "previous card: ") + head, reason, colour)
+        self._put(draw_scene(screen.card, screen.field, screen.game, screen.title, screen.lines, prev, size=self.size,
+                             names=self._names()))
 
     def feedback(self, fb: Feedback, info: dict[str, Any]) -> None:
         self.text.feedback(fb, info)
         s = self.screen
-        head = VERDICT_TEXT["en"][fb.verdict] + (f"  {fb.reaction:.2f} s" if fb.reaction is not None else "")
+        from referee.teach.fonts import have_font
+        lang = self.lang if have_font() else "en"  # (no Japanese font: the verdict in English)
+        unit = " 秒" if lang == "ja" else " s"
+        head = VERDICT_TEXT[lang][fb.verdict] + (f"  {fb.reaction:.2f}{unit}" if fb.reaction is not None else "")
         reason = (fb.reason(),) + ((fb.rival,) if fb.rival else ())
-        if self.lang != "en":
-            reason = ("(reason in the terminal)",)
-        self._put(draw_scene(s.card, s.field, s.game, s.title if self.lang == "en" else "", s.lines if self.lang == "en" else (),
-                             (head, reason, VERDICT_BGR[fb.verdict]), size=self.size))
+        self.last = (head, reason, VERDICT_BGR[fb.verdict], time.monotonic())
+        self._put(draw_scene(s.card, s.field, s.game, s.title, s.lines, (head, reason, VERDICT_BGR[fb.verdict]),
+                             size=self.size, names=self._names()))
+
+    def _names(self) -> dict[str, str]:
+        """The cards' Japanese names, written under their Latin labels with ``--lang ja``."""
+        if self.lang != "ja":
+            return {}
+        from referee.teach.drills.ikatako import CARD_TEXT_JA
+        from referee.teach.drills.mokochaka import JA
+        moko = {f"{k}{n}": v for k, v in JA.items() for n in range(1, 5)}
+        return {**CARD_TEXT_JA, **moko}
 
     def message(self, text: str) -> None:
         self.text.message(text)

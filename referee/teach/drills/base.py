@@ -91,7 +91,10 @@ class Drill:
     def answered_as(self, sit: Situation, presses: Sequence[Press]) -> str | None:
         """The situation the learner answered as if it were: another situation of the ladder
         whose right answer is what they gave (same card first). None when none matches."""
-        given = self.answer_text(sit, presses)
+        return self.answered_as_text(sit, self.answer_text(sit, presses))
+
+    def answered_as_text(self, sit: Situation, given: str) -> str | None:
+        """:meth:`answered_as` of an answer already in :meth:`answer_text`'s form."""
         card = sit.data.get("card")
         best: tuple[int, int, str] | None = None
         n = 0

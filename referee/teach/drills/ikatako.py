@@ -191,15 +191,35 @@ class VersusDrill(Drill):
         return rec
 
     def feedback(self, sit, presses, level, lang, learner="you", rival=None) -> Feedback:
-        card, troubles = sit.data["card"], list(sit.data["troubles"])
-        exp = R.expected_reaction(card, troubles)
+        exp = R.expected_reaction(sit.data["card"], sit.data["troubles"])
         rec = self.record(sit, presses, level, learner, rival)
         lines = judge_lines(rec)
         v = verdict_at(lines, CARD_T) or {}
         ans = presses_before(presses)
         hands = {HAND_KEYS[p.key] for p in ans if p.key in HAND_KEYS}
         words, _ = words_of(ans, WORD_KEYS)
-        if false_start(presses):
+        last = rt(ans[-1].t) if ans else None
+        if last is None and not exp.required:
+            submit = [p.t for p in presses if p.key == "enter" and p.t >= 0]
+            last = submit[0] if submit else None
+        fb = self.explain(sit, v, learner, hands, words, lang, early=false_start(presses), last=last)
+        fb.answered, fb.record, fb.lines = self.answer_text(sit, presses), rec, lines
+        if fb.verdict in ("wrong", "false_start"):
+            fb.answered_as = self.answered_as(sit, presses)
+        if rival:
+            fb.rival = _rival_text(v, learner, rival, lang)
+        return fb
+
+    def explain(self, sit: Situation, v: dict, learner: str, hands: set[str], words: Sequence[str], lang: str,
+                *, early: bool = False, last: float | None = None) -> Feedback:
+        """The feedback of the judge's verdict line ``v`` for ``learner`` on ``sit``: what
+        the keyboard drill and the camera/microphone drill (:mod:`referee.teach.sensed`)
+        both say. ``hands``/``words``: what the learner did in the window (the reason's
+        "you raised …"); ``early``: a false start; ``last``: the reaction shown when the
+        judge has none (a wrong answer: the learner's last act, seconds after the card)."""
+        card, troubles = sit.data["card"], list(sit.data["troubles"])
+        exp = R.expected_reaction(card, troubles)
+        if early:
             verdict = "false_start"
         elif learner in v.get("wrong", []):
             verdict = "wrong"
@@ -208,24 +228,20 @@ class VersusDrill(Drill):
         else:
             verdict = "correct"
         reaction = v.get("times", {}).get(learner)
-        if reaction is None and ans:
-            reaction = rt(ans[-1].t)
-        if reaction is None and not exp.required:
-            submit = [p.t for p in presses if p.key == "enter" and p.t >= 0]
-            reaction = submit[0] if submit else None
+        if reaction is None:
+            reaction = last
         rule, rule_keys = _rule(card, troubles, lang)
         fact = _fact(card, exp, lang)
-        did = _did(hands, words, exp, "wrong" if verdict == "false_start" else verdict, lang)
+        did = _did(set(hands), list(words), exp, "wrong" if verdict == "false_start" else verdict, lang)
         if verdict == "false_start":
             did = text(lang, "you pressed before the card appeared", "カードが出る前に押した")
         spoken = (verdict,) if verdict == "correct" else (
             verdict, *rule_keys, f"hand:{exp.hands}" if exp.required else "nothing", *(word_key(w) for w in exp.say))
+        answered = f"{'+'.join(sorted(hands)) or 'none'}:{' '.join(words)}"
         fb = Feedback(verdict=verdict, reaction=reaction, rule=rule, fact=fact, did=did, spoken=spoken,
-                      answered=self.answer_text(sit, presses), record=rec, lines=lines)
+                      answered=answered)
         if verdict in ("wrong", "false_start"):
-            fb.answered_as = self.answered_as(sit, presses)
-        if rival:
-            fb.rival = _rival_text(v, learner, rival, lang)
+            fb.answered_as = self.answered_as_text(sit, answered)
         return fb
 
     def phrase_keys(self) -> tuple[str, ...]:

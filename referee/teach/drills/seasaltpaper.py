@@ -42,6 +42,22 @@ class SeaSaltPaperDrill(Drill):
     def __init__(self) -> None:
         super().__init__(name="seasaltpaper", game="seasaltpaper", _levels=_levels())
 
+    def make(self, key: str) -> Situation | None:
+        """``score=crab:blue,…`` / ``stop=…``: this hand's points, or whether it may say STOP
+        (a recorded game's hand, ``referee teach explain``)."""
+        known = self.situation(key)
+        if known is not None:
+            return known
+        rule, _, cards = key.partition("=")
+        hand = sorted(c for c in cards.split(",") if c)
+        if rule not in ("score", "stop") or not hand:
+            return None
+        try:
+            R.score(hand)
+        except Exception:
+            return None
+        return Situation("seasaltpaper", rule, f"{rule}={','.join(hand)}", {"hand": hand})
+
     def screen(self, sit: Situation, lang: str) -> Screen:
         hand = tuple(sit.data["hand"])
         q = text(lang, "Card points of this hand?", "この手のカード点は?") if sit.rule == "score" else text(

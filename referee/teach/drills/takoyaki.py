@@ -24,6 +24,9 @@ GRIDDLES = ((1, 3), (2, 5, 7), (1, 2, 3, 4, 5), (6, 8, 9, 10), (1, 2, 3, 4, 5, 6
 NUMBER_CARDS = ("AH", "3H", "5D", "7D", "8H", "10D")
 FACE_CARDS = ("JH", "QD", "KH", "JK")
 SLOT_KEYS = {str(i): i for i in range(1, 10)} | {"0": 10}
+#: the time to answer a griddle (15 s: a turn-based question, read the griddle and think; the
+#: reaction games' 3 s window timed a person out before they had read it)
+ANSWER_S = 15.0
 
 
 def _grid(up: Sequence[int]) -> str:
@@ -35,8 +38,9 @@ def _levels() -> tuple[Level, ...]:
         return tuple(Situation("takoyaki", rule, f"{_grid(g)}/{c}", {"up": list(g), "card": c})
                      for g in GRIDDLES for c in cards)
     return (Level("slots", {"en": "number cards: their own slot, or discard", "ja": "数字カード: 自分のスロットか捨てる"},
-                  sits("slots", NUMBER_CARDS), 4.0),
-            Level("faces", {"en": "J, Q, K and the joker", "ja": "J・Q・Kとジョーカー"}, sits("faces", FACE_CARDS), 4.0))
+                  sits("slots", NUMBER_CARDS), 4.0, window_s=ANSWER_S),
+            Level("faces", {"en": "J, Q, K and the joker", "ja": "J・Q・Kとジョーカー"}, sits("faces", FACE_CARDS), 4.0,
+                  window_s=ANSWER_S))
 
 
 def _answer(presses: Sequence[Press]) -> tuple[int | None, bool, bool | None]:
@@ -55,6 +59,23 @@ def _answer(presses: Sequence[Press]) -> tuple[int | None, bool, bool | None]:
 class TakoyakiDrill(Drill):
     def __init__(self) -> None:
         super().__init__(name="takoyaki", game="takoyaki", _levels=_levels())
+
+    def make(self, key: str) -> Situation | None:
+        """``x..x....../5S``: the griddle (``x`` face up, slots A..10) and the card drawn —
+        also a recorded game's (``referee teach explain``)."""
+        known = self.situation(key)
+        if known is not None:
+            return known
+        grid, _, card = key.partition("/")
+        if len(grid) != 10 or set(grid) - {"x", "."}:
+            return None
+        up = [i + 1 for i, c in enumerate(grid) if c == "x"]
+        try:
+            R.placement(card, [i + 1 in up for i in range(10)])
+        except Exception:
+            return None
+        rule = "faces" if card == R.JOKER or card[:-1] in R.FACE else "slots"
+        return Situation("takoyaki", rule, key, {"up": up, "card": card})
 
     def screen(self, sit: Situation, lang: str) -> Screen:
         up = set(sit.data["up"])

@@ -85,6 +85,24 @@ class ToratanuDrill(Drill):
     def __init__(self) -> None:
         super().__init__(name="toratanu", game="toratanu", _levels=_levels())
 
+    def make(self, key: str) -> Situation | None:
+        """``best=tiger:red:5;…`` (``@SPECIAL`` after it when a special card was named): the best
+        arrangement of a recorded game's hand (``referee teach explain``); at most 9 cards, the
+        digit keys' reach."""
+        known = self.situation(key)
+        if known is not None:
+            return known
+        rule, _, rest = key.partition("=")
+        cards, _, special = rest.partition("@")
+        hand = [c for c in cards.split(";") if c]
+        if rule not in ("best", "special") or not 3 <= len(hand) <= 9:
+            return None
+        try:
+            R.best_arrangement(hand, special or None)
+        except Exception:
+            return None
+        return Situation("toratanu", "special" if special else "best", key, {"hand": hand, "special": special or None})
+
     def screen(self, sit: Situation, lang: str) -> Screen:
         hand = sit.data["hand"]
         lines = tuple(f"{i + 1}: {c}" for i, c in enumerate(hand))

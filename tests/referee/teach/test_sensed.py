@@ -1,0 +1,206 @@
+"""The camera/microphone drill (``referee teach ikatako --calibration … --seat …``): the
+learner seat's hands and shouts from the pipeline, judged by the IKATAKO judge as a drill
+record, agree with the referee's verdicts for that seat; drawn cards are timed from their
+shown time on the sensor clock; a paced recording runs the whole path through the live
+sources (its verdicts: those of ``referee demo`` for that seat)."""
+
+from __future__ import annotations
+
+import io
+import json
+import wave
+from pathlib import Path
+
+import pytest
+
+from referee.teach import sensed as S
+from referee.teach.progress import Progress
+from referee.teach.terminal import TerminalView
+from session.events import HandEvent, SessionHeader, ShoutEvent
+from session.record import read_record
+
+ROOT = Path(__file__).resolve().parents[3]
+DEMO = ROOT / "fixtures" / "demo"
+SEATS = ("aki", "ben", "chie", "dai")
+
+
+def _expected():
+    lines = [json.loads(x) for x in (DEMO / "expected.jsonl").read_text().splitlines() if x.strip()]
+    return [x for x in lines if x.get("type") == "verdict"]
+
+
+def _status(v: dict | None) -> str:
+    """A seat's verdict as the drill names it (a trouble card left alone is right)."""
+    return "wrong" if v["me"] in v["wrong"] else "missed" if v["me"] in v["missed"] else "correct"
+
+
+def _drive(drill, record, status=None):
+    drill.start(record.header)
+    for ev in record.events:
+        drill.event(ev)
+    drill.finish(None)
+
+
+@pytest.mark.parametrize("seat", SEATS)
+def test_the_recordings_cards_judged_for_one_seat_agree_with_the_demos_verdicts(seat, tmp_path):
+    rec = read_record(DEMO / "truth.jsonl")
+    out = io.StringIO()
+    prog = Progress.open("learner", tmp_path)
+    drill = S.SensedDrill(seat, TerminalView(out, game="ikatako"), paced=True, progress=prog)
+    _drive(drill, rec)
+    got = [(c.card, c.fb.verdict) for c in drill.done_cards]
+    want = [(v["card"], _status({**v, "me": seat})) for v in _expected()]
+    assert got == want
+    # the reaction is the judge's, from the card's time to the onset on the record's clock
+    from referee.judge import judge
+    times = {round(v["t"], 3): v["times"].get(seat) for v in judge(rec).lines if v.get("type") == "verdict"}
+    for c in drill.done_cards:
+        if c.fb.verdict == "correct" and c.card not in ("mirror", "number", "repeat"):
+            assert c.fb.reaction == pytest.approx(times[round(c.shown, 3)], abs=0.001)
+    # each answer is an FSRS card in the learner's progress; the screen says why
+    lines = [json.loads(x) for x in prog.path.read_text().splitlines()]
+    assert sum(x["type"] == "answer" for x in lines) == len(want)
+    assert sum(x["type"] == "fsrs" for x in lines) == len(want)
+    if any(v == "wrong" for _, v in want):
+        assert "WRONG" in out.getvalue()
+
+
+def test_only_the_learners_seat_counts(tmp_path):
+    """Another seat's right answer does not make the learner right."""
+    rec = read_record(DEMO / "truth.jsonl")
+    drill = S.SensedDrill("aki", TerminalView(io.StringIO(), game="ikatako"), paced=True)
+    _drive(drill, rec)
+    tako = next(c for c in drill.done_cards if c.card == "tako")  # aki raised the wrong hand
+    assert tako.fb.verdict == "wrong" and "RIGHT" in tako.fb.did.upper()
+    assert all(p in ("aki", "rival") for p in tako.fb.record[0].players)
+    assert not any(getattr(e, "player", "aki") not in ("aki", None) for e in tako.fb.record[1:])
+
+
+class _Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def monotonic(self):
+        return self.t
+
+
+def test_a_drawn_card_is_timed_from_its_shown_time_on_the_sensor_clock(monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(S.time, "monotonic", clock.monotonic)
+    out = io.StringIO()
+    drill = S.SensedDrill("aki", TerminalView(out, game="ikatako"), paced=False, cards=2, seed=3, level="creatures")
+    drill.start(SessionHeader(t=0.0, game="ikatako", mode="versus", players=("aki", "ben")))
+
+    def at(session_t, events=()):
+        clock.t = 100.0 + session_t
+        for e in events:
+            drill.event(e)
+        drill.status({"now": session_t, "lag_ms": 0})
+
+    at(0.5)  # ready …
+    at(5.0)  # … the card is on the screen
+    card = drill.cards[0]
+    assert card.shown == pytest.approx(5.0)
+    from rules import ikatako as R
+    exp = R.expected_reaction(card.card, [])
+    ups = [HandEvent(t=5.6, player="aki", side=s, state="up") for s in sorted(exp.sides)]
+    ups.append(HandEvent(t=5.5, player="ben", side="left", state="up"))  # another seat: ignored
+    at(6.0, ups + [ShoutEvent(t=5.7, player="aki", words=tuple(exp.say))])
+    at(8.1)  # the window (3 s) has passed: judged
+    assert card.fb is not None and card.fb.verdict == "correct"
+    assert card.fb.reaction == pytest.approx(0.7, abs=0.001)  # the later of the hands and the shout
+    assert "CORRECT" in out.getvalue()
+    # the second card: the wrong hand
+    for e in [HandEvent(t=8.5, player="aki", side=s, state="down") for s in sorted(exp.sides)]:
+        drill.event(e)
+    at(11.0)
+    at(15.0)
+    second = drill.cards[1]
+    exp2 = R.expected_reaction(second.card, [])
+    wrong_side = {"left": "right", "right": "left", "both": "left"}[exp2.hands]
+    at(second.shown + 0.5, [HandEvent(t=second.shown + 0.4, player="aki", side=wrong_side, state="up"),
+                            ShoutEvent(t=second.shown + 0.45, player="aki", words=tuple(exp2.say))])
+    at(second.shown + 3.1)
+    assert second.fb.verdict == "wrong" and drill.done
+    assert S.SensedView(drill).drain()[0].name == "quit"
+
+
+def test_a_raise_before_the_card_is_a_false_start(monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(S.time, "monotonic", clock.monotonic)
+    drill = S.SensedDrill("aki", TerminalView(io.StringIO(), game="ikatako"), paced=False, cards=1, seed=1,
+                          level="creatures")
+    drill.start(SessionHeader(t=0.0, game="ikatako", mode="versus", players=("aki", "ben")))
+    for t, evs in ((0.5, []), (1.0, [HandEvent(t=0.9, player="aki", side="left", state="up")]), (5.0, []), (9.0, [])):
+        clock.t = 100.0 + t
+        for e in evs:
+            drill.event(e)
+        drill.status({"now": t, "lag_ms": 0})
+    assert drill.cards[0].fb.verdict == "false_start"
+
+
+def test_a_seat_not_at_the_table_is_one_clear_error(tmp_path):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    res = CliRunner().invoke(cli, ["teach", "ikatako", "--from-video", str(DEMO / "session.mp4"), "--audio",
+                                   str(DEMO / "seats.wav"), "--calibration", str(DEMO / "calibration.json"),
+                                   "--seat", "zoe", "--data", str(tmp_path), "--no-voice", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "zoe" in res.output and "aki, ben, chie, dai" in res.output
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["teach", "mokochaka", "--calibration", str(DEMO / "calibration.json")])
+    assert res.exit_code == 2 and "IKATAKO" in res.output
+
+
+CLIP_S = 14.0  # the demo's cards 3, tako, ika (aki wrong on tako) and mirror
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    from vision.video import read_frames, write_video
+    d = tmp_path_factory.mktemp("clip")
+    video, wav = d / "clip.mp4", d / "seats.wav"
+    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < CLIP_S - 1e-6), fps=30)
+    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
+        dst.setparams(src.getparams())
+        dst.writeframes(src.readframes(int(CLIP_S * src.getframerate())))
+    return video, wav
+
+
+def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for_the_seat(clip, tmp_path):
+    """The whole path: the recording released in real time by the live sources, the vision
+    stage and the hearing job, the merge, the drill sink; the verdicts for aki on the
+    clip's cards are the demo's (fixtures/demo/expected.jsonl) and the live run's own."""
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    video, wav = clip
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["teach", "ikatako", "--from-video", str(video), "--audio", str(wav),
+                                   "--calibration", str(DEMO / "calibration.json"), "--seat", "aki",
+                                   "--data", str(tmp_path / "data"), "--no-voice", "--out", str(out),
+                                   "--start", "2026-03-01T09:00:00"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    answers = [json.loads(x) for x in (tmp_path / "data" / "learners" / "you.jsonl").read_text().splitlines()]
+    answers = [a for a in answers if a["type"] == "answer"]
+    got = [(a["situation"].split("|")[0], a["verdict"]) for a in answers]
+    truth_cards = [e for e in read_record(DEMO / "truth.jsonl").events if e.type == "card" and e.t < CLIP_S - 1.0]
+    want = [(v["card"], _status({**v, "me": "aki"})) for v in _expected()[:len(truth_cards)]]
+    live = [json.loads(x) for x in (out / "session.jsonl").read_text().splitlines()]
+    live = list({x["t"]: x for x in live if x.get("type") == "verdict"}.values())  # (said twice: final, then said)
+    # the drill's verdicts are the live referee's own for that seat, card by card, timed
+    # from the same card event (shown = the card's time in the recording, session clock)
+    assert [(v["card"], _status({**v, "me": "aki"})) for v in live] == got
+    for a, v in zip(answers, live):
+        assert abs(v["t"] - a["shown_t"]) < 0.001
+        if a["verdict"] == "correct" and "aki" in v["times"]:
+            assert a["reaction"] == pytest.approx(v["times"]["aki"], abs=0.001)
+    assert f"aki: {len(got)} card(s)" in res.output and ("✗ WRONG" in res.output) == any(v == "wrong" for _, v in got)
+    # ... and the demo's verdicts for aki, as far as the live perception kept up with the
+    # recording (it analyses the newest frames only: under heavy load a card is seen a few
+    # frames late and a hand raised before it counts as up already)
+    figures = json.loads((out / "live-figures.json").read_text())
+    if got != want:
+        pytest.xfail(f"the live perception gave aki {got}, the demo {want} (processed {figures.get('processed')} of "
+                     f"{figures.get('captured')} frames, load {figures.get('load')}); the drill agrees with the live judge")
+    assert got == want
