@@ -100,11 +100,18 @@ class Enrollment:
     def knows(self, player: str | None) -> bool:
         return bool(player) and player in self.templates
 
-    def voice_distances(self, tokens: tuple[str, ...], samples: np.ndarray) -> dict[str, float]:
-        """Per enrolled player: the distance of this utterance to their takes of the call
-        ``tokens`` (players without a take of it are left out). Who said it: the seat on
-        whose channel a call is heard should be the nearest voice."""
-        feats = features(samples, self.rate)
+    def features(self, samples: np.ndarray) -> np.ndarray:
+        """An utterance's features at this enrollment's rate: compute them once and pass
+        them to :meth:`verify` and :meth:`voice_distances` (each would compute them again)."""
+        return features(samples, self.rate)
+
+    def voice_distances(self, tokens: tuple[str, ...], samples: np.ndarray | None = None, *,
+                        feats: np.ndarray | None = None) -> dict[str, float]:
+        """Per enrolled player: the distance of this utterance (``samples``, or its
+        :meth:`features`) to their takes of the call ``tokens`` (players without a take of it
+        are left out). Who said it: the seat on whose channel a call is heard should be the
+        nearest voice."""
+        feats = features(samples, self.rate) if feats is None else feats
         out: dict[str, float] = {}
         for player, takes in self.templates.items():
             ds = [dtw(feats, tmpl) for toks, tmpl in takes if toks == tuple(tokens)]
@@ -112,9 +119,10 @@ class Enrollment:
                 out[player] = round(float(min(ds)), 3)
         return out
 
-    def verify(self, player: str, samples: np.ndarray) -> Verdict:
-        """The enrolled call nearest to this utterance of ``player`` (or an abstention)."""
-        feats = features(samples, self.rate)
+    def verify(self, player: str, samples: np.ndarray | None = None, *, feats: np.ndarray | None = None) -> Verdict:
+        """The enrolled call nearest to this utterance of ``player`` (``samples``, or its
+        :meth:`features`), or an abstention."""
+        feats = features(samples, self.rate) if feats is None else feats
         best: dict[tuple[str, ...], float] = {}
         for tokens, tmpl in self.templates.get(player, []):
             d = dtw(feats, tmpl)

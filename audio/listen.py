@@ -272,10 +272,13 @@ class Listener:
         return said
 
     def _enrolled(self, seg: Segment):
-        """The enrolled-voice verdict for the seat of ``seg`` (None: no enrollment for it)."""
+        """The enrolled-voice verdict for the seat of ``seg`` and the utterance's voice
+        features (``(None, None)``: no enrollment for it). The features are computed once,
+        for the verdict and for :meth:`audio.enroll.Enrollment.voice_distances`."""
         if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
-            return None
-        return self.verifier.verify(self.seats[seg.channel], self._said(seg))
+            return None, None
+        feats = self.verifier.features(self._said(seg))
+        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
     def _drop(self, why: str) -> list[dict]:
         self.dropped[why] = self.dropped.get(why, 0) + 1
@@ -342,7 +345,7 @@ class Listener:
                 seg = replace(seg, start=start)
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
-        verdict = self._enrolled(seg)
+        verdict, feats = self._enrolled(seg)
         if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
             # the seat's own enrolled voice names the call, and it would win anyway: the costly
             # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
@@ -372,7 +375,6 @@ class Listener:
             words = ()
         events: list[dict] = []
         if verdict is not None and self.verifier.knows(player):
-            said = self._said(seg)
             extra["vosk_words" if getattr(self.recognizer, "engine", "vosk") == "vosk" else "engine_words"] = list(words)
             extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
             if verdict.tokens is not None:
@@ -380,7 +382,7 @@ class Listener:
             elif verdict.distance > self.verifier.max_distance:
                 words = ()
             if words:
-                voices = self.verifier.voice_distances(tuple(words), said)
+                voices = self.verifier.voice_distances(tuple(words), feats=feats)
                 extra["voices"] = voices
                 events += self._voice_check(seg, player, voices)
         if not words and extra.get("speech") is False:

@@ -56,7 +56,8 @@ second of 4-channel audio; now ~0.01). ``tests/audio/test_onset_block.py`` prove
 gives the same segments as the frame-by-frame detector it replaced.
 
 Latency before an onset is known: ``min_speech_s`` (+ one block); before an utterance is
-complete: ``hangover_s``; an utterance is final only when no other channel's candidate
+complete: ``quick_end_s`` once the seat's level is back at its floor (``end_quiet_db``),
+else ``hangover_s``; an utterance is final only when no other channel's candidate
 run could still be refined back before it (``earliest_start``), i.e. up to
 ``refine_max_s`` longer while another seat's run is pending.
 """
@@ -89,7 +90,15 @@ class OnsetParams:
     min_speech_s: float = 0.04  # ...and lasts this long (latency cost: this)
     dip_s: float = 0.008  # a run survives dips below start_db this short (a plosive's closure; latency: none)
     max_rise_s: float = 0.3  # a run must reach the trigger within this, else its start moves on
-    hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this)
+    hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this, unless quick_end_s decides sooner)
+    #: the end decided sooner: once the seat's own level has stayed within ``end_quiet_db`` of
+    #: its floor for ``quick_end_s`` (the voice is gone, not merely below ``start_db``), the
+    #: utterance has ended (same end sample: the last loud frame). 0 = off (``hangover_s``
+    #: alone). Latency cost: this instead of ``hangover_s`` wherever the level really falls
+    #: (a word in quiet); accuracy cost: a word with a pause longer than this at the floor
+    #: inside it (a geminate っ is ~0.1 s) is heard as two — see README "Hearing a real table".
+    quick_end_s: float = 0.10
+    end_quiet_db: float = 3.0
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
     crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
     dominance_db: float = 3.0  # ≥3 channels: level over the others' median to be a seat's own
@@ -104,6 +113,12 @@ class OnsetParams:
     refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
     refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound...
     refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
+
+    def __post_init__(self):
+        if not 0 <= self.quick_end_s <= self.hangover_s:
+            raise ValueError(f"quick_end_s must be between 0 (off) and hangover_s, got {self.quick_end_s}")
+        if not 0 <= self.end_quiet_db <= self.start_db:
+            raise ValueError(f"end_quiet_db must be between 0 and start_db, got {self.end_quiet_db}")
 
 
 @dataclass(frozen=True)
@@ -136,6 +151,7 @@ class _Chan:
     active: bool = False
     onset: int = 0
     last_loud: int = 0
+    last_heard: int = 0  # last frame of an utterance above floor + end_quiet_db
     wait_quiet: bool = False  # after a cut: wait for quiet before a new onset
     dominance: float | None = None
     dips: int = 0  # frames of the current dip below start_db inside a run
@@ -294,6 +310,8 @@ class OnsetDetector:
         p = self.p
         start_db, trigger_db = p.start_db, p.trigger_db
         hang = p.hangover_s / p.hop_s
+        quick = p.quick_end_s / p.hop_s if p.quick_end_s > 0 else float("inf")
+        heard_db = p.end_quiet_db
         max_utt = p.max_utterance_s / p.hop_s
         dip = p.dip_s / p.hop_s
         rise = p.max_rise_s / p.hop_s
@@ -323,7 +341,9 @@ class OnsetDetector:
                     if loud:
                         c.last_loud = f
                         c.peak = max(c.peak, level)
-                    if f - c.last_loud >= hang:
+                    if level > heard_db:
+                        c.last_heard = f
+                    if f - c.last_loud >= hang or f - c.last_heard >= quick:
                         out.append(self._close(k, c, c.last_loud + 1, cut=False))
                     elif f - c.onset >= max_utt:
                         out.append(self._close(k, c, f, cut=True))
@@ -345,7 +365,7 @@ class OnsetDetector:
                     if c.dominance is not None and c.dominance < p.dominance_db:
                         c.cand = None  # cross-talk or room noise: a new run may start next frame
                         continue
-                    c.active, c.onset, c.last_loud = True, c.cand, f
+                    c.active, c.onset, c.last_loud, c.last_heard = True, c.cand, f, f
                     if p.refine:
                         c.onset = self._refine(k, c.cand, f)
             floors[j] = [c.floor for _, c in chans]
