@@ -398,3 +398,35 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
                 fir[i, j] = 0.0
                 dropped.append((i, j))
     return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped
+
+
+def permuted(leakage: Leakage, order: list[int]) -> Leakage:
+    """``leakage`` for a recording whose channel k carries what the measured channel
+    ``order[k]`` carried (e.g. two cables exchanged): ``fir'[i, j] = fir[order[i], order[j]]``."""
+    o = np.asarray(order)
+    return Leakage(fir=leakage.fir[np.ix_(o, o)].copy(),
+                   solo_frames=tuple(leakage.solo_frames[k] for k in order), params=leakage.params)
+
+
+def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
+    """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
+    leak paths (each seat's delay and level into every other mic) are a fingerprint of where
+    the microphones stand: when the measured leakage fits the session (:func:`check_fit`)
+    better with channels a and b exchanged — fewer pairs left uncancelled, and none of the
+    pairs of a or b — the cables (or microphones) of a and b were swapped. Returns ``(a, b)``
+    or None, the leakage to cancel with (fitted pairs only: the exchanged one when swapped),
+    and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
+    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats)."""
+    fitted, dropped = check_fit(leakage, x)
+    best = (None, fitted, dropped)
+    c = leakage.channels
+    if not dropped:
+        return best
+    for a in range(c):
+        for b in range(a + 1, c):
+            order = list(range(c))
+            order[a], order[b] = b, a
+            lk, dr = check_fit(permuted(leakage, order), x)
+            if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
+                best = ((a, b), lk, dr)
+    return best

@@ -110,7 +110,9 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
-    leakage, dropped = demix.check_fit(leakage, source.raw)
+    swap, leakage, dropped = demix.find_swap(leakage, source.raw)
+    if swap is not None:
+        source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
         warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
@@ -162,6 +164,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     else:
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
                             watch=getattr(source, "watch", None), params=params)
+    for a, b in getattr(source, "swapped", ()):
+        listener.swapped(a, b)
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener

@@ -169,6 +169,26 @@ class Listener:
         self._initial += [AudioStatusEvent(t=0.0, state="lost", detail=f"{n}: {why}; not heard",
                                            extra={"player": n}).to_dict() for n in seats]
 
+    def swapped(self, a: int, b: int) -> None:
+        """Channels ``a`` and ``b`` carry each other's microphones (the calibration's leak paths
+        fit with them exchanged, :func:`audio.demix.find_swap`): a ``warning`` (``kind:
+        channels_swapped``) at the start for each of the two seats, naming the other. Shouts
+        stay credited to the channel's seat (the calibration's mapping), so both seats' verdicts
+        rest on the other's voice: the warning says so; fix the cables or the calibration."""
+        from session.events import WarningEvent
+
+        for k, other in ((a, b), (b, a)):
+            seat, seat_other = self._seat(k), self._seat(other)
+            if seat is None:
+                continue
+            self._initial.append(WarningEvent(
+                t=0.0, message=f"audio: {seat}'s channel ({k}) and {seat_other or f'channel {other}'}'s ({other}) look "
+                               "swapped (the seat-to-seat leakage measured at calibration fits this recording with them "
+                               f"exchanged): shouts heard on channel {k} are credited to {seat} but may be "
+                               f"{seat_other or 'the other seat'}'s; check the cables",
+                extra={"kind": "channels_swapped", "player": seat, "channel": k, "swapped_with": seat_other,
+                       "other_channel": other}).to_dict())
+
     def _seat(self, channel: int) -> str | None:
         return None if self.room or channel >= len(self.seats) else self.seats[channel]
 
@@ -298,6 +318,19 @@ class Listener:
                 return a
         return None
 
+    def own_end(self, seg: Segment) -> int:
+        """Where the seat's own voice ends in ``seg``: its end, or an earlier sample when the
+        burst ends as a copy of another channel's sound (a leak the cancellation left — of a
+        muted or delayed seat — after the seat's own word: the detector ran both into one
+        utterance, and the word decoder and the enrolled voices were handed the neighbour's
+        word too). Stepped back by ``copy_step_s`` over windows of ``copy_scan_s``; never
+        before ``seg.start`` + ``copy_scan_s``."""
+        step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
+        b = seg.end
+        while b - win > seg.start + win and self.copy_of(seg.channel, b - win, b) is not None:
+            b -= step
+        return b
+
     def copy_of(self, channel: int, start: int, end: int) -> tuple[int, float, float] | None:
         """The channel whose sound the burst ``start..end`` on ``channel`` is a copy of (see
         ``ListenParams.copy_r2``): ``(channel, r2, dB louder)``, or None when it is its own."""
@@ -339,10 +372,11 @@ class Listener:
             start = self.own_start(seg)
             if start is None:
                 return self._drop("a copy of another channel")
-            if start != seg.start:
+            end = self.own_end(Segment(seg.channel, start, seg.end, seg.rate, seg.offset))
+            if (start, end) != (seg.start, seg.end):
                 from dataclasses import replace
 
-                seg = replace(seg, start=start)
+                seg = replace(seg, start=start, end=end)
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
         verdict, feats = self._enrolled(seg)
