@@ -235,6 +235,9 @@ class DemixedSource:
         self._raw = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
         #: where the leakage was measured: "session" (this recording) or a calibration recording
         self.measured_on = "session"
+        #: each seat's speech level at its microphone (:func:`speech_levels`), measured where
+        #: the leakage is (the calibration recording replaces this session's estimate)
+        self.speech_db = speech_levels(self._raw, params) if len(self._raw) and self.channels > 1 else None
         self._use(estimate(self._raw, params) if len(self._raw) and self.channels > 1 else None)
 
     def _use(self, leakage: Leakage | None) -> None:
@@ -430,3 +433,35 @@ def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, 
             if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
                 best = ((a, b), lk, dr)
     return best
+
+
+def frame_levels(x: np.ndarray, params: DemixParams | None = None) -> np.ndarray:
+    """Mean-square level (dB) of ``x[samples]`` in frames of ``nperseg`` every ``hop``
+    samples, frame t centred on sample ``t * hop`` (the solo test's frames)."""
+    p = params or DemixParams()
+    x = np.asarray(x, np.float64)
+    half = p.nperseg // 2
+    padded = np.pad(x, (half, half))
+    n = 1 + len(x) // p.hop
+    c2 = np.concatenate([[0.0], np.cumsum(padded * padded)])
+    a = np.arange(n) * p.hop
+    b = np.minimum(a + p.nperseg, len(padded))
+    return 10 * np.log10((c2[b] - c2[a]) / p.nperseg + 1e-20)
+
+
+def speech_levels(x: np.ndarray, params: DemixParams | None = None) -> list[float | None]:
+    """Each seat's speech level at its own microphone (dB, the median frame level where it
+    speaks alone, :func:`frame_levels`), measured on a recording where each seat spoke (the
+    calibration recording); None for a seat with too few solo frames. Why: a close
+    microphone hears its seat's voice loud; a burst far below that level is not that seat
+    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`."""
+    p = params or DemixParams()
+    solo = _solo_frames(x, p)
+    out: list[float | None] = []
+    for j in range(x.shape[1]):
+        if len(solo[j]) < p.min_solo_frames:
+            out.append(None)
+            continue
+        lv = frame_levels(x[:, j], p)
+        out.append(round(float(np.median(lv[solo[j][solo[j] < len(lv)]])), 2))
+    return out

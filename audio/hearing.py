@@ -119,6 +119,10 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
+    levels = demix.speech_levels(samples)
+    if swap is not None:
+        levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
+    source.speech_db = levels
     return True
 
 
@@ -160,10 +164,11 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
 
         listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
                                     crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None),
-                                    params=params)
+                                    params=params, speech_db=getattr(source, "speech_db", None))
     else:
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
-                            watch=getattr(source, "watch", None), params=params)
+                            watch=getattr(source, "watch", None), params=params,
+                            speech_db=getattr(source, "speech_db", None))
     for a, b in getattr(source, "swapped", ()):
         listener.swapped(a, b)
     listener.not_heard(lost, "the recording has no channel for this seat")

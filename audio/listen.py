@@ -73,6 +73,14 @@ class ListenParams:
     #: channels -0.03 at most; aki's channel carrying ben's voice +0.16 after 9 shouts.
     voice_margin: float = 0.08
     voice_min_shouts: int = 4
+    #: a burst whose loudest frame (32 ms) on the seat's cancelled channel is more than this
+    #: below the seat's speech level at calibration (``Listener.speech_db``, the median of its
+    #: solo frames) is not the seat speaking into its close microphone (room babble, a far
+    #: voice, a muted neighbour's leak): not credited. Accuracy cost: a player who speaks
+    #: this much quieter than at calibration is not heard. Demo: all 35 genuine shouts'
+    #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
+    #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
+    own_level_db: float | None = -10.0
 
 
 class Listener:
@@ -90,13 +98,14 @@ class Listener:
         params: ListenParams | None = None,
         verifier=None,
         watch=None,
+        speech_db=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
         self.verifier = verifier
         self.p = params or ListenParams()
         self.used = 1 if room else min(channels, len(seats))
-        self.detector = OnsetDetector(self.used, rate, onset)
+        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db)
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
         self._pending: list[Segment] = []
         self.offset = 0.0
@@ -105,6 +114,9 @@ class Listener:
         self._noticed = 0
         self._initial: list[dict] = []
         self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
+        #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
+        #: of the calibration recording), or None: the level test (``own_level_db``) is off
+        self.speech_db: list[float | None] | None = None if room else speech_db
         self._voice_warned: set[int] = set()
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
@@ -318,6 +330,19 @@ class Listener:
                 return a
         return None
 
+    def level_below(self, seg: Segment) -> float | None:
+        """The burst's loudest 32 ms frame relative to the seat's speech level at calibration
+        (dB; None when that level is unknown)."""
+        ref = self.speech_db[seg.channel] if self.speech_db and seg.channel < len(self.speech_db) else None
+        if ref is None or self.room:
+            return None
+        from audio.demix import frame_levels
+
+        x = self._samples(seg.channel, seg.start, seg.end)
+        if not len(x):
+            return None
+        return round(float(np.max(frame_levels(x))) - ref, 1)
+
     def own_end(self, seg: Segment) -> int:
         """Where the seat's own voice ends in ``seg``: its end, or an earlier sample when the
         burst ends as a copy of another channel's sound (a leak the cancellation left — of a
@@ -377,6 +402,9 @@ class Listener:
                 from dataclasses import replace
 
                 seg = replace(seg, start=start, end=end)
+        level = self.level_below(seg)
+        if level is not None and self.p.own_level_db is not None and level < self.p.own_level_db:
+            return self._drop("too quiet for the seat's own voice")
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
         verdict, feats = self._enrolled(seg)
@@ -390,6 +418,8 @@ class Listener:
         else:
             heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
         extra: dict = {"channel": seg.channel}
+        if level is not None:
+            extra["level_db"] = level  # the loudest frame against the seat's calibration speech level
         extra.update({k: v for k, v in getattr(heard, "extra", {}).items() if k != "below_conf"})
         if getattr(heard, "extra", {}).get("below_conf"):
             extra["below_conf"] = heard.extra["below_conf"]

@@ -99,6 +99,15 @@ class OnsetParams:
     #: inside it (a geminate っ is ~0.1 s) is heard as two — see README "Hearing a real table".
     quick_end_s: float = 0.10
     end_quiet_db: float = 3.0
+    #: with the seats' speech levels known (``OnsetDetector(speech_db=...)``, measured on the
+    #: calibration recording): a run must reach within ``own_level_db`` of its seat's speech
+    #: level to start an utterance (a close mic hears its seat loud; room babble that reaches
+    #: every mic 20 dB down only crosses a floor that sits in its troughs), and the quick end
+    #: counts frames more than ``end_level_db`` below that level as quiet too (babble under
+    #: the end of a word no longer holds it open until ``max_utterance_s``). Accuracy cost: a
+    #: seat speaking ``-own_level_db`` quieter than at calibration is not heard. Latency: none.
+    own_level_db: float = -10.0
+    end_level_db: float = -20.0
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
     crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
     dominance_db: float = 3.0  # ≥3 channels: level over the others' median to be a seat's own
@@ -152,6 +161,7 @@ class _Chan:
     onset: int = 0
     last_loud: int = 0
     last_heard: int = 0  # last frame of an utterance above floor + end_quiet_db
+    reached: bool = False  # the current run reached the seat's speech level - own_level_db
     wait_quiet: bool = False  # after a cut: wait for quiet before a new onset
     dominance: float | None = None
     dips: int = 0  # frames of the current dip below start_db inside a run
@@ -161,8 +171,14 @@ class _Chan:
 class OnsetDetector:
     """Streaming onset/offset detection over all channels of one interface."""
 
-    def __init__(self, channels: int, rate: int, params: OnsetParams | None = None, offset: float = 0.0):
+    def __init__(self, channels: int, rate: int, params: OnsetParams | None = None, offset: float = 0.0,
+                 speech_db=None):
         self.p = p = params or OnsetParams()
+        #: per channel: the seat's speech level (dB) or None (see ``OnsetParams.own_level_db``)
+        levels = list(speech_db or [])[:channels]
+        levels += [None] * (channels - len(levels))
+        self._start_level = [NEG_DB if v is None else v + p.own_level_db for v in levels]
+        self._heard_level = [NEG_DB if v is None else v + p.end_level_db for v in levels]
         self.channels, self.rate, self.offset = channels, rate, offset
         self.hop = max(1, int(round(p.hop_s * rate)))
         lo, hi = p.band_hz
@@ -321,6 +337,7 @@ class OnsetDetector:
         min_floor = p.min_floor_db
         out: list[Segment] = []
         chans = list(enumerate(self.chans))
+        start_level, heard_level = self._start_level, self._heard_level
         floors = self._floor[len(self._floor) - len(e_db) :]
         for j, (row_db, row_own) in enumerate(zip(e_db.tolist(), own_db.tolist())):
             f = self._frame
@@ -341,7 +358,7 @@ class OnsetDetector:
                     if loud:
                         c.last_loud = f
                         c.peak = max(c.peak, level)
-                    if level > heard_db:
+                    if level > heard_db and row_db[k] > heard_level[k]:
                         c.last_heard = f
                     if f - c.last_loud >= hang or f - c.last_heard >= quick:
                         out.append(self._close(k, c, c.last_loud + 1, cut=False))
@@ -352,15 +369,18 @@ class OnsetDetector:
                 if not loud:
                     c.dips += 1
                     if c.cand is None or c.dips > dip:
-                        c.cand, c.peak, c.wait_quiet = None, NEG_DB, False
+                        c.cand, c.peak, c.wait_quiet, c.reached = None, NEG_DB, False, False
                     continue
                 c.dips = 0
                 if c.wait_quiet:
                     continue
                 if c.cand is None or (f - c.cand >= rise and c.peak < trigger_db):
                     c.cand, c.peak = f, level  # (a long murmur never reaching the trigger: start over)
+                    c.reached = row_db[k] >= start_level[k]
                 c.peak = max(c.peak, level)
-                if c.peak >= trigger_db and (f - c.cand + 1) >= min_speech:
+                if row_db[k] >= start_level[k]:
+                    c.reached = True
+                if c.peak >= trigger_db and (f - c.cand + 1) >= min_speech and c.reached:
                     c.dominance = self._dominance(k, f, f - c.cand + 1)
                     if c.dominance is not None and c.dominance < p.dominance_db:
                         c.cand = None  # cross-talk or room noise: a new run may start next frame
