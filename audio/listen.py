@@ -71,6 +71,12 @@ class ListenParams:
     #: average (DTW distance) than the seat's own by this much, over at least
     #: ``voice_min_shouts`` shouts = a voice on the wrong channel (a warning). Demo: genuine
     #: channels -0.03 at most; aki's channel carrying ben's voice +0.16 after 9 shouts.
+    #: the enrolled voices hear the utterance from this long before its onset (its features
+    #: trim quiet ends, ``audio.enroll.TRIM_DB``): a soft first consonant under two
+    #: neighbours' words was detected 43-47 ms late on the demo, and without its start the
+    #: verifier abstained in noise or clipping (aki's ニ, card 2). Latency: none. Accuracy
+    #: cost: a neighbour's leak left in those 50 ms is compared too (20 dB down: trimmed).
+    verify_pre_roll_s: float = 0.05
     voice_margin: float = 0.08
     voice_min_shouts: int = 4
     #: a burst whose loudest frame (32 ms) on the seat's cancelled channel is more than this
@@ -118,6 +124,7 @@ class Listener:
         #: of the calibration recording), or None: the level test (``own_level_db``) is off
         self.speech_db: list[float | None] | None = None if room else speech_db
         self._voice_warned: set[int] = set()
+        self._last_end: dict[int, int] = {}  # per channel: the end of its last utterance heard
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
         self.dropped: dict[str, int] = {}
@@ -293,7 +300,8 @@ class Listener:
 
     def _said(self, seg: Segment) -> np.ndarray:
         """The utterance's samples at the verifier's rate."""
-        said = self._samples(seg.channel, seg.start, seg.end)
+        pre = int(self.p.verify_pre_roll_s * self.rate)
+        said = self._samples(seg.channel, max(seg.start - pre, self._last_end.get(seg.channel, 0)), seg.end)
         if self.verifier.rate != self.rate:
             from math import gcd
 
@@ -408,6 +416,7 @@ class Listener:
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
         verdict, feats = self._enrolled(seg)
+        self._last_end[seg.channel] = seg.end
         if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
             # the seat's own enrolled voice names the call, and it would win anyway: the costly
             # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
