@@ -298,10 +298,14 @@ class Listener:
                            "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
         return []
 
-    def _said(self, seg: Segment) -> np.ndarray:
-        """The utterance's samples at the verifier's rate."""
+    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray]:
+        """The utterance's samples and the stretch of its channel before it (its noise, for
+        :meth:`audio.enroll.Enrollment.said`), at the verifier's rate."""
         pre = int(self.p.verify_pre_roll_s * self.rate)
-        said = self._samples(seg.channel, max(seg.start - pre, self._last_end.get(seg.channel, 0)), seg.end)
+        a = max(seg.start - pre, self._last_end.get(seg.channel, 0))
+        noise_s = getattr(getattr(self.verifier, "noise", None), "noise_s", 0.3)
+        said = self._samples(seg.channel, a, seg.end)
+        before = self._samples(seg.channel, max(0, a - int(noise_s * self.rate)), a)
         if self.verifier.rate != self.rate:
             from math import gcd
 
@@ -309,7 +313,8 @@ class Listener:
 
             g = gcd(self.rate, self.verifier.rate)
             said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
-        return said
+            before = signal.resample_poly(before, self.verifier.rate // g, self.rate // g) if len(before) else before
+        return said, before
 
     def _enrolled(self, seg: Segment):
         """The enrolled-voice verdict for the seat of ``seg`` and the utterance's voice
@@ -317,7 +322,7 @@ class Listener:
         for the verdict and for :meth:`audio.enroll.Enrollment.voice_distances`."""
         if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
             return None, None
-        feats = self.verifier.features(self._said(seg))
+        feats = self.verifier.features(*self._said(seg))
         return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
     def _drop(self, why: str) -> list[dict]:
