@@ -124,8 +124,8 @@ class OnsetParams:
     refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
 
     def __post_init__(self):
-        if not 0 <= self.quick_end_s <= self.hangover_s:
-            raise ValueError(f"quick_end_s must be between 0 (off) and hangover_s, got {self.quick_end_s}")
+        if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
+            raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
         if not 0 <= self.end_quiet_db <= self.start_db:
             raise ValueError(f"end_quiet_db must be between 0 and start_db, got {self.end_quiet_db}")
 
