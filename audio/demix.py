@@ -376,13 +376,19 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
     by seconds, swapped or moved since calibration), subtracting it would *add* that seat's
     voice to mic i, so the pair is left uncancelled. Nothing is fitted: a pair is only kept
     or dropped, and a pair the session gives too few solo frames to judge is kept."""
+    fitted, dropped, _ = fit_report(leakage, x)
+    return fitted, dropped
+
+
+def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`check_fit`, and the pairs it could judge (``(mic, seat)``)."""
     from scipy.signal import fftconvolve
 
     p = leakage.params
     n, c = x.shape
     solo = _solo_frames(x, p)
     fir = leakage.fir.copy()
-    dropped = []
+    dropped, judged = [], []
     xf = x.astype(np.float64)
     for j in range(c):
         if len(solo[j]) < FIT_MIN_FRAMES:
@@ -397,10 +403,34 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
             before = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
             after = ((xf[idx, i] - pred[idx]) ** 2).reshape(-1, p.hop).sum(axis=1)
             change = float(np.median(10 * np.log10((after + 1e-20) / (before + 1e-20))))
+            judged.append((i, j))
             if change > -FIT_MIN_DB:
                 fir[i, j] = 0.0
                 dropped.append((i, j))
-    return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped
+    return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped, judged
+
+
+def unfit_channels(leakage: Leakage, x: np.ndarray) -> list[int]:
+    """Channels of the session ``x`` none of whose leak paths fit the calibration's, into it
+    and out of it, each way judged on at least :data:`UNFIT_MIN_PAIRS` pairs: the channel's
+    sound is not where and when the calibration heard it — delayed by more than the leak
+    paths (a channel seconds late), or another microphone. Its seat's timing cannot be
+    trusted: it is not heard (``audio.hearing``). A muted channel is not one (nothing leaves
+    it to judge; the raw input's watch says it is dead); a swapped pair is found before
+    (:func:`find_swap`)."""
+    _, dropped, judged = fit_report(leakage, x)
+    out = []
+    for k in range(leakage.channels):
+        into = [pr for pr in judged if pr[0] == k]
+        out_of = [pr for pr in judged if pr[1] == k]
+        if (len(into) >= UNFIT_MIN_PAIRS and len(out_of) >= UNFIT_MIN_PAIRS
+                and all(pr in dropped for pr in into + out_of)):
+            out.append(k)
+    return out
+
+
+#: pairs each way (into the channel, out of it) that must all fail to fit for :func:`unfit_channels`
+UNFIT_MIN_PAIRS = 2
 
 
 def permuted(leakage: Leakage, order: list[int]) -> Leakage:

@@ -110,9 +110,13 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
-    swap, leakage, dropped = demix.find_swap(leakage, source.raw)
+    swap, fitted, dropped = demix.find_swap(leakage, source.raw)
     if swap is not None:
         source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
+    else:
+        # said per seat by the listener too (audio.listen.Listener.unfit): not heard
+        source.unfit = demix.unfit_channels(leakage, source.raw)
+    leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
         warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
@@ -171,6 +175,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
                             speech_db=getattr(source, "speech_db", None))
     for a, b in getattr(source, "swapped", ()):
         listener.swapped(a, b)
+    for k in getattr(source, "unfit", ()):
+        listener.unfit(k)
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener

@@ -120,6 +120,7 @@ class Listener:
         self._noticed = 0
         self._initial: list[dict] = []
         self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
+        self._unfit: set[int] = set()  # channels that fit no calibration leak path (not heard at all)
         #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
         #: of the calibration recording), or None: the level test (``own_level_db``) is off
         self.speech_db: list[float | None] | None = None if room else speech_db
@@ -208,6 +209,22 @@ class Listener:
                 extra={"kind": "channels_swapped", "player": seat, "channel": k, "swapped_with": seat_other,
                        "other_channel": other}).to_dict())
 
+    def unfit(self, k: int) -> None:
+        """Channel ``k``'s sound fits none of the calibration's leak paths, into it or out of
+        it (:func:`audio.demix.unfit_channels`: delayed by seconds, or another microphone): its
+        seat is not heard for the whole recording (an ``audio_status`` ``lost`` at the start;
+        nothing on it is a shout) — a shout timed on it could be seconds off."""
+        from session.events import AudioStatusEvent
+
+        if k >= self.used or self.room:
+            return
+        self._unfit.add(k)
+        seat = self._seat(k)
+        self._initial.append(AudioStatusEvent(
+            t=0.0, state="lost", detail=f"{seat}: channel {k} does not fit the calibration's seat-to-seat leakage "
+                                        "(delayed, or another microphone); not heard",
+            extra={"player": seat, "channel": k, "kind": "unfit"}).to_dict())
+
     def _seat(self, channel: int) -> str | None:
         return None if self.room or channel >= len(self.seats) else self.seats[channel]
 
@@ -237,6 +254,8 @@ class Listener:
                                             extra=extra).to_dict())
             elif n.what == "alive":
                 self._dead.discard(n.channel)
+                if n.channel in self._unfit:
+                    continue  # still not heard: its channel fits no calibration leak path
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())
         return out
 
@@ -406,6 +425,8 @@ class Listener:
     def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
             return self._drop("channel lost")
+        if seg.channel in self._unfit:
+            return self._drop("channel does not fit the calibration")
         if not self.room and self.p.copy_test:
             start = self.own_start(seg)
             if start is None:

@@ -163,31 +163,48 @@ def _asymmetric_table(rng, seconds=6.0):
     paths = {(0, 1): (20, -8), (0, 2): (60, -14), (1, 0): (24, -9), (1, 2): (40, -11), (2, 0): (56, -13), (2, 1): (36, -12)}
     for (i, j), (d, db) in paths.items():
         x[i, d:] += 10 ** (db / 20) * sources[j, :-d]
-    return (x + 1e-4 * rng.standard_normal(x.shape)).T.astype(np.float32)
+    return (x + 1e-4 * rng.standard_normal(x.shape)).T.astype(np.float32), sources.T
 
 
 def test_exchanged_channels_are_found_from_the_calibration_s_leak_paths():
     from audio.demix import find_swap
 
-    leak = estimate(_asymmetric_table(np.random.default_rng(1)))
-    session = _asymmetric_table(np.random.default_rng(2))
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session, sources = _asymmetric_table(np.random.default_rng(2))
     swap, _, dropped = find_swap(leak, session)
     assert swap is None and dropped == []  # the same table: nothing exchanged
     swap, fitted, dropped = find_swap(leak, session[:, [1, 0, 2]])
     assert swap == (0, 1) and dropped == []
-    # the exchanged leakage cancels the session: seat 2's channel clean during the overlap
+    # the exchanged leakage cancels the session: seat 2's channel is its own voice in the overlap
     y = fitted.demix(session[:, [1, 0, 2]])
     a, b = int(4.0 * RATE), int(4.5 * RATE)
-    plain = np.abs(y[a:b, 2] - session[a:b, 2]).max()
-    assert plain < 0.2 * np.abs(session[a:b, 2]).max()
+    left = np.sum((y[a:b, 2] - sources[a:b, 2]) ** 2) / np.sum(sources[a:b, 2] ** 2)
+    before = np.sum((session[a:b, 2] - sources[a:b, 2]) ** 2) / np.sum(sources[a:b, 2] ** 2)
+    assert 10 * np.log10(left) < 10 * np.log10(before) - 10
 
 
 def test_each_seat_s_speech_level_is_measured_where_it_speaks_alone():
     from audio.demix import speech_levels
 
     x, sources = _table(np.random.default_rng(3))
-    quieter = x.copy()
-    quieter[:, 1] *= 0.1  # ben's microphone 20 dB down (and the leaks into it)
-    a, b = speech_levels(x), speech_levels(quieter)
+    a, b = speech_levels(x), speech_levels(x * 0.1)  # every microphone 20 dB down
     assert all(v is not None for v in a)
-    assert abs((a[1] - b[1]) - 20.0) < 1.0 and abs(a[0] - b[0]) < 1.0
+    assert all(abs((u - v) - 20.0) < 0.5 for u, v in zip(a, b))
+    louder = sources.copy()
+    louder[:, 1] *= 3.0  # ben speaks 9.5 dB louder than the others
+    c = speech_levels(louder.astype(np.float32))
+    assert c[1] - c[0] > 6.0
+
+
+def test_a_channel_seconds_late_fits_none_of_the_calibration_s_leak_paths():
+    from audio.demix import find_swap, unfit_channels
+
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session = _asymmetric_table(np.random.default_rng(2), seconds=8.0)[0]
+    assert unfit_channels(leak, session) == []
+    late = session.copy()
+    d = int(1.5 * RATE)
+    late[d:, 2], late[:d, 2] = session[:-d, 2], 0.0
+    swap, _, dropped = find_swap(leak, late)
+    assert swap is None and {(0, 2), (1, 2), (2, 0), (2, 1)} <= set(dropped)
+    assert unfit_channels(leak, late) == [2]
