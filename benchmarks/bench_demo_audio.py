@@ -82,8 +82,10 @@ def match(events: list[dict], truth: list[dict]) -> list[tuple[dict, dict | None
 
 
 # ----------------------------------------------------------------- the demo changed
-SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
-              ROOT.parent / "shared" / "data" / "speech")
+# ../shared/data/speech beside this script's repository (the "before" tree lives in a temp folder)
+_HERE = Path(__file__).resolve().parents[1]
+SPEECH = next((p / "shared" / "data" / "speech" for p in _HERE.parents if (p / "shared" / "data" / "speech").is_dir()),
+              _HERE.parent / "shared" / "data" / "speech")
 
 
 def speech_level(x: np.ndarray) -> float:
@@ -316,7 +318,11 @@ def run_variants(a) -> int:
                 raise SystemExit(f"measuring {tree} failed:\n{p.stderr[-3000:]}")
             results[name] = json.loads(line[7:])
             print(f"  {name} measured; load average {load()}", flush=True)
-    names = list(next(iter(results.values())))
+    names = list(dict.fromkeys(n for r in results.values() for n in r))
+    for r in results.values():
+        for n in names:
+            r.setdefault(n, {"same": "-", "n": "-", "verdicts": "-", "others": None, "before_cut": None, "notes": [],
+                             "diffs": []})
     print("\n| the demo changed | " + " | ".join(results) + " |\n|---|" + "---|" * len(results))
     for n in names:
         print(f"| {n} | " + " | ".join(cell(r[n]) for r in results.values()) + " |")
