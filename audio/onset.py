@@ -105,7 +105,10 @@ class OnsetParams:
     #: every mic 20 dB down only crosses a floor that sits in its troughs), and the quick end
     #: counts frames more than ``end_level_db`` below that level as quiet too (babble under
     #: the end of a word no longer holds it open until ``max_utterance_s``). Accuracy cost: a
-    #: seat speaking ``-own_level_db`` quieter than at calibration is not heard. Latency: none.
+    #: seat speaking ``-own_level_db`` quieter than at calibration is not heard. Latency: none
+    #: (a run is confirmed by the trigger and dominance tests as without it, at the same
+    #: frame; it starts once it also reaches the level — from there, walked back, when it
+    #: reached it only after its confirmation: a run begun in babble).
     own_level_db: float = -10.0
     end_level_db: float = -20.0
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
@@ -162,6 +165,7 @@ class _Chan:
     last_loud: int = 0
     last_heard: int = 0  # last frame of an utterance above floor + end_quiet_db
     reached: bool = False  # the current run reached the seat's speech level - own_level_db
+    confirmed: int | None = None  # frame where the current run passed the trigger and dominance tests
     wait_quiet: bool = False  # after a cut: wait for quiet before a new onset
     dominance: float | None = None
     dips: int = 0  # frames of the current dip below start_db inside a run
@@ -369,25 +373,33 @@ class OnsetDetector:
                 if not loud:
                     c.dips += 1
                     if c.cand is None or c.dips > dip:
-                        c.cand, c.peak, c.wait_quiet, c.reached = None, NEG_DB, False, False
+                        c.cand, c.peak, c.wait_quiet, c.reached, c.confirmed = None, NEG_DB, False, False, None
                     continue
                 c.dips = 0
                 if c.wait_quiet:
                     continue
                 if c.cand is None or (f - c.cand >= rise and c.peak < trigger_db):
                     c.cand, c.peak = f, level  # (a long murmur never reaching the trigger: start over)
-                    c.reached = row_db[k] >= start_level[k]
+                    c.reached, c.confirmed = row_db[k] >= start_level[k], None
                 c.peak = max(c.peak, level)
-                if row_db[k] >= start_level[k]:
+                if not c.reached and row_db[k] >= start_level[k]:
                     c.reached = True
-                if c.peak >= trigger_db and (f - c.cand + 1) >= min_speech and c.reached:
+                    if c.confirmed is not None:  # confirmed on a run that began below the seat's level
+                        # (room babble): the seat's own sound begins near here, not at the run's start
+                        c.cand, c.confirmed = f, f
+                if c.confirmed is None and c.peak >= trigger_db and (f - c.cand + 1) >= min_speech:
                     c.dominance = self._dominance(k, f, f - c.cand + 1)
                     if c.dominance is not None and c.dominance < p.dominance_db:
                         c.cand = None  # cross-talk or room noise: a new run may start next frame
                         continue
-                    c.active, c.onset, c.last_loud, c.last_heard = True, c.cand, f, f
+                    c.confirmed = f
+                if c.confirmed is not None and c.reached:
+                    # confirmed as before; with the seat's level known, it starts once the run has
+                    # reached it (the tests and the walk back as of the frame they were due at)
+                    at = c.confirmed if f - c.confirmed < self._ring_len // 2 else f  # (frames still kept)
+                    c.active, c.onset, c.last_loud, c.last_heard, c.confirmed = True, c.cand, f, f, None
                     if p.refine:
-                        c.onset = self._refine(k, c.cand, f)
+                        c.onset = self._refine(k, c.cand, at)
             floors[j] = [c.floor for _, c in chans]
         return out
 
@@ -456,7 +468,7 @@ class OnsetDetector:
             dominance_db=None if c.dominance is None else round(c.dominance, 1),
             cut=cut,
         )
-        c.active, c.cand, c.peak, c.last_end = False, None, NEG_DB, end_frame
+        c.active, c.cand, c.peak, c.last_end, c.confirmed = False, None, NEG_DB, end_frame, None
         return seg
 
 
