@@ -252,4 +252,6 @@ def demixed_from(source, recording: Path, channels: int):
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
     left = demix.residual_db(leakage.demix(samples))
-    return LiveDemixed(source, leakage), (demix.onset_params(left) if left is not None else None), left
+    live = LiveDemixed(source, leakage)
+    live.speech_db = demix.speech_levels(samples)  # the seats' levels, as a replay measures them
+    return live, (demix.onset_params(left) if left is not None else None), left
