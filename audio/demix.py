@@ -235,6 +235,9 @@ class DemixedSource:
         self._raw = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
         #: where the leakage was measured: "session" (this recording) or a calibration recording
         self.measured_on = "session"
+        #: each seat's speech level at its microphone (:func:`speech_levels`), measured where
+        #: the leakage is (the calibration recording replaces this session's estimate)
+        self.speech_db = speech_levels(self._raw, params) if len(self._raw) and self.channels > 1 else None
         self._use(estimate(self._raw, params) if len(self._raw) and self.channels > 1 else None)
 
     def _use(self, leakage: Leakage | None) -> None:
@@ -373,13 +376,19 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
     by seconds, swapped or moved since calibration), subtracting it would *add* that seat's
     voice to mic i, so the pair is left uncancelled. Nothing is fitted: a pair is only kept
     or dropped, and a pair the session gives too few solo frames to judge is kept."""
+    fitted, dropped, _ = fit_report(leakage, x)
+    return fitted, dropped
+
+
+def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`check_fit`, and the pairs it could judge (``(mic, seat)``)."""
     from scipy.signal import fftconvolve
 
     p = leakage.params
     n, c = x.shape
     solo = _solo_frames(x, p)
     fir = leakage.fir.copy()
-    dropped = []
+    dropped, judged = [], []
     xf = x.astype(np.float64)
     for j in range(c):
         if len(solo[j]) < FIT_MIN_FRAMES:
@@ -394,7 +403,95 @@ def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int,
             before = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
             after = ((xf[idx, i] - pred[idx]) ** 2).reshape(-1, p.hop).sum(axis=1)
             change = float(np.median(10 * np.log10((after + 1e-20) / (before + 1e-20))))
+            judged.append((i, j))
             if change > -FIT_MIN_DB:
                 fir[i, j] = 0.0
                 dropped.append((i, j))
-    return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped
+    return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped, judged
+
+
+def unfit_channels(leakage: Leakage, x: np.ndarray) -> list[int]:
+    """Channels of the session ``x`` none of whose leak paths fit the calibration's, into it
+    and out of it, each way judged on at least :data:`UNFIT_MIN_PAIRS` pairs: the channel's
+    sound is not where and when the calibration heard it — delayed by more than the leak
+    paths (a channel seconds late), or another microphone. Its seat's timing cannot be
+    trusted: it is not heard (``audio.hearing``). A muted channel is not one (nothing leaves
+    it to judge; the raw input's watch says it is dead); a swapped pair is found before
+    (:func:`find_swap`)."""
+    _, dropped, judged = fit_report(leakage, x)
+    out = []
+    for k in range(leakage.channels):
+        into = [pr for pr in judged if pr[0] == k]
+        out_of = [pr for pr in judged if pr[1] == k]
+        if (len(into) >= UNFIT_MIN_PAIRS and len(out_of) >= UNFIT_MIN_PAIRS
+                and all(pr in dropped for pr in into + out_of)):
+            out.append(k)
+    return out
+
+
+#: pairs each way (into the channel, out of it) that must all fail to fit for :func:`unfit_channels`
+UNFIT_MIN_PAIRS = 2
+
+
+def permuted(leakage: Leakage, order: list[int]) -> Leakage:
+    """``leakage`` for a recording whose channel k carries what the measured channel
+    ``order[k]`` carried (e.g. two cables exchanged): ``fir'[i, j] = fir[order[i], order[j]]``."""
+    o = np.asarray(order)
+    return Leakage(fir=leakage.fir[np.ix_(o, o)].copy(),
+                   solo_frames=tuple(leakage.solo_frames[k] for k in order), params=leakage.params)
+
+
+def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
+    """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
+    leak paths (each seat's delay and level into every other mic) are a fingerprint of where
+    the microphones stand: when the measured leakage fits the session (:func:`check_fit`)
+    better with channels a and b exchanged — fewer pairs left uncancelled, and none of the
+    pairs of a or b — the cables (or microphones) of a and b were swapped. Returns ``(a, b)``
+    or None, the leakage to cancel with (fitted pairs only: the exchanged one when swapped),
+    and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
+    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats)."""
+    fitted, dropped = check_fit(leakage, x)
+    best = (None, fitted, dropped)
+    c = leakage.channels
+    if not dropped:
+        return best
+    for a in range(c):
+        for b in range(a + 1, c):
+            order = list(range(c))
+            order[a], order[b] = b, a
+            lk, dr = check_fit(permuted(leakage, order), x)
+            if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
+                best = ((a, b), lk, dr)
+    return best
+
+
+def frame_levels(x: np.ndarray, params: DemixParams | None = None) -> np.ndarray:
+    """Mean-square level (dB) of ``x[samples]`` in frames of ``nperseg`` every ``hop``
+    samples, frame t centred on sample ``t * hop`` (the solo test's frames)."""
+    p = params or DemixParams()
+    x = np.asarray(x, np.float64)
+    half = p.nperseg // 2
+    padded = np.pad(x, (half, half))
+    n = 1 + len(x) // p.hop
+    c2 = np.concatenate([[0.0], np.cumsum(padded * padded)])
+    a = np.arange(n) * p.hop
+    b = np.minimum(a + p.nperseg, len(padded))
+    return 10 * np.log10((c2[b] - c2[a]) / p.nperseg + 1e-20)
+
+
+def speech_levels(x: np.ndarray, params: DemixParams | None = None) -> list[float | None]:
+    """Each seat's speech level at its own microphone (dB, the median frame level where it
+    speaks alone, :func:`frame_levels`), measured on a recording where each seat spoke (the
+    calibration recording); None for a seat with too few solo frames. Why: a close
+    microphone hears its seat's voice loud; a burst far below that level is not that seat
+    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`."""
+    p = params or DemixParams()
+    solo = _solo_frames(x, p)
+    out: list[float | None] = []
+    for j in range(x.shape[1]):
+        if len(solo[j]) < p.min_solo_frames:
+            out.append(None)
+            continue
+        lv = frame_levels(x[:, j], p)
+        out.append(round(float(np.median(lv[solo[j][solo[j] < len(lv)]])), 2))
+    return out

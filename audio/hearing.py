@@ -110,13 +110,23 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
-    leakage, dropped = demix.check_fit(leakage, source.raw)
+    swap, fitted, dropped = demix.find_swap(leakage, source.raw)
+    if swap is not None:
+        source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
+    else:
+        # said per seat by the listener too (audio.listen.Listener.unfit): not heard
+        source.unfit = demix.unfit_channels(leakage, source.raw)
+    leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
         warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
                         f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
+    levels = demix.speech_levels(samples)
+    if swap is not None:
+        levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
+    source.speech_db = levels
     return True
 
 
@@ -158,10 +168,15 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
 
         listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
                                     crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None),
-                                    params=params)
+                                    params=params, speech_db=getattr(source, "speech_db", None))
     else:
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
-                            watch=getattr(source, "watch", None), params=params)
+                            watch=getattr(source, "watch", None), params=params,
+                            speech_db=getattr(source, "speech_db", None))
+    for a, b in getattr(source, "swapped", ()):
+        listener.swapped(a, b)
+    for k in getattr(source, "unfit", ()):
+        listener.unfit(k)
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener
@@ -237,4 +252,6 @@ def demixed_from(source, recording: Path, channels: int):
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
     left = demix.residual_db(leakage.demix(samples))
-    return LiveDemixed(source, leakage), (demix.onset_params(left) if left is not None else None), left
+    live = LiveDemixed(source, leakage)
+    live.speech_db = demix.speech_levels(samples)  # the seats' levels, as a replay measures them
+    return live, (demix.onset_params(left) if left is not None else None), left

@@ -71,8 +71,22 @@ class ListenParams:
     #: average (DTW distance) than the seat's own by this much, over at least
     #: ``voice_min_shouts`` shouts = a voice on the wrong channel (a warning). Demo: genuine
     #: channels -0.03 at most; aki's channel carrying ben's voice +0.16 after 9 shouts.
+    #: the enrolled voices hear the utterance from this long before its onset (its features
+    #: trim quiet ends, ``audio.enroll.TRIM_DB``): a soft first consonant under two
+    #: neighbours' words was detected 43-47 ms late on the demo, and without its start the
+    #: verifier abstained in noise or clipping (aki's ニ, card 2). Latency: none. Accuracy
+    #: cost: a neighbour's leak left in those 50 ms is compared too (20 dB down: trimmed).
+    verify_pre_roll_s: float = 0.05
     voice_margin: float = 0.08
     voice_min_shouts: int = 4
+    #: a burst whose loudest frame (32 ms) on the seat's cancelled channel is more than this
+    #: below the seat's speech level at calibration (``Listener.speech_db``, the median of its
+    #: solo frames) is not the seat speaking into its close microphone (room babble, a far
+    #: voice, a muted neighbour's leak): not credited. Accuracy cost: a player who speaks
+    #: this much quieter than at calibration is not heard. Demo: all 35 genuine shouts'
+    #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
+    #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
+    own_level_db: float | None = -10.0
 
 
 class Listener:
@@ -90,13 +104,14 @@ class Listener:
         params: ListenParams | None = None,
         verifier=None,
         watch=None,
+        speech_db=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
         self.verifier = verifier
         self.p = params or ListenParams()
         self.used = 1 if room else min(channels, len(seats))
-        self.detector = OnsetDetector(self.used, rate, onset)
+        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db)
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
         self._pending: list[Segment] = []
         self.offset = 0.0
@@ -105,7 +120,12 @@ class Listener:
         self._noticed = 0
         self._initial: list[dict] = []
         self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
+        self._unfit: set[int] = set()  # channels that fit no calibration leak path (not heard at all)
+        #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
+        #: of the calibration recording), or None: the level test (``own_level_db``) is off
+        self.speech_db: list[float | None] | None = None if room else speech_db
         self._voice_warned: set[int] = set()
+        self._last_end: dict[int, int] = {}  # per channel: the end of its last utterance heard
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
         self.dropped: dict[str, int] = {}
@@ -169,6 +189,42 @@ class Listener:
         self._initial += [AudioStatusEvent(t=0.0, state="lost", detail=f"{n}: {why}; not heard",
                                            extra={"player": n}).to_dict() for n in seats]
 
+    def swapped(self, a: int, b: int) -> None:
+        """Channels ``a`` and ``b`` carry each other's microphones (the calibration's leak paths
+        fit with them exchanged, :func:`audio.demix.find_swap`): a ``warning`` (``kind:
+        channels_swapped``) at the start for each of the two seats, naming the other. Shouts
+        stay credited to the channel's seat (the calibration's mapping), so both seats' verdicts
+        rest on the other's voice: the warning says so; fix the cables or the calibration."""
+        from session.events import WarningEvent
+
+        for k, other in ((a, b), (b, a)):
+            seat, seat_other = self._seat(k), self._seat(other)
+            if seat is None:
+                continue
+            self._initial.append(WarningEvent(
+                t=0.0, message=f"audio: {seat}'s channel ({k}) and {seat_other or f'channel {other}'}'s ({other}) look "
+                               "swapped (the seat-to-seat leakage measured at calibration fits this recording with them "
+                               f"exchanged): shouts heard on channel {k} are credited to {seat} but may be "
+                               f"{seat_other or 'the other seat'}'s; check the cables",
+                extra={"kind": "channels_swapped", "player": seat, "channel": k, "swapped_with": seat_other,
+                       "other_channel": other}).to_dict())
+
+    def unfit(self, k: int) -> None:
+        """Channel ``k``'s sound fits none of the calibration's leak paths, into it or out of
+        it (:func:`audio.demix.unfit_channels`: delayed by seconds, or another microphone): its
+        seat is not heard for the whole recording (an ``audio_status`` ``lost`` at the start;
+        nothing on it is a shout) — a shout timed on it could be seconds off."""
+        from session.events import AudioStatusEvent
+
+        if k >= self.used or self.room:
+            return
+        self._unfit.add(k)
+        seat = self._seat(k)
+        self._initial.append(AudioStatusEvent(
+            t=0.0, state="lost", detail=f"{seat}: channel {k} does not fit the calibration's seat-to-seat leakage "
+                                        "(delayed, or another microphone); not heard",
+            extra={"player": seat, "channel": k, "kind": "unfit"}).to_dict())
+
     def _seat(self, channel: int) -> str | None:
         return None if self.room or channel >= len(self.seats) else self.seats[channel]
 
@@ -198,6 +254,8 @@ class Listener:
                                             extra=extra).to_dict())
             elif n.what == "alive":
                 self._dead.discard(n.channel)
+                if n.channel in self._unfit:
+                    continue  # still not heard: its channel fits no calibration leak path
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())
         return out
 
@@ -259,9 +317,14 @@ class Listener:
                            "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
         return []
 
-    def _said(self, seg: Segment) -> np.ndarray:
-        """The utterance's samples at the verifier's rate."""
-        said = self._samples(seg.channel, seg.start, seg.end)
+    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray]:
+        """The utterance's samples and the stretch of its channel before it (its noise, for
+        :meth:`audio.enroll.Enrollment.said`), at the verifier's rate."""
+        pre = int(self.p.verify_pre_roll_s * self.rate)
+        a = max(seg.start - pre, self._last_end.get(seg.channel, 0))
+        noise_s = getattr(getattr(self.verifier, "noise", None), "noise_s", 0.3)
+        said = self._samples(seg.channel, a, seg.end)
+        before = self._samples(seg.channel, max(0, a - int(noise_s * self.rate)), a)
         if self.verifier.rate != self.rate:
             from math import gcd
 
@@ -269,13 +332,17 @@ class Listener:
 
             g = gcd(self.rate, self.verifier.rate)
             said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
-        return said
+            before = signal.resample_poly(before, self.verifier.rate // g, self.rate // g) if len(before) else before
+        return said, before
 
     def _enrolled(self, seg: Segment):
-        """The enrolled-voice verdict for the seat of ``seg`` (None: no enrollment for it)."""
+        """The enrolled-voice verdict for the seat of ``seg`` and the utterance's voice
+        features (``(None, None)``: no enrollment for it). The features are computed once,
+        for the verdict and for :meth:`audio.enroll.Enrollment.voice_distances`."""
         if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
-            return None
-        return self.verifier.verify(self.seats[seg.channel], self._said(seg))
+            return None, None
+        feats = self.verifier.features(*self._said(seg))
+        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
     def _drop(self, why: str) -> list[dict]:
         self.dropped[why] = self.dropped.get(why, 0) + 1
@@ -294,6 +361,32 @@ class Listener:
             if self.copy_of(seg.channel, a, a + win) is None:
                 return a
         return None
+
+    def level_below(self, seg: Segment) -> float | None:
+        """The burst's loudest 32 ms frame relative to the seat's speech level at calibration
+        (dB; None when that level is unknown)."""
+        ref = self.speech_db[seg.channel] if self.speech_db and seg.channel < len(self.speech_db) else None
+        if ref is None or self.room:
+            return None
+        from audio.demix import frame_levels
+
+        x = self._samples(seg.channel, seg.start, seg.end)
+        if not len(x):
+            return None
+        return round(float(np.max(frame_levels(x))) - ref, 1)
+
+    def own_end(self, seg: Segment) -> int:
+        """Where the seat's own voice ends in ``seg``: its end, or an earlier sample when the
+        burst ends as a copy of another channel's sound (a leak the cancellation left — of a
+        muted or delayed seat — after the seat's own word: the detector ran both into one
+        utterance, and the word decoder and the enrolled voices were handed the neighbour's
+        word too). Stepped back by ``copy_step_s`` over windows of ``copy_scan_s``; never
+        before ``seg.start`` + ``copy_scan_s``."""
+        step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
+        b = seg.end
+        while b - win > seg.start + win and self.copy_of(seg.channel, b - win, b) is not None:
+            b -= step
+        return b
 
     def copy_of(self, channel: int, start: int, end: int) -> tuple[int, float, float] | None:
         """The channel whose sound the burst ``start..end`` on ``channel`` is a copy of (see
@@ -332,17 +425,24 @@ class Listener:
     def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
             return self._drop("channel lost")
+        if seg.channel in self._unfit:
+            return self._drop("channel does not fit the calibration")
         if not self.room and self.p.copy_test:
             start = self.own_start(seg)
             if start is None:
                 return self._drop("a copy of another channel")
-            if start != seg.start:
+            end = self.own_end(Segment(seg.channel, start, seg.end, seg.rate, seg.offset))
+            if (start, end) != (seg.start, seg.end):
                 from dataclasses import replace
 
-                seg = replace(seg, start=start)
+                seg = replace(seg, start=start, end=end)
+        level = self.level_below(seg)
+        if level is not None and self.p.own_level_db is not None and level < self.p.own_level_db:
+            return self._drop("too quiet for the seat's own voice")
         a = seg.start - int(self.pre_roll_s * self.rate)
         b = seg.end + int(self.post_roll_s * self.rate)
-        verdict = self._enrolled(seg)
+        verdict, feats = self._enrolled(seg)
+        self._last_end[seg.channel] = seg.end
         if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
             # the seat's own enrolled voice names the call, and it would win anyway: the costly
             # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
@@ -353,6 +453,8 @@ class Listener:
         else:
             heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
         extra: dict = {"channel": seg.channel}
+        if level is not None:
+            extra["level_db"] = level  # the loudest frame against the seat's calibration speech level
         extra.update({k: v for k, v in getattr(heard, "extra", {}).items() if k != "below_conf"})
         if getattr(heard, "extra", {}).get("below_conf"):
             extra["below_conf"] = heard.extra["below_conf"]
@@ -372,7 +474,6 @@ class Listener:
             words = ()
         events: list[dict] = []
         if verdict is not None and self.verifier.knows(player):
-            said = self._said(seg)
             extra["vosk_words" if getattr(self.recognizer, "engine", "vosk") == "vosk" else "engine_words"] = list(words)
             extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
             if verdict.tokens is not None:
@@ -380,7 +481,7 @@ class Listener:
             elif verdict.distance > self.verifier.max_distance:
                 words = ()
             if words:
-                voices = self.verifier.voice_distances(tuple(words), said)
+                voices = self.verifier.voice_distances(tuple(words), feats=feats)
                 extra["voices"] = voices
                 events += self._voice_check(seg, player, voices)
         if not words and extra.get("speech") is False:

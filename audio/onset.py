@@ -56,7 +56,8 @@ second of 4-channel audio; now ~0.01). ``tests/audio/test_onset_block.py`` prove
 gives the same segments as the frame-by-frame detector it replaced.
 
 Latency before an onset is known: ``min_speech_s`` (+ one block); before an utterance is
-complete: ``hangover_s``; an utterance is final only when no other channel's candidate
+complete: ``quick_end_s`` once the seat's level is back at its floor (``end_quiet_db``),
+else ``hangover_s``; an utterance is final only when no other channel's candidate
 run could still be refined back before it (``earliest_start``), i.e. up to
 ``refine_max_s`` longer while another seat's run is pending.
 """
@@ -89,7 +90,27 @@ class OnsetParams:
     min_speech_s: float = 0.04  # ...and lasts this long (latency cost: this)
     dip_s: float = 0.008  # a run survives dips below start_db this short (a plosive's closure; latency: none)
     max_rise_s: float = 0.3  # a run must reach the trigger within this, else its start moves on
-    hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this)
+    hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this, unless quick_end_s decides sooner)
+    #: the end decided sooner: once the seat's own level has stayed within ``end_quiet_db`` of
+    #: its floor for ``quick_end_s`` (the voice is gone, not merely below ``start_db``), the
+    #: utterance has ended (same end sample: the last loud frame). 0 = off (``hangover_s``
+    #: alone). Latency cost: this instead of ``hangover_s`` wherever the level really falls
+    #: (a word in quiet); accuracy cost: a word with a pause longer than this at the floor
+    #: inside it (a geminate っ is ~0.1 s) is heard as two — see README "Hearing a real table".
+    quick_end_s: float = 0.10
+    end_quiet_db: float = 3.0
+    #: with the seats' speech levels known (``OnsetDetector(speech_db=...)``, measured on the
+    #: calibration recording): a run must reach within ``own_level_db`` of its seat's speech
+    #: level to start an utterance (a close mic hears its seat loud; room babble that reaches
+    #: every mic 20 dB down only crosses a floor that sits in its troughs), and the quick end
+    #: counts frames more than ``end_level_db`` below that level as quiet too (babble under
+    #: the end of a word no longer holds it open until ``max_utterance_s``). Accuracy cost: a
+    #: seat speaking ``-own_level_db`` quieter than at calibration is not heard. Latency: none
+    #: (a run is confirmed by the trigger and dominance tests as without it, at the same
+    #: frame; it starts once it also reaches the level — from there, walked back, when it
+    #: reached it only after its confirmation: a run begun in babble).
+    own_level_db: float = -10.0
+    end_level_db: float = -20.0
     max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
     crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
     dominance_db: float = 3.0  # ≥3 channels: level over the others' median to be a seat's own
@@ -104,6 +125,12 @@ class OnsetParams:
     refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
     refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound...
     refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
+
+    def __post_init__(self):
+        if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
+            raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
+        if not 0 <= self.end_quiet_db <= self.start_db:
+            raise ValueError(f"end_quiet_db must be between 0 and start_db, got {self.end_quiet_db}")
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,9 @@ class _Chan:
     active: bool = False
     onset: int = 0
     last_loud: int = 0
+    last_heard: int = 0  # last frame of an utterance above floor + end_quiet_db
+    reached: bool = False  # the current run reached the seat's speech level - own_level_db
+    confirmed: int | None = None  # frame where the current run passed the trigger and dominance tests
     wait_quiet: bool = False  # after a cut: wait for quiet before a new onset
     dominance: float | None = None
     dips: int = 0  # frames of the current dip below start_db inside a run
@@ -145,8 +175,14 @@ class _Chan:
 class OnsetDetector:
     """Streaming onset/offset detection over all channels of one interface."""
 
-    def __init__(self, channels: int, rate: int, params: OnsetParams | None = None, offset: float = 0.0):
+    def __init__(self, channels: int, rate: int, params: OnsetParams | None = None, offset: float = 0.0,
+                 speech_db=None):
         self.p = p = params or OnsetParams()
+        #: per channel: the seat's speech level (dB) or None (see ``OnsetParams.own_level_db``)
+        levels = list(speech_db or [])[:channels]
+        levels += [None] * (channels - len(levels))
+        self._start_level = [NEG_DB if v is None else v + p.own_level_db for v in levels]
+        self._heard_level = [NEG_DB if v is None else v + p.end_level_db for v in levels]
         self.channels, self.rate, self.offset = channels, rate, offset
         self.hop = max(1, int(round(p.hop_s * rate)))
         lo, hi = p.band_hz
@@ -294,6 +330,8 @@ class OnsetDetector:
         p = self.p
         start_db, trigger_db = p.start_db, p.trigger_db
         hang = p.hangover_s / p.hop_s
+        quick = p.quick_end_s / p.hop_s if p.quick_end_s > 0 else float("inf")
+        heard_db = p.end_quiet_db
         max_utt = p.max_utterance_s / p.hop_s
         dip = p.dip_s / p.hop_s
         rise = p.max_rise_s / p.hop_s
@@ -303,6 +341,7 @@ class OnsetDetector:
         min_floor = p.min_floor_db
         out: list[Segment] = []
         chans = list(enumerate(self.chans))
+        start_level, heard_level = self._start_level, self._heard_level
         floors = self._floor[len(self._floor) - len(e_db) :]
         for j, (row_db, row_own) in enumerate(zip(e_db.tolist(), own_db.tolist())):
             f = self._frame
@@ -323,7 +362,9 @@ class OnsetDetector:
                     if loud:
                         c.last_loud = f
                         c.peak = max(c.peak, level)
-                    if f - c.last_loud >= hang:
+                    if level > heard_db and row_db[k] > heard_level[k]:
+                        c.last_heard = f
+                    if f - c.last_loud >= hang or f - c.last_heard >= quick:
                         out.append(self._close(k, c, c.last_loud + 1, cut=False))
                     elif f - c.onset >= max_utt:
                         out.append(self._close(k, c, f, cut=True))
@@ -332,22 +373,33 @@ class OnsetDetector:
                 if not loud:
                     c.dips += 1
                     if c.cand is None or c.dips > dip:
-                        c.cand, c.peak, c.wait_quiet = None, NEG_DB, False
+                        c.cand, c.peak, c.wait_quiet, c.reached, c.confirmed = None, NEG_DB, False, False, None
                     continue
                 c.dips = 0
                 if c.wait_quiet:
                     continue
                 if c.cand is None or (f - c.cand >= rise and c.peak < trigger_db):
                     c.cand, c.peak = f, level  # (a long murmur never reaching the trigger: start over)
+                    c.reached, c.confirmed = row_db[k] >= start_level[k], None
                 c.peak = max(c.peak, level)
-                if c.peak >= trigger_db and (f - c.cand + 1) >= min_speech:
+                if not c.reached and row_db[k] >= start_level[k]:
+                    c.reached = True
+                    if c.confirmed is not None:  # confirmed on a run that began below the seat's level
+                        # (room babble): the seat's own sound begins near here, not at the run's start
+                        c.cand, c.confirmed = f, f
+                if c.confirmed is None and c.peak >= trigger_db and (f - c.cand + 1) >= min_speech:
                     c.dominance = self._dominance(k, f, f - c.cand + 1)
                     if c.dominance is not None and c.dominance < p.dominance_db:
                         c.cand = None  # cross-talk or room noise: a new run may start next frame
                         continue
-                    c.active, c.onset, c.last_loud = True, c.cand, f
+                    c.confirmed = f
+                if c.confirmed is not None and c.reached:
+                    # confirmed as before; with the seat's level known, it starts once the run has
+                    # reached it (the tests and the walk back as of the frame they were due at)
+                    at = c.confirmed if f - c.confirmed < self._ring_len // 2 else f  # (frames still kept)
+                    c.active, c.onset, c.last_loud, c.last_heard, c.confirmed = True, c.cand, f, f, None
                     if p.refine:
-                        c.onset = self._refine(k, c.cand, f)
+                        c.onset = self._refine(k, c.cand, at)
             floors[j] = [c.floor for _, c in chans]
         return out
 
@@ -416,7 +468,7 @@ class OnsetDetector:
             dominance_db=None if c.dominance is None else round(c.dominance, 1),
             cut=cut,
         )
-        c.active, c.cand, c.peak, c.last_end = False, None, NEG_DB, end_frame
+        c.active, c.cand, c.peak, c.last_end, c.confirmed = False, None, NEG_DB, end_frame, None
         return seg
 
 

@@ -153,3 +153,58 @@ def test_live_cancellation_block_by_block_equals_the_offline_one():
     y = np.concatenate([b.data for b in got if not isinstance(b, Status)])
     assert y.shape == x.shape and y.dtype == x.dtype
     assert np.max(np.abs(y - offline)) < 1e-5
+
+
+def _asymmetric_table(rng, seconds=6.0):
+    """Three seats whose leak paths differ per pair (delay and gain): a fingerprint."""
+    n = int(seconds * RATE)
+    sources = np.stack([_bursts(rng, [0.5 + 0.6 * j, 4.0 + 0.07 * j], n) for j in range(3)])
+    x = sources.copy()
+    paths = {(0, 1): (20, -8), (0, 2): (60, -14), (1, 0): (24, -9), (1, 2): (40, -11), (2, 0): (56, -13), (2, 1): (36, -12)}
+    for (i, j), (d, db) in paths.items():
+        x[i, d:] += 10 ** (db / 20) * sources[j, :-d]
+    return (x + 1e-4 * rng.standard_normal(x.shape)).T.astype(np.float32), sources.T
+
+
+def test_exchanged_channels_are_found_from_the_calibration_s_leak_paths():
+    from audio.demix import find_swap
+
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session, sources = _asymmetric_table(np.random.default_rng(2))
+    swap, _, dropped = find_swap(leak, session)
+    assert swap is None and dropped == []  # the same table: nothing exchanged
+    swap, fitted, dropped = find_swap(leak, session[:, [1, 0, 2]])
+    assert swap == (0, 1) and dropped == []
+    # the exchanged leakage cancels the session: seat 2's channel is its own voice in the overlap
+    y = fitted.demix(session[:, [1, 0, 2]])
+    a, b = int(4.0 * RATE), int(4.5 * RATE)
+    left = np.sum((y[a:b, 2] - sources[a:b, 2]) ** 2) / np.sum(sources[a:b, 2] ** 2)
+    before = np.sum((session[a:b, 2] - sources[a:b, 2]) ** 2) / np.sum(sources[a:b, 2] ** 2)
+    assert 10 * np.log10(left) < 10 * np.log10(before) - 10
+
+
+def test_each_seat_s_speech_level_is_measured_where_it_speaks_alone():
+    from audio.demix import speech_levels
+
+    x, sources = _table(np.random.default_rng(3))
+    a, b = speech_levels(x), speech_levels(x * 0.1)  # every microphone 20 dB down
+    assert all(v is not None for v in a)
+    assert all(abs((u - v) - 20.0) < 0.5 for u, v in zip(a, b))
+    louder = sources.copy()
+    louder[:, 1] *= 3.0  # ben speaks 9.5 dB louder than the others
+    c = speech_levels(louder.astype(np.float32))
+    assert c[1] - c[0] > 6.0
+
+
+def test_a_channel_seconds_late_fits_none_of_the_calibration_s_leak_paths():
+    from audio.demix import find_swap, unfit_channels
+
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session = _asymmetric_table(np.random.default_rng(2), seconds=8.0)[0]
+    assert unfit_channels(leak, session) == []
+    late = session.copy()
+    d = int(1.5 * RATE)
+    late[d:, 2], late[:d, 2] = session[:-d, 2], 0.0
+    swap, _, dropped = find_swap(leak, late)
+    assert swap is None and {(0, 2), (1, 2), (2, 0), (2, 1)} <= set(dropped)
+    assert unfit_channels(leak, late) == [2]

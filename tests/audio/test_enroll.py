@@ -61,3 +61,21 @@ def test_an_empty_enrollment_folder_is_one_clear_error(tmp_path):
 
     with pytest.raises(CalibrationError, match="no enrollment takes"):
         enroll.from_folder(tmp_path)
+
+
+def test_a_noisy_utterance_is_compared_through_its_noise(enrolled):
+    rng = np.random.default_rng(4)
+    clip = synth.say("ゴ", "ja", 1).astype(np.float64)
+    level = np.sqrt(np.mean(clip[np.abs(clip) > 0.1 * np.abs(clip).max()] ** 2))
+    noise = rng.standard_normal(len(clip) + synth.RATE) * level * 10 ** (-8 / 20)
+    before, noisy = noise[: synth.RATE], clip + noise[synth.RATE :]
+    plain = enrolled.verify("dai", noisy)
+    said = enrolled.features(noisy, before)
+    assert said.noise is not None  # 8 dB: adapted
+    adapted = enrolled.verify("dai", feats=said)
+    assert adapted.tokens == ("5",) and adapted.distance < plain.distance
+    # a quiet utterance is compared as before (the features are the plain ones)
+    quiet = enrolled.features(clip, np.zeros(synth.RATE) + 1e-6 * rng.standard_normal(synth.RATE))
+    assert quiet.noise is None
+    assert enrolled.verify("dai", feats=quiet) == enrolled.verify("dai", clip)
+    assert enrolled.voice_distances(("5",), feats=quiet) == enrolled.voice_distances(("5",), clip)

@@ -112,3 +112,56 @@ def test_a_seat_without_a_channel_is_not_heard_from_the_start():
     assert sorted((e["player"], e["state"]) for e in first if e["type"] == "audio_status") == [
         ("chie", "lost"), ("dai", "lost")]
     assert any("chie" in w for w in warnings)
+
+
+class Lengths(SaysIka):
+    """Says ika, and keeps the length of every utterance it was given."""
+
+    def __init__(self):
+        self.lengths = []
+
+    def decode(self, samples, rate):
+        self.lengths.append(len(samples) / rate)
+        return super().decode(samples, rate)
+
+
+def test_a_burst_that_ends_as_a_leak_copy_is_heard_until_the_seat_s_own_voice_ends():
+    # aki says a word; right after it, a muted neighbour's word leaks alike into all three
+    # channels (uncancelled): the detector runs aki's word and the leak into one utterance
+    x = _table(seconds=3.0)
+    own = tone_burst(0.3, RATE, seed=4)
+    x[8000 : 8000 + len(own), 0] += own
+    leak = tone_burst(0.5, RATE, seed=5) * 0.3
+    a = 8000 + len(own) - 800
+    for ch, d in ((0, 0), (1, 16), (2, 32)):
+        x[a + d : a + d + len(leak), ch] += leak
+    rec = Lengths()
+    events, lis = _hear(x, rec)
+    shouts = [e for e in events if e["type"] == "shout"]
+    assert [s["player"] for s in shouts] == ["aki"]
+    assert shouts[0]["t_end"] < (8000 + len(own)) / RATE + 0.06  # the leak cut off
+    assert rec.lengths[0] < 0.3 + 0.5  # and the word decoder was not given it
+
+
+def test_a_burst_far_below_the_seat_s_speech_level_is_not_credited():
+    x = _table()
+    burst = tone_burst(0.3, RATE, seed=2)
+    x[8000 : 8000 + 4800, 1] += burst
+    from audio.demix import frame_levels
+
+    level = float(np.median(frame_levels(burst)))
+    src = _Source(x)
+    lis = Listener(SEATS, 3, RATE, SaysIka(), speech_db=[None, level, None])
+    assert [e["player"] for e in listen(src, lis) if e["type"] == "shout"] == ["ben"]
+    lis = Listener(SEATS, 3, RATE, SaysIka(), speech_db=[None, level + 15.0, None],
+                   onset=__import__("audio.onset", fromlist=["OnsetParams"]).OnsetParams(own_level_db=-40.0))
+    assert [e for e in listen(_Source(x), lis) if e["type"] == "shout"] == []
+    assert lis.dropped == {"too quiet for the seat's own voice": 1}
+
+
+def test_swapped_channels_are_a_warning_for_both_seats():
+    lis = Listener(SEATS, 3, RATE, SaysIka())
+    lis.swapped(0, 1)
+    events = list(listen(_Source(_table(seconds=0.5)), lis))
+    warned = [(e["player"], e["swapped_with"]) for e in events if e.get("kind") == "channels_swapped"]
+    assert warned == [("aki", "ben"), ("ben", "aki")]

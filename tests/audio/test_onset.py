@@ -169,3 +169,53 @@ def test_a_synthetic_voice_murmuring_before_its_t_closure_is_first_and_babble_pe
     # seat 3's walk meets a closure too, with sparse babble peaks before it: not a sound
     got = onsets(1)
     assert abs(got[3] - second.onset) <= 0.005 and got[1] < got[3]
+
+
+def _returned_after(mix, params):
+    """(segment, seconds of audio fed when it was returned) for a one-channel mix."""
+    det = OnsetDetector(mix.shape[1], RATE, params)
+    for i in range(0, len(mix), 160):
+        segs = det.update(Block(i, mix[i : i + 160], RATE))
+        if segs:
+            return segs[0], (i + 160) / RATE
+    return None, None
+
+
+def test_the_end_is_decided_once_the_level_is_back_at_the_floor():
+    mix = table([(0, 0.5)], seats=1, seconds=1.5, snr_db=40)
+    quick, at_quick = _returned_after(mix, OnsetParams(quick_end_s=0.1))
+    slow, at_slow = _returned_after(mix, OnsetParams(quick_end_s=0.0))
+    assert quick.end == slow.end and quick.start == slow.start  # the same utterance...
+    assert at_quick - quick.t_end < 0.13 < 0.25 <= at_slow - slow.t_end  # ...known 0.15 s sooner
+
+
+def test_a_pause_not_at_the_floor_does_not_end_the_utterance_early():
+    # the level dips below start_db but stays well above the floor (a soft syllable)
+    mix = table([(0, 0.5)], seats=1, seconds=1.5, snr_db=40)
+    soft = tone_burst(0.15, RATE, 7) * 10 ** (-12 / 20)
+    mix[int(0.8 * RATE) : int(0.8 * RATE) + len(soft), 0] += soft
+    segs = run(mix, OnsetParams(quick_end_s=0.1, start_db=40.0, trigger_db=45.0))
+    assert len(segs) == 1 and segs[0].t_end > 0.79
+
+
+def test_negative_quick_end_is_refused():
+    with pytest.raises(ValueError):
+        OnsetParams(quick_end_s=-0.1)
+
+
+def test_a_run_far_below_the_seat_s_speech_level_starts_no_utterance():
+    mix = table([(0, 0.5)], seats=1, seconds=1.5, snr_db=40)
+    burst = mix[int(0.5 * RATE) : int(0.8 * RATE), 0].astype(np.float64)
+    level = 10 * np.log10(np.mean(burst ** 2))
+    det = lambda ref: OnsetDetector(1, RATE, OnsetParams(), speech_db=[ref])  # noqa: E731
+
+    def segments(ref):
+        d = det(ref)
+        out = []
+        for i in range(0, len(mix), 320):
+            out += d.update(Block(i, mix[i : i + 320], RATE))
+        return out + d.flush()
+
+    assert len(segments(None)) == 1  # no level known: as before
+    assert len(segments(level)) == 1  # the seat at its own level
+    assert segments(level + 25.0) == []  # 25 dB below the seat's level: babble, a far voice
