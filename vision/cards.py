@@ -370,18 +370,49 @@ class References:
         self.refs = refs
         self.codes = sorted({r.code for r in refs})
         self.matrix = np.stack([_unit(r.template) for r in refs])  # zero-shift NCC in one product
+        self._half: dict[int, np.ndarray] = {}
+        self._partners: dict[tuple[str, float], list[str]] = {}
+
+    def unit(self, i: int) -> np.ndarray:
+        """Reference ``i``'s template as a unit vector (a row of the zero-shift matrix)."""
+        return self.matrix[i]
+
+    def half_gray(self, i: int) -> np.ndarray:
+        """Reference ``i``'s template in grey at half size (the ECC re-alignment's target),
+        made once per deck."""
+        if i not in self._half:
+            self._half[i] = cv2.resize(_gray(self.refs[i].template), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        return self._half[i]
+
+    def partners(self, code: str, score: float) -> list[str]:
+        """Other codes whose references match one of ``code``'s at zero shift, either way up,
+        at least ``score`` well, the closest first (made once per deck and score)."""
+        key = (code, score)
+        if key not in self._partners:
+            mine = [i for i, r in enumerate(self.refs) if r.code == code]
+            sim = self.matrix[mine] @ self.matrix.T
+            flipped = np.stack([_unit(np.ascontiguousarray(r.template[::-1, ::-1])) for r in self.refs])
+            sim = np.maximum(sim, self.matrix[mine] @ flipped.T).max(axis=0)
+            best: dict[str, float] = {}
+            for i, r in enumerate(self.refs):
+                if r.code != code and sim[i] >= score:
+                    best[r.code] = max(best.get(r.code, -1.0), float(sim[i]))
+            self._partners[key] = sorted(best, key=lambda c: (-best[c], c))
+        return self._partners[key]
 
     @staticmethod
     def from_images(images: dict[str, np.ndarray], *, find_outline: bool = True) -> "References":
         """References from ``{name: BGR image}`` (name = ``CODE`` or ``CODE_N``). Each image
         shows one card alone (the largest card outline is used) or is a scan of the face
         (no outline found, or ``find_outline`` False: the whole image)."""
+        found = {name: (images[name], *(reference_quads(images[name]) if find_outline else (None, None)))
+                 for name in sorted(images)}
         refs = []
-        for name in sorted(images):
+        for name, faces in _consistent_faces(found).items():
             m = _REF_NAME.match(name)
             code = m.group("code") if m else name
-            for k, face in enumerate(reference_faces(images[name], find_outline)):
-                refs.append(Reference(code, name if k == 0 else f"{name}#inner", _template(face)))
+            for source, face in faces:
+                refs.append(Reference(code, source, _template(face)))
         return References(refs)
 
     @staticmethod
@@ -431,30 +462,110 @@ def squareness(q: np.ndarray) -> float:
     return 1.0 - worst
 
 
+def reference_quads(image: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The outline of the card in one reference image (the largest near-rectangular outline)
+    and of a card-shaped frame printed inside it, down to a fifth of its area (some decks
+    have one, and in a scene only that frame may be found: measured on the webcam deck,
+    13/16 -> 15/16 right with the frames down to 20 % instead of 30 %); None where not found."""
+    scale = min(1.0, MAX_IMAGE_SIDE / max(image.shape[:2]))
+    small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, oblique=False)]
+    if not quads:
+        return None, None
+    h, w = image.shape[:2]
+    scored = [(cv2.contourArea(q) * squareness(q) ** 2, q) for q in quads
+              if cv2.contourArea(q) < 0.9 * h * w or len(quads) == 1]
+    if not scored:
+        return None, None
+    best = max(scored, key=lambda sq: sq[0])[1]
+    barea = cv2.contourArea(best)
+    inner = [q for q in quads if 0.2 * barea < cv2.contourArea(q) < 0.8 * barea
+             and _overlap(q, best) > 0.95 and squareness(q) > 0.9]
+    return best, (max(inner, key=cv2.contourArea) if inner else None)
+
+
 def reference_faces(image: np.ndarray, find_outline: bool = True) -> list[np.ndarray]:
-    """The canonical faces of one reference image: the card (the largest near-rectangular
-    outline) and any card-shaped frame printed inside it, down to a fifth of its area (some
-    decks have one, and in a scene only that frame may be found: measured on the webcam
-    deck, 13/16 -> 15/16 right with the frames down to 20 % instead of 30 %); the whole image
-    when no outline is found."""
+    """The canonical faces of one reference image: the card and its printed frame where found
+    (:func:`reference_quads`); the whole image when no outline is found."""
     if find_outline:
-        scale = min(1.0, MAX_IMAGE_SIDE / max(image.shape[:2]))
-        small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, oblique=False)]
-        if quads:
-            h, w = image.shape[:2]
-            scored = [(cv2.contourArea(q) * squareness(q) ** 2, q) for q in quads
-                      if cv2.contourArea(q) < 0.9 * h * w or len(quads) == 1]
-            if scored:
-                best = max(scored, key=lambda sq: sq[0])[1]
-                faces = [warp_card(image, best)]
-                barea = cv2.contourArea(best)
-                inner = [q for q in quads if 0.2 * barea < cv2.contourArea(q) < 0.8 * barea
-                         and _overlap(q, best) > 0.95 and squareness(q) > 0.9]
-                if inner:
-                    faces.append(warp_card(image, max(inner, key=cv2.contourArea)))
-                return faces
+        best, inner = reference_quads(image)
+        if best is not None:
+            return [warp_card(image, q) for q in (best, inner) if q is not None]
     return [reference_face(image, False)]
+
+
+@dataclass(frozen=True)
+class FrameParams:
+    """Making a deck's references alike where some of its cards have a printed frame.
+
+    Why: a reference is compared with what a scene's outline cuts out, the card or the frame
+    printed inside it. On the real webcam deck (white cards on white paper) 28 of 32
+    references gave both, but 4 gave only the frame (their card's edge was lost against the
+    paper) and one of those a smaller frame inside it: a scene's 6C frame then had no 6C
+    frame to match and was read 6S (score 0.88, lead 0.27) in every oblique view, and a 6S
+    card had no 6S card face. Where most of a deck's references show a frame, every code is
+    given both: the missing frame cut from its card by the deck's typical frame position, or
+    the missing card extended from its frame by the inverse. Cost: none at run time but the
+    added references (one zero-shift product row each)."""
+
+    #: the deck counts as framed when at least this share of its reference images has both
+    #: outlines (webcam deck 28/32; the phone deck 14/52, only its aces and court cards)
+    framed_share: float = 0.5
+    # an outline taken for the card is the frame when its area (as a fraction of its image)
+    # is nearer the deck's frames' median than its cards' (log scale): the deck's references
+    # are shot alike (one calibration camera)
+
+    def validate(self) -> None:
+        if not 0.0 < self.framed_share <= 1.0:
+            raise ValueError(f"framed_share must be in (0, 1], got {self.framed_share}")
+
+
+FRAMES = FrameParams()
+
+_CANON_CORNERS = np.float32([[0, 0], [CANON_W - 1, 0], [CANON_W - 1, CANON_H - 1], [0, CANON_H - 1]])
+
+
+def _consistent_faces(found: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None]],
+                      params: FrameParams = FRAMES) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """``{name: [(source, face)]}`` from ``{name: (image, card quad, frame quad)}`` (see
+    :class:`FrameParams`)."""
+    both = {n: (c, f) for n, (_, c, f) in found.items() if c is not None and f is not None}
+    framed = len(found) > 0 and len(both) >= params.framed_share * len(found)
+    rel = None
+    if framed:
+        # the frame's corners in the card's canonical coordinates, median over the deck
+        pts = [cv2.perspectiveTransform(f.reshape(-1, 1, 2), cv2.getPerspectiveTransform(c, _CANON_CORNERS)).reshape(4, 2)
+               for c, f in both.values()]
+        rel = np.median(np.stack(pts), axis=0).astype(np.float32)
+        card_area = float(np.median([cv2.contourArea(c) / (found[n][0].shape[0] * found[n][0].shape[1])
+                                     for n, (c, _) in both.items()]))
+        frame_area = float(np.median([cv2.contourArea(f) / (found[n][0].shape[0] * found[n][0].shape[1])
+                                      for n, (_, f) in both.items()]))
+    out: dict[str, list[tuple[str, np.ndarray]]] = {}
+    for name, (image, card, frame) in found.items():
+        if card is None:
+            out[name] = [(name, reference_face(image, False))]
+            continue
+        if rel is not None:
+            h, w = image.shape[:2]
+            area = cv2.contourArea(card) / (h * w)
+            if abs(np.log(area / frame_area)) < abs(np.log(area / card_area)):
+                # the outline taken for the card is the frame (a smaller one inside it is
+                # no frame of this deck): the card extended from it
+                frame = card
+                to_image = cv2.getPerspectiveTransform(_CANON_CORNERS, frame)
+                card_canon = cv2.perspectiveTransform(_CANON_CORNERS.reshape(-1, 1, 2),
+                                                      cv2.getPerspectiveTransform(rel, _CANON_CORNERS))
+                card = cv2.perspectiveTransform(card_canon, to_image).reshape(4, 2).astype(np.float32)
+                out[name] = [(f"{name}#card", warp_card(image, card)), (f"{name}#inner", warp_card(image, frame))]
+                continue
+            if frame is None:  # the frame cut from the card at the deck's frame position
+                frame = cv2.perspectiveTransform(rel.reshape(-1, 1, 2), cv2.getPerspectiveTransform(_CANON_CORNERS, card))
+                out[name] = [(name, warp_card(image, card)),
+                             (f"{name}#inner*", warp_card(image, frame.reshape(4, 2).astype(np.float32)))]
+                continue
+        out[name] = [(name, warp_card(image, card))] + ([(f"{name}#inner", warp_card(image, frame))] if frame is not None else [])
+    return out
 
 
 def reference_face(image: np.ndarray, find_outline: bool = True) -> np.ndarray:
@@ -547,7 +658,20 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
             if s > best[r.code][0]:
                 best[r.code] = (s, rot, int(i))
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        ranked, refined = _refined(cand, ranked, refs), True
+        first = dict(ranked)
+        ranked, unresolved, done = _refined(cand, ranked, refs)
+        refined = True
+        code, (score, rot, _) = ranked[0]
+        q = quad if quad is not None else np.zeros((4, 2), np.float32)
+        others = [c for c in first if c not in done]
+        lead = first[code][0] - max((first[c][0] for c in others), default=-1.0)
+        doubt = sorted(c for c in unresolved if c != code) if REFINE_GATE.unresolved_uncertain else []
+        if not doubt and REFINE_GATE.lead_unrefined and lead < min_margin:
+            doubt = [max(others, key=lambda c: first[c][0])]
+        if doubt and score >= min_score:
+            # a close code could not be re-aligned, or one not re-aligned was close at the
+            # first stage: its re-aligned score is unknown, so no lead is known
+            return Match(code, score, 0.0, "uncertain", q, doubt[0], rot, refined=True)
     code, (score, rot, _) = ranked[0]
     second = ranked[1][1][0] if len(ranked) > 1 else -1.0
     runner = ranked[1][0] if len(ranked) > 1 else None
@@ -568,48 +692,103 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     return Match(code, score, margin, "ok", q, runner, rot, refined=refined)
 
 
-def _refined(cand: np.ndarray, ranked: list, refs: References) -> list:
-    """``ranked`` with the :data:`REFINE_CODES` best codes scored again after an ECC
-    homography re-alignment of the face onto each code's reference (the others keep their
-    first-stage score and fall behind: a code not among the best few of a misfit face is not
-    this card). A re-alignment that fails or moves a corner more than
-    :data:`REFINE_MAX_SHIFT` keeps the first-stage score."""
+@dataclass(frozen=True)
+class RefineGateParams:
+    """When an ECC re-aligned (misfit) face may be read at all (:func:`match_face` with
+    ``refine``). The re-alignment lifts a misfit face's score by up to 0.35 (a homography
+    can bend one card's picture onto another's), so its lead counts only against codes that
+    were re-aligned too. Measured on the real webcam deck (white on white) seen at 30-60
+    degrees: without these rules 1-3 wrong answers per view, all spades read as clubs or the
+    reverse, the true code not among the first stage's best 4 (7S after 8C, 6C, 7C, 7H, 6S)
+    or its re-alignment failed (4C, while 4S rose 0.56 -> 0.89).
+
+    Cost: each look-alike partner re-aligned is one more ECC (about 3-5 ms), only for misfit
+    faces; right answers become uncertain (a warning) where a code not re-aligned was close."""
+
+    #: the winner's look-alike partners (other codes whose references match its reference at
+    #: zero shift, either way up, at least this well: same rank other suit of one colour, a
+    #: pip more or less) are re-aligned too, at most :attr:`partners` of them
+    partner_score: float = 0.75
+    partners: int = 3
+    #: a code close to the winner whose re-alignment failed leaves the card uncertain (its
+    #: score is unknown)
+    unresolved_uncertain: bool = True
+    #: the winner must also lead every code *not* re-aligned by the margin at the first stage
+    #: (such a code is assumed to gain as much from re-alignment as the winner did)
+    lead_unrefined: bool = True
+
+    def validate(self) -> None:
+        if not 0.0 < self.partner_score <= 1.0:
+            raise ValueError(f"partner_score must be in (0, 1], got {self.partner_score}")
+        if self.partners < 0:
+            raise ValueError(f"partners must be >= 0, got {self.partners}")
+
+
+REFINE_GATE = RefineGateParams()
+
+
+def _realign(cand: np.ndarray, flipped: np.ndarray, refs: References, i: int) -> tuple[float, bool] | None:
+    """The score of the face after an ECC homography re-alignment onto reference ``i`` (at
+    its better turn by the shift search) and that turn; None when the ECC fails or moves a
+    corner more than :data:`REFINE_MAX_SHIFT` of the card width."""
     m = ALIGN_MARGIN
+    t = refs.refs[i].template
+    s0, s1 = _ncc(cand, t), _ncc(flipped, t)
+    rot = s1 > s0
+    face = flipped if rot else cand
+    th, tw = t.shape[:2]
+    init = np.float32([[1, 0, m], [0, 1, m], [0, 0, 1]])
+    # ECC at half size (4x cheaper; the alignment is then scaled back to full size)
+    half = np.diag([0.5, 0.5, 1.0]).astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, REFINE_ITERATIONS, 1e-4)
+    fg = cv2.resize(_gray(face), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    try:
+        _, wh = cv2.findTransformECC(refs.half_gray(i), fg, (half @ init @ np.linalg.inv(half)).astype(np.float32),
+                                     cv2.MOTION_HOMOGRAPHY, crit, None, 3)
+    except cv2.error:
+        return None
+    w = (np.linalg.inv(half) @ wh @ half).astype(np.float32)
+    corners = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]]).reshape(-1, 1, 2)
+    moved = cv2.perspectiveTransform(corners, w) - cv2.perspectiveTransform(corners, init)
+    if float(np.abs(moved).max()) > REFINE_MAX_SHIFT * CANON_W:
+        return None
+    aligned = cv2.warpPerspective(face, w, (tw, th), flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    return float(_unit(aligned) @ refs.unit(i)), rot
+
+
+def _refined(cand: np.ndarray, ranked: list, refs: References,
+             gate: RefineGateParams = REFINE_GATE) -> tuple[list, set[str], set[str]]:
+    """``ranked`` with the :data:`REFINE_CODES` best codes (within :data:`REFINE_SPAN`) and
+    the winner's look-alike partners (:class:`RefineGateParams`) scored again after an ECC
+    homography re-alignment of the face onto each code's reference (the others keep their
+    first-stage score). Also returns the codes whose re-alignment failed (*unresolved*: they
+    keep their first-stage score) and the codes re-aligned."""
     flipped = np.ascontiguousarray(cand[::-1, ::-1])
     out = dict(ranked)
-    limit = REFINE_MAX_SHIFT * CANON_W
     top = ranked[0][1][0]
-    for code, (s, rot, i) in [r for r in ranked if r[1][0] >= top - REFINE_SPAN][:REFINE_CODES]:
-        if s < top - REFINE_SPAN:
-            break
-        # the code's best reference at its best first-stage turn, re-scored the same way up
-        # as the shift search did (a zero-shift score may have preferred the other turn)
-        s0, s1 = _ncc(cand, refs.refs[i].template), _ncc(flipped, refs.refs[i].template)
-        rot = s1 > s0
-        t = refs.refs[i].template
-        face = flipped if rot else cand
-        tg, fg = _gray(t), _gray(face)
-        init = np.float32([[1, 0, m], [0, 1, m], [0, 0, 1]])
-        # ECC at half size (4x cheaper; the alignment is then scaled back to full size)
-        half = np.diag([0.5, 0.5, 1.0]).astype(np.float32)
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, REFINE_ITERATIONS, 1e-4)
-        try:
-            _, wh = cv2.findTransformECC(cv2.resize(tg, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
-                                         cv2.resize(fg, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
-                                         (half @ init @ np.linalg.inv(half)).astype(np.float32),
-                                         cv2.MOTION_HOMOGRAPHY, crit, None, 3)
-        except cv2.error:
+    todo = [c for c, v in ranked if v[0] >= top - REFINE_SPAN][:REFINE_CODES]
+    done: set[str] = set()
+    unresolved: set[str] = set()
+    partnered: set[str] = set()
+    while todo:
+        code = todo.pop(0)
+        if code in done:
             continue
-        w = (np.linalg.inv(half) @ wh @ half).astype(np.float32)
-        th, tw = tg.shape
-        corners = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]]).reshape(-1, 1, 2)
-        moved = cv2.perspectiveTransform(corners, w) - cv2.perspectiveTransform(corners, init)
-        if float(np.abs(moved).max()) > limit:
-            continue
-        aligned = cv2.warpPerspective(face, w, (tw, th), flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
-                                      borderMode=cv2.BORDER_REPLICATE)
-        out[code] = (max(s, float(_unit(aligned) @ _unit(t))), rot, i)
-    return sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        done.add(code)
+        s, rot, i = out[code]
+        got = _realign(cand, flipped, refs, i)
+        if got is None:
+            unresolved.add(code)
+        else:
+            out[code] = (max(s, got[0]), got[1], i)
+        if not todo:  # the winner so far: its look-alikes re-aligned too (once per winner)
+            ok = [c for c in done if c not in unresolved]
+            win = max(ok, key=lambda c: (out[c][0], c)) if ok else None
+            if win is not None and win not in partnered:
+                partnered.add(win)
+                todo = [c for c in refs.partners(win, gate.partner_score)[:gate.partners] if c not in done and c in out]
+    return sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0])), unresolved, done
 
 
 def _tournament(cand: np.ndarray, close: list, refs: References) -> int | None:
