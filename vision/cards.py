@@ -617,9 +617,37 @@ class Match:
     separated: bool = False
     #: True when the scores are those of the ECC re-alignment (:data:`REFINE_BELOW`)
     refined: bool = False
+    #: the normalised face and its scores (:class:`_Face`), reused by a later stage
+    look: object = field(default=None, compare=False, repr=False)
 
 
-def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
+class _Face:
+    """One warped face, normalised once, with its shift-search scores per reference (both
+    turns) kept: the first look, the full match, the ECC re-alignment and the second stage of
+    one outline share them instead of warping, normalising and searching again."""
+
+    def __init__(self, face: np.ndarray):
+        self.cand = normalise(face)
+        self.flipped = np.ascontiguousarray(self.cand[::-1, ::-1])
+        self._ncc: dict[int, tuple[float, float]] = {}
+        self._zero: tuple[np.ndarray, np.ndarray] | None = None
+
+    def shifted(self, refs: "References", i: int) -> tuple[float, float]:
+        """The shift-search NCC of reference ``i`` at 0 and 180 degrees."""
+        if i not in self._ncc:
+            t = refs.refs[i].template
+            self._ncc[i] = (_ncc(self.cand, t), _ncc(self.flipped, t))
+        return self._ncc[i]
+
+    def zero(self, refs: "References") -> tuple[np.ndarray, np.ndarray]:
+        """Zero-shift NCC against every reference at 0 and 180 degrees."""
+        if self._zero is None:
+            m = ALIGN_MARGIN
+            self._zero = (refs.matrix @ _unit(self.cand[m:-m, m:-m]), refs.matrix @ _unit(self.flipped[m:-m, m:-m]))
+        return self._zero
+
+
+def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MIN_SCORE,
                min_margin: float = MIN_MARGIN, quad: np.ndarray | None = None, *,
                second_stage: bool = True, refine: bool = False) -> Match:
     """Compare one canonical face with every reference at 0° and 180°; codes within
@@ -627,12 +655,10 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     ``second_stage`` is False (then such a face is uncertain). With ``refine``, a face whose
     best code scores in [:data:`REFINE_FLOOR`, :data:`REFINE_BELOW`) is ranked by its ECC
     re-alignment onto its best codes' references (:func:`_refined`)."""
-    cand = normalise(face)
-    flipped = np.ascontiguousarray(cand[::-1, ::-1])
-    m = ALIGN_MARGIN
+    look = face if isinstance(face, _Face) else _Face(face)
+    cand = look.cand
     # 1) zero-shift NCC against every reference at 0° and 180° (one matrix product) ...
-    z0 = refs.matrix @ _unit(cand[m:-m, m:-m])
-    z1 = refs.matrix @ _unit(flipped[m:-m, m:-m])
+    z0, z1 = look.zero(refs)
     zero = np.maximum(z0, z1)
     best: dict[str, tuple[float, bool, int]] = {}
     for i, r in enumerate(refs.refs):
@@ -643,8 +669,7 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     order = np.argsort(-zero, kind="stable")
     for i in order[:REALIGN_TOP]:
         r = refs.refs[int(i)]
-        s0 = _ncc(cand, r.template)
-        s1 = _ncc(flipped, r.template)
+        s0, s1 = look.shifted(refs, int(i))
         s, rot = (s0, False) if s0 >= s1 else (s1, True)
         if s > best[r.code][0]:
             best[r.code] = (s, rot, int(i))
@@ -653,13 +678,13 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     if refine and REFINE_FLOOR <= ranked[0][1][0] < REFINE_BELOW:
         for i in order[REALIGN_TOP:REFINE_REALIGN]:
             r = refs.refs[int(i)]
-            s0, s1 = _ncc(cand, r.template), _ncc(flipped, r.template)
+            s0, s1 = look.shifted(refs, int(i))
             s, rot = (s0, False) if s0 >= s1 else (s1, True)
             if s > best[r.code][0]:
                 best[r.code] = (s, rot, int(i))
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
         first = dict(ranked)
-        ranked, unresolved, done = _refined(cand, ranked, refs)
+        ranked, unresolved, done = _refined(look, ranked, refs)
         refined = True
         code, (score, rot, _) = ranked[0]
         q = quad if quad is not None else np.zeros((4, 2), np.float32)
@@ -671,25 +696,25 @@ def match_face(face: np.ndarray, refs: References, min_score: float = MIN_SCORE,
         if doubt and score >= min_score:
             # a close code could not be re-aligned, or one not re-aligned was close at the
             # first stage: its re-aligned score is unknown, so no lead is known
-            return Match(code, score, 0.0, "uncertain", q, doubt[0], rot, refined=True)
+            return Match(code, score, 0.0, "uncertain", q, doubt[0], rot, refined=True, look=look)
     code, (score, rot, _) = ranked[0]
     second = ranked[1][1][0] if len(ranked) > 1 else -1.0
     runner = ranked[1][0] if len(ranked) > 1 else None
     margin = score - second
     q = quad if quad is not None else np.zeros((4, 2), np.float32)
     if score < min_score:
-        return Match(None, score, margin, "none", q, code, rot, refined=refined)
+        return Match(None, score, margin, "none", q, code, rot, refined=refined, look=look)
     if margin < min_margin:
         # 3) look-alikes: a precise pairwise comparison where their references differ
         close = [(c, v) for c, v in ranked if v[0] >= score - min_margin]
         won = _tournament(cand, close, refs) if second_stage else None
         if won is None:
-            return Match(code, score, margin, "uncertain", q, runner, rot, refined=refined)
+            return Match(code, score, margin, "uncertain", q, runner, rot, refined=refined, look=look)
         wcode, (wscore, wrot, _) = close[won]
         other = [c for c, _ in close if c != wcode][0]
         return Match(wcode, wscore, wscore - max(v[0] for c, v in ranked if c != wcode), "ok", q, other, wrot,
-                     separated=True, refined=refined)
-    return Match(code, score, margin, "ok", q, runner, rot, refined=refined)
+                     separated=True, refined=refined, look=look)
+    return Match(code, score, margin, "ok", q, runner, rot, refined=refined, look=look)
 
 
 @dataclass(frozen=True)
@@ -727,15 +752,15 @@ class RefineGateParams:
 REFINE_GATE = RefineGateParams()
 
 
-def _realign(cand: np.ndarray, flipped: np.ndarray, refs: References, i: int) -> tuple[float, bool] | None:
+def _realign(look: _Face, refs: References, i: int) -> tuple[float, bool] | None:
     """The score of the face after an ECC homography re-alignment onto reference ``i`` (at
     its better turn by the shift search) and that turn; None when the ECC fails or moves a
     corner more than :data:`REFINE_MAX_SHIFT` of the card width."""
     m = ALIGN_MARGIN
     t = refs.refs[i].template
-    s0, s1 = _ncc(cand, t), _ncc(flipped, t)
+    s0, s1 = look.shifted(refs, i)
     rot = s1 > s0
-    face = flipped if rot else cand
+    face = look.flipped if rot else look.cand
     th, tw = t.shape[:2]
     init = np.float32([[1, 0, m], [0, 1, m], [0, 0, 1]])
     # ECC at half size (4x cheaper; the alignment is then scaled back to full size)
@@ -757,14 +782,13 @@ def _realign(cand: np.ndarray, flipped: np.ndarray, refs: References, i: int) ->
     return float(_unit(aligned) @ refs.unit(i)), rot
 
 
-def _refined(cand: np.ndarray, ranked: list, refs: References,
+def _refined(look: _Face, ranked: list, refs: References,
              gate: RefineGateParams = REFINE_GATE) -> tuple[list, set[str], set[str]]:
     """``ranked`` with the :data:`REFINE_CODES` best codes (within :data:`REFINE_SPAN`) and
     the winner's look-alike partners (:class:`RefineGateParams`) scored again after an ECC
     homography re-alignment of the face onto each code's reference (the others keep their
     first-stage score). Also returns the codes whose re-alignment failed (*unresolved*: they
     keep their first-stage score) and the codes re-aligned."""
-    flipped = np.ascontiguousarray(cand[::-1, ::-1])
     out = dict(ranked)
     top = ranked[0][1][0]
     todo = [c for c, v in ranked if v[0] >= top - REFINE_SPAN][:REFINE_CODES]
@@ -777,7 +801,7 @@ def _refined(cand: np.ndarray, ranked: list, refs: References,
             continue
         done.add(code)
         s, rot, i = out[code]
-        got = _realign(cand, flipped, refs, i)
+        got = _realign(look, refs, i)
         if got is None:
             unresolved.add(code)
         else:
@@ -916,17 +940,19 @@ def _zero_best(face: np.ndarray, refs: References) -> tuple[float, str]:
     return float(z[i]), refs.refs[i].code
 
 
-def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -> list[tuple[float, str, np.ndarray]]:
-    """``(zero-shift score, code, quad)`` per outline and way round: an outline that could be
+def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -> list[tuple[float, str, np.ndarray, np.ndarray]]:
+    """``(zero-shift score, code, quad, warped face)`` per outline and way round: an outline that could be
     a card either way (:data:`BOTH_WAYS_BELOW`) is looked at both ways and kept the better
     way, or both when they are within :data:`BOTH_WAYS_SPAN`."""
     out = []
     for q in quads:
         q = np.asarray(q, np.float32)
-        looks = [(*_zero_best(warp_card(image, q), refs), q)]
+        f = warp_card(image, q)
+        looks = [(*_zero_best(f, refs), q, f)]
         if image_aspect(q) < BOTH_WAYS_BELOW:
             q2 = turned(q)
-            looks.append((*_zero_best(warp_card(image, q2), refs), q2))
+            f2 = warp_card(image, q2)
+            looks.append((*_zero_best(f2, refs), q2, f2))
             looks.sort(key=lambda x: -x[0])
             if looks[1][0] < looks[0][0] - BOTH_WAYS_SPAN:
                 looks = looks[:1]
@@ -965,7 +991,7 @@ def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_
     out = []
     for g in _same_card(looks):
         for x in (g if every else g[:OUTLINES_PER_CARD]):
-            out.append(match_face(warp_card(image, x[2]), refs, min_score, min_margin, x[2], second_stage=False))
+            out.append(match_face(x[3], refs, min_score, min_margin, x[2], second_stage=False))
     return out
 
 
@@ -991,12 +1017,12 @@ def _keep_best(image: np.ndarray, matches: list[Match], refs: References, min_sc
     for c in _same_card(matches, key=lambda m: m.quad):
         best = c[0]
         if refine and REFINE_FLOOR <= best.score < REFINE_BELOW:
-            tries = [match_face(warp_card(image, x.quad), refs, min_score, min_margin, x.quad, second_stage=False,
-                                refine=True) for x in c[:REFINE_OUTLINES]]
+            tries = [match_face(x.look if x.look is not None else warp_card(image, x.quad), refs, min_score,
+                                min_margin, x.quad, second_stage=False, refine=True) for x in c[:REFINE_OUTLINES]]
             best = max(tries, key=lambda m: (m.status != "none", m.score, m.margin))
         if best.status == "uncertain":  # the second stage only for the outlines kept
-            best = match_face(warp_card(image, best.quad), refs, min_score, min_margin, best.quad,
-                              refine=best.refined)
+            best = match_face(best.look if best.look is not None else warp_card(image, best.quad), refs, min_score,
+                              min_margin, best.quad, refine=best.refined)
         if best.status != "none":
             kept.append(best)
     kept.sort(key=lambda m: (round(float(m.quad[:, 1].mean()) / 50), float(m.quad[:, 0].mean())))
@@ -1010,6 +1036,9 @@ class _Slot:
     index: int
     t: float
     image: np.ndarray
+    #: the outline matches of this frame when it was analysed online (the walk-back ranks
+    #: them again instead of searching the frame a second time)
+    outlines: list | None = None
 
 
 class CardZoneWatcher:
@@ -1066,7 +1095,10 @@ class CardZoneWatcher:
                 and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
             return self._last_result
         self.analysed += 1
-        ms = recognise(crop, self.refs, self.min_score, self.min_margin)
+        om = outline_matches(crop, self.refs, self.min_score, self.min_margin)
+        if self.ring and self.ring[-1].image is crop:
+            self.ring[-1].outlines = om
+        ms = _keep_best(crop, om, self.refs, self.min_score, self.min_margin)
         ok = [m for m in ms if m.status == "ok"]
         res = ok[0] if ok else (ms[0] if ms else None)
         self._last_analysed, self._last_result = small, res
@@ -1162,7 +1194,10 @@ class CardZoneWatcher:
         first = slots[-1]
         gap = 0
         for slot in reversed(slots[:-1]):
-            ms = recognise(slot.image, self.refs, self.min_score, self.min_margin, refine=False)
+            if slot.outlines is not None:  # analysed online: the same outlines, ranked without ECC
+                ms = _keep_best(slot.image, slot.outlines, self.refs, self.min_score, self.min_margin, refine=False)
+            else:
+                ms = recognise(slot.image, self.refs, self.min_score, self.min_margin, refine=False)
             ok = [m for m in ms if m.status == "ok"]
             hit = bool(ok) and ok[0].code == code
             if not hit and quad is not None and not any(_overlap(m.quad, quad) >= 0.5 for m in ok):
