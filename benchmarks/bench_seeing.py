@@ -82,38 +82,24 @@ VIEWS = [
 
 
 def bench_stills(data: Path, mods: list[tuple[str, object]]) -> None:
-    rows = list(csv.DictReader(open(data / "cards" / "labels.csv", newline="")))
+    from vision.bench import card_queries, card_rows, deck_reference_images, score_cards
+
+    rows = card_rows(data)
     for deck in ("USPCC-bicycle-like", "wmcnicho-deck"):
-        queries = []
-        for r in rows:
-            if r["role"] != "query" or r["deck"] != deck:
-                continue
-            img = cv2.imread(str(data / "cards" / r["file"]))
-            if max(img.shape[:2]) > 1000:
-                s = 1000 / max(img.shape[:2])
-                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-            queries.append((img, r["cards"].replace(";", " ").split()))
-        refs_imgs = {r["cards"]: cv2.imread(str(data / "cards" / r["file"])) for r in rows
-                     if r["role"] == "ref" and r["deck"] == deck}
+        queries = [(img, truth) for _, img, truth in card_queries(rows, deck)]
+        refs_imgs = deck_reference_images(rows, deck)
         refs = {name: mod.References.from_images(refs_imgs) for name, mod in mods}
         for view, fn in VIEWS:
             imgs = [(fn(img), truth) for img, truth in queries]
             line = []
             for name, mod in mods:
-                right = wrong = total = 0
+                right = wrong = unc = total = 0
                 t0 = time.process_time()
                 for img, truth in imgs:
-                    left = list(truth)
                     total += len(truth)
-                    for m in mod.recognise(img, refs[name]):
-                        if m.status != "ok":
-                            continue
-                        if m.code in left:
-                            right += 1
-                            left.remove(m.code)
-                        else:
-                            wrong += 1
-                line.append(f"{name} {right}/{total} = {right / total:.0%}, {wrong} wrong "
+                    r, w, u = score_cards(mod.recognise(img, refs[name]), truth)
+                    right, wrong, unc = right + r, wrong + w, unc + u
+                line.append(f"{name} {right}/{total} = {right / total:.0%}, {wrong} wrong, {unc} uncertain "
                             f"({(time.process_time() - t0) / len(imgs) * 1000:.0f} ms CPU/image)")
             print(f"cards {deck}, {view} ({len(imgs)} photos): " + "; ".join(line) + f" {_load('')}", flush=True)
 
@@ -181,6 +167,7 @@ def bench_demo(videos: list[tuple[str, Path]], mods: list[tuple[str, object]]) -
 
 def bench_arms(data: Path) -> None:
     from vision import hands
+    from vision.bench import arm_rule
 
     rows = list(csv.DictReader(open(data / "poses" / "labels.csv", newline="")))
     arms = []
@@ -210,12 +197,7 @@ def bench_arms(data: Path) -> None:
               f"{sum(a[key] == a['raised'] for a in arms)}/{n} right")
 
     def rule(a, below: float | None) -> bool:
-        if a["lift"] is None:
-            return False
-        if a["lift"] >= hands.RAISE_FRACTION or (a["upright"] and a["lift"] >= hands.BENT_RAISE_FRACTION):
-            return True
-        return below is not None and a["below_nose"] is not None and a["lift"] >= hands.HALF_RAISE_LIFT \
-            and a["below_nose"] <= below
+        return arm_rule(a, half_below=below)
 
     grid = [round(-0.2 + 0.02 * k, 2) for k in range(21)]
     files = sorted({a["file"] for a in arms})

@@ -19,26 +19,14 @@ def _refs(deck: str) -> cards.References:
 
 
 def _score(deck: str):
+    from vision.bench import card_queries, score_cards
+
     refs = _refs(deck)
     right = wrong = total = 0
-    for r in card_rows():
-        if r["role"] != "query" or r["deck"] != deck:
-            continue
-        img = cv2.imread(str(r["path"]))
-        if max(img.shape[:2]) > 1000:
-            s = 1000 / max(img.shape[:2])
-            img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        truth = r["cards"].replace(";", " ").split()
+    for _, img, truth in card_queries(card_rows(), deck):
         total += len(truth)
-        left = list(truth)
-        for m in cards.recognise(img, refs):
-            if m.status != "ok":
-                continue
-            if m.code in left:
-                right += 1
-                left.remove(m.code)
-            else:
-                wrong += 1
+        r, w, _u = score_cards(cards.recognise(img, refs), truth)
+        right, wrong = right + r, wrong + w
     return right, wrong, total
 
 
