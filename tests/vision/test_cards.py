@@ -62,8 +62,8 @@ def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alike
             for m in cards.recognise(img, refs):
                 if m.status != "ok" or m.code not in truth:
                     continue
-                cand = cards.normalise(cards.warp_card(img, m.quad))
-                flipped = np.ascontiguousarray(cand[::-1, ::-1])
+                look = cards._Face(cards.warp_card(img, m.quad))
+                cand, flipped = look.cand, look.flipped
                 best = {}
                 for i, ref in enumerate(refs.refs):
                     for rot, c in ((False, cand), (True, flipped)):
@@ -71,7 +71,7 @@ def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alike
                         if sc > best.get(ref.code, (-2.0,))[0]:
                             best[ref.code] = (sc, rot, i)
                 close = sorted(best.items(), key=lambda kv: -kv[1][0])[:4]
-                won = cards._tournament(cand, close, refs)
+                won = cards._tournament(look, close, refs)
                 assert won is None or close[won][0] == m.code, (r["file"], m.code, close[won][0])
                 total += 1
                 right += won is not None
