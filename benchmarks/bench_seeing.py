@@ -104,6 +104,36 @@ def bench_stills(data: Path, mods: list[tuple[str, object]]) -> None:
             print(f"cards {deck}, {view} ({len(imgs)} photos): " + "; ".join(line) + f" {_load('')}", flush=True)
 
 
+def bench_left_out(data: Path, mods: list[tuple[str, object]], quick: bool) -> None:
+    """Each card's own code left out of the references (a card not in the deck, or whose
+    reference is missing): anything read is wrong. As taken and in the oblique views."""
+    from vision.bench import card_queries, card_rows, deck_reference_images
+
+    rows = card_rows(data)
+    views = [VIEWS[0], VIEWS[2]] if not quick else VIEWS[2:3]
+    for deck in ("USPCC-bicycle-like", "wmcnicho-deck"):
+        queries = card_queries(rows, deck)
+        imgs = deck_reference_images(rows, deck)
+        full = {name: mod.References.from_images(imgs) for name, mod in mods}
+        for view, fn in views:
+            seen = [(fn(img), truth) for _, img, truth in queries]
+            line = []
+            for name, mod in mods:
+                wrong = unc = n = 0
+                for img, truth in seen:
+                    for code in sorted(set(truth)):
+                        refs = mod.References([r for r in full[name].refs if r.code != code])
+                        n += 1
+                        for m in mod.recognise(img, refs):
+                            # a read code that is no other card of the photo is this card, misread
+                            if m.status == "ok" and m.code not in truth:
+                                wrong += 1
+                            unc += m.status == "uncertain"
+                line.append(f"{name} {wrong} wrong, {unc} uncertain")
+            print(f"cards {deck}, {view}, each card's own code left out of the references ({n} cards): "
+                  + "; ".join(line) + f" {_load('')}", flush=True)
+
+
 def reencoded(tmp: Path, quick: bool) -> list[tuple[str, Path]]:
     from vision.video import read_frames
 
@@ -274,6 +304,7 @@ def main(argv=None) -> int:
             print("real data: shared/data not found, real-photo figures skipped")
         else:
             bench_stills(data, mods)
+            bench_left_out(data, mods, a.quick)
         bench_demo(reencoded(Path(tmp), a.quick), mods)
         if data is not None:
             bench_arms(data)

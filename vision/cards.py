@@ -681,7 +681,8 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
             best[r.code] = (s, rot, int(i))
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
     refined = False
-    if refine and REFINE_FLOOR <= ranked[0][1][0] < REFINE_BELOW:
+    if refine and _misfit(ranked[0][1][0], ranked[0][1][0] - (ranked[1][1][0] if len(ranked) > 1 else -1.0),
+                          min_margin):
         for i in order[REALIGN_TOP:REFINE_REALIGN]:
             r = refs.refs[int(i)]
             s0, s1 = look.shifted(refs, int(i))
@@ -750,7 +751,13 @@ class RefineGateParams:
     #: codes within the margin of the winner at the first stage but not among those
     #: re-aligned are re-aligned too, at most this many per face (0: none; they then make
     #: the card uncertain by :attr:`lead_unrefined`)
-    catch_up: int = 4
+    catch_up: int = 8
+    #: a face uncertain between look-alikes at the first stage (lead below the margin) whose
+    #: best score is below this is re-aligned too, so the second stage compares it as
+    #: re-aligned (:class:`SecondStageParams`): an outline that scores 0.85-0.9 is still off
+    #: by a pixel or two, as much as a pip's difference. Cost: the ECC of its close codes, only
+    #: for such faces
+    uncertain_below: float = 0.92
 
     def validate(self) -> None:
         if not 0.0 < self.partner_score <= 1.0:
@@ -760,6 +767,15 @@ class RefineGateParams:
 
 
 REFINE_GATE = RefineGateParams()
+
+
+def _misfit(score: float, margin: float, min_margin: float) -> bool:
+    """Whether a face is re-aligned by ECC: its best score is in [:data:`REFINE_FLOOR`,
+    :data:`REFINE_BELOW`), or it is uncertain between look-alikes (lead below the margin)
+    with a best score below :attr:`RefineGateParams.uncertain_below`."""
+    if score < REFINE_FLOOR:
+        return False
+    return score < REFINE_BELOW or (margin < min_margin and score < REFINE_GATE.uncertain_below)
 
 
 def _realign(look: _Face, refs: References, i: int) -> tuple[float, bool] | None:
@@ -1061,7 +1077,7 @@ def _keep_best(image: np.ndarray, matches: list[Match], refs: References, min_sc
     kept: list[Match] = []
     for c in _same_card(matches, key=lambda m: m.quad):
         best = c[0]
-        if refine and REFINE_FLOOR <= best.score < REFINE_BELOW:
+        if refine and not best.refined and _misfit(best.score, best.margin, min_margin):
             tries = [match_face(x.look if x.look is not None else warp_card(image, x.quad), refs, min_score,
                                 min_margin, x.quad, second_stage=False, refine=True) for x in c[:REFINE_OUTLINES]]
             best = max(tries, key=lambda m: (m.status != "none", m.score, m.margin))
