@@ -702,8 +702,12 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
             doubt = [max(others, key=lambda c: first[c][0])]
         if doubt and score >= min_score:
             # a close code could not be re-aligned, or one not re-aligned was close at the
-            # first stage: its re-aligned score is unknown, so no lead is known
-            return Match(code, score, 0.0, "uncertain", q, doubt[0], rot, refined=True, look=look)
+            # first stage: its re-aligned score is unknown, so no lead is known. Uncertain
+            # (a warning naming both) only when the face fits as well as a clean outline;
+            # below that it is no card read (a hand over a card: the demo's ika at 22.9 s
+            # scored 0.50 half covered)
+            status = "uncertain" if score >= REFINE_BELOW else "none"
+            return Match(code, score, 0.0, status, q, doubt[0], rot, refined=True, look=look)
     code, (score, rot, _) = ranked[0]
     second = ranked[1][1][0] if len(ranked) > 1 else -1.0
     runner = ranked[1][0] if len(ranked) > 1 else None
