@@ -327,3 +327,12 @@ def test_real_webcam_cards_seen_at_an_angle_are_never_misread(degrees, axis, flo
         r, w, _ = score_cards(cards.recognise(degrade.oblique(img, degrees, axis), refs), truth)
         right, wrong = right + r, wrong + w
     assert wrong == 0 and right >= floor
+
+
+def test_the_new_parameters_are_validated():
+    with pytest.raises(ValueError, match="framed_share"):
+        cards.FrameParams(framed_share=0.0)
+    with pytest.raises(ValueError, match="partners"):
+        cards.RefineGateParams(partners=-1)
+    with pytest.raises(ValueError, match="partner_score"):
+        cards.RefineGateParams(partner_score=1.5)
