@@ -7,7 +7,9 @@ Prints, with counts and the load average:
 1. cards on the real photos of the own deck (``../shared/data/cards``, own-deck references):
    as taken, seen at an angle (:func:`vision.degrade.oblique`: the table turned 30/45/60
    degrees about its horizontal centre line, 45 about the vertical), as a webcam delivers
-   them (640 px, JPEG 40), and both; right / total and wrong, before and after;
+   them (640 px, JPEG 40), and both; right / total, wrong and uncertain, before and after;
+   and each card's own code left out of the references (a card the deck's references lack:
+   anything read is wrong), as taken and at 45 degrees;
 2. the demo video ``fixtures/demo/session.mp4`` re-encoded (MPEG-4 300 kb/s; x264 crf 35
    veryfast; 640x360 and 640x480 with the calibration scaled), its card zone watched:
    cards within one frame of the truth, before and after, and after also the "card not

@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -1177,7 +1177,9 @@ class CardZoneWatcher:
         self.analysed += 1
         om = outline_matches(crop, self.refs, self.min_score, self.min_margin)
         if self.ring and self.ring[-1].image is crop:
-            self.ring[-1].outlines = om
+            # without their normalised faces (about 1 MB each): the walk-back warps again
+            # only a look-alike pair's face for the second stage
+            self.ring[-1].outlines = [replace(m, look=None) for m in om]
         ms = _keep_best(crop, om, self.refs, self.min_score, self.min_margin)
         ok = [m for m in ms if m.status == "ok"]
         res = ok[0] if ok else (ms[0] if ms else None)
