@@ -3,9 +3,20 @@
 The recording shows what the guided calibration asks a table to do, in its order: the
 empty table with everyone seated; every card of the deck alone in the play area, one
 after the other, in the order of :func:`calibration.decks.deck_cards` (or ``--cards``),
-each lying still for a moment with an empty table between cards; then each seat says a
-test word in turn (left to right) on its own microphone. ``fixtures/demo/make_calibration.py``
-writes such a recording of the demo table.
+each lying still for a moment with an empty table between cards; then, for the
+audio-video offset, one slap on the table in the play area with a flat hand (after the
+last card, the table quiet for a moment before it); then each seat says a test word in
+turn (left to right) on its own microphone. ``fixtures/demo/make_calibration.py`` writes
+such a recording of the demo table (without the slap: the offset is then reported as not
+measured).
+
+Like the guided calibration, the cards shown give the camera checks (resolution and
+sharpness for the deck, :func:`calibration.steps.camera_checks`), and the slap the
+audio-video offset (:func:`calibration.steps.av_offset`: the frame of contact against
+the audio onset), stored as ``av_offset``. The slap is the last showing in which no card
+outline was found in any frame, when it comes after every card showing; its frames are
+read again from the file (only that window is kept), the audio cut to the same window
+from :data:`SLAP_QUIET_S` before it (the onset detector's noise reference).
 
 Non-interactive and deterministic: frames are read on their PTS clock, the first frame is
 the empty table, a *showing* is a run of frames with a changed area (a card or a hand)
@@ -30,6 +41,11 @@ from calibration.steps import Check
 STILL_PX = 6
 #: a showing needs this many still frames (a card flashed by is not a reference)
 MIN_STILL_FRAMES = 2
+#: the slap's audio window starts this long before the hand comes into view (the table is
+#: quiet then: it is the onset detector's noise reference, ``steps.ONSET_NOISE_S`` of it)
+SLAP_QUIET_S = 0.5
+#: ... and ends this long after the hand has gone
+SLAP_TAIL_S = 0.3
 
 
 @dataclass
@@ -42,6 +58,12 @@ class Showing:
     runs: list = field(default_factory=list)
     #: per still run: how many frames it lasted
     lengths: list = field(default_factory=list)
+    #: a card outline was found in one of its frames (False: a hand alone, e.g. the slap)
+    card_seen: bool = False
+    #: the union of its changed boxes (x1, y1, x2, y2)
+    box: tuple[int, int, int, int] | None = None
+    #: the time of the frame before it (the empty table: the contact's background)
+    before_t: float | None = None
 
 
 def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray, list[Showing], tuple[int, int], int]:
@@ -52,6 +74,7 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
     prev_box = None
     size = (0, 0)
     n = 0
+    prev_t = None
     for fr in frames:
         n += 1
         img = fr.image
@@ -62,11 +85,12 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
         if on_frame is not None:
             on_frame(fr)
         box = steps.changed_box(img, background)
+        t_before, prev_t = prev_t, fr.t
         if box is None:
             current, prev_box = None, None
             continue
         if current is None:
-            current = Showing(fr.t)
+            current = Showing(fr.t, before_t=t_before)
             showings.append(current)
             current.runs.append([])
             current.lengths.append(0)
@@ -78,6 +102,9 @@ def find_showings(frames, on_frame: Callable | None = None) -> tuple[np.ndarray,
         run = current.runs[-1]
         quad = steps.find_card(img, background)
         sharp = steps.sharpness(img, quad) if quad is not None else 0.0
+        current.card_seen = current.card_seen or quad is not None
+        current.box = box if current.box is None else (min(current.box[0], box[0]), min(current.box[1], box[1]),
+                                                       max(current.box[2], box[2]), max(current.box[3], box[3]))
         # keep only what is needed: the sharpest frame and the latest one of each run
         entry = (fr.t, box, img, quad, sharp)
         if len(run) < 2:
@@ -115,14 +142,18 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     warnings: list[str] = []
     background, showings, (w, h), n = find_showings(read_frames(video, warnings), on_frame)
     checks: list[Check] = [Check("video", "warn", wmsg) for wmsg in warnings]
+    slap = find_slap(showings)
     # ---- cards: the k-th showing with a still run is the k-th card asked for
     usable = []
     for s in showings:
+        if s is slap:
+            continue
         runs = [r for r, n_ in zip(s.runs, s.lengths) if n_ >= MIN_STILL_FRAMES]
         if runs:
             usable.append((s, max(runs, key=lambda r: max(e[4] for e in r))))
     captured: dict[str, np.ndarray] = {}
     quads = []
+    sharp: list[float] = []
     if len(usable) != len(codes):
         checks.append(Check("cards", "fail", f"saw {len(usable)} cards shown still, expected {len(codes)} "
                                              f"({', '.join(codes)}): show each card alone, hold it still, clear "
@@ -136,8 +167,10 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
         if cap.image is not None and not steps.failed(cap.checks):
             captured[code] = cap.image
             quads.append(cap.quad)
+            sharp.append(cap.sharpness)
     pairs, lchecks = steps.lookalike_checks(captured)
     checks.extend(lchecks)
+    checks.extend(steps.camera_checks(w, h, quads, sharp))  # resolution and sharpness for this deck
     # ---- zones
     zones = dict(zones or {})
     if game == "ikatako" and "field" not in zones:
@@ -159,10 +192,13 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     # ---- channels
     channels: dict[str, int | None] = {n_: None for n_ in names}
     audio_info = None
+    offset = None
     if audio is not None:
         from audio.capture import read_all
 
         samples, rate = read_all(audio)
+        offset, achecks = slap_offset(video, slap, samples, rate)
+        checks.extend(achecks)
         channels, cchecks = steps.channel_map(samples, rate, names)
         checks.extend(cchecks)
         audio_info = {"device": None, "rate": rate, "channels": int(samples.shape[1]), "file": Path(audio).name}
@@ -171,6 +207,7 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
             audio_info["crosstalk_db"] = leak  # the onset detector subtracts this much of a neighbour
     else:
         checks.append(Check("channels", "warn", "no audio given (--audio SEATS.wav): seat channels left unknown"))
+        checks.extend(steps.av_offset_checks(None))
     cal = {"version": 2, "game": game, "deck": game,
            "camera": {"id": None, "width": w, "height": h, "fps": round(info.fps, 3) if info.fps else None},
            "zones": zones,
@@ -179,7 +216,47 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
            "lookalikes": [[a, b, s] for a, b, s in pairs]}
     if audio_info is not None:
         cal["audio"] = audio_info
+    if offset is not None:
+        cal["av_offset"] = offset
     return Result(cal, captured, checks, time.perf_counter() - t0, n)
+
+
+def find_slap(showings: Sequence[Showing]) -> Showing | None:
+    """The slap of the recording: the last showing in which no card outline was found, when
+    it comes after every showing with a card (see the module docstring); else None."""
+    hands = [s for s in showings if not s.card_seen]
+    if not hands:
+        return None
+    last_card = max((s.last_t for s in showings if s.card_seen), default=float("-inf"))
+    slap = hands[-1]
+    return slap if slap.first_t > last_card else None
+
+
+def slap_offset(video: str | Path, slap: Showing | None, samples: np.ndarray, rate: int) -> tuple[float | None, list[Check]]:
+    """The audio-video offset from the recording's slap (:func:`calibration.steps.av_offset`
+    on the slap's frames, from the empty frame before it, and the audio of the same window)."""
+    from vision.video import read_frames
+
+    if slap is None or slap.before_t is None:
+        return None, [Check("av offset", "warn", "no slap in the recording (after the last card, slap the table "
+                                                 "once with a flat hand in the play area): not measured; audio "
+                                                 "and video times are compared as they are")]
+    frames = []
+    for fr in read_frames(video):
+        if fr.t > slap.last_t:
+            break
+        if fr.t >= slap.before_t:
+            frames.append((fr.t, fr.image))
+    a = max(0, int(round((slap.before_t - SLAP_QUIET_S) * rate)))
+    b = min(len(samples), int(round((slap.last_t + SLAP_TAIL_S) * rate)))
+    x1, y1, x2, y2 = slap.box
+    h, w = frames[0][1].shape[:2] if frames else (0, 0)
+    pad = 10  # the hand's lowest row must lie inside the box, not on its edge
+    box = (max(0, x1 - pad), max(0, y1 - pad), min(w, x2 + pad), min(h, y2 + pad))
+    # the frames' times counted from the audio window's start: the offset comes out on the
+    # recording's clock
+    start = a / rate
+    return steps.av_offset([(t - start, img) for t, img in frames], samples[a:b], rate, box)
 
 
 def _needed_zones(game: str, names: Sequence[str]) -> list[str]:

@@ -38,6 +38,65 @@ def _shared(arg: str | None) -> Path | None:
     return None
 
 
+def card_rows(data: Path) -> list[dict]:
+    """The rows of ``data/cards/labels.csv``, each with its image's ``path``."""
+    with open(data / "cards" / "labels.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["path"] = data / "cards" / r["file"]
+    return rows
+
+
+def deck_reference_images(rows: list[dict], deck: str) -> dict[str, np.ndarray]:
+    """``{code: image}`` of one deck's reference photos (``role`` ref)."""
+    return {r["cards"]: cv2.imread(str(r["path"])) for r in rows if r["role"] == "ref" and r["deck"] == deck}
+
+
+def card_queries(rows: list[dict], deck: str, longest: int = cards.MAX_IMAGE_SIDE) -> list[tuple[str, np.ndarray, list[str]]]:
+    """``(file, image, true codes)`` of one deck's query photos, reduced to ``longest`` pixels
+    (as the recogniser would search them)."""
+    out = []
+    for r in rows:
+        if r["role"] != "query" or r["deck"] != deck:
+            continue
+        img = cv2.imread(str(r["path"]))
+        if max(img.shape[:2]) > longest:
+            s = longest / max(img.shape[:2])
+            img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        out.append((r["file"], img, r["cards"].replace(";", " ").split()))
+    return out
+
+
+def score_cards(matches, truth: list[str]) -> tuple[int, int, int]:
+    """``(right, wrong, uncertain)`` of one image's matches against its true codes: an
+    accepted code is right once per true card of that code, wrong otherwise."""
+    left = list(truth)
+    right = wrong = unc = 0
+    for m in matches:
+        if m.status == "uncertain":
+            unc += 1
+        elif m.status != "ok":
+            continue
+        elif m.code in left:
+            right += 1
+            left.remove(m.code)
+        else:
+            wrong += 1
+    return right, wrong, unc
+
+
+def arm_rule(a: dict, raise_fraction: float = hands.RAISE_FRACTION, bent: float | None = hands.BENT_RAISE_FRACTION,
+             half_below: float | None = None) -> bool:
+    """The raised-arm rule on one arm's measured features (``lift``, ``upright``, and for the
+    half-raise ``below_nose``) with the thresholds given: what leave-one-out fits."""
+    if a["lift"] is None:
+        return False
+    if a["lift"] >= raise_fraction or (bent is not None and a["upright"] and a["lift"] >= bent):
+        return True
+    return (half_below is not None and a.get("below_nose") is not None and a["lift"] >= hands.HALF_RAISE_LIFT
+            and a["below_nose"] <= half_below)
+
+
 def _arm_features(data: Path) -> tuple[list[dict], int, int, float]:
     """Every labelled arm of the real pose photos: label, lift, upright forearm (static pose)."""
     rows = list(csv.DictReader(open(data / "poses" / "labels.csv", newline="")))
@@ -60,8 +119,7 @@ def _arm_features(data: Path) -> tuple[list[dict], int, int, float]:
 
 
 def _rule(a: dict, raise_fraction: float, bent: float | None) -> bool:
-    return a["lift"] is not None and (a["lift"] >= raise_fraction or
-                                      (bent is not None and a["upright"] and a["lift"] >= bent))
+    return arm_rule(a, raise_fraction, bent)
 
 
 def _fit(train: list[dict], family: list[tuple[float, float | None]]) -> tuple[float, float | None]:
@@ -103,34 +161,19 @@ def bench_arms(data: Path) -> None:
 
 
 def bench_cards(data: Path) -> None:
-    rows = list(csv.DictReader(open(data / "cards" / "labels.csv", newline="")))
+    rows = card_rows(data)
     for deck in ("USPCC-bicycle-like", "wmcnicho-deck"):
-        refs = cards.References.from_images(
-            {r["cards"]: cv2.imread(str(data / "cards" / r["file"])) for r in rows if r["role"] == "ref" and r["deck"] == deck})
+        refs = cards.References.from_images(deck_reference_images(rows, deck))
         right = wrong = unc = total = sep = 0
         times = []
-        for r in rows:
-            if r["role"] != "query" or r["deck"] != deck:
-                continue
-            img = cv2.imread(str(data / "cards" / r["file"]))
-            if max(img.shape[:2]) > 1000:
-                s = 1000 / max(img.shape[:2])
-                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-            truth = r["cards"].replace(";", " ").split()
+        for _, img, truth in card_queries(rows, deck):
             total += len(truth)
             t0 = time.perf_counter()
             ms = cards.recognise(img, refs)
             times.append(time.perf_counter() - t0)
-            left = list(truth)
-            for m in ms:
-                sep += m.separated
-                if m.status == "uncertain":
-                    unc += 1
-                elif m.code in left:
-                    right += 1
-                    left.remove(m.code)
-                else:
-                    wrong += 1
+            sep += sum(m.separated for m in ms)
+            r, w, u = score_cards(ms, truth)
+            right, wrong, unc = right + r, wrong + w, unc + u
         print(f"cards {deck} ({len(refs.refs)} ref templates): {right}/{total} = {right / total:.1%} right, "
               f"{wrong} wrong, {unc} uncertain ({sep} decided by the look-alike second stage); {statistics.median(times) * 1000:.0f} ms median per image; "
               f"look-alike pairs warned: {len(refs.lookalikes())}")

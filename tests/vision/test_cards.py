@@ -19,26 +19,14 @@ def _refs(deck: str) -> cards.References:
 
 
 def _score(deck: str):
+    from vision.bench import card_queries, score_cards
+
     refs = _refs(deck)
     right = wrong = total = 0
-    for r in card_rows():
-        if r["role"] != "query" or r["deck"] != deck:
-            continue
-        img = cv2.imread(str(r["path"]))
-        if max(img.shape[:2]) > 1000:
-            s = 1000 / max(img.shape[:2])
-            img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        truth = r["cards"].replace(";", " ").split()
+    for _, img, truth in card_queries(card_rows(), deck):
         total += len(truth)
-        left = list(truth)
-        for m in cards.recognise(img, refs):
-            if m.status != "ok":
-                continue
-            if m.code in left:
-                right += 1
-                left.remove(m.code)
-            else:
-                wrong += 1
+        r, w, _u = score_cards(cards.recognise(img, refs), truth)
+        right, wrong = right + r, wrong + w
     return right, wrong, total
 
 
@@ -74,8 +62,8 @@ def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alike
             for m in cards.recognise(img, refs):
                 if m.status != "ok" or m.code not in truth:
                     continue
-                cand = cards.normalise(cards.warp_card(img, m.quad))
-                flipped = np.ascontiguousarray(cand[::-1, ::-1])
+                look = cards._Face(cards.warp_card(img, m.quad))
+                cand, flipped = look.cand, look.flipped
                 best = {}
                 for i, ref in enumerate(refs.refs):
                     for rot, c in ((False, cand), (True, flipped)):
@@ -83,7 +71,7 @@ def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alike
                         if sc > best.get(ref.code, (-2.0,))[0]:
                             best[ref.code] = (sc, rot, i)
                 close = sorted(best.items(), key=lambda kv: -kv[1][0])[:4]
-                won = cards._tournament(cand, close, refs)
+                won = cards._tournament(look, close, refs)
                 assert won is None or close[won][0] == m.code, (r["file"], m.code, close[won][0])
                 total += 1
                 right += won is not None
@@ -286,3 +274,65 @@ def test_a_card_that_comes_but_cannot_be_read_is_a_warning_event():
     t_drop = clip.drops[0].frame / clip.fps
     assert t_drop - 0.2 <= warns[0].t <= t_drop + 0.2
     assert warns[0].message.startswith(f"card in the field not recognised at {warns[0].t:.1f} s")
+
+
+def _framed_image(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A reference photo of a card with a printed frame: (image, card quad, frame quad)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((300, 400, 3), 90, np.uint8)
+    cv2.rectangle(img, (100, 50), (200, 200), (235, 235, 235), -1)
+    tex = rng.integers(0, 255, (9, 6, 3)).astype(np.uint8)
+    img[80:170, 120:180] = cv2.resize(tex, (60, 90), interpolation=cv2.INTER_NEAREST)
+    card = cards.order_quad(np.float32([[100, 50], [200, 50], [200, 200], [100, 200]]))
+    frame = cards.order_quad(np.float32([[120, 80], [180, 80], [180, 170], [120, 170]]))
+    return img, card, frame
+
+
+def test_a_deck_with_printed_frames_gets_both_faces_for_every_code():
+    """Most references show card and frame; one lost its frame, one its card edge (its lone
+    outline is the frame): both are completed from the deck's frame position."""
+    found = {}
+    for k in range(4):
+        img, card, frame = _framed_image(k)
+        found[f"c{k}"] = (img, card, frame)
+    img, card, frame = _framed_image(10)
+    found["lost_frame"] = (img, card, None)
+    img11, card11, frame11 = _framed_image(11)
+    found["lost_card"] = (img11, frame11, None)
+    out = cards._consistent_faces(found)
+    assert [s for s, _ in out["lost_frame"]] == ["lost_frame", "lost_frame#inner*"]
+    assert [s for s, _ in out["lost_card"]] == ["lost_card#card", "lost_card#inner"]
+    truth = cards.warp_card(img, frame).astype(np.float32)
+    made = out["lost_frame"][1][1].astype(np.float32)
+    assert float(np.abs(made - truth).mean()) < 6
+    card_made = out["lost_card"][0][1].astype(np.float32)
+    assert float(np.abs(card_made - cards.warp_card(img11, card11).astype(np.float32)).mean()) < 6
+    # a deck where few references show a frame is left as found
+    few = {n: (v[0], v[1], None) for n, v in found.items()}
+    few["c0"] = found["c0"]
+    assert [s for s, _ in cards._consistent_faces(few)["lost_frame"]] == ["lost_frame"]
+
+
+@pytest.mark.parametrize("degrees, axis, floor", [(45, "x", 10), (60, "x", 10), (45, "y", 12)])
+def test_real_webcam_cards_seen_at_an_angle_are_never_misread(degrees, axis, floor):
+    """The white-on-white webcam deck seen as from the table's edge. Measured: 45 degrees
+    12/16, 60 degrees 13/16, turned sideways 14/16, 0 wrong in each (before the reference
+    completion and the re-alignment gates: 1-3 wrong per view)."""
+    from vision import degrade
+    from vision.bench import card_queries, score_cards
+
+    refs = _refs("wmcnicho-deck")
+    right = wrong = 0
+    for _, img, truth in card_queries(card_rows(), "wmcnicho-deck"):
+        r, w, _ = score_cards(cards.recognise(degrade.oblique(img, degrees, axis), refs), truth)
+        right, wrong = right + r, wrong + w
+    assert wrong == 0 and right >= floor
+
+
+def test_the_new_parameters_are_validated():
+    with pytest.raises(ValueError, match="framed_share"):
+        cards.FrameParams(framed_share=0.0)
+    with pytest.raises(ValueError, match="partners"):
+        cards.RefineGateParams(partners=-1)
+    with pytest.raises(ValueError, match="partner_score"):
+        cards.RefineGateParams(partner_score=1.5)
