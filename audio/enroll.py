@@ -40,8 +40,8 @@ def _mel_filters(rate: int, n_fft: int, n_mels: int = N_MELS, lo: float = 100.0,
     return fb
 
 
-def mel_power(samples: np.ndarray, rate: int) -> np.ndarray:
-    """Mel-band power frames [frames, N_MELS] of mono samples (before the log)."""
+def _power_frames(samples: np.ndarray, rate: int) -> tuple[np.ndarray, int]:
+    """Hamming-windowed power spectra [frames, bins] of mono samples, and the FFT size."""
     x = np.asarray(samples, dtype=np.float64)
     win, hop = int(FRAME_S * rate), int(HOP_S * rate)
     if len(x) < win:
@@ -50,7 +50,12 @@ def mel_power(samples: np.ndarray, rate: int) -> np.ndarray:
     idx = np.arange(win)[None, :] + hop * np.arange(n)[:, None]
     frames = x[idx] * np.hamming(win)
     n_fft = 1 << (win - 1).bit_length()
-    power = np.abs(np.fft.rfft(frames, n_fft)) ** 2
+    return np.abs(np.fft.rfft(frames, n_fft)) ** 2, n_fft
+
+
+def mel_power(samples: np.ndarray, rate: int) -> np.ndarray:
+    """Mel-band power frames [frames, N_MELS] of mono samples (before the log)."""
+    power, n_fft = _power_frames(samples, rate)
     return power @ _mel_filters(rate, n_fft).T
 
 
@@ -65,15 +70,7 @@ def from_mel_power(mel: np.ndarray) -> np.ndarray:
 
 def features(samples: np.ndarray, rate: int) -> np.ndarray:
     """Mean-normalised log-mel frames [frames, N_MELS] of mono samples."""
-    x = np.asarray(samples, dtype=np.float64)
-    win, hop = int(FRAME_S * rate), int(HOP_S * rate)
-    if len(x) < win:
-        x = np.pad(x, (0, win - len(x)))
-    n = 1 + (len(x) - win) // hop
-    idx = np.arange(win)[None, :] + hop * np.arange(n)[:, None]
-    frames = x[idx] * np.hamming(win)
-    n_fft = 1 << (win - 1).bit_length()
-    power = np.abs(np.fft.rfft(frames, n_fft)) ** 2
+    power, n_fft = _power_frames(samples, rate)
     logmel = np.log(power @ _mel_filters(rate, n_fft).T + 1e-10)
     # the word is where the frame energy is within TRIM_DB of its peak: the same span in a
     # quiet enrollment take and in a noisy table, whatever the detector's end was
