@@ -17,6 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
 
 
+def demo_clip(folder: Path, seconds: float) -> tuple[Path, Path]:
+    """The demo's first ``seconds`` (``clip.mp4`` and ``seats.wav`` in ``folder``), made from
+    the repo's own fixture: a recording short enough to play paced in a test."""
+    import wave
+
+    from vision.video import read_frames, write_video
+
+    video, wav = folder / "clip.mp4", folder / "seats.wav"
+    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < seconds - 1e-6), fps=30)
+    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
+        dst.setparams(src.getparams())
+        dst.writeframes(src.readframes(int(seconds * src.getframerate())))
+    return video, wav
+
+
 def demo_calibration():
     return cal_mod.load(DEMO / "calibration.json")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from session.record import read_record
-from vision.video import read_frames, write_video
-from tests.live.helpers import DEMO, ROOT
+from vision.video import read_frames
+from tests.live.helpers import DEMO, ROOT, demo_clip
 
 SECONDS = 12.0
 CAL = DEMO / "calibration.json"
@@ -29,13 +29,7 @@ CAL = DEMO / "calibration.json"
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
     """The demo's first 12 s (video and the seats' WAV), made from the repo's own fixture."""
-    d = tmp_path_factory.mktemp("clip")
-    video, wav = d / "clip.mp4", d / "seats.wav"
-    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < SECONDS - 1e-6), fps=30)
-    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
-        dst.setparams(src.getparams())
-        dst.writeframes(src.readframes(int(SECONDS * src.getframerate())))
-    return video, wav
+    return demo_clip(tmp_path_factory.mktemp("clip"), SECONDS)
 
 
 @pytest.fixture(scope="module")

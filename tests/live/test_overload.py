@@ -7,26 +7,18 @@ behind the clock. Not a speed test: the bound is what the design guarantees unde
 from __future__ import annotations
 
 import io
-import wave
 
 import pytest
 
 from session.record import read_record
-from vision.video import read_frames, write_video
-from tests.live.helpers import DEMO
+from tests.live.helpers import DEMO, demo_clip
 
 SECONDS = 8.0
 
 
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
-    d = tmp_path_factory.mktemp("clip")
-    video, wav = d / "clip.mp4", d / "seats.wav"
-    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < SECONDS - 1e-6), fps=30)
-    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
-        dst.setparams(src.getparams())
-        dst.writeframes(src.readframes(int(SECONDS * src.getframerate())))
-    return video, wav
+    return demo_clip(tmp_path_factory.mktemp("clip"), SECONDS)
 
 
 def test_a_slow_pose_stage_raises_the_stride_the_change_is_recorded_and_the_lag_stays_bounded(clip, tmp_path):

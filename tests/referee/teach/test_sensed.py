@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import wave
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from referee.teach.progress import Progress
 from referee.teach.terminal import TerminalView
 from session.events import HandEvent, SessionHeader, ShoutEvent
 from session.record import read_record
+
+from tests.live.helpers import demo_clip
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "fixtures" / "demo"
@@ -157,14 +158,7 @@ CLIP_S = 14.0  # the demo's cards 3, tako, ika (aki wrong on tako) and mirror
 
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
-    from vision.video import read_frames, write_video
-    d = tmp_path_factory.mktemp("clip")
-    video, wav = d / "clip.mp4", d / "seats.wav"
-    write_video(video, (f.image for f in read_frames(DEMO / "session.mp4") if f.t < CLIP_S - 1e-6), fps=30)
-    with wave.open(str(DEMO / "seats.wav")) as src, wave.open(str(wav), "wb") as dst:
-        dst.setparams(src.getparams())
-        dst.writeframes(src.readframes(int(CLIP_S * src.getframerate())))
-    return video, wav
+    return demo_clip(tmp_path_factory.mktemp("clip"), CLIP_S)
 
 
 def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for_the_seat(clip, tmp_path):
