@@ -111,10 +111,13 @@ def _log_softmax(v: np.ndarray) -> np.ndarray:
     return v - m - math.log(float(np.exp(v - m).sum()))
 
 
-def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int) -> tuple[Scored, int, float]:
+def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int, prune: float = math.inf
+           ) -> tuple[Scored, int, float]:
     """The best call by teacher-forced log-probability (see the module docstring), the number
     of decoder passes it took, and the model's no-speech probability (from the first pass).
-    ``encoded``: one utterance's encoder output. Ties resolve by token ids (deterministic)."""
+    ``encoded``: one utterance's encoder output. At most ``beam`` prefixes are kept per step,
+    and none more than ``prune`` below the best of them (each kept prefix costs a decoder
+    pass). Ties resolve by token ids (deterministic)."""
     import ctranslate2
 
     best = Scored((), -math.inf, "")
@@ -146,7 +149,7 @@ def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int) -> tupl
             for t in sorted(trie.children.get(prefix, ())):
                 grown.append((total + float(logp[t]), prefix + (t,)))
         grown.sort(key=lambda g: (-g[0], g[1]))
-        frontier = [g for g in grown[:beam] if g[0] > best.score]
+        frontier = [g for g in grown[:beam] if g[0] > best.score and g[0] >= grown[0][0] - prune]
     return best, steps, no_speech
 
 
