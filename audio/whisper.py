@@ -49,8 +49,10 @@ class WhisperParams:
     #: audio before the onset and after the end handed to the model (s). Before: 0.6 s of the
     #: room's own sound lets the model tell the noise from the word (real English digits at
     #: 10 dB white, best call: 0.2 s 43/66, 0.4 s 52/66, 0.6 s 57/66, 0.8 s 57/66); it costs no
-    #: latency (that audio is already there). After: the onset detector's ends are sharp; more
-    #: than its hangover would wait for audio that has not come yet.
+    #: latency (that audio is already there). After: up to 0.5 s — in practice what has arrived
+    #: when the listener releases the utterance (the detector's 0.25 s hangover and more; it
+    #: never waits for audio): in noise the detector ends the word early and its tail matters
+    #: (real digits, 10 dB white, tuning half: 0.25 s 37/66, 0.5 s 46/66).
     pre_roll_s: float = 0.6
     post_roll_s: float = 0.5
     #: the closed-set search (:mod:`audio.whisper_calls`): prefixes kept per decoder step.
