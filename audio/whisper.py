@@ -240,7 +240,7 @@ class WhisperRecognizer:
         encoded = self.encode(samples, rate)
         best, steps, no_speech = search(self.model, encoded, self._prompt, self.trie, p.beam, p.prune)
         extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
-        conf = round(math.exp(best.score), 3) if best.tokens else 0.0
+        conf = round(math.exp(best.score), 3) if best.tokens else None
         if best.tokens:
             extra["call_logprob"] = round(best.score, 3)
             extra["below_conf"] = list(best.tokens)
@@ -257,12 +257,13 @@ class WhisperRecognizer:
                 text = best.spelling.strip()
                 return Heard(text, tuple(text.split()), conf, Parsed(best.tokens), extra)
             extra["rejected"] = "not a call"
+        # no call stands: no confidence to show (the refused call's score stays in ``extra``)
         extra["speech"] = no_speech <= p.max_no_speech
         if not extra["speech"]:
             extra["rejected"] = "no speech"
-            return Heard("", (), conf, Parsed(()), extra)
+            return Heard("", (), None, Parsed(()), extra)
         text = self._talk(encoded) if p.talk_tokens else ""
-        return Heard(text, (), conf, Parsed((), (text,) if text else ()), extra)
+        return Heard(text, (), None, Parsed((), (text,) if text else ()), extra)
 
 
 _TRIES: dict = {}
