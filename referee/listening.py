@@ -38,14 +38,14 @@ class ListenSetup:
 def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Callable[[str], None]) -> None:
     """Hear the table until the input ends (or Ctrl-C), calling ``on_event`` per event and
     ``note`` for what a person should know (the model used, unused channels, warnings)."""
-    from audio import capture, lexicon, models
+    from audio import capture, lexicon
+    from audio.hearing import make_recognizer
     from audio.listen import ListenParams, Listener
-    from audio.recognize import Recognizer
 
     names = list(setup.names)
     vocab = lexicon.vocabulary(setup.game, setup.mode)
-    found = models.find(setup.model, setup.lang)
-    recognizer = Recognizer(found, vocab)
+    # the same engine replay and the live referee use (Whisper base unless --model names another)
+    recognizer = make_recognizer(setup.model, setup.lang, vocab)
     if setup.device is not None:
         dev = int(setup.device) if str(setup.device).isdigit() else setup.device
         channels, default_rate = capture.device_info(dev)
@@ -64,7 +64,7 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
         )
     if not setup.room and channels > len(names):
         note(f"note: {where} has {channels} channels; using the first {len(names)}")
-    note(f"listening with {found.name} ({found.path}), game {setup.game}")
+    note(f"listening with {recognizer.describe()}, game {setup.game}")
     verifier = None
     if setup.enroll is not None:
         from audio import enroll

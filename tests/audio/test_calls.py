@@ -35,7 +35,8 @@ def test_japanese_coop_totals():
 
 
 @pytest.mark.parametrize("text, want", [("eight", ("8",)), ("Eight.", ("8",)), ("28", ("28",)),
-                                        ("twenty-eight", ("28",)), ("tako", ("tako",))])
+                                        ("twenty-eight", ("28",)), ("tako", ("tako",)), ("squid", ("ika",)),
+                                        ("Octopus, 12.", ("tako", "12")), ("whirlpool", ("uzushio",))])
 def test_english_text(text, want):
     assert CallMatcher(vocabulary("ikatako", "coop"), "en").match(text).tokens == want
 

