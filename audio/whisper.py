@@ -56,15 +56,19 @@ class WhisperParams:
     pre_roll_s: float = 0.6
     post_roll_s: float = 0.5
     #: the closed-set search (:mod:`audio.whisper_calls`): prefixes kept per decoder step.
-    #: Each kept prefix costs one decoder pass (~0.02 CPU-s); 3 keep every right call of the
+    #: Each kept prefix costs a row of a decoder pass (~7 ms); 3 keep every right call of the
     #: tuning half that 6 kept.
     beam: int = 3
     #: ... and only those within this many nats of the best prefix (on a clear word one
     #: survives: one pass instead of three; in noise the distribution is flat and more do).
-    prune: float = 4.0
-    #: tokens each decoder pass also decodes greedily after the prefixes it forces (see
-    #: :func:`audio.whisper_calls.search`): the same scores in fewer passes. A pass costs
-    #: ~20 ms fixed, a look-ahead token ~5 ms; a digit is " 2" and an end, a name 2-3 tokens.
+    #: 2 instead of 4: the same calls on a bench_hearing subset (87 clips x quiet / white
+    #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240.
+    prune: float = 2.0
+    #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the 1-2
+    #: it decodes anyway (:func:`audio.whisper_calls.search`): the model's own path is then
+    #: scored in the same pass. Same scores; a pass costs ~20 ms fixed, a token ~5-8 ms (the
+    #: demo's names measured no fewer passes with more: the second pass is for the beam's
+    #: *other* prefixes).
     lookahead: int = 0
     #: the unprompted gate scores every spelling of the call in one batched pass when it has
     #: at most this many (a digit has 3, a name 8), else it searches them like the prompted
@@ -81,12 +85,6 @@ class WhisperParams:
     #: talk taken for calls.
     min_prompted: float = -2.0
     min_unprompted: float = -6.0
-    #: a call at least this likely with the prompt stands without the unprompted pass (saves
-    #: that pass, ~45 CPU-ms, on most clear calls). Tuning half A, quiet and white 10 dB (206
-    #: utterances): 57 of the 76 digits heard right score above -0.5, no talk above -0.76
-    #: (talk needs the unprompted gate only between -2 and -0.76). Higher: more passes; lower:
-    #: talk the prompt pulls hard becomes a call.
-    sure_prompted: float = -0.5
     #: above this no-speech probability a burst with no call is no speech (a cough, a knock,
     #: noise: not a reaction); below it, talk (a shout with no call).
     max_no_speech: float = 0.6
@@ -260,8 +258,10 @@ class WhisperRecognizer:
             extra["call_logprob"] = round(best.score, 3)
             extra["below_conf"] = list(best.tokens)
             extra["rejected"] = "low confidence"
-        sure = best.tokens and best.score >= p.sure_prompted  # then no unprompted pass
-        if best.tokens and best.score >= p.min_prompted and not sure:
+        # (skipping the unprompted pass above a prompted score of -0.5 saved ~5 % of the demo's
+        # CPU but let one more Japanese word through on half B: not done)
+        sure = False
+        if best.tokens and best.score >= p.min_prompted:
             # every spelling of that call, without the prompt: unprompted the model writes "four"
             # where the prompt made it "4" (scoring only the prompted spelling: 36/66 real digits
             # at 10 dB white on the tuning half; every spelling: 46/66)

@@ -10,8 +10,9 @@ model, as in keyword spotting): a call whose score is far below what the model w
 write is no call (talk at the table, a word that is no game word).
 
 The search walks a trie of the token sequences of every spelling (digits, words, kana,
-kanji; a Repeat with and without a separator; a name and its total), one decoder step per
-depth for all the prefixes kept (``beam``), batched in one CTranslate2 call: a few decoder
+kanji; a Repeat with and without a separator; a name and its total), one decoder pass per
+depth for all the prefixes kept (``beam``) whose distribution the earlier passes' greedy
+look-ahead did not already give, batched in one CTranslate2 call: a few decoder
 steps per utterance, not one per call.
 """
 
