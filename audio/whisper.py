@@ -64,11 +64,11 @@ class WhisperParams:
     #: 2 instead of 4: the same calls on a bench_hearing subset (87 clips x quiet / white
     #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240.
     prune: float = 2.0
-    #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the 1-2
-    #: it decodes anyway (:func:`audio.whisper_calls.search`): the model's own path is then
-    #: scored in the same pass. Same scores; a pass costs ~20 ms fixed, a token ~5-8 ms (the
-    #: demo's names measured no fewer passes with more: the second pass is for the beam's
-    #: *other* prefixes).
+    #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the one
+    #: whose distribution it needs (:func:`audio.whisper_calls.search`): the model's own path
+    #: is then scored in the same pass. Same scores either way; a pass costs ~20 ms fixed, a
+    #: token ~5-8 ms, and the demo's names took no fewer passes with more (the second pass is
+    #: for the beam's *other* prefixes): 0 (demo subset: ~6 % less CPU than 1).
     lookahead: int = 0
     #: the unprompted gate scores every spelling of the call in one batched pass when it has
     #: at most this many (a digit has 3, a name 8), else it searches them like the prompted

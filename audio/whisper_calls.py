@@ -136,7 +136,9 @@ def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int, prune: 
         if not frontier:
             break
         need = [p for _, p in frontier if p not in known]
-        if need:
+        for extra in (1 + lookahead, 3 + lookahead):  # CTranslate2 may stop short: then once more, longer
+            if not need:
+                break
             if len(need) == 1:
                 feats = encoded
             else:
@@ -146,7 +148,7 @@ def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int, prune: 
             # the tokens after the prompt's <|notimestamps|> are forced (a prefix) and their
             # logits are returned too: row ``len(prefix) + j`` is the distribution after the
             # prefix and the first ``j`` tokens the model then chose itself
-            res = model.generate(feats, prompts, beam_size=1, max_length=len(prompts[0]) + 2 + lookahead,
+            res = model.generate(feats, prompts, beam_size=1, max_length=len(prompts[0]) + extra,
                                  return_logits_vocab=True, suppress_blank=False, return_no_speech_prob=steps == 0)
             if steps == 0:
                 no_speech = float(res[0].no_speech_prob)
@@ -156,6 +158,7 @@ def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int, prune: 
                 chosen = seq[len(prefix):] if seq[:len(prefix)] == prefix else ()
                 for j in range(min(len(rows) - len(prefix), len(chosen) + 1)):
                     known.setdefault(prefix + chosen[:j], _log_softmax(rows[len(prefix) + j]))
+            need = [p for p in need if p not in known]
         grown: list[tuple[float, tuple[int, ...]]] = []
         for total, prefix in frontier:
             logp = known.get(prefix)
