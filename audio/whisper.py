@@ -30,7 +30,7 @@ from math import gcd
 import numpy as np
 
 from audio.calls import CallMatcher, CallParams
-from audio.whisper_calls import search
+from audio.whisper_calls import score_all, search
 from audio.lexicon import Parsed, Vocabulary
 from session.errors import ModelMissing
 
@@ -56,12 +56,25 @@ class WhisperParams:
     pre_roll_s: float = 0.6
     post_roll_s: float = 0.5
     #: the closed-set search (:mod:`audio.whisper_calls`): prefixes kept per decoder step.
-    #: Each kept prefix costs one decoder pass (~0.02 CPU-s); 3 keep every right call of the
+    #: Each kept prefix costs a row of a decoder pass (~7 ms); 3 keep every right call of the
     #: tuning half that 6 kept.
     beam: int = 3
     #: ... and only those within this many nats of the best prefix (on a clear word one
     #: survives: one pass instead of three; in noise the distribution is flat and more do).
-    prune: float = 4.0
+    #: 2 instead of 4: the same calls on a bench_hearing subset (87 clips x quiet / white
+    #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240.
+    prune: float = 2.0
+    #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the one
+    #: whose distribution it needs (:func:`audio.whisper_calls.search`): the model's own path
+    #: is then scored in the same pass. Same scores either way; a pass costs ~20 ms fixed, a
+    #: token ~5-8 ms, and the demo's names took no fewer passes with more (the second pass is
+    #: for the beam's *other* prefixes): 0 (demo subset: ~6 % less CPU than 1).
+    lookahead: int = 0
+    #: the unprompted gate scores every spelling of the call in one batched pass when it has
+    #: at most this many (a digit has 3, a name 8), else it searches them like the prompted
+    #: pass. One pass of n rows ~20 + 7n ms against ~35 ms per search pass; the batch is exact
+    #: (the search keeps ``beam`` prefixes), so a spelling the search missed may now count.
+    batch_spellings: int = 8
     #: a call stands when its log-probability with the game's words as the prompt is at least
     #: ``min_prompted`` AND without the prompt at least ``min_unprompted``. Why both: the prompt
     #: makes the model find a game word likely for any sound (real うばう: "5、8"), so the
@@ -238,25 +251,36 @@ class WhisperRecognizer:
     def decode(self, samples: np.ndarray, rate: int) -> Heard:
         p = self.p
         encoded = self.encode(samples, rate)
-        best, steps, no_speech = search(self.model, encoded, self._prompt, self.trie, p.beam, p.prune)
+        best, steps, no_speech = search(self.model, encoded, self._prompt, self.trie, p.beam, p.prune, p.lookahead)
         extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
         conf = round(math.exp(best.score), 3) if best.tokens else None
         if best.tokens:
             extra["call_logprob"] = round(best.score, 3)
             extra["below_conf"] = list(best.tokens)
             extra["rejected"] = "low confidence"
-        if best.tokens and best.score >= p.min_prompted:  # only then the second pass (~0.02 CPU-s)
+        # (skipping the unprompted pass above a prompted score of -0.5 saved ~5 % of the demo's
+        # CPU but let one more Japanese word through on half B: not done)
+        sure = False
+        if best.tokens and best.score >= p.min_prompted:
             # every spelling of that call, without the prompt: unprompted the model writes "four"
             # where the prompt made it "4" (scoring only the prompted spelling: 36/66 real digits
             # at 10 dB white on the tuning half; every spelling: 46/66)
-            unprompted = search(self.model, encoded, self._plain, self._call_trie(best.tokens), p.beam, p.prune)[0].score
+            one = self._call_trie(best.tokens)
+            each = score_all(self.model, encoded, self._plain, list(one.leaves), one.end_ids) \
+                if len(one.leaves) <= p.batch_spellings else None  # every spelling in one pass (exact)
+            if each:
+                unprompted = max(each)
+            else:
+                unprompted = search(self.model, encoded, self._plain, one, p.beam, p.prune, p.lookahead)[0].score
             extra["unprompted_logprob"] = round(unprompted, 3)
-            if unprompted >= p.min_unprompted:
-                del extra["below_conf"], extra["rejected"]
-                extra["speech"] = True
-                text = best.spelling.strip()
-                return Heard(text, tuple(text.split()), conf, Parsed(best.tokens), extra)
-            extra["rejected"] = "not a call"
+            sure = unprompted >= p.min_unprompted
+            if not sure:
+                extra["rejected"] = "not a call"
+        if sure:
+            del extra["below_conf"], extra["rejected"]
+            extra["speech"] = True
+            text = best.spelling.strip()
+            return Heard(text, tuple(text.split()), conf, Parsed(best.tokens), extra)
         # no call stands: no confidence to show (the refused call's score stays in ``extra``)
         extra["speech"] = no_speech <= p.max_no_speech
         if not extra["speech"]:

@@ -51,3 +51,42 @@ def test_the_trie_reaches_every_call(tokenizer, lang):
         assert {call for call, _ in trie.leaves.values()} == set(calls(vocab))
         for ids in trie.leaves:  # every prefix of a spelling leads to it
             assert all(ids[d] in trie.children[ids[:d]] for d in range(len(ids)))
+
+
+@pytest.fixture(scope="module")
+def english():
+    from audio.lexicon import vocabulary
+    from audio.whisper import WhisperRecognizer
+
+    try:
+        return WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+
+
+def _voice(seed: int):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(16000) / 16000
+    return np.sin(2 * np.pi * (180 + 40 * seed) * t) * np.hanning(16000) * 0.3 + rng.standard_normal(16000) * 0.01
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_look_ahead_gives_the_same_scores_in_fewer_passes(english, seed):
+    enc = english.encode(_voice(seed), 16000)
+    plain = wc.search(english.model, enc, english._prompt, english.trie, 3, 4.0, lookahead=0)
+    ahead = wc.search(english.model, enc, english._prompt, english.trie, 3, 4.0, lookahead=3)
+    assert ahead[0].tokens == plain[0].tokens and ahead[0].score == pytest.approx(plain[0].score, abs=1e-4)
+    assert ahead[1] <= plain[1] and ahead[2] == pytest.approx(plain[2])
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_one_batched_pass_scores_every_spelling_as_the_search_does(english, seed):
+    enc = english.encode(_voice(seed), 16000)
+    for call in (("4",), ("28",)):
+        one = english._call_trie(call)
+        each = wc.score_all(english.model, enc, english._plain, list(one.leaves), one.end_ids)
+        assert each is not None and len(each) == len(one.leaves)
+        exhaustive = wc.search(english.model, enc, english._plain, one, beam=len(one.leaves), prune=float("inf"))[0]
+        assert max(each) == pytest.approx(exhaustive.score, abs=1e-3)
