@@ -25,6 +25,7 @@ average beside them, since on a shared machine the latency follows the load.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -36,6 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.live.run import LatencyProbe  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_replay import verdicts_match  # noqa: E402
 
 DEMO = ROOT / "fixtures" / "demo"
 DEMO_S = 37.0
@@ -177,6 +181,8 @@ def main() -> None:
     sampler = threading.Thread(target=sample_loop, daemon=True)
     sampler.start()
     results = []
+    expected = [json.loads(x) for x in (DEMO / "expected.jsonl").read_text().splitlines() if x.strip()]
+    expected = [v for v in expected if v.get("type") == "verdict"]
     print(f"soak: {loops} game(s) of the demo ({loops * DEMO_S / 60:.1f} min of play), paced in real time; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     try:
@@ -195,8 +201,9 @@ def main() -> None:
                          view_factory=lambda state, controls: TerminalView(state, controls, out=io.StringIO(),
                                                                            keys=None))
             verdicts = sum(1 for line in r.lines if line.get("type") == "verdict")
+            same = sum(verdicts_match(r.lines, expected))
             results.append(r)
-            print(f"      game {g}: {verdicts} verdict lines, pose every {r.figures['pose_every']['start']}->"
+            print(f"      game {g}: {verdicts} verdict lines, {same}/{len(expected)} as the demo's, pose every {r.figures['pose_every']['start']}->"
                   f"{r.figures['pose_every']['end']} ({len(r.figures['pose_every']['changes'])} changes), "
                   f"warm-up {r.figures.get('warm_up_s')} s, late events {r.figures.get('late')}", flush=True)
     finally:
