@@ -19,10 +19,8 @@ Prints, for each code tree, with counts and the load average:
 3. *onsets of overlapping speakers*: on the demo, each shout that has a neighbour within
    0.3 s is moved by 40 ms on its own (cancelled) source and mixed back with the measured
    leakage; how far the neighbours' onsets move.
-4. *the demo changed* (unless ``--skip-variants``): variants of ``seats.wav`` made in a temp
-   folder, each replayed with ``python -m referee replay`` one after another; verdicts
-   that match the unchanged demo's (``fixtures/demo/expected.jsonl``), and verdicts where a
-   seat other than the changed one differs.
+4. *the demo changed* on purpose is measured by ``benchmarks/bench_demo_audio.py --variants``
+   (this benchmark only points there).
 
 "Before" is the tree of ``--before`` (default: the merge base with ``main``), extracted with
 ``git archive`` into a temp folder. Derived audio lives only in that temp folder.
@@ -279,106 +277,6 @@ def inside(args) -> int:
 
 
 # ----------------------------------------------------------------- the demo changed
-def variants(folder: Path) -> dict[str, tuple[Path, str | None, float | None]]:
-    """name -> (wav, the seat it touches or None for all, audio end in s or None)."""
-    from scipy.io import wavfile
-
-    sys.path.insert(0, str(ROOT))
-    from audio.capture import read_all
-
-    x, rate = read_all(DEMO / "seats.wav")
-    x = x.astype(np.float64)
-    rng = np.random.default_rng(13)
-    level = np.array([speech_level(x[:, k]) for k in range(x.shape[1])])
-    out = {}
-
-    def save(name, y, seat=None, end=None):
-        p = folder / ("".join(c if c.isalnum() else "_" for c in name) + ".wav")
-        wavfile.write(p, rate, (np.clip(y, -1, 1) * 32767).astype(np.int16))
-        out[name] = (p, seat, end)
-
-    save("unchanged", x)
-    y = x.copy()
-    y[:, [0, 1]] = x[:, [1, 0]]
-    save("swapped aki/ben", y, "aki+ben")
-    y = x.copy()
-    y[:, 1] = 0
-    save("ben muted", y, "ben")
-    save("all x3 (clipped)", x * 3)
-    y = x.copy()
-    d = 3 * rate
-    y[d:, 3] = x[:-d, 3]
-    y[:d, 3] = 0
-    save("dai delayed 3 s", y, "dai")
-    save("cut to 8 s", x[: 8 * rate], None, 8.0)
-    save("cut to 18.5 s", x[: int(18.5 * rate)], None, 18.5)
-    for snr in (30, 20, 10):
-        save(f"white {snr} dB", x + rng.standard_normal(x.shape) * level * 10 ** (-snr / 20))
-    # babble: real speech of ../shared/data/speech (six talkers at once), the room's noise: it
-    # reaches every microphone, each a little later (0-3 ms), 20 dB below that seat's speech
-    rows = [r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["lang"] == "ja"]
-    room = np.zeros(len(x) + 64)
-    for _ in range(6):
-        pos = -int(rng.integers(0, rate))  # already talking when the recording starts
-        while pos < len(room):
-            r = rows[int(rng.integers(len(rows)))]
-            clip, _ = read_all(SPEECH / r["file"])
-            clip = clip.mean(axis=1)
-            skip = max(0, -pos)
-            n = min(len(clip), len(room) - pos)
-            if n > skip:
-                room[pos + skip : pos + n] += clip[skip:n] / max(speech_level(clip), 1e-6)
-            pos += n + int(rng.integers(0, rate // 4))
-    babble = np.zeros_like(x)
-    for k in range(x.shape[1]):
-        d = int(rng.integers(0, 48))
-        babble[:, k] = room[d : d + len(x)] * level[k] * 10 ** (-20 / 20) / speech_level(room)
-    save("babble 20 dB", x + babble)
-    return out
-
-
-def verdict_key(v: dict) -> dict:
-    return {k: (sorted(v.get(k) or []) if isinstance(v.get(k), list) else v.get(k))
-            for k in ("card", "first", "tie", "correct", "wrong", "missed")}
-
-
-def seats_changed(a: dict, b: dict) -> set[str]:
-    out = set()
-    for k in ("correct", "wrong", "missed", "tie"):
-        out |= set(a.get(k) or []) ^ set(b.get(k) or [])
-    if a.get("first") != b.get("first"):
-        out |= {n for n in (a.get("first"), b.get("first")) if n}
-    return out
-
-
-#: "after" replays run with the one change asked of the lead in referee/replay.py
-#: ``hearing_plan()``: the plan's ``leakage_from`` = the calibration's ``audio.file``
-PATCH = """
-import dataclasses
-import referee.replay as _r
-_orig = _r.hearing_plan
-def hearing_plan(cal, game, mode, settings, cal_path):
-    plan = _orig(cal, game, mode, settings, cal_path)
-    f = cal.audio.file if getattr(cal, "audio", None) is not None else None
-    if f and "leakage_from" in {x.name for x in dataclasses.fields(plan)}:
-        plan = dataclasses.replace(plan, leakage_from=cal_path.parent / f)
-    return plan
-_r.hearing_plan = hearing_plan
-"""
-
-
-def replay(tree: Path, wav: Path, out: Path, patch: Path | None = None) -> tuple[list[dict], str, list[dict]]:
-    path = str(tree) if patch is None else f"{tree}{os.pathsep}{patch}"
-    env = dict(os.environ, PYTHONPATH=path, OPENBLAS_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "referee", "replay", str(tree / "fixtures/demo/session.mp4"), "--audio", str(wav),
-           "--calibration", str(tree / "fixtures/demo/calibration.json"), "--out", str(out), "--json"]
-    p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
-    lines = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
-    events = [json.loads(line) for line in (out / "session.jsonl").read_text().splitlines()] if (out / "session.jsonl").is_file() else []
-    notes = [e for e in events if e.get("type") in ("warning", "audio_status") and e.get("player")]
-    return [v for v in lines if v.get("type") == "verdict"], (p.stderr.strip().splitlines() or [""])[-1], notes
-
-
 # ----------------------------------------------------------------- the run
 def run_tree(tree: Path, args) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
@@ -398,7 +296,8 @@ def pct(h: int, n: int) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default=None, help="git revision of the 'before' code (default: merge base with main)")
-    ap.add_argument("--skip-variants", action="store_true")
+    ap.add_argument("--skip-variants", action="store_true",
+                    help="no pointer to the demo variants (they are measured by bench_demo_audio.py --variants)")
     ap.add_argument("--skip-speech", action="store_true")
     ap.add_argument("--skip-onset", action="store_true", help="skip the overlapping-onset measure (the ears' figure)")
     ap.add_argument("--limit", type=int, default=None, help="at most about N clips per set (quick look)")
@@ -465,42 +364,8 @@ def main(argv=None) -> int:
             print("load average during: " + "; ".join(f"{k} {' '.join(f'{v:.1f}' for v in r['load'])}"
                                                       for k, r in res.items()))
         if not a.skip_variants:
-            expected = [json.loads(line) for line in (DEMO / "expected.jsonl").read_text().splitlines() if line.strip()]
-            expected = [v for v in expected if v.get("type") == "verdict"]
-            vs = variants(tmp)
-            patch = tmp / "patch"
-            patch.mkdir()
-            (patch / "sitecustomize.py").write_text(PATCH)
-            print("(after: with hearing_plan() passing the calibration recording as leakage_from)")
-            print("\n| the demo changed | before | after |\n|---|---|---|")
-            for name, (wav, seat, end) in vs.items():
-                cells = []
-                for tname, tree in trees.items():
-                    got, last, notes = replay(tree, wav, tmp / f"out-{tname}-{wav.stem}",
-                                              patch if tname == "after" else None)
-                    same = sum(1 for g, e in zip(got, expected) if verdict_key(g) == verdict_key(e))
-                    touched = seat.split("+") if seat else None
-                    others = 0
-                    for g, e in zip(got, expected):
-                        if end is not None and g.get("t", 0) > end:
-                            continue
-                        changed = seats_changed(g, e)
-                        if changed and (touched is None or not changed <= set(touched)):
-                            others += 1
-                    said = sorted({f"{n.get('type')}:{n.get('kind', n.get('state'))}:{n.get('player')}" for n in notes})
-                    cell = f"{same}/{len(expected)} same"
-                    if touched:
-                        cell += f", {others} with another seat changed"
-                    if end is not None:
-                        before_cut = [(g, e) for g, e in zip(got, expected) if g.get("t", 0) <= end]
-                        cell += f" ({sum(1 for g, e in before_cut if verdict_key(g) == verdict_key(e))}/{len(before_cut)} before the cut)"
-                    if said:
-                        cell += "; " + ", ".join(said[:4]) + ("…" if len(said) > 4 else "")
-                    if len(got) != len(expected):
-                        cell += f" [{len(got)} verdicts; {last}]"
-                    cells.append(cell)
-                print(f"| {name} | {cells[0]} | {cells[1]} |", flush=True)
-            print(f"load average at the end {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+            print("(the demo changed on purpose — swapped, muted, clipped, delayed, cut, noise, babble: "
+                  "benchmarks/bench_demo_audio.py --variants)")
     return 0
 
 
