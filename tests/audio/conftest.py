@@ -19,6 +19,20 @@ def ko_model():
 
 
 @pytest.fixture(scope="session")
+def english():
+    """Whisper base for English co-op IKATAKO (every name and total a call); skips with the
+    package to reinstall when the pinned model parts are missing."""
+    from audio.lexicon import vocabulary
+    from audio.whisper import WhisperRecognizer
+    from session.errors import ModelMissing
+
+    try:
+        return WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
 def table_wav(tmp_path_factory):
     """A 4-seat table: chie says タコ at 0.5 s, dai says イカタコ at 2.0 s, ben says パカモコ
     at 3.5 s; quiet room (white noise 40 dB below speech); -10 dB cross-talk. -> (path, shouts)."""

@@ -14,16 +14,6 @@ SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "s
               ROOT.parent / "shared" / "data" / "speech")
 
 
-@pytest.fixture(scope="module")
-def english():
-    from audio.whisper import WhisperRecognizer
-
-    try:
-        return WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
-    except ModelMissing as exc:
-        pytest.skip(str(exc))
-
-
 def test_log_mel_has_whisper_shape_and_range():
     from audio.whisper import log_mel
 

@@ -53,17 +53,6 @@ def test_the_trie_reaches_every_call(tokenizer, lang):
             assert all(ids[d] in trie.children[ids[:d]] for d in range(len(ids)))
 
 
-@pytest.fixture(scope="module")
-def english():
-    from audio.lexicon import vocabulary
-    from audio.whisper import WhisperRecognizer
-
-    try:
-        return WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
-    except ModelMissing as exc:
-        pytest.skip(str(exc))
-
-
 def _voice(seed: int):
     import numpy as np
 
