@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -194,7 +195,9 @@ def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for
     # recording (it analyses the newest frames only: under heavy load a card is seen a few
     # frames late and a hand raised before it counts as up already)
     figures = json.loads((out / "live-figures.json").read_text())
-    if got != want:
+    load = (figures.get("load") or [0.0])[0]
+    overloaded = figures.get("processed", 0) < 0.7 * figures.get("captured", 1) or load > 2 * (os.cpu_count() or 1)
+    if got != want and overloaded:  # strict on a machine that keeps up (CI runs alone)
         pytest.xfail(f"the live perception gave aki {got}, the demo {want} (processed {figures.get('processed')} of "
                      f"{figures.get('captured')} frames, load {figures.get('load')}); the drill agrees with the live judge")
     assert got == want
