@@ -69,3 +69,37 @@ def test_same_samples_same_words(english):
     x = np.sin(2 * np.pi * 220 * np.arange(12000) / 16000) * np.hanning(12000) * 0.3 + rng.standard_normal(12000) * 0.01
     a, b = english.decode(x, 16000), english.decode(x.copy(), 16000)
     assert (a.text, a.parsed, a.conf, a.extra) == (b.text, b.parsed, b.conf, b.extra)
+
+
+def test_params_are_validated():
+    from audio.whisper import WhisperParams
+
+    for bad in ({"prior_s": 0.0}, {"prior_s": 4.0}, {"prior_db": 3.0}, {"min_lift": float("inf")}):
+        with pytest.raises(ValueError):
+            WhisperParams(**bad)
+
+
+def test_a_call_prior_is_what_it_scores_on_empty_audio(english):
+    """The short, likely calls score high on hiss, a long total low: the reason for a per-call gate."""
+    one, total = english._prior(("1",)), english._prior(("154",))
+    assert one > total + 5
+    assert english._prior(("1",)) == one  # cached: the same prior every time (determinism)
+
+
+def test_the_lift_gate_refuses_a_call_that_rises_too_little_above_its_prior(english):
+    if not SPEECH.is_dir():
+        pytest.skip(f"{SPEECH} not found (the shared real-speech data)")
+    from audio.capture import read_all
+    from audio.whisper import WhisperParams, WhisperRecognizer
+
+    r = next(r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["kind"] == "keyword")
+    x, rate = read_all(SPEECH / r["file"])
+    pad = np.zeros(int(0.6 * rate))
+    x = np.concatenate([pad, x.mean(axis=1), pad])
+    heard = english.decode(x, rate)
+    assert heard.parsed.tokens == (r["token"],) and heard.extra["lift"] >= english.p.min_lift
+    strict = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", WhisperParams(min_lift=heard.extra["lift"] + 0.1))
+    refused = strict.decode(x, rate)
+    assert refused.parsed.tokens == () and refused.extra["rejected"] == "not a call"
+    off = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", WhisperParams(min_lift=None))
+    assert "lift" not in off.decode(x, rate).extra
