@@ -168,7 +168,9 @@ class CatchUpParams:
     catching up takes at most that fraction of the stall, so the lag it adds shrinks (a
     1.5 s stall at 0.5: at most 0.75 s of catching up, then 0.37 s …). Under a steady
     overload (every frame slow, every gap long) nothing is caught up: the skips and the
-    stride keep the lag bounded as before.
+    stride keep the lag bounded as before. ``max_lag_s``: nor while the pose workers' lag
+    (:func:`pose_lag`, median over the same ``window`` frames) is above this — CPU-starved
+    workers would only fall further behind (0.45 s: the adaptive stride's ``behind_s``).
     """
 
     gap_s: float = 0.25
@@ -176,14 +178,15 @@ class CatchUpParams:
     ring_s: float = 2.0
     max_stage_fraction: float = 0.5
     window: int = 15
+    max_lag_s: float = 0.45
 
     def __post_init__(self) -> None:
         if not (0 < self.step_s <= self.gap_s <= self.ring_s):
             raise ValueError(f"catch-up needs 0 < step_s <= gap_s <= ring_s, got step_s={self.step_s}, "
                              f"gap_s={self.gap_s}, ring_s={self.ring_s}")
-        if not (0 < self.max_stage_fraction < 1) or self.window < 1:
+        if not (0 < self.max_stage_fraction < 1) or self.window < 1 or self.max_lag_s <= 0:
             raise ValueError(f"catch-up needs 0 < max_stage_fraction < 1 and window >= 1, got "
-                             f"{self.max_stage_fraction} and {self.window}")
+                             f"{self.max_stage_fraction} and {self.window} (and max_lag_s > 0)")
 
     def ring_frames(self, fps: float) -> int:
         """The camera ring's length for ``ring_s`` at ``fps``."""
@@ -212,12 +215,18 @@ def catch_up(kept: Iterable, last_t: float | None, frame, params: CatchUpParams 
 
 
 def frames_for_stage(kept: Iterable, last_t: float | None, frame, params: CatchUpParams | None,
-                     stage_s: Sequence[float] = ()) -> list:
+                     stage_s: Sequence[float] = (), lag_s: Sequence[float] = ()) -> list:
     """What the live loop gives the vision stage when the camera hands it ``frame``: the
     stall's frames (:func:`catch_up`, none with ``params`` None), then ``frame``.
-    ``stage_s``: the stage's times per frame, oldest first (the last ``window`` count)."""
+    ``stage_s``: the stage's times per frame, ``lag_s``: the pose lag read after each, oldest
+    first (the last ``window`` count)."""
     if params is None:
         return [frame]
-    recent = sorted(list(stage_s)[-params.window:])
-    typical = recent[len(recent) // 2] if recent else 0.0
-    return [*catch_up(kept, last_t, frame, params, typical), frame]
+
+    def median(xs: Sequence[float]) -> float:
+        xs = sorted(list(xs)[-params.window:])
+        return xs[len(xs) // 2] if xs else 0.0
+
+    if median(lag_s) > params.max_lag_s:
+        return [frame]
+    return [*catch_up(kept, last_t, frame, params, median(stage_s)), frame]

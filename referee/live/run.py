@@ -394,7 +394,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             # go first: the newest alone would leave the stall's hands unseen
             newest = frame
             batch = frames_for_stage(list(camera.ring), last_t, frame, catch,
-                                     [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else ()) \
+                                     [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else (),
+                                     [ms / 1000 for ms in probe.pose_lag_ms[-catch.window:]] if catch else ()) \
                 if frame is not None else []
             caught_up += max(0, len(batch) - 1)
             for frame in batch:

@@ -46,6 +46,9 @@ def test_steady_skips_stay_skipped_and_a_stall_gives_its_frames_thinned_oldest_f
     assert [f.t for f in frames_for_stage(ring, 0.5, _f(1.5), p, [0.002] * 15)] == [*ts, 1.5]
     assert [f.t for f in frames_for_stage(ring, 0.5, _f(1.5), p, [0.05] * 15)] == [1.5]
     assert [f.t for f in frames_for_stage(ring, 0.5, _f(1.5), p, [0.002] * 14 + [1.4])] == [*ts, 1.5]
+    # nor while the pose workers lag as a rule (one stall's reading does not count)
+    assert [f.t for f in frames_for_stage(ring, 0.5, _f(1.5), p, [0.002] * 15, [0.9] * 15)] == [1.5]
+    assert [f.t for f in frames_for_stage(ring, 0.5, _f(1.5), p, [0.002] * 15, [0.1] * 14 + [1.5])] == [*ts, 1.5]
     with pytest.raises(ValueError):
         CatchUpParams(gap_s=0.05, step_s=0.1)
 
