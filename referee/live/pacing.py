@@ -12,8 +12,10 @@ by the camera (counted), never queued.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 #: the strides tried (pose on every n-th frame per seat): each rung about 1.5 times the last
 LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
@@ -136,3 +138,95 @@ def pose_lag(stage, frame_t: float, now: float) -> float:
     workers = stage.tw.workers
     known = getattr(workers, "collected_t", None) if workers is not None else frame_t
     return now - known if known is not None and known >= 0 else 0.0  # (< 0: a warm-up frame)
+
+
+@dataclass(frozen=True)
+class CatchUpParams:
+    """What the live loop does after a stall: the frames the camera captured meanwhile go to
+    the vision stage too, thinned, instead of only the newest.
+
+    Why: the loop hands the stage the camera's newest frame, the others are skipped — right
+    for a steady overload (the stride and the skips keep the lag bounded), wrong for a
+    stall: right after each card's reveal the card zones recognise the new card in the loop's
+    own thread (0.2–0.35 s of the stage call on an idle machine, 0.4–2.2 s at load 10), and
+    the players raise their hands just then, 0.5–1.5 s after the reveal. With only the
+    newest frame after the stall no seat had a frame of the raise: a hand up for 1.4 s was
+    never seen (``referee demo --live`` at load 9.3: one stage call of 1.46 s, no frame from
+    23.53 to 25.0 s, the three hands of that card lost).
+
+    ``gap_s``: a frame handed over more than this after the last one the stage took (capture
+    times) follows a stall; below, frames skipped at a steady rate stay skipped (the
+    adaptive stride's business). ``step_s``: the stall's frames still in the camera's ring
+    are taken one every this many seconds (the stage then sees the stall's hands at this
+    spacing, and a seat analyses every ``every``-th of them: 0.066 s is the spacing a loaded
+    machine keeps anyway (~17 of 30 frames a second at load 9), so at the stride of 8 a hand
+    up for 1.4 s still gets the two analysed frames a raise needs; coarser loses them, finer
+    costs more stage work after each stall — at 0.066 s a 1.5 s stall adds 21 frames). ``ring_s``: how much video the camera keeps
+    (the longest stall covered; memory: ring_s x fps frames, 2.7 MB each at 1280x720).
+    ``max_stage_fraction`` and ``window``: a stall is caught up only while the stage's median
+    time per frame over the last ``window`` frames is below this fraction of ``step_s`` — then
+    catching up takes at most that fraction of the stall, so the lag it adds shrinks (a
+    1.5 s stall at 0.5: at most 0.75 s of catching up, then 0.37 s …). Under a steady
+    overload (every frame slow, every gap long) nothing is caught up: the skips and the
+    stride keep the lag bounded as before. ``max_lag_s``: nor while the pose workers' lag
+    (:func:`pose_lag`, median over the same ``window`` frames) is above this — CPU-starved
+    workers would only fall further behind (0.45 s: the adaptive stride's ``behind_s``).
+    """
+
+    gap_s: float = 0.25
+    step_s: float = 0.066
+    ring_s: float = 2.0
+    max_stage_fraction: float = 0.5
+    window: int = 15
+    max_lag_s: float = 0.45
+
+    def __post_init__(self) -> None:
+        if not (0 < self.step_s <= self.gap_s <= self.ring_s):
+            raise ValueError(f"catch-up needs 0 < step_s <= gap_s <= ring_s, got step_s={self.step_s}, "
+                             f"gap_s={self.gap_s}, ring_s={self.ring_s}")
+        if not (0 < self.max_stage_fraction < 1) or self.window < 1 or self.max_lag_s <= 0:
+            raise ValueError(f"catch-up needs 0 < max_stage_fraction < 1 and window >= 1, got "
+                             f"{self.max_stage_fraction} and {self.window} (and max_lag_s > 0)")
+
+    def ring_frames(self, fps: float) -> int:
+        """The camera ring's length for ``ring_s`` at ``fps``."""
+        return max(1, int(math.ceil(self.ring_s * (fps or 30.0))))
+
+
+def catch_up(kept: Iterable, last_t: float | None, frame, params: CatchUpParams = CatchUpParams(),
+             stage_s: float = 0.0) -> list:
+    """The frames to give the stage before ``frame`` (oldest first): none after a steady
+    skip (``frame.t - last_t <= gap_s``); after a stall, the ``kept`` frames (the camera's
+    ring) captured strictly between ``last_t`` (the last frame the stage took) and
+    ``frame``, at least ``step_s`` apart from each other and from both ends — unless the
+    stage's typical time per frame (``stage_s``, the median over the last ``window`` frames)
+    is too slow to catch up (``max_stage_fraction``). Pure: the caller hands them over in
+    this order."""
+    if last_t is None or frame.t - last_t <= params.gap_s or stage_s >= params.max_stage_fraction * params.step_s:
+        return []
+    eps = 1e-6
+    out: list = []
+    prev = last_t
+    for f in sorted((f for f in kept if last_t + eps < f.t < frame.t - eps), key=lambda f: f.t):
+        if f.t - prev >= params.step_s - eps and frame.t - f.t >= params.step_s - eps:
+            out.append(f)
+            prev = f.t
+    return out
+
+
+def frames_for_stage(kept: Iterable, last_t: float | None, frame, params: CatchUpParams | None,
+                     stage_s: Sequence[float] = (), lag_s: Sequence[float] = ()) -> list:
+    """What the live loop gives the vision stage when the camera hands it ``frame``: the
+    stall's frames (:func:`catch_up`, none with ``params`` None), then ``frame``.
+    ``stage_s``: the stage's times per frame, ``lag_s``: the pose lag read after each, oldest
+    first (the last ``window`` count)."""
+    if params is None:
+        return [frame]
+
+    def median(xs: Sequence[float]) -> float:
+        xs = sorted(list(xs)[-params.window:])
+        return xs[len(xs) // 2] if xs else 0.0
+
+    if median(lag_s) > params.max_lag_s:
+        return [frame]
+    return [*catch_up(kept, last_t, frame, params, median(stage_s)), frame]

@@ -41,7 +41,7 @@ from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
 
 from referee.live.controls import Command
-from referee.live.pacing import PoseRateParams
+from referee.live.pacing import CatchUpParams, PoseRateParams
 from referee.pipeline.sinks import RecordSink, Sink
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
@@ -97,6 +97,9 @@ class LiveOptions:
     #: the adaptive pose rate (:mod:`referee.live.pacing`; ``pose_every`` is where it
     #: starts); None: pose on every ``pose_every``-th frame whatever the load
     pose_rate: PoseRateParams | None = field(default_factory=PoseRateParams)
+    #: after a stall of the live loop, the frames captured meanwhile go to the vision stage
+    #: too (:class:`referee.live.pacing.CatchUpParams`); None: only the newest frame
+    catch_up: CatchUpParams | None = field(default_factory=CatchUpParams)
     #: a slow pose stage for the overload test: seconds added per analysed seat and frame
     #: (a test seam; 0 in use)
     slow_pose_s: float = 0.0
@@ -176,7 +179,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     this session starts its own and stops them at its end."""
     from audio import capture
     from referee.live.engines import LiveEngines
-    from referee.live.pacing import PoseRate, apply_pose_every, pose_lag
+    from referee.live.pacing import PoseRate, apply_pose_every, frames_for_stage, pose_lag
     from referee.live.controls import Controls
     from referee.live.media import VideoWriter, WavWriter
     from referee.live.state import LiveState, scoreboard
@@ -247,13 +250,17 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     source = capture.LiveSource(opts.audio_device, channels, rate, factory=factory, session_start=0.0)
     tap = _Tap(source, gate, statuses)
     plan = hearing_plan(cal, game, mode, settings, cal_path)
+    catch = opts.catch_up
+    # the camera's ring holds what a stall's catch-up reaches back to
+    cam_params = cam_mod.CameraParams(ring=max(cam_mod.CameraParams().ring, catch.ring_frames(fps))) \
+        if catch is not None else cam_mod.CameraParams()
     if opts.from_video is not None:
         fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
-        camera = cam_mod.Camera("recording", opener=fake.opener)
+        camera = cam_mod.Camera("recording", opener=fake.opener, params=cam_params)
     else:
         fake = None
         camera = cam_mod.Camera(opts.camera, opener=functools.partial(cam_mod.cv2_opener, size=(cal.width, cal.height),
-                                                                     fps=cal.fps))
+                                                                     fps=cal.fps), params=cam_params)
 
     say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
     # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
@@ -314,6 +321,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         audio_lost = False
         hearing_done = False
         last_status = 0.0
+        last_t: float | None = None  # the capture time of the last frame the stage took
+        caught_up = 0  # frames of stalls given to the stage (camera.skipped counts them too)
 
         def now() -> float:
             return time.monotonic() - start
@@ -381,7 +390,16 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 started = True
             pipe.push("sources", src_events)
             pipe.advance("sources", t_now - 0.5)
-            if frame is not None:
+            # after a stall the frames captured meanwhile (still in the camera's ring), thinned,
+            # go first: the newest alone would leave the stall's hands unseen
+            newest = frame
+            batch = frames_for_stage(list(camera.ring), last_t, frame, catch,
+                                     [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else (),
+                                     [ms / 1000 for ms in probe.pose_lag_ms[-catch.window:]] if catch else ()) \
+                if frame is not None else []
+            caught_up += max(0, len(batch) - 1)
+            for frame in batch:
+                last_t = frame.t
                 # the stage counts frames it was given (pose runs on every n-th of them): a
                 # frame skipped because the referee was busy must not shift that count
                 c0 = time.perf_counter()
@@ -392,7 +410,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 processed += 1
                 lag = pose_lag(stage, frame.t, now())
                 probe.pose_lag_ms.append(lag * 1000)
-                new_every = pacer.update(t_now, lag) if pacer is not None else None
+                # (the pacer reads the lag once per loop, at the newest frame: a stall's frames
+                # would stack readings of one moment in its window)
+                new_every = pacer.update(t_now, lag) if pacer is not None and frame is newest else None
                 if new_every is not None:
                     apply_pose_every(stage, new_every)
                     why = "fell behind" if lag > opts.pose_rate.behind_s else "keep up"
@@ -409,7 +429,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 pipe.advance("vision", stage.watermark(frame.t))
                 probe.marks["vision"] = stage.watermark(frame.t)
                 pipe.frame(frame, events)
-            elif not camera.online:  # judging goes on with what is heard
+            if frame is None and not camera.online:  # judging goes on with what is heard
                 pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
             if not hearing_done and audio_lost:  # judging goes on with what is seen
                 pipe.advance("hearing", t_now - source.stall_s - 1.0)
@@ -477,6 +497,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     figures.update(camera.status())
     figures["processed"] = locals().get("processed", 0) - locals().get("warm", 0)
     figures["warm_up_frames"] = locals().get("warm", 0)
+    figures["caught_up"] = locals().get("caught_up", 0)
     if check is not None:
         figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
