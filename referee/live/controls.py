@@ -31,6 +31,7 @@ that nobody chose.
 
 from __future__ import annotations
 
+import queue
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -302,7 +303,35 @@ def prompts_for(game: str, item: dict[str, Any], players: Sequence[str], state: 
 class ControlledView:
     """What the live window and the terminal view share as sinks: every call updates the
     view's state under its lock (``_lock``) and tells the table's controls (``controls``)
-    what happened, so a key pressed next acts on what the table now sees."""
+    what happened, so a key pressed next acts on what the table now sees. The keys' events
+    and commands wait in ``_produced`` (a ``queue.Queue`` the view makes) until the pipeline
+    drains them; ``changed()`` is the view's own redraw request."""
+
+    def press(self, key: str) -> None:
+        """One key (the view's key thread, or a test's)."""
+        with self._lock:
+            produced = self.controls.key(key, self.state.now)
+            self.state.paused = self.controls.paused
+            self.state.message = self.controls.message
+        for item in produced:
+            self._produced.put(item)
+        self.changed()
+
+    def drain(self) -> list[Any]:
+        """Events and commands the keys produced since the last call (for the pipeline)."""
+        out = []
+        while True:
+            try:
+                out.append(self._produced.get_nowait())
+            except queue.Empty:
+                return out
+
+    def _tick(self) -> None:
+        """Under the lock, before a redraw: prompts that timed out, and the controls' message."""
+        for item in self.controls.tick(self.state.now):
+            self._produced.put(item)
+        if self.controls.message:
+            self.state.message = self.controls.message
 
     def start(self, header):
         with self._lock:

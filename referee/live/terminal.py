@@ -125,7 +125,7 @@ class TerminalView(ControlledView, StateSink):
         self.keys = keys if keys is not None else (sys.stdin if sys.stdin and sys.stdin.isatty() else None)
         self.live = hasattr(self.out, "isatty") and self.out.isatty()
         self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
-        self._queue: queue.Queue = queue.Queue()
+        self._produced: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._dirty = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -155,30 +155,10 @@ class TerminalView(ControlledView, StateSink):
     def changed(self) -> None:
         self._dirty.set()
 
-    def press(self, key: str) -> None:
-        with self._lock:
-            produced = self.controls.key(key, self.state.now)
-            self.state.paused = self.controls.paused
-            self.state.message = self.controls.message
-        for item in produced:
-            self._queue.put(item)
-        self._dirty.set()
-
-    def drain(self) -> list[Any]:
-        out = []
-        while True:
-            try:
-                out.append(self._queue.get_nowait())
-            except queue.Empty:
-                return out
-
     def screen(self) -> str:
         """One frame of the view: cursor home, each line cleared to its end, the rest cleared."""
         with self._lock:
-            for item in self.controls.tick(self.state.now):
-                self._queue.put(item)
-            if self.controls.message:
-                self.state.message = self.controls.message
+            self._tick()
             lines = (self.renderer(self.state) if self.renderer is not None else
                      render_text(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
                                  colour=self.params.colour))

@@ -239,7 +239,7 @@ class LiveWindow(ControlledView, StateSink):
         self.controls = controls or Controls(state.players)
         self.params = params
         self._lock = threading.RLock()  # re-entrant: frame() passes its events on to seen()
-        self._out: queue.Queue = queue.Queue()
+        self._produced: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._dirty = True
@@ -265,31 +265,9 @@ class LiveWindow(ControlledView, StateSink):
     def changed(self) -> None:
         self._dirty = True
 
-    def drain(self) -> list[Any]:
-        """Events and commands the keys produced since the last call (for the pipeline)."""
-        out = []
-        while True:
-            try:
-                out.append(self._out.get_nowait())
-            except queue.Empty:
-                return out
-
-    def press(self, key: str) -> None:
-        """One key (the GUI thread's, or a test's)."""
-        with self._lock:
-            produced = self.controls.key(key, self.state.now)
-            self.state.paused = self.controls.paused
-            self.state.message = self.controls.message
-        for item in produced:
-            self._out.put(item)
-        self._dirty = True
-
     def snapshot(self) -> np.ndarray:
         with self._lock:
-            for item in self.controls.tick(self.state.now):
-                self._out.put(item)
-            if self.controls.message:
-                self.state.message = self.controls.message
+            self._tick()
             if self.renderer is not None:
                 return self.renderer(self.state)
             return render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now))

@@ -65,7 +65,7 @@ def test_the_view_redraws_in_place_on_a_terminal_and_the_keys_reach_the_pipeline
         drive(view, until=10.0)
         os.write(w, b" x1")
         deadline = time.monotonic() + 5
-        while len(view._queue.queue) < 2 and time.monotonic() < deadline:
+        while len(view._produced.queue) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
         got = view.drain()
     os.close(w)
