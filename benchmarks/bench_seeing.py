@@ -32,7 +32,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
-import csv
 import importlib.util
 import json
 import subprocess
@@ -45,7 +44,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision import cards as cards_new  # noqa: E402
@@ -199,17 +197,10 @@ def bench_demo(videos: list[tuple[str, Path]], mods: list[tuple[str, object]]) -
 
 def bench_arms(data: Path) -> None:
     from vision import hands
-    from vision.bench import arm_rule
+    from vision.bench import arm_rule, labelled_poses
 
-    rows = list(csv.DictReader(open(data / "poses" / "labels.csv", newline="")))
     arms = []
-    for r in rows:
-        box = tuple(int(r[k]) for k in ("x1", "y1", "x2", "y2"))
-        est = hands.PoseEstimator(box, video=False)
-        try:
-            lm = est.estimate(cv2.imread(str(data / "poses" / r["file"])))
-        finally:
-            est.close()
+    for r, box, lm in labelled_poses(data):
         for side in ("left", "right"):
             lab = r[f"{side}_raised"]
             if lab not in ("0", "1"):

@@ -97,25 +97,32 @@ def arm_rule(a: dict, raise_fraction: float = hands.RAISE_FRACTION, bent: float 
             and a["below_nose"] <= half_below)
 
 
-def _arm_features(data: Path) -> tuple[list[dict], int, int, float]:
-    """Every labelled arm of the real pose photos: label, lift, upright forearm (static pose)."""
-    rows = list(csv.DictReader(open(data / "poses" / "labels.csv", newline="")))
-    arms, found = [], 0
-    t0 = time.perf_counter()
-    for r in rows:
+def labelled_poses(data: Path):
+    """Each real pose photo's label row, its person box and the landmarks pose found in it
+    (None where it found none), estimated as one still image (static pose)."""
+    for r in csv.DictReader(open(data / "poses" / "labels.csv", newline="")):
         box = tuple(int(r[k]) for k in ("x1", "y1", "x2", "y2"))
         est = hands.PoseEstimator(box, video=False)
         try:
             lm = est.estimate(cv2.imread(str(data / "poses" / r["file"])))
         finally:
             est.close()
+        yield r, box, lm
+
+
+def _arm_features(data: Path) -> tuple[list[dict], int, int, float]:
+    """Every labelled arm of the real pose photos: label, lift, upright forearm (static pose)."""
+    arms, found, people = [], 0, 0
+    t0 = time.perf_counter()
+    for r, box, lm in labelled_poses(data):
+        people += 1
         found += lm is not None
         for side in ("left", "right"):
             lab = r[f"{side}_raised"]
             arms.append({"file": r["file"], "label": lab, "lift": None if lm is None else lm.lift(side, box[3] - box[1]),
                          "upright": False if lm is None else lm.upright(side, box),
                          "pred": False if lm is None else lm.raised(side, box)})
-    return arms, found, len(rows), (time.perf_counter() - t0) / max(1, len(rows))
+    return arms, found, people, (time.perf_counter() - t0) / max(1, people)
 
 
 def _rule(a: dict, raise_fraction: float, bent: float | None) -> bool:
