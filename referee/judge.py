@@ -214,7 +214,7 @@ def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement
     events in canonical order, then :meth:`IncrementalJudge.finish`.
     """
     if record.header is None:
-        raise RecordError("cannot judge a record without a session header on its first line")
+        raise RecordError("cannot judge a record without a valid session header on its first line")
     events, notes = apply_corrections(record)
     inc = IncrementalJudge(record.header, options, notes=notes)
     inc.feed_sorted(events)

@@ -139,7 +139,11 @@ def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
         try:
             event = replace(Event.from_dict(obj), line=number)
         except EventError as exc:
-            record.issues.append(RecordIssue(number, str(exc)))
+            if not seen_content and isinstance(obj, dict) and obj.get("type") == "session":
+                # the header is there but broken: say what is wrong with it, not that it is missing
+                record.issues.append(RecordIssue(number, f"the session header is not valid: {exc}"))
+            else:
+                record.issues.append(RecordIssue(number, str(exc)))
             seen_content = True
             continue
         if isinstance(event, SessionHeader):

@@ -59,7 +59,20 @@ def test_nan_in_the_header_names_the_line(run_cli, tmp_path):
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert f"{path}:line 1: error: not a JSON object (NaN is not a JSON number)" in res.output
     assert res.output.rstrip().splitlines()[-1] == (
-        "referee: error: cannot judge a record without a session header on its first line")
+        "referee: error: cannot judge a record without a valid session header on its first line")
+
+
+@pytest.mark.parametrize("header, missing", [
+    ('{"type": "session"}', "field 't'"),
+    ('{"type": "session", "t": 0, "game": "ikatako", "mode": "versus"}', "field 'players'"),
+])
+def test_a_header_with_a_field_missing_names_the_field_not_a_missing_header(run_cli, tmp_path, header, missing):
+    path = _write(tmp_path, [header] + _lines()[1:])
+    res = run_cli("judge", path)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    first = res.output.splitlines()[0]
+    assert first.startswith(f"{path}:line 1: error: the session header is not valid: ") and missing in first
+    assert "no session header" not in res.output
 
 
 @pytest.mark.parametrize("field, value, message", [
