@@ -793,12 +793,19 @@ class RefineGateParams:
     #: close at the first stage and not re-aligned) is re-aligned once more by an ECC started
     #: from the winner's re-alignment, at the winner's turn, onto its reference of the same
     #: outline (card or printed frame): the face's geometry is the same whichever code it
-    #: shows, so a rival that is the card converges there too. At most this many per face
-    #: (0: none, the card stays uncertain). Measured on the real webcam deck seen at 30-60
-    #: degrees: 9 of 14 uncertain cards had a winner re-aligned to 0.98-0.99 left in doubt by a
-    #: far code (2D failed its own ECC; 5C, 7H, 8H not re-aligned after 15 others). Cost: one
-    #: ECC (3-5 ms) per code in doubt, only for such faces
-    seeded: int = 6
+    #: shows, so a rival that is the card converges there too. A seeded rival that fits
+    #: better than the winner resolves nothing (the card stays uncertain): it only bounds
+    #: rivals, never picks one. At most this many per face (0: none, the card stays
+    #: uncertain; 32, a 32-card deck's every code, so that the cap only bounds the cost for a
+    #: large deck). Measured on the real webcam deck seen at 30-60 degrees: 9 of 14 uncertain
+    #: cards had a winner re-aligned to 0.98-0.99 left in doubt by a far code (2D failed its
+    #: own ECC; 5C, 7H, 8H not re-aligned after 15 others); with 6 per face 3 of them stayed
+    #: uncertain, with 32 none (the rest fail the seeded ECC too: a red rival of a black card
+    #: moves a corner beyond :data:`REFINE_MAX_SHIFT`). Cost: one ECC (3-5 ms) per code in
+    #: doubt, only for such faces; with a card's own code left out of the references it is
+    #: read as its look-alike once more where the doubt had left it uncertain (the webcam deck
+    #: at 60 degrees 13 wrong of 16 instead of 12, sideways 12 instead of 11)
+    seeded: int = 32
 
     def __post_init__(self) -> None:
         self.validate()
