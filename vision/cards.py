@@ -633,7 +633,8 @@ class Match:
     refined: bool = False
     #: True when a misfit face was found covered and not re-aligned (:class:`OcclusionParams`)
     covered: bool = False
-    #: True when a look-alike of another ink was told apart by the face's ink (:class:`InkParams`)
+    #: True when a look-alike of another ink was told apart by the face's ink (:class:`InkParams`;
+    #: the others, if any, by the second stage)
     inked: bool = False
     #: True when the face's ink is another code's, not the best code's (:class:`InkParams`)
     ink_contradicted: bool = False
@@ -764,7 +765,8 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
         wcode, (wscore, wrot, wi) = inked[won]
         other = [c for c, _ in inked if c != wcode][0]
         return _ink_checked(Match(wcode, wscore, wscore - max(v[0] for c, v in ranked if c != wcode), "ok", q, other,
-                                  wrot, separated=True, refined=refined, look=look), refs, wi, ranked)
+                                  wrot, separated=True, refined=refined, inked=len(inked) < len(close) or bool(settled),
+                                  look=look), refs, wi, ranked)
     return _ink_checked(Match(code, score, margin, "ok", q, runner, rot, refined=refined, inked=bool(settled),
                               look=look), refs, win_i, ranked)
 
