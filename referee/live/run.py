@@ -53,7 +53,7 @@ LIVE_PIPELINE = 4
 #: audio between two hearing messages live (replay: ``referee.pipeline.hearing.BATCH_S``,
 #: 0.25 s): the hearing watermark moves in these steps and every event waits for it in the
 #: merge, so each step is up to that much announcement latency; a message costs ~nothing
-HEARING_BATCH_S = 0.1
+HEARING_BATCH_S = 0.04
 #: how often the status (fps, drops, levels, lag) goes to the sinks
 STATUS_EVERY_S = 0.5
 #: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
@@ -313,6 +313,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         if camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
             camera.open()
         probe.start_clock(start)
+        for s in extra_sinks:  # (the voice times its sounds on the session clock)
+            if hasattr(s, "start_clock"):
+                s.start_clock(start)
         session_clock["start"] = start
         started = False
         paused_at: float | None = None
@@ -501,6 +504,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     if check is not None:
         figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
+    for s in extra_sinks:  # "sound starts": the voice's first sample handed to the output (referee.live.voice)
+        sound = s.sound_figures() if hasattr(s, "sound_figures") else None
+        if sound is not None:
+            figures["sound_ms"] = sound
     rate_ = locals().get("pacer")
     figures["pose_every"] = {"start": opts.pose_every, "end": rate_.every if rate_ is not None else opts.pose_every,
                              "changes": list(rate_.changes) if rate_ is not None else []}
