@@ -89,8 +89,38 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
     figs["_want"] = sum(1 for v in expected if v.get("type") == "verdict")
     figs["_load"] = (load0, os.getloadavg()[0])
     figs["_wall"] = wall
+    figs["_reveal"] = reveal_stall(out)
     figs["_voice_warning"] = next((ln for ln in res.stderr.splitlines() if "voice" in ln.lower()), None)
     return figs
+
+
+def reveal_stall(out: Path, span_s: float = 1.5) -> dict | None:
+    """From what the run wrote: the frames the live referee analysed (``video.mp4``'s
+    session-time PTS) in the ``span_s`` after each card of the record — the longest gap
+    between two of them (the loop's stall after a reveal) and how many there were."""
+    try:
+        import av
+
+        with av.open(str(out / "video.mp4")) as f:
+            st = f.streams.video[0]
+            ts = sorted(float(p.pts * st.time_base) for p in f.demux(st) if p.pts is not None)
+    except Exception:
+        return None
+    cards = [json.loads(x)["t"] for x in (out / "session.jsonl").read_text().splitlines()
+             if x.strip() and json.loads(x).get("type") == "card"]
+    import bisect
+
+    gaps, taken = [], []
+    for c in cards:
+        a, b = bisect.bisect_left(ts, c), bisect.bisect_right(ts, c + span_s)
+        inside = [c] + ts[a:b] + [c + span_s]
+        gaps.append(max(y - x for x, y in zip(inside, inside[1:])) * 1000)
+        taken.append(b - a)
+    if not gaps:
+        return None
+    g = sorted(gaps)
+    return {"n": len(g), "gap_median": round(g[len(g) // 2]), "gap_max": round(g[-1]),
+            "frames_median": sorted(taken)[len(taken) // 2], "frames_min": min(taken)}
 
 
 def fmt(s) -> str:
@@ -102,6 +132,9 @@ def fmt(s) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, default=None, help="the source tree to compare with (none: this tree only)")
+    ap.add_argument("--after", type=Path, default=ROOT, help="the tree measured as after (default: this one; "
+                    "give a snapshot when editing meanwhile)")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH", help="more trees to alternate with")
     ap.add_argument("--pairs", type=int, default=2, help="runs per tree, alternating")
     ap.add_argument("--voice", action="store_true", help="speak the verdicts (needs an output; see --null-sound)")
     ap.add_argument("--null-sound", action="store_true", help="an ALSA null PCM as the default output, for these runs")
@@ -114,7 +147,8 @@ def main() -> int:
         out.mkdir(parents=True, exist_ok=True)
         rc.write_text(NULL_ASOUNDRC)
         env_extra["ALSA_CONFIG_PATH"] = str(rc)
-    trees = [("after", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    trees = [("after", args.after.resolve())] + ([("before", args.before.resolve())] if args.before else [])
+    trees += [(a.split("=", 1)[0], Path(a.split("=", 1)[1]).resolve()) for a in args.also]
     runs: dict[str, list[dict]] = {name: [] for name, _ in trees}
     print(f"live demo, {args.pairs} run(s) per tree, alternating {' / '.join(n for n, _ in trees)}; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
@@ -142,6 +176,15 @@ def main() -> int:
             cells.append(f"{name}: {', '.join(vals) or '-'}")
         if any(c.split(": ", 1)[1] not in ("-", "-, -", "-, -, -") for c in cells):
             print(f"  {label:<58} " + " | ".join(cells))
+    print("  after each reveal (1.5 s; from video.mp4's PTS): longest gap between analysed frames, frames analysed")
+    for name, _ in trees:
+        for k, f in enumerate(runs[name]):
+            r = f.get("_reveal") if "error" not in f else None
+            st = _get(f, ("latency", "stage_ms"))
+            if r:
+                print(f"    {name} run {k + 1}: gap median {r['gap_median']} ms, max {r['gap_max']} ms (n {r['n']} cards); "
+                      f"frames median {r['frames_median']}, min {r['frames_min']} (of ~45 at 30 fps); longest stage call "
+                      f"{st['max'] if st else '-'} ms, p95 {st['p95'] if st else '-'}")
     print(f"load at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; outputs in {out}")
     return 0
 

@@ -67,9 +67,10 @@ class VoiceSink(Sink):
     """Speaks the live verdicts (see module doc); ``voice`` is a ready :class:`audio.voice.Voice`
     (tests pass one with a recording player), else one is made for ``lang``."""
 
-    def __init__(self, lang: str = "ja", voice: Any = None):
+    def __init__(self, lang: str = "ja", voice: Any = None, output: Any = None):
         self.lang = lang
-        self.output = None
+        #: the timed output (:class:`audio.sound_out.TimedOutput`) the voice plays through, if any
+        self.output = output
         if voice is None:
             from audio.sound_out import timed_output
             from audio.voice import Voice, VoiceParams, cache_dir
