@@ -73,6 +73,18 @@ class TableLayout:
                            Path(table.references) if table.references is not None else None)
 
 
+#: frames that may wait for the card zones' thread (live, :class:`CardThread`); more are not
+#: given to the zones (counted in ``CardThread.dropped``) — the seats still get them. Why:
+#: while a zone recognises a newly revealed card (0.2–2.2 s under load) the frames pile up,
+#: and working through them all afterwards kept the cards' watermark — and every verdict —
+#: 0.8–1.0 s behind at load 9–10 (the zones then saw every frame the loop took, where the
+#: stalled loop before took fewer). Latency cost: at most this many frames of zone work
+#: after a recognition (~0.1 s); accuracy cost: a zone misses the frames of a stall, which
+#: come after the reveal it is recognising (a second change in them is timed at the first
+#: frame the zone sees of it, as with a stalled loop before). None: unbounded (tests).
+CARD_BACKLOG_FRAMES = 6
+
+
 class CardThread:
     """The card zones on a thread of their own (live): fed every frame the watcher gets, in
     order, so each zone sees exactly what it saw in the caller's thread — the same events,
@@ -84,8 +96,10 @@ class CardThread:
     players react; OpenCV releases the GIL, so the loop keeps taking frames for the seats
     meanwhile. Replay keeps the zones in its own thread (no queue, nothing timing-dependent)."""
 
-    def __init__(self, cards):
+    def __init__(self, cards, max_backlog: int | None = CARD_BACKLOG_FRAMES):
         self.cards = cards
+        self.max_backlog = max_backlog
+        self.dropped = 0  # frames not given to the zones (the backlog was full)
         self._in: queue.Queue = queue.Queue()
         self._out: queue.Queue = queue.Queue()
         #: the zones' bound as of the last frame whose events were taken (-inf: none yet)
@@ -99,6 +113,9 @@ class CardThread:
         self._thread.start()
 
     def submit(self, index: int, t: float, image) -> None:
+        if self.max_backlog is not None and self._submitted - self._taken >= self.max_backlog:
+            self.dropped += 1
+            return
         self._in.put((index, t, image))
         self._submitted += 1
         self.backlog_max = max(self.backlog_max, self._submitted - self._taken)
@@ -203,10 +220,10 @@ class TableWatcher:
     def card_seconds(self) -> float:
         return self._card_seconds + (self.card_thread.seconds if self.card_thread is not None else 0.0)
 
-    def start_card_thread(self) -> None:
+    def start_card_thread(self, max_backlog: int | None = CARD_BACKLOG_FRAMES) -> None:
         """Run the card zones on a thread of their own from now on (:class:`CardThread`)."""
         if self.card_thread is None and self.cards:
-            self.card_thread = CardThread(self.cards)
+            self.card_thread = CardThread(self.cards, max_backlog)
 
     def card_marks(self) -> list[float]:
         """The card zones' bounds as the watermark uses them (with the card thread: as of the

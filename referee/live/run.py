@@ -452,7 +452,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                     pipe.push("sources", [WarningEvent(
                         t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
                         f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
-                                                             "lag_ms": round(lag * 1000)})])
+                                                             "lag_ms": round(lag * 1000),
+                                                             # from the stage's next frame on: where a
+                                                             # replay of video.mp4 would follow it
+                                                             "after_frame_t": round(frame.t, 6)})])
                 for w in stage.new_warnings:
                     warnings.append(w)
                 stage.new_warnings.clear()
@@ -544,6 +547,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     cards_thread = getattr(getattr(stage, "tw", None), "card_thread", None)
     if cards_thread is not None:  # the most frames that waited for the card zones' thread
         figures["card_backlog_max"] = cards_thread.backlog_max
+        figures["card_frames_dropped"] = cards_thread.dropped  # (a full backlog: not given to the zones)
     for s in extra_sinks:  # "sound starts": the voice's first sample handed to the output (referee.live.voice)
         sound = s.sound_figures() if hasattr(s, "sound_figures") else None
         if sound is not None:

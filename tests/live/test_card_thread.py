@@ -42,7 +42,7 @@ def _run(frames, threaded: bool):
 
     tw = TableWatcher(_layout(), card_every=2)
     if threaded:
-        tw.start_card_thread()
+        tw.start_card_thread(max_backlog=None)  # every frame to the zones, however far behind
     events, broken, mark = [], [], float("-inf")
     try:
         for f in frames:
@@ -71,12 +71,7 @@ def test_the_card_thread_gives_the_same_cards_and_keeps_the_promise(frames):
     assert broken == []
 
 
-def test_a_busy_zone_does_not_hold_up_the_caller(frames):
-    from vision.table import TableWatcher
-
-    tw = TableWatcher(_layout(), card_every=2)
-    tw.start_card_thread()
-    gate = threading.Event()
+def _busy(tw, gate):
     zone = tw.cards[0]
     update = zone.update
 
@@ -85,6 +80,15 @@ def test_a_busy_zone_does_not_hold_up_the_caller(frames):
         return update(index, t, image)
 
     zone.update = busy
+
+
+def test_a_busy_zone_does_not_hold_up_the_caller(frames):
+    from vision.table import TableWatcher
+
+    tw = TableWatcher(_layout(), card_every=2)
+    tw.start_card_thread(max_backlog=None)
+    gate = threading.Event()
+    _busy(tw, gate)
     try:
         first = frames[:90]  # to 3 s: the first card (2.1 s) is recognised in them
         for f in first:  # returns at once: the frames wait for the zones on their thread
@@ -96,6 +100,34 @@ def test_a_busy_zone_does_not_hold_up_the_caller(frames):
         assert tw.card_thread.backlog == 0 and tw.watermark() > first[0].t - 1
         assert any(e.type == "card" for e in later)
         assert later == _run(first, False)[0]
+    finally:
+        gate.set()
+        tw.close()
+
+
+def test_a_full_backlog_drops_frames_for_the_zones_only(frames):
+    """Live: at most ``max_backlog`` frames wait for the zones; the rest are not given to them
+    (counted), so the zones' watermark is never far behind once they are free again."""
+    from vision.table import TableWatcher
+
+    tw = TableWatcher(_layout(), card_every=2)
+    tw.start_card_thread(max_backlog=6)
+    gate = threading.Event()
+    _busy(tw, gate)
+    try:
+        for f in frames[:40]:
+            tw.update(f)
+        assert tw.card_thread.backlog <= 6 and tw.card_thread.dropped >= 40 - 7
+        gate.set()
+        tw.finish()
+        assert tw.card_thread.backlog == 0
+        dropped = tw.card_thread.dropped
+        for f in frames[40:60]:  # free again, one frame at a time: every frame to the zones
+            tw.update(f)
+            tw.finish()
+        assert tw.card_thread.dropped == dropped
+        # the watermark is the zones' own bound as of the last frame they did
+        assert tw.watermark() == min(c.earliest_event_t() for c in tw.cards)
     finally:
         gate.set()
         tw.close()
