@@ -21,15 +21,16 @@ import numpy as np
 
 class TimedOutput:
     """``player(x, rate)`` for :class:`audio.voice.Voice`; :attr:`handed` lists ``(monotonic
-    time the first sample was handed to the stream, reported output latency in s)``."""
+    time the first sample was handed to the stream, reported output latency in s, the
+    utterance's duration in s)``."""
 
     def __init__(self, device=None, pace: bool = True, opener: Callable | None = None):
         self.device, self.pace = device, pace
         self._opener = opener
         self.stream = None
         self.rate: int | None = None
-        self.handed: list[tuple[float, float]] = []
-        self.on_handed: Callable[[float, float], None] | None = None
+        self.handed: list[tuple[float, float, float]] = []  # (monotonic t, latency s, duration s)
+        self.on_handed: Callable[[float, float, float], None] | None = None
 
     def _open(self, rate: int):
         if self._opener is not None:
@@ -47,9 +48,10 @@ class TimedOutput:
         data = np.ascontiguousarray(np.asarray(x, dtype=np.float32).reshape(-1, 1))
         t = time.monotonic()
         latency = float(self.stream.latency)
-        self.handed.append((t, latency))
+        duration = len(data) / rate
+        self.handed.append((t, latency, duration))
         if self.on_handed is not None:
-            self.on_handed(t, latency)
+            self.on_handed(t, latency, duration)
         self.stream.write(data)
         if self.pace:
             rest = t + len(data) / rate - time.monotonic()

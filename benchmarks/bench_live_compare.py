@@ -56,6 +56,15 @@ FIGURES = (
     ("sound: window, + output latency", ("sound_ms", "window", "sound_after_target")),
     ("sound: announced -> handed (all)", ("sound_ms", "first", "announced_to_handed")),
     ("sound: stream output latency", ("sound_ms", "stream_latency_ms")),
+    ("sound: announced -> handed, voice idle", ("sound_ms", "idle_announced_to_handed")),
+    ("sound: utterance length", ("sound_ms", "utterance_ms")),
+    ("first correct: word end after reaction + tie", ("latency", "first_split_ms", "shout", "word_end")),
+    ("first correct: word known (found)", ("latency", "first_split_ms", "shout", "found")),
+    ("first correct: released by the merge", ("latency", "first_split_ms", "shout", "released")),
+    ("first correct: announced", ("latency", "first_split_ms", "shout", "announced")),
+    ("first correct (hand-timed): found", ("latency", "first_split_ms", "hand", "found")),
+    ("first correct (hand-timed): announced", ("latency", "first_split_ms", "hand", "announced")),
+    ("watermark lag: sources", ("latency", "watermark_lag_ms", "sources")),
 )
 
 
@@ -164,7 +173,7 @@ def main() -> int:
             print(f"  {name} run {k + 1}: load {figs['_load'][0]:.2f}->{figs['_load'][1]:.2f}, verdicts "
                   f"{figs['_same']}/{figs['_want']} as the demo's, late {figs.get('late')}, frames "
                   f"{figs.get('captured')}/{figs.get('processed')}/{figs.get('skipped')}/{figs.get('dropped')} "
-                  f"(captured/analysed/skipped/dropped); window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
+                  f"(captured/analysed/skipped/dropped), card zones' frames dropped {figs.get('card_frames_dropped', '-')}; window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
                   f"first {fmt(lat.get('first_announced_after_reaction_and_tie_ms'))}, hearing lag "
                   f"{fmt(_get(lat, ('watermark_lag_ms', 'hearing')))}, vision lag {fmt(_get(lat, ('watermark_lag_ms', 'vision')))}"
                   + (f"; {figs['_voice_warning']}" if figs.get("_voice_warning") else ""), flush=True)

@@ -74,7 +74,8 @@ class TableLayout:
 
 
 #: frames that may wait for the card zones' thread (live, :class:`CardThread`); more are not
-#: given to the zones (counted in ``CardThread.dropped``) — the seats still get them. Why:
+#: given to the zones (counted in ``CardThread.dropped``; a frame a zone analyses waits up to
+#: twice this many) — the seats still get them. Why:
 #: while a zone recognises a newly revealed card (0.2–2.2 s under load) the frames pile up,
 #: and working through them all afterwards kept the cards' watermark — and every verdict —
 #: 0.8–1.0 s behind at load 9–10 (the zones then saw every frame the loop took, where the
@@ -113,9 +114,14 @@ class CardThread:
         self._thread.start()
 
     def submit(self, index: int, t: float, image) -> None:
-        if self.max_backlog is not None and self._submitted - self._taken >= self.max_backlog:
-            self.dropped += 1
-            return
+        backlog = self._submitted - self._taken
+        if self.max_backlog is not None and backlog >= self.max_backlog:
+            # a frame some zone analyses (``index % every == 0``) waits up to twice as long:
+            # dropping those could leave a zone reading none of the frames it is given
+            due = any(index % c.every == 0 for c in self.cards)
+            if not due or backlog >= 2 * self.max_backlog:
+                self.dropped += 1
+                return
         self._in.put((index, t, image))
         self._submitted += 1
         self.backlog_max = max(self.backlog_max, self._submitted - self._taken)

@@ -86,7 +86,7 @@ class VoiceSink(Sink):
         self._t0: float | None = None
         self._targets: dict[tuple[str, ...], list[tuple[str, float, float]]] = {}
         self.window_s, self.tie_s = 3.0, 0.033
-        #: (kind, target, queued, handed, latency): session seconds; kind first/window/loss
+        #: (kind, target, queued, handed, latency, duration): session seconds; kind first/window/loss
         self.sounds: list[tuple[str, float | None, float, float, float]] = []
         if self.output is not None:
             self.output.on_handed = self._handed
@@ -118,7 +118,7 @@ class VoiceSink(Sink):
             self._targets.setdefault(tuple(keys), []).append((kind, target, time.monotonic() - self._t0))
         self.voice.say(*keys)
 
-    def _handed(self, t: float, latency: float) -> None:
+    def _handed(self, t: float, latency: float, duration: float = 0.0) -> None:
         """The output's hand-off of the utterance just taken (``Voice.spoken[-1]``)."""
         spoken = getattr(self.voice, "spoken", None)
         if self._t0 is None or not spoken:
@@ -127,7 +127,7 @@ class VoiceSink(Sink):
         if not waiting:
             return
         kind, target, queued = waiting.pop(0)
-        self.sounds.append((kind, target, queued, t - self._t0, latency))
+        self.sounds.append((kind, target, queued, t - self._t0, latency, duration))
 
     def sound_figures(self) -> dict[str, Any] | None:
         """``sound_ms`` of ``live-figures.json``: per kind (``first``: after the reaction + the
@@ -144,7 +144,16 @@ class VoiceSink(Sink):
                     "p95": round(ys[min(len(ys) - 1, int(0.95 * len(ys)))]), "max": round(ys[-1])} if ys else None
 
         out: dict[str, Any] = {"said": len(self.sounds),
-                               "stream_latency_ms": stats([s[4] * 1000 for s in self.sounds])}
+                               "stream_latency_ms": stats([s[4] * 1000 for s in self.sounds]),
+                               "utterance_ms": stats([s[5] * 1000 for s in self.sounds])}
+        # the voice's own path (phrase cache, its thread, the hand-off) apart from the wait
+        # behind utterances still being said: the announcements made with the voice idle
+        idle, busy_until = [], float("-inf")
+        for s in sorted(self.sounds, key=lambda s: s[3]):
+            if s[2] >= busy_until:
+                idle.append((s[3] - s[2]) * 1000)
+            busy_until = max(busy_until, s[3] + s[5])
+        out["idle_announced_to_handed"] = stats(idle)
         for kind in ("first", "window"):
             xs = [s for s in self.sounds if s[0] == kind and s[1] is not None]
             out[kind] = {"handed_after_target": stats([(s[3] - s[1]) * 1000 for s in xs]),

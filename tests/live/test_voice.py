@@ -94,4 +94,5 @@ def test_sound_starts_is_timed_from_the_moment_the_announcement_names():
     assert 10_000 - 9_333 <= first < 10_000 - 9_333 + 5_000  # handed after the session's 10 s
     assert fig["first"]["sound_after_target"]["median"] - first in (49, 50, 51)
     assert fig["window"]["handed_after_target"]["median"] >= 10_000 - 9_500
+    assert fig["idle_announced_to_handed"]["n"] >= 1  # the first was said with the voice idle
     assert _sink()[0].sound_figures() is None  # no timed output: no figure
