@@ -158,17 +158,20 @@ class Listener:
     def watermark(self) -> float:
         """Session time before which no shout not yet returned can start (``-inf`` before the
         first block): the earliest utterance still pending or open, and for one not begun yet
-        the detector's walk-back (``refine_max_s``) and smoothing behind the last sample fed.
-        The pipeline's merge releases every event earlier than this."""
+        the detector's walk-back bound (:meth:`audio.onset.OnsetDetector.walk_back_bound`:
+        the start of each channel's current refine-eligible stretch; a quiet channel
+        promises nearly its last sample, where the plain bound held back ``refine_max_s``
+        and the smoothing, ~0.27 s, always). The pipeline's merge releases every event
+        earlier than this."""
         if self._end is None:
             return float("-inf")
-        d = self.detector.p
-        back = (d.refine_max_s if d.refine else 0.0) + d.smooth_s + 2 * d.hop_s
-        starts = [self._end - int(round(back * self.rate))]
-        starts += [s.start for s in self._pending]
-        earliest = self.detector.earliest_start()
-        if earliest is not None:
-            starts.append(earliest)
+        starts = [s.start for s in self._pending]
+        bound = self.detector.walk_back_bound()
+        if bound is None:
+            d = self.detector.p
+            back = (d.refine_max_s if d.refine else 0.0) + d.smooth_s + 2 * d.hop_s
+            bound = self._end - int(round(back * self.rate))
+        starts.append(bound)
         mark = self.offset + min(starts) / self.rate
         watch = self.watch
         if watch is not None:  # a channel going quiet is declared dead dated where it went quiet

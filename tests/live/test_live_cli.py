@@ -57,6 +57,16 @@ def test_the_live_run_says_where_its_files_are(live_run):
     assert "IKATAKO versus" in res.stdout
 
 
+def test_every_stage_kept_its_watermark_promise_live(live_run):
+    """Paced live (hearing's tight walk-back bound, the seats' marks, the card zones on their
+    own thread): no event came earlier than its stream had promised (the merge counts them)."""
+    out, res = live_run
+    figures = json.loads((out / "live-figures.json").read_text())
+    assert figures["late"] == 0
+    assert "later than" not in res.output
+    assert figures["latency"]["watermark_lag_ms"]["hearing"]["n"] > 0
+
+
 def test_the_record_says_which_clocks_were_used(live_run):
     out, _ = live_run
     rec = read_record(out / "session.jsonl")

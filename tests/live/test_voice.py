@@ -49,3 +49,50 @@ def test_the_phrases_exist_in_both_languages():
     assert phrase_text("p:aki", "ja") == "aki"
     assert utterance({"type": "announce", "what": "wrong", "player": "aki"}) == ("p:aki", "wrong")
     assert utterance({"type": "announce", "what": "bogus"}) == ()
+
+
+class _Stream:
+    """A stand-in output stream: what was written, and a reported latency."""
+
+    latency = 0.05
+
+    def __init__(self):
+        self.written = []
+
+    def write(self, data):
+        self.written.append(len(data))
+
+    def stop(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_sound_starts_is_timed_from_the_moment_the_announcement_names():
+    """``sound_ms``: the first sample handed to the output stream after the reaction + tie
+    window (a first) or the window's close (wrong), and the same plus the stream's latency."""
+    import time
+
+    from audio.sound_out import TimedOutput
+
+    stream = _Stream()
+    output = TimedOutput(opener=lambda rate: stream, pace=False)
+    voice = Voice("en", lambda k: phrase_text(k, "en"), engine=Beeps(), player=output, find=False,
+                  params=VoiceParams(max_queue=LIVE_QUEUE))
+    sink = VoiceSink("en", voice=voice, output=output)
+    output.on_handed = sink._handed
+    sink.start(SessionHeader(t=0.0, game="ikatako", mode="versus", players=("aki", "ben")))
+    sink.start_clock(time.monotonic() - 10.0)  # the session is 10 s old
+    sink.announce([{"type": "announce", "what": "first", "player": "ben", "card": "3", "card_t": 9.0, "time": 0.3,
+                    "t": 9.3}])
+    sink.announce([{"type": "announce", "what": "wrong", "player": "aki", "card": "3", "card_t": 6.5, "t": 9.5}])
+    assert voice.wait(10.0) and len(stream.written) == 2
+    fig = sink.sound_figures()
+    assert fig["said"] == 2 and fig["stream_latency_ms"]["median"] == 50
+    first = fig["first"]["handed_after_target"]["median"]
+    assert 10_000 - 9_333 <= first < 10_000 - 9_333 + 5_000  # handed after the session's 10 s
+    assert fig["first"]["sound_after_target"]["median"] - first in (49, 50, 51)
+    assert fig["window"]["handed_after_target"]["median"] >= 10_000 - 9_500
+    assert fig["idle_announced_to_handed"]["n"] >= 1  # the first was said with the voice idle
+    assert _sink()[0].sound_figures() is None  # no timed output: no figure
