@@ -86,3 +86,16 @@ def test_quiet_input_is_left_nearly_as_it_is():
 def test_params_are_validated(bad):
     with pytest.raises(ValueError):
         DenoiseParams(**bad)
+
+
+def test_the_window_step_rounds_the_utterance_up_and_stays_within_the_window():
+    from types import SimpleNamespace
+
+    from audio.whisper import WhisperParams, WhisperRecognizer
+
+    frames = lambda n, **kw: WhisperRecognizer.frames(SimpleNamespace(p=WhisperParams(**kw)), n)  # noqa: E731
+    assert frames(RATE) == 300  # the full 3 s window by default
+    assert frames(int(1.2 * RATE), window_step_s=0.5) == 150
+    assert frames(int(1.5 * RATE), window_step_s=0.5) == 150
+    assert frames(10 * RATE, window_step_s=0.5) == 300
+    assert frames(10, window_step_s=0.5) == 50
