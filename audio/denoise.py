@@ -11,8 +11,8 @@ one subtraction over an 80 x 300 array (well under 1 ms per utterance).
 
 What it cannot do: noise that changes within the utterance (babble, a neighbour's word) is not
 steady, so it is not measured by the pre-roll; speech *in* the pre-roll (a word right after
-another) would be subtracted from the word — the estimate is therefore capped per band by a
-low percentile of the whole utterance's frames, which a word that fills less than most of the
+another) would be subtracted from the word — the estimate is therefore capped per band by the median
+of the whole utterance's frames, which a word that fills less than half of the
 window does not reach.
 """
 
