@@ -173,8 +173,14 @@ MIN_IMAGE_SIDE = 480
 #: card outline: accepted ratio long side / short side *in the image*. A card is 1.4-1.56
 #: head-on, but seen at an angle one lying along the line of sight is foreshortened (at 45
 #: degrees 1.4 x 0.7 = 1.0) and one lying across it stretched (1.4 / 0.7 = 2.0; at 60
-#: degrees 2.8); before, (1.2, 1.9) gave real oblique photos no outline for such cards
-ASPECT_RANGE = (1.0, 3.0)
+#: degrees 2.8); before, (1.2, 1.9) gave real oblique photos no outline for such cards.
+#: The far side of a view is squeezed more than its centre: the plane's depth scale there is
+#: cos(tilt) x (distance to the centre / distance to the far edge), at 60 degrees with a 53
+#: degree field of view 0.5 x 0.7 = 0.35, so a card lying across the line of sight at the far
+#: edge is 1.4 / 0.35 = 4.0 (a phone photo turned 60 degrees: its farthest 2C at 3.4, which
+#: 3.0 left without an outline). Cost: more thin outlines looked at (table slivers: their
+#: faces match no reference)
+ASPECT_RANGE = (1.0, 4.0)
 #: the same for a card seen head-on (a reference shown flat at calibration): the range
 #: before oblique views were handled, so references are cut out exactly as before
 HEAD_ON_ASPECT_RANGE = (1.2, 1.9)
@@ -203,8 +209,66 @@ HULL_SOLIDITY = 0.85
 #: is a triangle with a spare point (a hull fit on a shadow), whose warp stretches a sliver
 #: of table into a "card" (one scored 0.70 against 4C on green felt)
 CORNER_RANGE = (35.0, 145.0)
-#: card outline: accepted area as a fraction of the searched image
-AREA_RANGE = (0.004, 0.95)
+#: card outline: accepted area as a fraction of the searched image. The smallest card is
+#: the farthest of an oblique view: a phone photo (1000 px) of 8 cards turned 60 degrees
+#: shows its farthest at 0.0032-0.0038 of the picture (about 45 x 20 px), which the bound of
+#: head-on views (:data:`HEAD_ON_AREA_RANGE`) left without an outline. Cost: more small
+#: outlines looked at (most texture blobs are smaller still); a face warped from so few pixels
+#: reads less surely (uncertain rather than wrong: the gates of the reading hold)
+AREA_RANGE = (0.002, 0.95)
+#: ... for a card seen head-on (a reference at calibration): as before oblique views
+HEAD_ON_AREA_RANGE = (0.004, 0.95)
+
+
+@dataclass(frozen=True)
+class OutlineParams:
+    """Outlines for cards the four binarisations of head-on views miss (issue 14): cards on a
+    light coloured table and cards whose edge line is broken, both common at an angle.
+
+    Why: on green felt the light felt around a card merges with it in every grey-level mask
+    (a phone photo turned 45 degrees: its JS outlined with a strip of felt, 0.22 against every
+    reference), while card paper is white and felt, wood and cloth are coloured: the darkest
+    of the three colour channels (:attr:`paper`) separates them. And a card seen at an angle
+    through a webcam's compression loses a stretch of its edge (the white-on-white webcam deck
+    turned 45 degrees, 640 px JPEG 40: 9C and 7S had no outline at all: the Canny line of the
+    card's edge open at one gap, the adaptive mask's card notched into its hollow frame), so
+    its contour does not fill its convex hull (the hull fit's :data:`HULL_SOLIDITY`) though
+    the hull *is* the card: such a contour's hull is simplified to 4 corners
+    (:data:`HULL_EPSILONS`) and accepted when the contour follows the quad's sides
+    (:attr:`support`), which two overlapping cards (a cut corner: one side unfollowed), a hand
+    on a card or a patch of texture (a jagged contour inside its hull) do not.
+    Both only add outlines to those found before (references are cut out as before:
+    ``oblique`` False uses neither)."""
+
+    #: a fifth mask: Otsu's threshold on the darkest colour channel, blurred as the others
+    #: (cost: one more threshold and contour pass, about 1/5 of the search; its outlines
+    #: that repeat another's within 3 px are dropped as duplicates)
+    paper: bool = True
+    #: fraction of each side of the hull's quad that must lie within :attr:`tolerance` of
+    #: the contour (rounded corners leave about 10 % of a side unfollowed; a gap in a
+    #: compressed edge 10-30 %; an overlapping card's cut corner, a hand or texture leave a
+    #: side mostly unfollowed). 0 turns the support fit off. Cost: a hull and a small drawing
+    #: per contour of card size that gave no quad
+    support: float = 0.7
+    #: ... within this fraction of the quad's short side (at least :attr:`tolerance_px`): the
+    #: outer contour of a dilated edge line lies 1-2 px outside the edge
+    tolerance: float = 0.04
+    tolerance_px: float = 2.0
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        if not 0.0 <= self.support <= 1.0:
+            raise ValueError(f"support must be in [0, 1], got {self.support}")
+        if not 0.0 <= self.tolerance < 0.5:
+            raise ValueError(f"tolerance must be in [0, 0.5), got {self.tolerance}")
+        if self.tolerance_px < 0:
+            raise ValueError(f"tolerance_px must be >= 0, got {self.tolerance_px}")
+
+
+OUTLINES = OutlineParams()
+
 #: a zone whose mean absolute change since the last analysis (grey levels, on a 4x
 #: reduced image scaled to mean 128, so that a light change alone does not count) is below
 #: this is not re-analysed (saves most of the cost between cards)
@@ -232,9 +296,10 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     return pts
 
 
-def _quad_ok(quad: np.ndarray, img_area: float, aspect: tuple[float, float] = ASPECT_RANGE) -> bool:
+def _quad_ok(quad: np.ndarray, img_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
+             area_range: tuple[float, float] = AREA_RANGE) -> bool:
     area = cv2.contourArea(quad.astype(np.float32))
-    if not AREA_RANGE[0] * img_area <= area <= AREA_RANGE[1] * img_area:
+    if not area_range[0] * img_area <= area <= area_range[1] * img_area:
         return False
     if not cv2.isContourConvex(quad.astype(np.int32).reshape(-1, 1, 2)):
         return False
@@ -284,18 +349,24 @@ def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
     return quad
 
 
-def find_card_outlines(image: np.ndarray, *, oblique: bool = True) -> list[np.ndarray]:
+def find_card_outlines(image: np.ndarray, *, oblique: bool = True,
+                       params: OutlineParams | None = None) -> list[np.ndarray]:
     """Candidate card quads (TL, TR, BR, BL portrait order, float32) in a BGR image.
 
-    Several binarisations are tried (Otsu both ways, adaptive threshold, Canny edges), since
-    cards on a light surface lose their outline in some of them; overlapping duplicates are
-    all kept: the recogniser keeps the best-matching one. ``oblique`` False: head-on cards
-    only (:data:`HEAD_ON_ASPECT_RANGE`, no hull fit; references).
+    Several binarisations are tried (Otsu both ways, adaptive threshold, Canny edges, and for
+    oblique views of a colour image the paper mask of :class:`OutlineParams`), since cards on
+    a light surface lose their outline in some of them; overlapping duplicates are all kept:
+    the recogniser keeps the best-matching one. ``oblique`` False: head-on cards only
+    (:data:`HEAD_ON_ASPECT_RANGE`, :data:`HEAD_ON_AREA_RANGE`, no hull fit, no paper mask;
+    references).
     """
+    params = OUTLINES if params is None else params
     aspect = ASPECT_RANGE if oblique else HEAD_ON_ASPECT_RANGE
+    area_range = AREA_RANGE if oblique else HEAD_ON_AREA_RANGE
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
     img_area = float(h * w)
+    min_area = area_range[0] * img_area
     blur = cv2.GaussianBlur(gray, (5, 5), 0)
     masks = []
     _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -305,12 +376,20 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True) -> list[np.nd
     masks.append(cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4))
     edges = cv2.Canny(blur, 30, 90)
     masks.append(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+    if oblique and params.paper and image.ndim == 3:
+        masks.append(_paper_mask(image))
+    support = params.support if oblique else 0.0
     quads: list[np.ndarray] = []
+    added: list[np.ndarray] = []  # outlines only the support fit gives: after the others
     for m in masks:
         contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for c in contours:
             area = cv2.contourArea(c)
-            if area < AREA_RANGE[0] * img_area:
+            if area < min_area:
+                # an outline open at a gap, or notched into a hollow card, has little area
+                # of its own: only its hull can be the card
+                if support > 0 and _box_area(c) >= min_area:
+                    added.extend(_supported_hull_quads(c, img_area, aspect, area_range, params))
                 continue
             peri = cv2.arcLength(c, True)
             approx = cv2.approxPolyDP(c, 0.02 * peri, True)
@@ -321,25 +400,90 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True) -> list[np.nd
             rw, rh = rect[1]
             if rw * rh > 0 and area / (rw * rh) >= 0.88:
                 found.append(cv2.boxPoints(rect).astype(np.float32))
+            hull_tried = False
             if oblique and len(approx) > 4 and not found:
                 hull = cv2.convexHull(c)
                 if area >= HULL_SOLIDITY * cv2.contourArea(hull):  # the contour fills its hull: one card
+                    hull_tried = True
                     hperi = cv2.arcLength(hull, True)
                     for eps in HULL_EPSILONS:
                         h4 = cv2.approxPolyDP(hull, eps * hperi, True)
                         if len(h4) == 4:
                             found.append(h4.reshape(4, 2).astype(np.float32))
                             break
+            ok = False
             for q in found:
                 q = order_quad(q)
-                if _quad_ok(q, img_area, aspect):
+                if _quad_ok(q, img_area, aspect, area_range):
                     quads.append(q)
-    # drop exact-ish duplicates (same corners within 3 px)
+                    ok = True
+            if support > 0 and not ok and not hull_tried:
+                added.extend(_supported_hull_quads(c, img_area, aspect, area_range, params))
+    quads.extend(added)
+    return [_refine(q, blur) for q in _distinct(quads)]
+
+
+def _distinct(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The quads less near-duplicates of an earlier one (same corners within 3 px)."""
     unique: list[np.ndarray] = []
     for q in quads:
         if not any(np.max(np.abs(q - u)) < 3 for u in unique):
             unique.append(q)
-    return [_refine(q, blur) for q in unique]
+    return unique
+
+
+def _paper_mask(image: np.ndarray) -> np.ndarray:
+    """Card paper against a coloured table: Otsu's threshold on the darkest colour channel
+    (white paper is bright in all three, felt, wood and cloth are dark in at least one)."""
+    darkest = cv2.GaussianBlur(np.min(image, axis=2), (5, 5), 0)
+    return cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+
+def _box_area(contour: np.ndarray) -> float:
+    _, _, bw, bh = cv2.boundingRect(contour)
+    return float(bw * bh)
+
+
+def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
+                          area_range: tuple[float, float], params: OutlineParams) -> list[np.ndarray]:
+    """The contour's convex hull simplified to 4 corners (:data:`HULL_EPSILONS`), when it is
+    card-like and the contour follows each of its sides (:attr:`OutlineParams.support`)."""
+    hull = cv2.convexHull(contour)
+    if cv2.contourArea(hull) < area_range[0] * img_area:
+        return []
+    hperi = cv2.arcLength(hull, True)
+    for eps in HULL_EPSILONS:
+        h4 = cv2.approxPolyDP(hull, eps * hperi, True)
+        if len(h4) == 4:
+            q = order_quad(h4.reshape(4, 2).astype(np.float32))
+            if _quad_ok(q, img_area, aspect, area_range) and side_support(q, contour, params) >= params.support:
+                return [q]
+            return []
+    return []
+
+
+def side_support(quad: np.ndarray, contour: np.ndarray, params: OutlineParams = OUTLINES) -> float:
+    """The smallest fraction, over the quad's four sides, of points along the side that lie
+    within the tolerance of :class:`OutlineParams` of the contour (1 = every side followed)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    e = [float(np.linalg.norm(q[i] - q[(i + 1) % 4])) for i in range(4)]
+    tol = max(params.tolerance_px, params.tolerance * min((e[0] + e[2]) / 2, (e[1] + e[3]) / 2))
+    pad = int(np.ceil(tol)) + 2
+    x0, y0 = np.floor(q.min(axis=0)).astype(int) - pad
+    x1, y1 = np.ceil(q.max(axis=0)).astype(int) + pad
+    canvas = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+    pts = contour.reshape(-1, 1, 2).astype(np.int32) - np.int32([x0, y0])
+    cv2.polylines(canvas, [pts], True, 255, thickness=max(1, int(round(2 * tol + 1))))
+    worst = 1.0
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        n = max(8, int(e[i]))
+        t = (np.arange(n) + 0.5) / n
+        p = np.rint(a + (b - a) * t[:, None] - np.float32([x0, y0])).astype(int)
+        p[:, 0] = np.clip(p[:, 0], 0, canvas.shape[1] - 1)
+        p[:, 1] = np.clip(p[:, 1], 0, canvas.shape[0] - 1)
+        worst = min(worst, float(np.mean(canvas[p[:, 1], p[:, 0]] > 0)))
+    return worst
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
