@@ -436,7 +436,7 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
                 if _quad_ok(q, img_area, aspect, area_range):
                     quads.append(q)
                     ok = True
-            if support > 0 and not ok and not hull_tried:
+            if support > 0 and not ok and not hull_tried and _box_area(c) > 0:
                 fits.extend(_supported_hull_quads(c, img_area, aspect, area_range, params))
     # drop exact-ish duplicates (same corners within 3 px); the extras after the others
     unique = _distinct(base)
@@ -477,8 +477,10 @@ def _paper_mask(image: np.ndarray) -> np.ndarray:
 
 
 def _box_area(contour: np.ndarray) -> float:
+    """The contour's bounding-box area, 0 when a side is too short for a card (8 px, as
+    :func:`_quad_ok`): a cheap bound before the hull."""
     _, _, bw, bh = cv2.boundingRect(contour)
-    return float(bw * bh)
+    return float(bw * bh) if min(bw, bh) > 8 else 0.0
 
 
 def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
