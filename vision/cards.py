@@ -224,6 +224,11 @@ HEAD_ON_AREA_RANGE = (0.004, 0.95)
 #: (demo video: 8.4 -> 7.7 outlines per search, none of them a card). Cost: none; saves
 #: the looks at those outlines
 ZONE_AREA_RANGE = (0.01, 0.95)
+#: ... and the accepted image aspect in a card zone: the range before steep views (a zone's
+#: cards are calibrated in place, seen as the camera sees them there), since there a card
+#: sliding in or half under a hand or another card shows slivers of 3-4 : 1 (a generated
+#: clip analysed every 3rd frame: a sliver at 4 : 1 timed a card one frame late)
+ZONE_ASPECT_RANGE = (1.0, 3.0)
 
 
 @dataclass(frozen=True)
@@ -365,7 +370,8 @@ def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
 
 
 def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: OutlineParams | None = None,
-                       area_range: tuple[float, float] | None = None) -> list[np.ndarray]:
+                       area_range: tuple[float, float] | None = None,
+                       aspect_range: tuple[float, float] | None = None) -> list[np.ndarray]:
     """Candidate card quads (TL, TR, BR, BL portrait order, float32) in a BGR image.
 
     Several binarisations are tried (Otsu both ways, adaptive threshold, Canny edges, and for
@@ -373,11 +379,11 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
     a light surface lose their outline in some of them; overlapping duplicates are all kept:
     the recogniser keeps the best-matching one. ``oblique`` False: head-on cards only
     (:data:`HEAD_ON_ASPECT_RANGE`, :data:`HEAD_ON_AREA_RANGE`, no hull fit, no paper mask;
-    references). ``area_range`` overrides the accepted area (a card zone:
-    :data:`ZONE_AREA_RANGE`).
+    references). ``area_range`` and ``aspect_range`` override the accepted area and aspect
+    (a card zone: :data:`ZONE_AREA_RANGE`, :data:`ZONE_ASPECT_RANGE`).
     """
     params = OUTLINES if params is None else params
-    aspect = ASPECT_RANGE if oblique else HEAD_ON_ASPECT_RANGE
+    aspect = aspect_range or (ASPECT_RANGE if oblique else HEAD_ON_ASPECT_RANGE)
     if area_range is None:
         area_range = AREA_RANGE if oblique else HEAD_ON_AREA_RANGE
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
@@ -1238,11 +1244,12 @@ def _same_card(looks: list, key=lambda x: x[2]) -> list[list]:
 
 def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
                     min_margin: float = MIN_MARGIN, *, every: bool = False,
-                    area_range: tuple[float, float] | None = None) -> list[Match]:
+                    area_range: tuple[float, float] | None = None,
+                    aspect_range: tuple[float, float] | None = None) -> list[Match]:
     """Card outlines of ``image`` with their best first-stage match, ``none`` included, in
     full-image pixels: per card (overlapping outlines) the :data:`OUTLINES_PER_CARD` best by
     the cheap zero-shift look; with ``every``, every outline (what ``referee vision cards
-    --debug`` draws). ``area_range``: see :func:`find_card_outlines`."""
+    --debug`` draws). ``area_range``, ``aspect_range``: see :func:`find_card_outlines`."""
     scale = search_scale(image)
     if scale == 1.0:
         small = image
@@ -1250,7 +1257,8 @@ def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_
         small = cv2.resize(image, None, fx=scale, fy=scale,
                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
     # outlines on the searched image, faces warped from the image as it is
-    quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, area_range=area_range)]
+    quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, area_range=area_range,
+                                                                        aspect_range=aspect_range)]
     looks = sorted(_first_looks(image, quads, refs), key=lambda x: -x[0])
     out = []
     for g in _same_card(looks):
@@ -1261,13 +1269,15 @@ def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_
 
 def recognise(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
               min_margin: float = MIN_MARGIN, *, refine: bool = True,
-              area_range: tuple[float, float] | None = None) -> list[Match]:
+              area_range: tuple[float, float] | None = None,
+              aspect_range: tuple[float, float] | None = None) -> list[Match]:
     """Every card in a still image: one :class:`Match` per card-like outline that looks like a
     reference (``ok`` or ``uncertain``); overlapping outlines keep their best match. Sorted
     top to bottom, left to right. ``refine`` False skips the ECC re-alignment of misfit
     outlines (:data:`REFINE_BELOW`; the walk-back, which only asks "is it this card").
-    ``area_range``: see :func:`find_card_outlines`."""
-    return _keep_best(image, outline_matches(image, refs, min_score, min_margin, area_range=area_range), refs,
+    ``area_range``, ``aspect_range``: see :func:`find_card_outlines`."""
+    return _keep_best(image, outline_matches(image, refs, min_score, min_margin, area_range=area_range,
+                                             aspect_range=aspect_range), refs,
                       min_score, min_margin, refine=refine)
 
 
@@ -1361,7 +1371,8 @@ class CardZoneWatcher:
                 and float(np.abs(small - self._last_analysed).mean()) < STILL_DIFF):
             return self._last_result
         self.analysed += 1
-        om = outline_matches(crop, self.refs, self.min_score, self.min_margin, area_range=ZONE_AREA_RANGE)
+        om = outline_matches(crop, self.refs, self.min_score, self.min_margin, area_range=ZONE_AREA_RANGE,
+                             aspect_range=ZONE_ASPECT_RANGE)
         if self.ring and self.ring[-1].image is crop:
             # without their normalised faces (about 1 MB each): the walk-back warps again
             # only a look-alike pair's face for the second stage
@@ -1466,7 +1477,7 @@ class CardZoneWatcher:
                 ms = _keep_best(slot.image, slot.outlines, self.refs, self.min_score, self.min_margin, refine=False)
             else:
                 ms = recognise(slot.image, self.refs, self.min_score, self.min_margin, refine=False,
-                               area_range=ZONE_AREA_RANGE)
+                               area_range=ZONE_AREA_RANGE, aspect_range=ZONE_ASPECT_RANGE)
             ok = [m for m in ms if m.status == "ok"]
             hit = bool(ok) and ok[0].code == code
             if not hit and quad is not None and not any(_overlap(m.quad, quad) >= 0.5 for m in ok):
