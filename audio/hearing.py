@@ -110,6 +110,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
+    calibration = leakage
     swap, fitted, dropped = demix.find_swap(leakage, source.raw)
     if swap is not None:
         source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
@@ -123,11 +124,49 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
+    unreferenced(source, calibration if swap is None else demix.permuted(calibration, _order(swap, calibration.channels)))
     levels = demix.speech_levels(samples)
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
     return True
+
+
+def _order(swap: tuple[int, int], channels: int) -> list[int]:
+    order = list(range(channels))
+    order[swap[0]], order[swap[1]] = swap[1], swap[0]
+    return order
+
+
+def unreferenced(source, fingerprint) -> None:
+    """Seats whose own channel is no reference for cancelling their voice from the others —
+    dead stretches (the raw input's watch: muted, unplugged) and unfit channels (seconds
+    late, another microphone) — are cancelled from the other channels by their leak paths
+    as the calibration measured them (``audio.demix.cancel_unreferenced``)."""
+    import numpy as np
+
+    from audio import demix
+    from audio.watch import dead_mask
+
+    raw = source.raw
+    if not len(raw):
+        return
+    p = demix.UnreferencedParams()
+    dead = dead_mask(raw, source.rate)
+    grow = int(p.margin_s * source.rate)
+    seats = []
+    for k in range(source.channels):
+        if k in getattr(source, "unfit", ()):
+            seats.append((k, None))
+        elif dead[:, k].any():
+            where = dead[:, k]
+            if grow:  # widened by the margin on each side
+                c = np.concatenate([[0], np.cumsum(where)])
+                idx = np.arange(len(where))
+                where = (c[np.minimum(idx + grow + 1, len(where))] - c[np.maximum(idx - grow, 0)]) > 0
+            seats.append((k, where.astype(np.float64)))
+    if seats:
+        source.cancel_unreferenced(fingerprint, seats)
 
 
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
