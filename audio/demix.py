@@ -286,6 +286,14 @@ class DemixedSource:
         return self._residual
 
     @property
+    def noise_ratio_db(self) -> float | None:
+        """The seats' median speech-to-noise ratio (dB, :func:`noise_ratio_db`) of the
+        cancelled audio, or None (nothing cancelled, no speech level known)."""
+        if not self.applied:
+            return None
+        return noise_ratio_db(self.data, self.speech_db)
+
+    @property
     def warning(self) -> str | None:
         """The wrapped source's warning (e.g. a truncated file), known once it was read."""
         return getattr(self._source, "warning", None)
@@ -346,17 +354,59 @@ RESIDUAL_MARGIN_DB = 3.0
 DEMIXED_DOMINANCE_DB = -6.0
 
 
-def onset_params(residual_db: float):
+@dataclass(frozen=True)
+class NoisyTriggerParams:
+    """The onset detector's trigger in a noisy room (offline replay, where the whole
+    recording is known). Why: a run must reach ``OnsetParams.trigger_db`` (15 dB) above the
+    channel's floor to start an utterance; with the room's noise 10 dB below the speech
+    (white), the soft start of a word never got there, only its loud second half: the demo's
+    イカタコ was heard from タコ on three seats. How: each seat's speech-to-noise ratio is its
+    speech level at calibration (:func:`speech_levels`) over the ``noise_percentile`` of
+    its cancelled channel's 32 ms frame levels in the session; with the median ratio over
+    the seats below ``trigger_db - margin_db``, the trigger comes down to ``ratio +
+    margin_db`` (never below ``start_db + min_above_start_db``). Demo: ratio 38-41 dB
+    unchanged, 19-21 at white 20 dB, 19-25 babble 20 dB (the trigger unchanged there);
+    9-11 at white 10 dB (trigger 11.5). Accuracy cost: a noise burst that reaches the
+    lower trigger above the floor for ``min_speech_s`` is heard as a run (the word engine and
+    the seat's level test then judge it); latency: none. A session louder than calibration
+    (all ×3) reads as noisier (28 dB): not low enough to matter."""
+
+    noise_percentile: float = 10.0
+    margin_db: float = 2.0
+    min_above_start_db: float = 2.0
+
+
+def noise_ratio_db(demixed: np.ndarray, speech_db, params: NoisyTriggerParams | None = None) -> float | None:
+    """The median over the seats of speech level (calibration) minus noise level (session;
+    :class:`NoisyTriggerParams`), dB; None when no seat's speech level is known."""
+    p = params or NoisyTriggerParams()
+    if speech_db is None or not len(demixed):
+        return None
+    ratios = [level - float(np.percentile(frame_levels(demixed[:, k]), p.noise_percentile))
+              for k, level in enumerate(speech_db[: demixed.shape[1]]) if level is not None]
+    return float(np.median(ratios)) if ratios else None
+
+
+def onset_params(residual_db: float, noise_ratio_db: float | None = None,
+                 noisy: NoisyTriggerParams | None = None):
     """The onset detector's parameters for cancelled audio whose loudest leak left is
     ``residual_db`` (measured on the demixed audio): subtract that leak plus
     :data:`RESIDUAL_MARGIN_DB` (it is an estimate), and let a seat's run stand only
     :data:`DEMIXED_DOMINANCE_DB` against the others' median — the raw-audio test (+3 dB)
     dropped a soft word said while two neighbours shouted (demo card 8: aki's ニ came 59 ms
-    late and unrecognised)."""
+    late and unrecognised). ``noise_ratio_db`` (:func:`noise_ratio_db`, offline): a noisy
+    room lowers the trigger (:class:`NoisyTriggerParams`)."""
     from audio.onset import OnsetParams
 
     allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
-    return OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    params = OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    n = noisy or NoisyTriggerParams()
+    if noise_ratio_db is not None and noise_ratio_db + n.margin_db < params.trigger_db:
+        from dataclasses import replace
+
+        trigger = max(params.start_db + n.min_above_start_db, round(noise_ratio_db + n.margin_db, 1))
+        params = replace(params, trigger_db=float(trigger))
+    return params
 
 
 def residual_db(demixed: np.ndarray, params: DemixParams | None = None) -> float | None:

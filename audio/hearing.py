@@ -198,7 +198,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
             warnings.append(f"enroll: folder {plan.enroll} not found; words from the speech model alone")
         else:
             verifier = enroll.from_folder(plan.enroll)
-    onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None))
+    onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
+                         noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams
 
     params = ListenParams(copy_test=bool(getattr(source, "applied", False)))
@@ -234,7 +235,8 @@ def make_recognizer(model: str | None, lang: str, vocab):
     return Recognizer(models.find(name, lang), vocab)
 
 
-def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None):
+def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None,
+                 noise_ratio_db: float | None = None):
     """The onset detector's parameters for this table: the calibration's measured seat-to-seat
     leakage (``audio.crosstalk_db``, e.g. -10) sets how much of the loudest neighbour is
     subtracted. The detector's default (6 dB) over-subtracts a -10 dB leak by 2.5x, which
@@ -245,7 +247,7 @@ def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = 
     if residual_db is not None:  # cross-talk cancelled: see audio.demix.onset_params
         from audio.demix import onset_params as after_demix
 
-        return after_demix(residual_db)
+        return after_demix(residual_db, noise_ratio_db)
     leak = crosstalk_db
     if leak is None:
         return None
