@@ -320,14 +320,17 @@ class Listener:
                            "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
         return []
 
-    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray]:
-        """The utterance's samples and the stretch of its channel before it (its noise, for
-        :meth:`audio.enroll.Enrollment.said`), at the verifier's rate."""
+    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The utterance's samples, the stretch of its channel before it (its noise) and the
+        stretch after it (what is there of ``NoiseParams.post_roll_s``), for
+        :meth:`audio.enroll.Enrollment.said`, at the verifier's rate."""
         pre = int(self.p.verify_pre_roll_s * self.rate)
         a = max(seg.start - pre, self._last_end.get(seg.channel, 0))
-        noise_s = getattr(getattr(self.verifier, "noise", None), "noise_s", 0.3)
+        noise = getattr(self.verifier, "noise", None)
+        noise_s = getattr(noise, "noise_s", 0.3)
         said = self._samples(seg.channel, a, seg.end)
         before = self._samples(seg.channel, max(0, a - int(noise_s * self.rate)), a)
+        after = self._samples(seg.channel, seg.end, seg.end + int(getattr(noise, "post_roll_s", 0.0) * self.rate))
         if self.verifier.rate != self.rate:
             from math import gcd
 
@@ -336,7 +339,8 @@ class Listener:
             g = gcd(self.rate, self.verifier.rate)
             said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
             before = signal.resample_poly(before, self.verifier.rate // g, self.rate // g) if len(before) else before
-        return said, before
+            after = signal.resample_poly(after, self.verifier.rate // g, self.rate // g) if len(after) else after
+        return said, before, after
 
     def _enrolled(self, seg: Segment):
         """The enrolled-voice verdict for the seat of ``seg`` and the utterance's voice
