@@ -176,6 +176,8 @@ def main() -> int:
                   f"(captured/analysed/skipped/dropped), card zones' frames dropped {figs.get('card_frames_dropped', '-')}; window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
                   f"first {fmt(lat.get('first_announced_after_reaction_and_tie_ms'))}, hearing lag "
                   f"{fmt(_get(lat, ('watermark_lag_ms', 'hearing')))}, vision lag {fmt(_get(lat, ('watermark_lag_ms', 'vision')))}"
+                  + (f"; window announcements superseded by a newer first {figs['sound_ms'].get('superseded', '-')}"
+                     if figs.get("sound_ms") else "")
                   + (f"; {figs['_voice_warning']}" if figs.get("_voice_warning") else ""), flush=True)
     print("\nper tree, each run's median/p95 (n) — medians in ms:")
     for label, path in FIGURES:

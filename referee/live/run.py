@@ -314,8 +314,11 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             apply_pose_every(stage, pacer.every)
         setup = _wait_setup(job)
         warnings += setup.get("warnings", [])
+        # (every stride the pose rate may take: a replay following the record's stride changes
+        # then analyses the same frames after each change too)
+        strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
         warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
-                                              math.lcm(opts.pose_every, opts.card_every))
+                                              math.lcm(opts.card_every, *strides))
         processed = warm  # the stage's frame count goes on from the warm-up's
         if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
             _slow_down(stage, opts.slow_pose_s)
@@ -354,7 +357,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
                            "audio": str(heard_from.name if heard_from else opts.audio_device),
                            "calibration": cal_path.name, "paced": opts.from_video is not None,
-                           "pose_every": opts.pose_every, "card_every": opts.card_every,
+                           # (the stride it starts at: the pose rate keeps it within its bounds)
+                           "pose_every": pacer.every if pacer is not None else opts.pose_every,
+                           "card_every": opts.card_every,
                            "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
                                          else "fixed"),
                            "enrolled": setup.get("enrolled", False)}
@@ -635,7 +640,8 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
     dropped: the stages only learn what the table looked like before the start. Returns the
     frames used (the session's frame count continues from there) and the seconds it took.
 
-    The count ends at 1 modulo ``align`` (the pose and card strides): session frame k is then
+    The count ends at 1 modulo ``align`` (the card stride and every pose stride the session may
+    take): session frame k is then
     analysed on the same schedule as frame k + 1 of ``video.mp4`` read back (its frame 0 is
     the copy at 0), so a replay of the recording looks at the same frames."""
     from vision.video import Frame
