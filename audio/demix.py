@@ -246,6 +246,15 @@ class DemixedSource:
         self._data = None  # demixed on first use (a leakage measured elsewhere may replace this one)
         self._residual: float | None | bool = False
 
+    def cancel_unreferenced(self, fingerprint: Leakage, seats: list[tuple[int, np.ndarray | None]]) -> None:
+        """After cancelling, also subtract each ``(seat, where)``'s voice from the other
+        channels by its leak paths in ``fingerprint`` (the calibration's, before any pair was
+        dropped): a seat whose own channel is dead (``where``: those samples) or unfit
+        (``where`` None: everywhere) — :func:`cancel_unreferenced`."""
+        self._unreferenced = (fingerprint, list(seats))
+        self._data = None
+        self._residual = False
+
     def use_leakage(self, leakage: Leakage, measured_on: str) -> None:
         """Cancel with ``leakage`` measured elsewhere (the calibration recording) instead."""
         if leakage.channels != self.channels:
@@ -261,7 +270,11 @@ class DemixedSource:
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            self._data = self.leakage.demix(self._raw) if self.applied else self._raw
+            data = self.leakage.demix(self._raw) if self.applied else self._raw
+            fingerprint, seats = getattr(self, "_unreferenced", (None, ()))
+            for seat, where in seats if self.applied else ():
+                data = cancel_unreferenced(data, fingerprint, seat, where, used=self.leakage)
+            self._data = data
         return self._data
 
     @property
@@ -271,6 +284,14 @@ class DemixedSource:
         if self._residual is False:
             self._residual = residual_db(self.data, self._params) if self.applied else None
         return self._residual
+
+    @property
+    def noise_ratio_db(self) -> float | None:
+        """The seats' median speech-to-noise ratio (dB, :func:`noise_ratio_db`) of the
+        cancelled audio, or None (nothing cancelled, no speech level known)."""
+        if not self.applied:
+            return None
+        return noise_ratio_db(self.data, self.speech_db)
 
     @property
     def warning(self) -> str | None:
@@ -333,17 +354,59 @@ RESIDUAL_MARGIN_DB = 3.0
 DEMIXED_DOMINANCE_DB = -6.0
 
 
-def onset_params(residual_db: float):
+@dataclass(frozen=True)
+class NoisyTriggerParams:
+    """The onset detector's trigger in a noisy room (offline replay, where the whole
+    recording is known). Why: a run must reach ``OnsetParams.trigger_db`` (15 dB) above the
+    channel's floor to start an utterance; with the room's noise 10 dB below the speech
+    (white), the soft start of a word never got there, only its loud second half: the demo's
+    イカタコ was heard from タコ on three seats. How: each seat's speech-to-noise ratio is its
+    speech level at calibration (:func:`speech_levels`) over the ``noise_percentile`` of
+    its cancelled channel's 32 ms frame levels in the session; with the median ratio over
+    the seats below ``trigger_db - margin_db``, the trigger comes down to ``ratio +
+    margin_db`` (never below ``start_db + min_above_start_db``). Demo: ratio 38-41 dB
+    unchanged, 19-21 at white 20 dB, 19-25 babble 20 dB (the trigger unchanged there);
+    9-11 at white 10 dB (trigger 11.5). Accuracy cost: a noise burst that reaches the
+    lower trigger above the floor for ``min_speech_s`` is heard as a run (the word engine and
+    the seat's level test then judge it); latency: none. A session louder than calibration
+    (all ×3) reads as noisier (28 dB): not low enough to matter."""
+
+    noise_percentile: float = 10.0
+    margin_db: float = 2.0
+    min_above_start_db: float = 2.0
+
+
+def noise_ratio_db(demixed: np.ndarray, speech_db, params: NoisyTriggerParams | None = None) -> float | None:
+    """The median over the seats of speech level (calibration) minus noise level (session;
+    :class:`NoisyTriggerParams`), dB; None when no seat's speech level is known."""
+    p = params or NoisyTriggerParams()
+    if speech_db is None or not len(demixed):
+        return None
+    ratios = [level - float(np.percentile(frame_levels(demixed[:, k]), p.noise_percentile))
+              for k, level in enumerate(speech_db[: demixed.shape[1]]) if level is not None]
+    return float(np.median(ratios)) if ratios else None
+
+
+def onset_params(residual_db: float, noise_ratio_db: float | None = None,
+                 noisy: NoisyTriggerParams | None = None):
     """The onset detector's parameters for cancelled audio whose loudest leak left is
     ``residual_db`` (measured on the demixed audio): subtract that leak plus
     :data:`RESIDUAL_MARGIN_DB` (it is an estimate), and let a seat's run stand only
     :data:`DEMIXED_DOMINANCE_DB` against the others' median — the raw-audio test (+3 dB)
     dropped a soft word said while two neighbours shouted (demo card 8: aki's ニ came 59 ms
-    late and unrecognised)."""
+    late and unrecognised). ``noise_ratio_db`` (:func:`noise_ratio_db`, offline): a noisy
+    room lowers the trigger (:class:`NoisyTriggerParams`)."""
     from audio.onset import OnsetParams
 
     allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
-    return OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    params = OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    n = noisy or NoisyTriggerParams()
+    if noise_ratio_db is not None and noise_ratio_db + n.margin_db < params.trigger_db:
+        from dataclasses import replace
+
+        trigger = max(params.start_db + n.min_above_start_db, round(noise_ratio_db + n.margin_db, 1))
+        params = replace(params, trigger_db=float(trigger))
+    return params
 
 
 def residual_db(demixed: np.ndarray, params: DemixParams | None = None) -> float | None:
@@ -495,3 +558,118 @@ def speech_levels(x: np.ndarray, params: DemixParams | None = None) -> list[floa
         lv = frame_levels(x[:, j], p)
         out.append(round(float(np.median(lv[solo[j][solo[j] < len(lv)]])), 2))
     return out
+
+
+@dataclass(frozen=True)
+class UnreferencedParams:
+    """Cancelling a seat whose own channel is no reference (dead: muted, unplugged; or
+    unfit: seconds late, another microphone) from the other channels, by its leak fingerprint.
+
+    Why: the seat's voice still reaches every other microphone through the leak paths the
+    calibration measured (a delay and a level per mic), but its own channel no longer says
+    what it said, so the usual cancellation cannot subtract it: under a neighbour's word it
+    became part of that word (demo, ben muted: his イカ under aki's and chie's タコ heard as
+    "イカ" and "イカタコ"). How: each other mic ``i``, advanced by the path's delay and
+    divided by its response, is an estimate of the lost seat's voice plus that mic's own
+    seat (amplified by the leak's -10 dB). Per time-frequency cell, where two mics' estimates
+    agree (the same sound arriving with the seat's relative delays and levels: its
+    fingerprint) the lost seat is speaking there; their mean is its voice in that cell, and
+    it is subtracted from every other channel through its path. Where no two agree (each
+    mic's own seat dominates it) nothing is subtracted. Cost: one STFT per other channel and
+    one inverse per cancelled seat, offline (replay) only; accuracy cost: a cell where two
+    seats happen to say the same thing with those relative levels loses it (rare: an exact
+    delay and level match is needed).
+    """
+
+    #: STFT frame and hop (samples; 64 ms / 16 ms at 16 kHz): the fingerprint's cells. Demo,
+    #: ben's or dai's channel muted, his voice left on the others (the cancelled full
+    #: recording as the truth): 32 ms frames -12 to -14 dB, 64 ms -15 to -18, 128 ms the same
+    #: as 64; the neighbours' own words changed by -24 to -29 dB where he is silent.
+    nperseg: int = 1024
+    hop: int = 256
+    #: two mics' estimates agree when ``|a - b| / (|a| + |b|)`` is below this (0: identical;
+    #: two unrelated sounds: about 0.7 on average). Each cell's subtraction is weighted
+    #: ``1 - d / agree`` (soft: no hard edge in the spectrum). Larger: more of the lost seat
+    #: removed, more of a neighbour's own word taken with it (demo: 0.5 and 0.6 remove 1 dB
+    #: more of the lost seat and change the neighbours' words 3-6 dB more).
+    agree: float = 0.35
+    #: a fingerprint needs paths into at least this many other mics (one mic alone cannot
+    #: tell the lost seat's voice from its own seat's)
+    min_mics: int = 2
+    #: a dead stretch is widened by this (s) on each side (the paths' delays, the frames)
+    margin_s: float = 0.05
+    #: samples of each path after cancellation kept when subtracting (1024 = 64 ms: the
+    #: inverse's ringing is 40 dB down well before)
+    paths: int = 1024
+
+
+def _advance(x: np.ndarray, d: int) -> np.ndarray:
+    """``x`` advanced by ``d`` samples (``out[n] = x[n + d]``, zeros past the end)."""
+    if d <= 0:
+        return x.copy()
+    out = np.zeros_like(x)
+    out[:-d] = x[d:]
+    return out
+
+
+def unreferenced_paths(fingerprint: Leakage, seat: int, used: Leakage | None, size: int = 4096) -> np.ndarray:
+    """Seat ``seat``'s paths into every channel *as they are after cancelling* with ``used``
+    (C, size impulse responses; zero for ``seat`` itself): the cancellation of the other
+    seats' leaks also filters the lost seat's leak (mic a's copy of it is in mic c's
+    sound, which is subtracted from mic a): ``G = (I + H_others)^-1 h_seat``. Subtracting
+    the measured path ``h_seat`` instead left it only 7 dB down on the demo."""
+    c = fingerprint.channels
+    others = [i for i in range(c) if i != seat]
+    h = np.fft.rfft(fingerprint.fir[others, seat], size, axis=1).T  # (F, C-1)
+    if used is not None:
+        sub = used.fir[np.ix_(others, others)]
+        A = np.moveaxis(np.fft.rfft(sub, size, axis=2), 2, 0) + np.eye(len(others))[None]
+        h = np.linalg.solve(A, h[:, :, None])[:, :, 0]
+    g = np.zeros((c, size))
+    g[others] = np.fft.irfft(h.T, size, axis=1)
+    return g
+
+
+def cancel_unreferenced(y: np.ndarray, leakage: Leakage, seat: int, where: np.ndarray | None = None,
+                        params: UnreferencedParams | None = None, used: Leakage | None = None) -> np.ndarray:
+    """``y[samples, channels]`` (audio cancelled with ``used``) with seat ``seat``'s voice,
+    which leaks into the other channels but whose own channel is no reference, subtracted
+    from them by its fingerprint (:class:`UnreferencedParams`): ``leakage.fir[:, seat]`` are
+    its paths as the calibration measured them, :func:`unreferenced_paths` what the
+    cancellation made of them. ``where`` (weight per sample): only there (a dead stretch);
+    None: everywhere. Channel ``seat`` itself is returned unchanged. A seat with paths into
+    fewer than ``min_mics`` other channels is left as it was."""
+    from scipy.signal import fftconvolve, istft
+
+    p = params or UnreferencedParams()
+    n, c = y.shape
+    mics = [i for i in range(c) if i != seat and np.any(leakage.fir[i, seat])]
+    if len(mics) < p.min_mics or n < p.nperseg:
+        return y
+    g = unreferenced_paths(leakage, seat, used)
+    est = []
+    for i in mics:
+        d = int(np.argmax(np.abs(leakage.fir[i, seat])))  # the direct path's delay
+        z = _advance(y[:, i].astype(np.float64), d)
+        H = np.fft.rfft(np.roll(g[i], -d)[: p.nperseg], p.nperseg)  # the path after its delay
+        _, _, Z = stft(z, nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
+        H = np.where(np.abs(H) < 1e-6, 1e-6, H)
+        est.append(Z / H[:, None])
+    est = np.stack(est)  # (mics, F, T): the lost seat's voice + mic i's own seat / its path
+    best_w = np.zeros(est.shape[1:])
+    best = np.zeros(est.shape[1:], complex)
+    for a in range(len(mics)):
+        for b in range(a + 1, len(mics)):
+            dist = np.abs(est[a] - est[b]) / (np.abs(est[a]) + np.abs(est[b]) + 1e-20)
+            w = np.clip(1.0 - dist / p.agree, 0.0, 1.0)
+            take = w > best_w
+            best_w = np.where(take, w, best_w)
+            best = np.where(take, 0.5 * (est[a] + est[b]), best)
+    _, voice = istft(best * best_w, nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
+    voice = np.pad(voice, (0, max(0, n - len(voice))))[:n]
+    if where is not None:
+        voice = voice * where
+    out = y.astype(np.float64, copy=True)
+    for i in mics:
+        out[:, i] -= fftconvolve(voice, g[i, : p.paths])[:n]
+    return out.astype(y.dtype, copy=False)

@@ -110,6 +110,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
+    calibration = leakage
     swap, fitted, dropped = demix.find_swap(leakage, source.raw)
     if swap is not None:
         source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
@@ -123,11 +124,49 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
+    unreferenced(source, calibration if swap is None else demix.permuted(calibration, _order(swap, calibration.channels)))
     levels = demix.speech_levels(samples)
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
     return True
+
+
+def _order(swap: tuple[int, int], channels: int) -> list[int]:
+    order = list(range(channels))
+    order[swap[0]], order[swap[1]] = swap[1], swap[0]
+    return order
+
+
+def unreferenced(source, fingerprint) -> None:
+    """Seats whose own channel is no reference for cancelling their voice from the others —
+    dead stretches (the raw input's watch: muted, unplugged) and unfit channels (seconds
+    late, another microphone) — are cancelled from the other channels by their leak paths
+    as the calibration measured them (``audio.demix.cancel_unreferenced``)."""
+    import numpy as np
+
+    from audio import demix
+    from audio.watch import dead_mask
+
+    raw = source.raw
+    if not len(raw):
+        return
+    p = demix.UnreferencedParams()
+    dead = dead_mask(raw, source.rate)
+    grow = int(p.margin_s * source.rate)
+    seats = []
+    for k in range(source.channels):
+        if k in getattr(source, "unfit", ()):
+            seats.append((k, None))
+        elif dead[:, k].any():
+            where = dead[:, k]
+            if grow:  # widened by the margin on each side
+                c = np.concatenate([[0], np.cumsum(where)])
+                idx = np.arange(len(where))
+                where = (c[np.minimum(idx + grow + 1, len(where))] - c[np.maximum(idx - grow, 0)]) > 0
+            seats.append((k, where.astype(np.float64)))
+    if seats:
+        source.cancel_unreferenced(fingerprint, seats)
 
 
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
@@ -159,7 +198,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
             warnings.append(f"enroll: folder {plan.enroll} not found; words from the speech model alone")
         else:
             verifier = enroll.from_folder(plan.enroll)
-    onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None))
+    onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
+                         noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams
 
     params = ListenParams(copy_test=bool(getattr(source, "applied", False)))
@@ -195,7 +235,8 @@ def make_recognizer(model: str | None, lang: str, vocab):
     return Recognizer(models.find(name, lang), vocab)
 
 
-def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None):
+def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None,
+                 noise_ratio_db: float | None = None):
     """The onset detector's parameters for this table: the calibration's measured seat-to-seat
     leakage (``audio.crosstalk_db``, e.g. -10) sets how much of the loudest neighbour is
     subtracted. The detector's default (6 dB) over-subtracts a -10 dB leak by 2.5x, which
@@ -206,7 +247,7 @@ def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = 
     if residual_db is not None:  # cross-talk cancelled: see audio.demix.onset_params
         from audio.demix import onset_params as after_demix
 
-        return after_demix(residual_db)
+        return after_demix(residual_db, noise_ratio_db)
     leak = crosstalk_db
     if leak is None:
         return None

@@ -158,17 +158,20 @@ class Listener:
     def watermark(self) -> float:
         """Session time before which no shout not yet returned can start (``-inf`` before the
         first block): the earliest utterance still pending or open, and for one not begun yet
-        the detector's walk-back (``refine_max_s``) and smoothing behind the last sample fed.
-        The pipeline's merge releases every event earlier than this."""
+        the detector's walk-back bound (:meth:`audio.onset.OnsetDetector.walk_back_bound`:
+        the start of each channel's current refine-eligible stretch; a quiet channel
+        promises nearly its last sample, where the plain bound held back ``refine_max_s``
+        and the smoothing, ~0.27 s, always). The pipeline's merge releases every event
+        earlier than this."""
         if self._end is None:
             return float("-inf")
-        d = self.detector.p
-        back = (d.refine_max_s if d.refine else 0.0) + d.smooth_s + 2 * d.hop_s
-        starts = [self._end - int(round(back * self.rate))]
-        starts += [s.start for s in self._pending]
-        earliest = self.detector.earliest_start()
-        if earliest is not None:
-            starts.append(earliest)
+        starts = [s.start for s in self._pending]
+        bound = self.detector.walk_back_bound()
+        if bound is None:
+            d = self.detector.p
+            back = (d.refine_max_s if d.refine else 0.0) + d.smooth_s + 2 * d.hop_s
+            bound = self._end - int(round(back * self.rate))
+        starts.append(bound)
         mark = self.offset + min(starts) / self.rate
         watch = self.watch
         if watch is not None:  # a channel going quiet is declared dead dated where it went quiet
@@ -317,14 +320,17 @@ class Listener:
                            "advantage": round(mean, 3), "shouts": int(len(diffs))}).to_dict()]
         return []
 
-    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray]:
-        """The utterance's samples and the stretch of its channel before it (its noise, for
-        :meth:`audio.enroll.Enrollment.said`), at the verifier's rate."""
+    def _said(self, seg: Segment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The utterance's samples, the stretch of its channel before it (its noise) and the
+        stretch after it (what is there of ``NoiseParams.post_roll_s``), for
+        :meth:`audio.enroll.Enrollment.said`, at the verifier's rate."""
         pre = int(self.p.verify_pre_roll_s * self.rate)
         a = max(seg.start - pre, self._last_end.get(seg.channel, 0))
-        noise_s = getattr(getattr(self.verifier, "noise", None), "noise_s", 0.3)
+        noise = getattr(self.verifier, "noise", None)
+        noise_s = getattr(noise, "noise_s", 0.3)
         said = self._samples(seg.channel, a, seg.end)
         before = self._samples(seg.channel, max(0, a - int(noise_s * self.rate)), a)
+        after = self._samples(seg.channel, seg.end, seg.end + int(getattr(noise, "post_roll_s", 0.0) * self.rate))
         if self.verifier.rate != self.rate:
             from math import gcd
 
@@ -333,7 +339,8 @@ class Listener:
             g = gcd(self.rate, self.verifier.rate)
             said = signal.resample_poly(said, self.verifier.rate // g, self.rate // g)
             before = signal.resample_poly(before, self.verifier.rate // g, self.rate // g) if len(before) else before
-        return said, before
+            after = signal.resample_poly(after, self.verifier.rate // g, self.rate // g) if len(after) else after
+        return said, before, after
 
     def _enrolled(self, seg: Segment):
         """The enrolled-voice verdict for the seat of ``seg`` and the utterance's voice

@@ -310,6 +310,70 @@ class OnsetDetector:
         frames = [c.onset if c.active else c.cand - back for c in self.chans if c.active or c.cand is not None]
         return self._sample(max(0, min(frames))) if frames else None
 
+    def walk_back_bound(self) -> int | None:
+        """Sample index before which no utterance not yet returned can start, *including one
+        not begun yet* (None before the first block): the hearing watermark's promise.
+
+        Per channel: an open utterance starts at its onset; a run (a candidate, or one that
+        starts at the next frame or later) can be walked back by :meth:`_refine` only over
+        frames that pass the walk's test, crossing at most ``refine_closure_s`` (or
+        ``refine_gap_s``, the larger) of others in a row, and never more than
+        ``refine_max_s`` nor before the channel's previous utterance. So the bound is the start
+        of the *current refine-eligible stretch* reaching the newest frame: a quiet channel
+        promises nearly its newest frame, a channel in speech as far back as its sound goes.
+
+        Why it is a true bound (it never promises too much): the frames from the run's
+        possible start on are taken as eligible (unknown yet); for the frames before, the
+        test is relaxed to a superset of :meth:`_own_frames`' — the voice band exactly (its
+        floor per frame is final), the high band with its floor taken as the lowest possible
+        (the walk's high-band floor is a percentile of frames that may still come), the
+        dominance over the other channels exactly — and chained with the largest gap any step
+        of the walk crosses (the closure rule's extra conditions only ever stop it sooner).
+        A stretch reaching the oldest kept frame gives the plain ``refine_max_s`` bound.
+        Detection and timing are untouched: this only reads the kept frames."""
+        if self._first_index is None:
+            return None
+        p = self.p
+        F = self._frame  # the next frame: nothing from it on is known
+        back = int(round(p.refine_max_s / p.hop_s)) if p.refine else 0
+        bounds = []
+        for k, c in enumerate(self.chans):
+            if c.active:
+                bounds.append(c.onset)
+                continue
+            s = c.cand if c.cand is not None else F  # the earliest a run still to be confirmed starts
+            lo = max(s - back, c.last_end, 0)
+            if not p.refine or lo >= s:
+                bounds.append(max(0, s))
+                continue
+            bounds.append(self._eligible_from(k, lo, s))
+        return self._sample(max(0, min(bounds))) if bounds else self._sample(F)
+
+    def _eligible_from(self, k: int, lo: int, s: int) -> int:
+        """The earliest frame ≥ ``lo`` a walk back from a run starting at ``s`` or later could
+        reach on channel ``k`` (see :meth:`walk_back_bound`)."""
+        p = self.p
+        if lo < self._base:  # frames no longer kept: no tighter than the plain bound
+            return lo
+        i, j = lo - self._base, s - self._base
+        if j <= i:
+            return s
+        voice = self._edb[i:j]
+        own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
+        if self.channels > 1:
+            own &= voice[:, k] >= np.median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
+        if self.bands == 2:
+            hf = self._hfdb[i:j]
+            hf_own = hf[:, k] >= NEG_DB + p.refine_db
+            if self.channels > 1:
+                hf_own &= hf[:, k] >= np.median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
+            own |= hf_own
+        step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
+        first, _ = _walk_back(own, len(own) - 1, step)
+        if first is None:
+            return s
+        return lo + first  # (row 0: the stretch reaches the walk's own limit, the plain bound)
+
     def _keep(self, e: np.ndarray, e_db: np.ndarray, hf_db: np.ndarray | None) -> None:
         """Append a block's frames to the kept ones, dropping those no test can reach."""
         drop = max(0, len(self._e) - self._keep_len)

@@ -23,6 +23,7 @@ tests check the rendered samples and the queue, not the speakers.
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import io
@@ -34,7 +35,7 @@ import threading
 import wave
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -59,10 +60,12 @@ def _wav_to_array(data: bytes) -> np.ndarray:
 
 
 class Engine:
-    """A speech engine: ``render(text) -> float32 mono samples at RATE``."""
+    """A speech engine: ``render(text) -> float32 mono samples at RATE``; ``speed``: the
+    speaking rate (1.0 the engine's own; :class:`Voice` sets it from :class:`VoiceParams`)."""
 
     name = ""
     lang = ""
+    speed = 1.0
 
     def render(self, text: str) -> np.ndarray:
         raise NotImplementedError
@@ -76,7 +79,7 @@ class OpenJTalk(Engine):
 
     def render(self, text: str) -> np.ndarray:
         import pyopenjtalk
-        x, rate = pyopenjtalk.tts(text)
+        x, rate = pyopenjtalk.tts(text, speed=self.speed)
         return _to_rate(np.asarray(x, np.float32) / 32768.0, int(rate))
 
 
@@ -93,7 +96,8 @@ class Piper(Engine):
         from piper import SynthesisConfig
         buf = io.BytesIO()
         with wave.open(buf, "wb") as w:
-            self.voice.synthesize_wav(text, w, syn_config=SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0))
+            self.voice.synthesize_wav(text, w, syn_config=SynthesisConfig(
+                noise_scale=0.0, noise_w_scale=0.0, length_scale=1.0 / self.speed))
         return _wav_to_array(buf.getvalue())
 
 
@@ -106,7 +110,7 @@ class Espeak(Engine):
         self.lang = lang
 
     def render(self, text: str) -> np.ndarray:
-        out = subprocess.run(["espeak-ng", "-v", self.lang, "-s", "170", "--stdout", text],
+        out = subprocess.run(["espeak-ng", "-v", self.lang, "-s", str(round(170 * self.speed)), "--stdout", text],
                              capture_output=True, check=True, timeout=20).stdout
         return _wav_to_array(out)
 
@@ -158,10 +162,36 @@ class VoiceParams:
     """``gap_s``: silence between phrases of one utterance (0.08 s: the phrases run together
     as one sentence, yet stay apart); ``max_queue``: utterances waiting to be said — older
     ones are dropped when a new one comes (a learner answering fast hears the latest
-    feedback, not a backlog)."""
+    feedback, not a backlog; an utterance said with ``keep=True`` is never dropped).
+
+    ``trim_db``: a rendered phrase's leading and trailing samples quieter than its peak by
+    more than this are cut (engines pad each phrase with silence: pyopenjtalk 0.26–0.35 s
+    before and 0.32–0.34 s after, espeak-ng 0.32 s after, piper 0.01–0.06 / 0.08–0.19 s —
+    the table waits through it; -40 dB keeps every audible onset and release, measured on
+    the live phrases of both languages; None: no trimming); ``edge_s``: what is kept of
+    that silence on each side (0.01 s, so a phrase does not start or stop on a click);
+    ``speed``: the speaking rate, 1.0 the engine's own (pyopenjtalk ``speed``, piper
+    ``1/length_scale``, espeak-ng ``-s 170*speed``). All three change the rendered
+    samples, so they are part of the cache key."""
 
     gap_s: float = 0.08
     max_queue: int = 2
+    trim_db: float | None = -40.0
+    edge_s: float = 0.01
+    speed: float = 1.0
+
+
+def trim_silence(x: np.ndarray, trim_db: float | None, edge_s: float) -> np.ndarray:
+    """``x`` without its leading and trailing silence (see :class:`VoiceParams`)."""
+    x = np.asarray(x, np.float32)
+    if trim_db is None or len(x) == 0:
+        return x
+    peak = float(np.max(np.abs(x)))
+    if peak <= 0:
+        return x[:0]
+    loud = np.nonzero(np.abs(x) >= peak * 10 ** (trim_db / 20))[0]
+    edge = int(round(edge_s * RATE))
+    return x[max(0, loud[0] - edge):min(len(x), loud[-1] + 1 + edge)]
 
 
 class Voice:
@@ -190,6 +220,8 @@ class Voice:
             engine, why = find_engine(lang)
             if engine is None:
                 self._say_warning(why)
+        if engine is not None:
+            engine.speed = params.speed
         self.engine = engine
         self.player = player
         self.cache = cache / engine.name / lang if (cache is not None and engine is not None) else None
@@ -197,10 +229,12 @@ class Voice:
         self.spoken: list[tuple[str, ...]] = []
         self.failed: dict[str, str] = {}
         self._render_q: queue.Queue = queue.Queue()
-        self._say_q: queue.Queue = queue.Queue()
+        self._say_q: collections.deque = collections.deque()  # (keys, tag, keep, urgent)
+        self.said_tags: list[Any] = []
         self._lock = threading.Lock()
         self._idle = threading.Event()
         self._idle.set()
+        self._wake = threading.Event()
         self._stop = False
         self._thread = threading.Thread(target=self._run, daemon=True, name="voice")
         if self.engine is not None:
@@ -223,7 +257,10 @@ class Voice:
     def _cache_file(self, text: str) -> Path | None:
         if self.cache is None:
             return None
-        return self.cache / (hashlib.sha1(text.encode("utf-8")).hexdigest()[:20] + ".npy")
+        p = self.params
+        # the rendering's parameters are in the key: changing one renders anew
+        key = f"{text}\x00speed={p.speed:g}\x00trim={p.trim_db}\x00edge={p.edge_s:g}"
+        return self.cache / (hashlib.sha1(key.encode("utf-8")).hexdigest()[:20] + ".npy")
 
     def render(self, key: str) -> np.ndarray | None:
         """The samples of phrase ``key`` (rendered now if needed; None if it cannot be)."""
@@ -246,7 +283,7 @@ class Voice:
                 x = None
         if x is None:
             try:
-                x = self.engine.render(text)
+                x = trim_silence(self.engine.render(text), self.params.trim_db, self.params.edge_s)
             except Exception as exc:
                 self.failed[key] = str(exc)
                 return None
@@ -269,30 +306,53 @@ class Voice:
             self._render_q.put(k)
 
     # ----------------------------------------------------------------- speaking
-    def say(self, *keys: str) -> None:
-        """Queue one utterance (phrase keys said in a row); returns at once."""
+    def say(self, *keys: str, tag: Any = None, urgent: bool = False, keep: bool = False) -> None:
+        """Queue one utterance (phrase keys said in a row); returns at once. ``urgent``: said
+        before every waiting utterance that is not urgent (after those that are: they keep
+        their order); ``keep``: never dropped for a newer one (``max_queue``); ``tag``: the
+        caller's note, given back in :attr:`said_tags` and to :meth:`drop_waiting`."""
         if self.engine is None or not keys:
             return
         self._idle.clear()
-        while self._say_q.qsize() >= self.params.max_queue:
-            try:
-                self._say_q.get_nowait()
-            except queue.Empty:
-                break
-        self._say_q.put(tuple(keys))
+        with self._lock:
+            q = self._say_q
+            while len(q) >= self.params.max_queue:
+                old = next((i for i, u in enumerate(q) if not u[2]), None)
+                if old is None:
+                    break
+                del q[old]
+            item = (tuple(keys), tag, keep or urgent, urgent)
+            if urgent:
+                at = next((i for i, u in enumerate(q) if not u[3]), len(q))
+                q.insert(at, item)
+            else:
+                q.append(item)
+        self._wake.set()
+
+    def drop_waiting(self, drop: Callable[[Any], bool]) -> list[tuple[tuple[str, ...], Any]]:
+        """Take back the waiting utterances whose tag ``drop`` accepts (not yet said); returns
+        them as ``(keys, tag)``."""
+        with self._lock:
+            gone = [u for u in self._say_q if drop(u[1])]
+            for u in gone:
+                self._say_q.remove(u)
+        return [(u[0], u[1]) for u in gone]
+
+    def _next_utterance(self):
+        with self._lock:
+            return self._say_q.popleft() if self._say_q else None
 
     def _run(self) -> None:
         while not self._stop:
-            try:
-                keys = self._say_q.get(timeout=0.02)
-            except queue.Empty:
-                keys = None
-            if keys is not None:
+            item = self._next_utterance()
+            if item is not None:
+                keys, tag = item[0], item[1]
                 parts = [x for x in (self.render(k) for k in keys) if x is not None]
                 self.spoken.append(keys)
+                self.said_tags.append(tag)
                 if parts and self.player is not None:
                     gap = np.zeros(int(self.params.gap_s * RATE), np.float32)
-                    clip = np.concatenate([p for x in parts for p in (x, gap)])
+                    clip = np.concatenate([p for x in parts for p in (x, gap)][:-1])
                     try:
                         self.player(clip, RATE)
                     except Exception as exc:  # a device that fails mid-session: go silent, once
@@ -302,7 +362,11 @@ class Voice:
             try:
                 key = self._render_q.get_nowait()
             except queue.Empty:
-                self._idle.set()
+                with self._lock:
+                    if not self._say_q and self._render_q.empty():
+                        self._idle.set()
+                self._wake.wait(0.02)  # set by say(): an utterance is taken at once
+                self._wake.clear()
                 continue
             self.render(key)
 
@@ -310,7 +374,7 @@ class Voice:
         """Until everything queued is rendered and said (tests, the end of a session)."""
         if self.engine is None:
             return True
-        return self._idle.wait(timeout) and self._say_q.empty() and self._render_q.empty()
+        return self._idle.wait(timeout) and not self._say_q and self._render_q.empty()
 
     def close(self) -> None:
         self._stop = True

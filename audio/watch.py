@@ -95,3 +95,31 @@ class InputWatch:
                 if k in self._dead:
                     self._dead.discard(k)
                     self.notices.append(Notice(round(t0, 4), k, "alive", "signal back"))
+
+
+def dead_mask(x: np.ndarray, rate: int, params: WatchParams | None = None, frame_s: float = 0.02) -> np.ndarray:
+    """Per sample and channel of a whole recording ``x[samples, channels]``: True where the
+    channel is dead as :class:`InputWatch` says it (``dead_s`` or more of ``frame_s`` frames
+    below ``dead_db``): what an offline stage (``audio.demix.cancel_unreferenced``) needs to
+    know before the blocks are read."""
+    p = params or WatchParams()
+    n, c = x.shape
+    m = max(1, int(frame_s * rate))
+    frames = n // m
+    out = np.zeros((n, c), bool)
+    if not frames:
+        return out
+    rms = np.sqrt((x[: frames * m].astype(np.float64).reshape(frames, m, c) ** 2).mean(axis=1))
+    quiet = rms < 10 ** (p.dead_db / 20)
+    need = int(np.ceil(p.dead_s * rate / m))
+    for k in range(c):
+        a = None
+        for f in range(frames + 1):
+            q = f < frames and quiet[f, k]
+            if q and a is None:
+                a = f
+            elif not q and a is not None:
+                if f - a >= need:
+                    out[a * m : (f * m if f < frames else n), k] = True
+                a = None
+    return out

@@ -232,6 +232,19 @@ def seats_changed(a: dict, b: dict) -> set[str]:
     return out
 
 
+def first_passed(got: dict, expected: dict, touched: set[str]) -> bool:
+    """The other seats changed on this card only in who is first (or tied): the seat the edit
+    touched was first or tied there, is now not heard, and the judge ranks the seats still
+    heard (``referee.judging``: the next correct player becomes first). Their own verdicts
+    (correct, wrong, missed, not heard) are as before."""
+    if not (expected.get("first") in touched or set(expected.get("tie") or []) & touched):
+        return False
+    for k in ("correct", "wrong", "missed"):
+        if (set(got.get(k) or []) ^ set(expected.get(k) or [])) - touched:
+            return False
+    return not (set(got.get("unjudged") or {}) ^ set(expected.get("unjudged") or {})) - touched
+
+
 def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
     """Inside one code tree: every variant's verdicts compared with the unchanged demo's."""
     import tempfile
@@ -259,17 +272,20 @@ def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
                 got = judge_with(seen, events, audio_end, video_end)
             touched = set(seat.split("+")) if seat else None
             same = sum(1 for g, e in zip(got, expected) if verdict_key(g) == verdict_key(e))
-            others, diffs = 0, []
+            others, passed, diffs = 0, 0, []
             for g, e in zip(got, expected):
                 changed = seats_changed(g, e)
                 if changed and (touched is None or not changed <= touched) and (end is None or g.get("t", 0) <= end):
                     others += 1
+                    if touched and first_passed(g, e, touched):
+                        passed += 1
                 if changed:
                     diffs.append(f"{g.get('t')} {g.get('card')}: {sorted(changed)}")
             before_cut = [(g, e) for g, e in zip(got, expected) if end is not None and g.get("t", 0) <= end]
             notes = sorted({f"{n.get('type')}:{n.get('kind', n.get('state'))}:{n.get('player')}" for n in events
                             if n.get("type") in ("warning", "audio_status") and n.get("player")})
             res[name] = {"same": same, "n": len(expected), "verdicts": len(got), "others": others if touched else None,
+                         "first_passed": passed if touched else None,
                          "before_cut": [sum(1 for g, e in before_cut if verdict_key(g) == verdict_key(e)), len(before_cut)]
                          if end is not None else None, "notes": notes, "diffs": diffs,
                          "cpu_s": round(time.process_time() - c0, 1)}
@@ -282,6 +298,8 @@ def cell(r: dict) -> str:
     out = f"{r['same']}/{r['n']} same"
     if r["others"] is not None:
         out += f", {r['others']} with another seat changed"
+        if r.get("first_passed"):
+            out += f" ({r['first_passed']} only in who is first: the seat was first or tied)"
     if r["before_cut"] is not None:
         out += f" ({r['before_cut'][0]}/{r['before_cut'][1]} before the cut)"
     if r["notes"]:

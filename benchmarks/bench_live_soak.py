@@ -16,7 +16,8 @@ load average, and the latency per stage in that stretch (median, count): capture
 known (released by the merge: hands, shouts, cards), the first correct player announced
 after their reaction + tie window, wrong/missed announced after the window, the final
 verdict after the window. "Sound starts" is printed when a sound device plays the voice
-(``--voice``); this machine has none. At the end: each figure's first and last minute and
+(``--voice``); this machine has none — ``benchmarks/bench_live_compare.py --voice
+--null-sound`` measures it on an ALSA null PCM (``live-figures.json`` ``sound_ms``). At the end: each figure's first and last minute and
 whether it grew: the medians of the first half of the stretches against the second half's
 (memory: more than 10 % more; CPU 25 %; frames lost and latency 1.5 times), with the load
 average beside them, since on a shared machine the latency follows the load.

@@ -66,6 +66,45 @@ class ReplaySettings:
     video: bool = False
     report: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    #: the pose stride changes a live session made, to replay it as it was seen (``(after_frame_t,
+    #: every)``; :func:`live_strides`)
+    pose_changes: tuple[tuple[float, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class LiveStrides:
+    """How a live session analysed its frames, from its record: the pose and card strides it
+    started with and each change of the adaptive pose rate (``(after_frame_t, every)``)."""
+
+    pose_every: int
+    card_every: int
+    changes: tuple[tuple[float, int], ...]
+
+
+def live_strides(record: str | Path) -> LiveStrides:
+    """The strides of the live session recorded in ``record`` (its ``session.jsonl``).
+
+    Why from the record and not the video: ``video.mp4`` holds the frames the live referee
+    analysed, in order, and the record's ``pose`` warnings say after which of them
+    (``after_frame_t``, its capture time = its PTS) the stride changed, so a replay that
+    starts at the header's ``pose_every`` and changes after the same frames runs pose on the
+    same frames (the live warm-up aligns the frame count with every stride of the ladder)."""
+    from session.errors import RefereeError
+    from session.record import read_record
+
+    path = Path(record)
+    rec = read_record(path)  # (a missing file or a folder: its RecordError)
+    source = (rec.header.extra or {}).get("source") or {} if rec.header is not None else {}
+    if not source.get("live"):
+        raise RefereeError(f"{path}: not the record of a live session (its header has no live source); "
+                           "--follow-live takes OUT/session.jsonl of `referee live`")
+    changes = []
+    for e in rec.events:
+        extra = getattr(e, "extra", None) or {}
+        if getattr(e, "type", None) == "warning" and extra.get("source") == "pose" and "after_frame_t" in extra:
+            changes.append((float(extra["after_frame_t"]), int(extra["pose_every"])))
+    return LiveStrides(pose_every=int(source.get("pose_every", 8)), card_every=int(source.get("card_every", 2)),
+                       changes=tuple(sorted(changes)))
 
 
 @dataclass
@@ -177,12 +216,15 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                               workers=settings.workers, pose_every=settings.pose_every,
                               card_every=settings.card_every, audio_rate=audio_rate,
                               half_raise=_table_rule(game, settings.options, "half_raise"),
-                              av_offset=float(getattr(cal, "av_offset", None) or 0.0))
+                              av_offset=float(getattr(cal, "av_offset", None) or 0.0),
+                              pose_changes=settings.pose_changes)
 
     def make_header(run) -> SessionHeader:
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
                   "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
                   "pose_every": settings.pose_every, "card_every": settings.card_every, "enrolled": run.enrolled}
+        if settings.pose_changes:  # (only then: a plain replay's record is as before)
+            source["pose_changes"] = [list(c) for c in settings.pose_changes]
         return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(s.name for s in cal.seats),
                              options=dict(settings.options), extra={"source": source})
 

@@ -266,6 +266,18 @@ class Camera:
         self._warn(seen + self.start, f"camera {self.device!r} lost: {why}; reconnecting every {self.params.retry_s:g} s; "
                         "judging goes on with what is left", kind="camera", state="lost")
 
+    def promise(self) -> float:
+        """Session time before which no warning not yet drained can be dated (the ``sources``
+        stream's watermark, with the microphones'): while frames come, a loss is dated at the
+        last frame's stamp, and a clock fallback or a return at a grab still to come; with the
+        camera away, at a grab still to come. Call it *before* :meth:`drain_events`."""
+        with self._cond:
+            online, last = self.online, self._last_t
+        now = self._now() - self.start
+        if online and last is not None:
+            return min(last, now)
+        return now - self.params.buffer_delay_s  # (a grab under way: its stamp's margin)
+
     def check_stall(self) -> None:
         """Report a frozen camera (no frame for ``stall_s``) even while ``read`` blocks."""
         now = self._now()

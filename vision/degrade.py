@@ -14,7 +14,6 @@ head-on (the photo itself is taken as the plane seen head-on).
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 from typing import Iterable
 
@@ -75,32 +74,15 @@ def webcam(image: np.ndarray, longest: int = 640, quality: int = 40) -> np.ndarr
 
 def reencode(frames: Iterable[np.ndarray], path: str | Path, *, codec: str = "libx264", size: tuple[int, int] | None = None,
              bit_rate: int | None = None, crf: int | None = None, preset: str | None = None, fps: int = 30) -> None:
-    """Encode BGR ``frames`` (resized to ``size`` = (width, height) when given) with PyAV:
-    ``codec`` ``mpeg4`` with ``bit_rate`` (bits/s) or ``libx264`` with ``crf``/``preset``."""
-    import av
+    """Encode BGR ``frames`` (resized to ``size`` = (width, height) when given) with
+    :func:`vision.video.write_video`: ``codec`` ``mpeg4`` with ``bit_rate`` (bits/s) or
+    ``libx264`` with ``crf``/``preset`` (None: the codec's own)."""
+    from vision.video import write_video
 
-    c = av.open(str(path), "w")
-    try:
-        s = None
+    def resized():
         for img in frames:
             if size is not None and (img.shape[1], img.shape[0]) != tuple(size):
                 img = cv2.resize(img, tuple(size), interpolation=cv2.INTER_AREA)
-            if s is None:
-                s = c.add_stream(codec, rate=Fraction(fps))
-                s.width, s.height = img.shape[1], img.shape[0]
-                s.pix_fmt = "yuv420p"
-                if bit_rate is not None:
-                    s.bit_rate = int(bit_rate)
-                opts = {}
-                if crf is not None:
-                    opts["crf"] = str(crf)
-                if preset is not None:
-                    opts["preset"] = preset
-                s.options = opts
-            for pkt in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24")):
-                c.mux(pkt)
-        if s is not None:
-            for pkt in s.encode():
-                c.mux(pkt)
-    finally:
-        c.close()
+            yield img
+
+    write_video(path, resized(), fps=fps, crf=crf, codec=codec, preset=preset, bit_rate=bit_rate)

@@ -425,7 +425,8 @@ class ArmTracker:
     def earliest_event_t(self) -> float | None:
         """The earliest time a change of this arm not yet reported can carry (the pipeline's
         watermark): its time is the crossing of the onset level after the last analysed
-        frame still on this side of it (one frame earlier, for a reading dropped as a glitch),
+        frame still on this side of it (one frame earlier when that reading may yet be dropped
+        as a glitch: it jumped from the frame before),
         or the history's first frame when none is; None with no history (then any change is
         timed at a frame still to come)."""
         h = list(self.history)
@@ -435,7 +436,13 @@ class ArmTracker:
         below = [i for i, (_, lift) in enumerate(h) if (lift >= self.onset_level) != rising]
         if not below:
             return h[0][0]
-        return h[max(0, below[-1] - 1)][0]
+        i = below[-1]
+        # that frame can be dropped as a glitch later (:func:`_drop_glitches`) only if it
+        # jumped more than GLITCH_JUMP from the frame before: else it stands (a seat at rest
+        # then promises its last analysed frame, not the one before — a stride sooner)
+        if i > 0 and abs(h[i][1] - h[i - 1][1]) <= GLITCH_JUMP:
+            return h[i][0]
+        return h[max(0, i - 1)][0]
 
     def crossing_pair(self, rising: bool) -> tuple[float, float] | None:
         """Times of the two analysed frames around the last crossing of the onset level in

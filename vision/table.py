@@ -19,6 +19,8 @@ accuracy (:class:`~vision.hands.SeatHands`).
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -71,6 +73,114 @@ class TableLayout:
                            Path(table.references) if table.references is not None else None)
 
 
+#: frames that may wait for the card zones' thread (live, :class:`CardThread`); more are not
+#: given to the zones (counted in ``CardThread.dropped``; a frame a zone analyses waits up to
+#: twice this many) — the seats still get them. Why:
+#: while a zone recognises a newly revealed card (0.2–2.2 s under load) the frames pile up,
+#: and working through them all afterwards kept the cards' watermark — and every verdict —
+#: 0.8–1.0 s behind at load 9–10 (the zones then saw every frame the loop took, where the
+#: stalled loop before took fewer). Latency cost: at most this many frames of zone work
+#: after a recognition (~0.1 s); accuracy cost: a zone misses the frames of a stall, which
+#: come after the reveal it is recognising (a second change in them is timed at the first
+#: frame the zone sees of it, as with a stalled loop before). None: unbounded (tests).
+CARD_BACKLOG_FRAMES = 6
+
+
+class CardThread:
+    """The card zones on a thread of their own (live): fed every frame the watcher gets, in
+    order, so each zone sees exactly what it saw in the caller's thread — the same events,
+    the same times — only *when* they come out changes. After each frame the thread hands
+    back that frame's events together with the zones' bound as of that frame
+    (:meth:`~vision.cards.CardZoneWatcher.earliest_event_t`), so the watermark never runs
+    ahead of the events taken. Why: recognising a newly revealed card (:mod:`vision.cards`'
+    matching) took 0.2–2.2 s of one stage call in the live loop's thread, just when the
+    players react; OpenCV releases the GIL, so the loop keeps taking frames for the seats
+    meanwhile. Replay keeps the zones in its own thread (no queue, nothing timing-dependent)."""
+
+    def __init__(self, cards, max_backlog: int | None = CARD_BACKLOG_FRAMES):
+        self.cards = cards
+        self.max_backlog = max_backlog
+        self.dropped = 0  # frames not given to the zones (the backlog was full)
+        self._in: queue.Queue = queue.Queue()
+        self._out: queue.Queue = queue.Queue()
+        #: the zones' bound as of the last frame whose events were taken (-inf: none yet)
+        self.bound = float("-inf")
+        self.seconds = 0.0  # CPU seconds of the zones (thread time)
+        self.backlog_max = 0  # the most frames waiting for the zones (a figure)
+        self._submitted = self._taken = 0
+        #: per zone, its warnings as of the last frame taken (the caller sees those only)
+        self.said = [len(c.warnings) for c in cards]
+        self._thread = threading.Thread(target=self._run, daemon=True, name="card-zones")
+        self._thread.start()
+
+    def submit(self, index: int, t: float, image) -> None:
+        backlog = self._submitted - self._taken
+        if self.max_backlog is not None and backlog >= self.max_backlog:
+            # a frame some zone analyses (``index % every == 0``) waits up to twice as long:
+            # dropping those could leave a zone reading none of the frames it is given
+            due = any(index % c.every == 0 for c in self.cards)
+            if not due or backlog >= 2 * self.max_backlog:
+                self.dropped += 1
+                return
+        self._in.put((index, t, image))
+        self._submitted += 1
+        self.backlog_max = max(self.backlog_max, self._submitted - self._taken)
+
+    def _run(self) -> None:
+        while True:
+            item = self._in.get()
+            if item is None:
+                return
+            index, t, image = item
+            c0 = time.thread_time()
+            try:
+                events: list[Event] = []
+                for c in self.cards:
+                    events.extend(c.update(index, t, image))
+                marks = [c.earliest_event_t() for c in self.cards]
+                said = [len(c.warnings) for c in self.cards]
+                self._out.put((events, min(marks) if marks else float("inf"), said, None))
+            except BaseException as exc:  # raised in the caller's thread by take()
+                self._out.put(([], self.bound, None, exc))
+            self.seconds += time.thread_time() - c0
+
+    def _one(self, timeout: float | None) -> list[Event] | None:
+        try:
+            events, bound, said, exc = self._out.get(timeout=timeout) if timeout != 0 else self._out.get_nowait()
+        except queue.Empty:
+            return None
+        self._taken += 1
+        if exc is not None:
+            raise exc
+        self.bound, self.said = bound, said
+        return events
+
+    def take(self) -> list[Event]:
+        """The events of the frames the zones have done (never waits)."""
+        out: list[Event] = []
+        while (got := self._one(0)) is not None:
+            out.extend(got)
+        return out
+
+    def drain(self) -> list[Event]:
+        """Every frame submitted done: their events (the end of the input)."""
+        out: list[Event] = []
+        while self._taken < self._submitted:
+            got = self._one(5.0)
+            if got is None and not self._thread.is_alive():
+                break
+            out.extend(got or [])
+        return out
+
+    @property
+    def backlog(self) -> int:
+        return self._submitted - self._taken
+
+    def close(self) -> None:
+        self._in.put(None)
+        self._thread.join(timeout=5)
+
+
 class TableWatcher:
     """``workers`` > 0 runs the seats (pose, arm states, re-analysis) in that many processes
     (:class:`vision.parallel.SeatWorkers`) while this one watches the cards; ``pipeline``
@@ -109,7 +219,24 @@ class TableWatcher:
         self._collected_t = float("-inf")
         self.keep_landmarks = keep_landmarks
         self.seen: list[tuple[float, str, object]] = []
-        self.card_seconds = 0.0  # CPU seconds spent on the card zones (benchmark figure)
+        self._card_seconds = 0.0  # CPU seconds spent on the card zones (benchmark figure)
+        self.card_thread: CardThread | None = None  # the zones on their own thread (live)
+
+    @property
+    def card_seconds(self) -> float:
+        return self._card_seconds + (self.card_thread.seconds if self.card_thread is not None else 0.0)
+
+    def start_card_thread(self, max_backlog: int | None = CARD_BACKLOG_FRAMES) -> None:
+        """Run the card zones on a thread of their own from now on (:class:`CardThread`)."""
+        if self.card_thread is None and self.cards:
+            self.card_thread = CardThread(self.cards, max_backlog)
+
+    def card_marks(self) -> list[float]:
+        """The card zones' bounds as the watermark uses them (with the card thread: as of the
+        last frame whose events were taken — the zones themselves are busy on the thread)."""
+        if self.card_thread is not None:
+            return [self.card_thread.bound]
+        return [c.earliest_event_t() for c in self.cards]
 
     def watermark(self) -> float:
         """No event not yet returned can be timed before this: the card zones' bounds
@@ -118,7 +245,7 @@ class TableWatcher:
         collected from them), and for the token the last frame whose hands are known. Much
         tighter than :attr:`lag_frames` (the worst case): a seat with no change under way
         promises its last analysed frame."""
-        marks = [c.earliest_event_t() for c in self.cards]
+        marks = self.card_marks()
         if self.workers is not None:
             marks += self._seat_marks + [self._collected_t]
         else:
@@ -143,6 +270,8 @@ class TableWatcher:
 
     @property
     def warnings(self) -> list[str]:
+        if self.card_thread is not None:  # (as of the frames taken back from the thread)
+            return [w for c, n in zip(self.cards, self.card_thread.said) for w in c.warnings[:n]]
         return [w for c in self.cards for w in c.warnings]
 
     def update(self, frame: Frame) -> list[Event]:
@@ -153,10 +282,14 @@ class TableWatcher:
             self.workers.submit(frame.index, frame.t, img)
             self._pending.append(frame.t)
         events: list[Event] = []
-        t0 = time.thread_time()
-        for c in self.cards:
-            events.extend(c.update(frame.index, frame.t, img))
-        self.card_seconds += time.thread_time() - t0
+        if self.card_thread is not None:
+            self.card_thread.submit(frame.index, frame.t, img)
+            events.extend(self.card_thread.take())
+        else:
+            t0 = time.thread_time()
+            for c in self.cards:
+                events.extend(c.update(frame.index, frame.t, img))
+            self._card_seconds += time.thread_time() - t0
         if self.workers is not None:
             while len(self._pending) > self.pipeline:
                 events.extend(self._collect())
@@ -196,13 +329,23 @@ class TableWatcher:
         return self.token.observe(t, {p: lm if d else None for p, lm, d in zip(self.players, lms, due)})
 
     def finish(self) -> list[Event]:
-        """The events of the frames still in flight to the workers (end of the input)."""
+        """The events of the frames still in flight to the workers and the card thread (end of
+        the input)."""
         events: list[Event] = []
+        if self.card_thread is not None:
+            events.extend(self.card_thread.drain())
         while self._pending:
             events.extend(self._collect())
         return events
 
+    def take_cards(self) -> list[Event]:
+        """The card thread's events ready now (none without it): the live loop takes them
+        between frames too."""
+        return self.card_thread.take() if self.card_thread is not None else []
+
     def close(self) -> None:
+        if self.card_thread is not None:
+            self.card_thread.close()
         if self.workers is not None:
             self.workers.close()
         for s in self.seats:

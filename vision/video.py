@@ -180,9 +180,12 @@ def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> d
 MP4_OPTIONS = {"movflags": "frag_keyframe+empty_moov+default_base_moof", "frag_duration": "1000000"}
 
 
-def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int = 18) -> None:
-    """Encode BGR frames as H.264 in a fragmented MP4 (:data:`MP4_OPTIONS`; tests, the
-    annotated video, the demo's own recordings)."""
+def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, crf: int | None = 18, *,
+                codec: str = "libx264", preset: str | None = "veryfast", bit_rate: int | None = None) -> None:
+    """Encode BGR frames in a fragmented MP4 (:data:`MP4_OPTIONS`; tests, the annotated video,
+    the demo's own recordings, the re-encodings of :func:`vision.degrade.reencode`): H.264
+    at ``crf`` with ``preset`` by default; another ``codec`` (``mpeg4``) with ``bit_rate``
+    (bits/s). ``crf``/``preset`` None leave the codec's own."""
     import av
 
     path = Path(path)
@@ -191,10 +194,12 @@ def write_video(path: str | Path, frames: Iterator[np.ndarray], fps: int = 30, c
         s = None
         for img in frames:
             if s is None:
-                s = c.add_stream("libx264", rate=Fraction(fps))
+                s = c.add_stream(codec, rate=Fraction(fps))
                 s.width, s.height = img.shape[1], img.shape[0]
                 s.pix_fmt = "yuv420p"
-                s.options = {"crf": str(crf), "preset": "veryfast"}
+                if bit_rate is not None:
+                    s.bit_rate = int(bit_rate)
+                s.options = {k: str(v) for k, v in (("crf", crf), ("preset", preset)) if v is not None}
             for pkt in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24")):
                 c.mux(pkt)
         if s is not None:

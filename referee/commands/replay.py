@@ -121,9 +121,12 @@ def _apply(opts):
 @click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no seat-to-seat cross-talk cancellation).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Sessions replayed at once (default: cores).")
 @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="A rule option, e.g. -o window=2.5.")
+@click.option("--follow-live", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A live session's record (OUT/session.jsonl of `referee live`): analyse the frames as it did "
+                   "(its pose and card strides and each change of the adaptive pose rate, after the frame it names).")
 @_apply(common)
-def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no_demix, jobs, options, workers, pose_every,
-               card_every, video_out, as_json):
+def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no_demix, jobs, options, follow_live,
+               workers, pose_every, card_every, video_out, as_json):
     """Replay recorded SESSION video(s) into a session record, verdicts and a dispute report.
 
     Writes OUT/session.jsonl, OUT/report.html (one self-contained page) and, with --video,
@@ -131,6 +134,16 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
     """
     settings = _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video_out, options,
                          demix=not no_demix)
+    if follow_live is not None:
+        import dataclasses
+
+        from referee.replay import live_strides
+
+        if len(videos) != 1:
+            raise click.UsageError("--follow-live names one live session's record: replay its one video")
+        strides = live_strides(follow_live)
+        settings = dataclasses.replace(settings, pose_every=strides.pose_every, card_every=strides.card_every,
+                                       pose_changes=strides.changes)
     if len(videos) == 1:
         out = out or Path(f"replay-{videos[0].stem}")
         result, err = _one(videos[0], audio, cal, out, settings, progress=True, as_json=as_json)

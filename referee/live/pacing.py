@@ -119,16 +119,11 @@ class PoseRate:
 
 
 def apply_pose_every(stage, every: int) -> None:
-    """Pose on every ``every``-th frame from the next frame on, in the pose workers and in
-    the vision stage's own seats (which give its worst-case lag, :attr:`lag_s`)."""
-    from vision.parallel import set_every
+    """Pose on every ``every``-th frame from the next frame on (the replay's frame loop does
+    the same when it follows a live record: one function)."""
+    from referee.pipeline.recording import set_pose_every
 
-    tw = stage.tw
-    if tw.workers is not None:
-        tw.workers.set_every(every)
-    for seat in tw.seats:
-        set_every(seat, every)
-    stage.lag_s = tw.lag_frames / stage.fps
+    set_pose_every(stage, every)
 
 
 def pose_lag(stage, frame_t: float, now: float) -> float:

@@ -53,7 +53,9 @@ LIVE_PIPELINE = 4
 #: audio between two hearing messages live (replay: ``referee.pipeline.hearing.BATCH_S``,
 #: 0.25 s): the hearing watermark moves in these steps and every event waits for it in the
 #: merge, so each step is up to that much announcement latency; a message costs ~nothing
-HEARING_BATCH_S = 0.1
+HEARING_BATCH_S = 0.04
+#: after a card's reveal: the stretch in which the frames the stage took are counted (figures)
+REVEAL_SPAN_S = 1.5
 #: how often the status (fps, drops, levels, lag) goes to the sinks
 STATUS_EVERY_S = 0.5
 #: the longest the self-test waits for every seat (a table needs ~20 s: four people, one
@@ -100,6 +102,9 @@ class LiveOptions:
     #: after a stall of the live loop, the frames captured meanwhile go to the vision stage
     #: too (:class:`referee.live.pacing.CatchUpParams`); None: only the newest frame
     catch_up: CatchUpParams | None = field(default_factory=CatchUpParams)
+    #: the card zones on a thread of their own (:class:`vision.table.CardThread`): a card's
+    #: recognition no longer stalls the loop and the seats' frames; False: in the loop's thread
+    card_thread: bool = True
     #: a slow pose stage for the overload test: seconds added per analysed seat and frame
     #: (a test seam; 0 in use)
     slow_pose_s: float = 0.0
@@ -126,6 +131,10 @@ class _Tap:
 
     def __init__(self, source, gate: threading.Event, statuses: queue.Queue):
         self.source, self.gate, self.statuses = source, gate, statuses
+        #: the end of the last block handed on (session s): a device status still to come is
+        #: dated at the sample count, never before it (the ``sources`` stream's promise)
+        self.heard_until = float(getattr(source, "offset", 0.0) or 0.0)
+        self.ended = False  # the source's blocks ended: no status can follow
         self.rate, self.channels = source.rate, source.channels
         self.writer = None
         self.warning = None
@@ -133,9 +142,15 @@ class _Tap:
         self.peaks: list[float | None] = [None] * self.channels
 
     def __iter__(self):
+        self.gate.wait()
+        try:
+            yield from self._items()
+        finally:
+            self.ended = True
+
+    def _items(self):
         from audio.capture import Block, levels_dbfs
 
-        self.gate.wait()
         for item in self.source:
             if isinstance(item, Block):
                 if self.writer is not None:
@@ -143,6 +158,7 @@ class _Tap:
                 for k, db in enumerate(levels_dbfs(item.data)[: self.channels]):
                     if self.peaks[k] is None or db > self.peaks[k]:
                         self.peaks[k] = db
+                self.heard_until = max(self.heard_until, item.offset + (item.index + len(item.data)) / item.rate)
                 yield item
             else:
                 self.statuses.put(item)
@@ -289,13 +305,20 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                             pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session
             stage.tw.workers = engines.lend(stage.tw, opts.workers)
+        # the card zones on a thread of their own: recognising a new card no longer stalls the
+        # loop (and the seats' frames) just when the players react (vision.table.CardThread)
+        if opts.card_thread:
+            stage.tw.start_card_thread()
         pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
         if pacer is not None and pacer.every != opts.pose_every:
             apply_pose_every(stage, pacer.every)
         setup = _wait_setup(job)
         warnings += setup.get("warnings", [])
+        # (every stride the pose rate may take: a replay following the record's stride changes
+        # then analyses the same frames after each change too)
+        strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
         warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
-                                              math.lcm(opts.pose_every, opts.card_every))
+                                              math.lcm(opts.card_every, *strides))
         processed = warm  # the stage's frame count goes on from the warm-up's
         if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
             _slow_down(stage, opts.slow_pose_s)
@@ -313,6 +336,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         if camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
             camera.open()
         probe.start_clock(start)
+        for s in extra_sinks:  # (the voice times its sounds on the session clock)
+            if hasattr(s, "start_clock"):
+                s.start_clock(start)
         session_clock["start"] = start
         started = False
         paused_at: float | None = None
@@ -331,7 +357,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
                            "audio": str(heard_from.name if heard_from else opts.audio_device),
                            "calibration": cal_path.name, "paced": opts.from_video is not None,
-                           "pose_every": opts.pose_every, "card_every": opts.card_every,
+                           # (the stride it starts at: the pose rate keeps it within its bounds)
+                           "pose_every": pacer.every if pacer is not None else opts.pose_every,
+                           "card_every": opts.card_every,
                            "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
                                          else "fixed"),
                            "enrolled": setup.get("enrolled", False)}
@@ -372,7 +400,13 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             t_now = now()
             for msg in job.poll():
                 take(msg)
-            # the sources' own news: camera lost/back, clock fallbacks, microphones lost/back
+            # the sources' own news: camera lost/back, clock fallbacks, microphones lost/back;
+            # what they promise is taken first (a warning raised meanwhile is dated after it)
+            # (microphones declared lost: a return is dated at its first block's capture, within
+            # the plausible ADC window after it came; the stall before it holds like hearing's)
+            audio_mark = math.inf if tap.ended else \
+                max(tap.heard_until, t_now - source.stall_s - 1.0) if audio_lost else tap.heard_until
+            sources_mark = min(camera.promise(), audio_mark, t_now) - 1e-4  # (their times are rounded)
             src_events: list[Event] = list(camera.drain_events())
             while True:
                 try:
@@ -389,7 +423,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 pipe.start(make_header())
                 started = True
             pipe.push("sources", src_events)
-            pipe.advance("sources", t_now - 0.5)
+            # (a fixed t_now - 0.5 s before: it held every verdict ~0.5 s, longer than
+            # hearing's and vision's own watermarks)
+            pipe.advance("sources", sources_mark)
+            probe.marks["sources"] = sources_mark
             # after a stall the frames captured meanwhile (still in the camera's ring), thinned,
             # go first: the newest alone would leave the stall's hands unseen
             newest = frame
@@ -406,6 +443,7 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 events = stage.update(Frame(processed, frame.t, frame.image))
                 events += _collect_ready(stage)
                 probe.stage_ms.append((time.perf_counter() - c0) * 1000)
+                probe.taken_t.append(frame.t)
                 probe.frame_age_ms.append((now() - frame.t) * 1000)
                 processed += 1
                 lag = pose_lag(stage, frame.t, now())
@@ -419,7 +457,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                     pipe.push("sources", [WarningEvent(
                         t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
                         f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
-                                                             "lag_ms": round(lag * 1000)})])
+                                                             "lag_ms": round(lag * 1000),
+                                                             # from the stage's next frame on: where a
+                                                             # replay of video.mp4 would follow it
+                                                             "after_frame_t": round(frame.t, 6)})])
                 for w in stage.new_warnings:
                     warnings.append(w)
                 stage.new_warnings.clear()
@@ -429,6 +470,13 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 pipe.advance("vision", stage.watermark(frame.t))
                 probe.marks["vision"] = stage.watermark(frame.t)
                 pipe.frame(frame, events)
+            if frame is None and last_t is not None and stage.tw.card_thread is not None:
+                # between frames: what the card zones finished meanwhile (a card known sooner)
+                cards_now = stage.tw.take_cards()
+                if cards_now:
+                    probe.found(cards_now)
+                    pipe.push("vision", [e for e in cards_now if keep(e)])
+                pipe.advance("vision", stage.watermark(last_t))
             if frame is None and not camera.online:  # judging goes on with what is heard
                 pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
             if not hearing_done and audio_lost:  # judging goes on with what is seen
@@ -501,6 +549,14 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     if check is not None:
         figures["selftest"] = check.result()
     figures["latency"] = probe.figures()
+    cards_thread = getattr(getattr(stage, "tw", None), "card_thread", None)
+    if cards_thread is not None:  # the most frames that waited for the card zones' thread
+        figures["card_backlog_max"] = cards_thread.backlog_max
+        figures["card_frames_dropped"] = cards_thread.dropped  # (a full backlog: not given to the zones)
+    for s in extra_sinks:  # "sound starts": the voice's first sample handed to the output (referee.live.voice)
+        sound = s.sound_figures() if hasattr(s, "sound_figures") else None
+        if sound is not None:
+            figures["sound_ms"] = sound
     rate_ = locals().get("pacer")
     figures["pose_every"] = {"start": opts.pose_every, "end": rate_.every if rate_ is not None else opts.pose_every,
                              "changes": list(rate_.changes) if rate_ is not None else []}
@@ -508,7 +564,9 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     figures["load"] = [round(x, 2) for x in __import__("os").getloadavg()]
     figures.update(audio_clock=source.clock, audio_blocks=source.blocks, video_written=video_sink.written,
                    video_dropped=video_sink.dropped, wav_seconds=round(wav.samples / rate, 2) if wav else 0.0,
-                   late=len(pipe.late))
+                   late=len(pipe.late),
+                   late_events=[{"stream": st, "type": ev.type, "t": ev.t, **({"player": ev.player} if getattr(ev, "player", None) else {})}
+                                for st, ev in pipe.late[:10]])
     if video_sink.error:
         warnings.append(video_sink.error)
     if wav is not None and wav.error:
@@ -582,7 +640,8 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
     dropped: the stages only learn what the table looked like before the start. Returns the
     frames used (the session's frame count continues from there) and the seconds it took.
 
-    The count ends at 1 modulo ``align`` (the pose and card strides): session frame k is then
+    The count ends at 1 modulo ``align`` (the card stride and every pose stride the session may
+    take): session frame k is then
     analysed on the same schedule as frame k + 1 of ``video.mp4`` read back (its frame 0 is
     the copy at 0), so a replay of the recording looks at the same frames."""
     from vision.video import Frame
@@ -593,7 +652,9 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
         c0 = time.monotonic()
         stage.update(Frame(n, round(-60.0 + n / fps, 6), image))
         n += 1
-        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S else 0
+        cards = stage.tw.card_thread
+        # (with the card zones on their thread: also until they keep up with the frames)
+        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S and (cards is None or cards.backlog <= 2) else 0
     return n, round(time.monotonic() - t0, 2)
 
 
@@ -634,6 +695,13 @@ class LatencyProbe(Sink):
         self.marks: dict[str, float] = {}  # each perceiving stream's last watermark
         self.mark_lag_ms: dict[str, list[float]] = {}  # the clock minus each stream's watermark
         self.parts: dict[str, list[float]] = {}  # the parts of a hand's and a shout's latency
+        self.taken_t: list[float] = []  # capture times of the frames the vision stage took
+        #: per reaction event (type, player, t): when a stage handed it over and when the merge released it
+        self._found_at: dict[tuple, float] = {}
+        self._released_at: dict[tuple, float] = {}
+        self._reactions: dict[str, list[tuple[float, str, float | None]]] = {}  # player -> (t, type, t_end)
+        self.first_split: list[dict[str, float]] = []  # the parts of a first-correct announcement's latency
+        self.card_t: list[float] = []  # the cards' times (released)
 
     def found(self, events, confirmed_at: float | None = None) -> None:
         """Events as a stage hands them over (vision after a frame, hearing per batch): the
@@ -647,6 +715,8 @@ class LatencyProbe(Sink):
         if now is None:
             return
         for ev in events:
+            if ev.type in ("hand", "shout") and ev.t >= 0:
+                self._found_at.setdefault((ev.type, ev.player, ev.t), now)
             if ev.type in ("card", "hand", "shout", "grab") and ev.t >= 0:
                 self.found_ms.setdefault(ev.type, []).append((now - ev.t) * 1000)
                 if ev.type == "hand" and confirmed_at is not None and confirmed_at >= ev.t:
@@ -660,7 +730,7 @@ class LatencyProbe(Sink):
     def vision_parts(self, now: float, tw) -> None:
         """What holds the vision watermark back: the card zones' bound or the seats' (an arm
         in the middle of a change holds it at the change)."""
-        cards = [c.earliest_event_t() for c in getattr(tw, "cards", [])]
+        cards = tw.card_marks() if hasattr(tw, "card_marks") else [c.earliest_event_t() for c in getattr(tw, "cards", [])]
         seats = list(getattr(tw, "_seat_marks", []) if tw.workers is not None else
                      [s.earliest_event_t() for s in getattr(tw, "seats", [])])
         for name, marks in (("vision_cards", cards), ("vision_seats", seats)):
@@ -691,6 +761,12 @@ class LatencyProbe(Sink):
         now = self._now()
         if now is not None and event.type in ("card", "hand", "shout", "grab"):
             self.known.setdefault(event.type, []).append((now - event.t) * 1000)
+        if event.type == "card" and event.t >= 0:
+            self.card_t.append(event.t)
+        if now is not None and event.type in ("hand", "shout") and event.t >= 0 and event.player:
+            self._released_at.setdefault((event.type, event.player, event.t), now)
+            t_end = getattr(event, "t_end", None) if event.type == "shout" else None
+            self._reactions.setdefault(event.player, []).append((event.t, event.type, t_end))
 
     def verdicts(self, lines):
         now = self._now()
@@ -707,8 +783,29 @@ class LatencyProbe(Sink):
                 continue
             if a.get("what") in ("first", "tie") and isinstance(a.get("time"), (int, float)):
                 self.first_ms.append((now - (card_t + a["time"] + self.tie_s)) * 1000)
+                self._split(a, card_t + a["time"], now)
             elif a.get("what") in ("wrong", "missed", "nobody"):
                 self.announce_ms.append((now - (card_t + self.window)) * 1000)
+
+    def _split(self, a: dict, reaction: float, now: float) -> None:
+        """Where a first-correct announcement's latency went, after the reaction + the tie
+        window: the reaction's event (the word when the word timed it — RULES.md: the later of
+        hand and word —, else the hand) found by its stage, released by the merge, announced;
+        for a word also its end (said) — the floor no recogniser can beat."""
+        player = a.get("player") or (a.get("players") or [None])[0]
+        near = [r for r in self._reactions.get(player, []) if abs(r[0] - reaction) <= 0.002]
+        if not near:
+            return
+        t, kind, t_end = min(near, key=lambda r: (abs(r[0] - reaction), r[1] != "shout"))
+        target = reaction + self.tie_s
+        row = {"kind": kind, "announced": (now - target) * 1000}
+        if (kind, player, t) in self._found_at:
+            row["found"] = (self._found_at[(kind, player, t)] - target) * 1000
+        if (kind, player, t) in self._released_at:
+            row["released"] = (self._released_at[(kind, player, t)] - target) * 1000
+        if isinstance(t_end, (int, float)):
+            row["word_end"] = (t_end - target) * 1000
+        self.first_split.append(row)
 
     def figures(self) -> dict:
         def stats(xs):
@@ -726,7 +823,29 @@ class LatencyProbe(Sink):
                 "first_announced_after_reaction_and_tie_ms": stats(self.first_ms),
                 "wrong_missed_announced_after_window_ms": stats(self.announce_ms),
                 "stage_ms": stats(self.stage_ms), "frame_age_ms": stats(self.frame_age_ms),
-                "pose_lag_ms": stats(self.pose_lag_ms)}
+                "pose_lag_ms": stats(self.pose_lag_ms), "after_reveal": self.after_reveal(),
+                "first_split_ms": {kind: {part: stats([r[part] for r in self.first_split if r["kind"] == kind and part in r])
+                                          for part in ("word_end", "found", "released", "announced")}
+                                   for kind in sorted({r["kind"] for r in self.first_split})}}
+
+    def after_reveal(self, span_s: float = REVEAL_SPAN_S) -> dict | None:
+        """The stall after a card's reveal, per card: the longest gap between frames the vision
+        stage took and how many it took in the ``span_s`` after the card's time."""
+        if not self.card_t or not self.taken_t:
+            return None
+        import bisect
+
+        gaps, taken = [], []
+        ts = sorted(self.taken_t)
+        for c in self.card_t:
+            a, b = bisect.bisect_left(ts, c), bisect.bisect_right(ts, c + span_s)
+            inside = [c] + ts[a:b] + [c + span_s]
+            gaps.append(max(y - x for x, y in zip(inside, inside[1:])) * 1000)
+            taken.append(b - a)
+        ys = sorted(gaps)
+        return {"cards": len(gaps), "span_s": span_s, "longest_gap_ms": {"median": round(ys[len(ys) // 2]),
+                                                                     "max": round(ys[-1])},
+                "frames_taken": {"median": sorted(taken)[len(taken) // 2], "min": min(taken)}}
 
 
 class _SelfTestSink(Sink):

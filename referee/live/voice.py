@@ -12,6 +12,16 @@ table waits. What is said:
   announce): its first player, else "nobody";
 - a lost camera or microphone, once each ("camera lost").
 
+Short, and the newest card first. Each phrase is rendered without the engine's leading and
+trailing silence, at a brisk rate, with a short gap between phrases (:data:`LIVE_VOICE`):
+"ben, first" lasts about 0.6 s in English and 0.9 s in Japanese instead of 1.1 / 2.1 s.
+Cards come every few seconds and a card's wrong players are said when its window closes, so
+a player expects the next card's first to be heard as soon as it is known, not behind the
+previous card's list: a card's first (or tie) is said before every waiting window
+announcement, and the waiting window announcements of earlier cards are not said at all
+(they stay on screen and in the record; :attr:`VoiceSink.superseded` counts them), nor is
+one of an earlier card that comes after. A first is never dropped; firsts keep their order.
+
 Languages: ``en`` (piper's joe voice, else espeak-ng) and ``ja`` (pyopenjtalk's Mei);
 ``referee live --lang ja|en`` picks one (see ``audio/voice.py`` for engines and licences).
 """
@@ -20,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from audio.voice import VoiceParams
 from referee.pipeline.sinks import Sink
 from session.events import AudioStatusEvent, WarningEvent
 
@@ -27,6 +38,12 @@ from session.events import AudioStatusEvent, WarningEvent
 #: "ben, first" must not be dropped for the "aki, wrong" that follows it: a card's
 #: announcements are at most one first and one per player)
 LIVE_QUEUE = 8
+
+#: the live voice's rendering: phrases trimmed (-40 dB), said 1.25× the engines' own rate
+#: (brisk, as a referee calls; not judged by ear on this machine, which has no speakers:
+#: lower it if a table finds it hurried), 0.03 s between phrases (the trimmed edges keep
+#: 0.01 s each side, so phrases stay apart)
+LIVE_VOICE = VoiceParams(max_queue=LIVE_QUEUE, gap_s=0.03, speed=1.25)
 
 _PHRASES: dict[str, tuple[str, str]] = {
     "first": ("first", "いちばん"),
@@ -67,16 +84,31 @@ class VoiceSink(Sink):
     """Speaks the live verdicts (see module doc); ``voice`` is a ready :class:`audio.voice.Voice`
     (tests pass one with a recording player), else one is made for ``lang``."""
 
-    def __init__(self, lang: str = "ja", voice: Any = None):
+    def __init__(self, lang: str = "ja", voice: Any = None, output: Any = None):
         self.lang = lang
+        #: the timed output (:class:`audio.sound_out.TimedOutput`) the voice plays through, if any
+        self.output = output
         if voice is None:
-            from audio.voice import Voice, VoiceParams, cache_dir
+            from audio.sound_out import timed_output
+            from audio.voice import Voice, cache_dir
 
-            voice = Voice(lang, lambda k: phrase_text(k, lang), cache=cache_dir(),
-                          params=VoiceParams(max_queue=LIVE_QUEUE))
+            # one output stream kept open, each utterance's hand-off timed ("sound starts")
+            self.output, _ = timed_output()
+            voice = Voice(lang, lambda k: phrase_text(k, lang), cache=cache_dir(), player=self.output,
+                          params=LIVE_VOICE)
         self.voice = voice
         self._announced: set[Any] = set()  # cards something was said for (their card_t)
         self._warned: set[str] = set()
+        # "sound starts": per utterance said, the moment it names (session clock) and its kind
+        self._t0: float | None = None
+        #: window announcements not said because a later card's first came (keys, card_t)
+        self.superseded: list[tuple[tuple[str, ...], Any]] = []
+        self._newest_first: float | None = None  # card_t of the newest card a first was said for
+        self.window_s, self.tie_s = 3.0, 0.033
+        #: (kind, target, queued, handed, latency, duration): session seconds; kind first/window/loss
+        self.sounds: list[tuple[str, float | None, float, float, float]] = []
+        if self.output is not None:
+            self.output.on_handed = self._handed
 
     @property
     def warning(self) -> str | None:
@@ -85,13 +117,93 @@ class VoiceSink(Sink):
     def start(self, header) -> None:
         keys = list(_PHRASES) + [f"p:{p}" for p in header.players]
         self.voice.prepare(keys)
+        try:
+            from rules import get
+
+            opts = get(header.game).resolve_options(dict(header.options))
+            self.window_s = float(opts.get("window", 3.0) or 3.0)
+            self.tie_s = float(opts.get("tie_ms", 33) or 0) / 1000
+        except Exception:  # (a game without these options: the defaults)
+            pass
+
+    def start_clock(self, start: float) -> None:
+        """The session clock's start (``time.monotonic()``): sounds are timed on it."""
+        self._t0 = start
+
+    def _say(self, keys: tuple[str, ...], kind: str, target: float | None, card_t: Any = None) -> None:
+        import time
+
+        queued = time.monotonic() - self._t0 if self._t0 is not None else None
+        tag = (kind, target, queued, card_t)
+        if not hasattr(self.voice, "drop_waiting"):  # a voice without priorities: in order
+            self.voice.say(*keys)
+            return
+        say = self.voice.say
+        if kind == "first":
+            if isinstance(card_t, (int, float)):
+                self._newest_first = card_t if self._newest_first is None else max(self._newest_first, card_t)
+                self.superseded += [(k, t[3]) for k, t in self.voice.drop_waiting(
+                    lambda t: t is not None and t[0] == "window" and _earlier(t[3], card_t))]
+            say(*keys, tag=tag, urgent=True)
+        elif kind == "window" and _earlier(card_t, self._newest_first):
+            self.superseded.append((tuple(keys), card_t))
+        else:
+            say(*keys, tag=tag, keep=kind == "loss")
+
+    def _handed(self, t: float, latency: float, duration: float = 0.0) -> None:
+        """The output's hand-off of the utterance just taken (``Voice.said_tags[-1]``)."""
+        tags = getattr(self.voice, "said_tags", None)
+        if self._t0 is None or not tags or tags[-1] is None or tags[-1][2] is None:
+            return
+        kind, target, queued, _ = tags[-1]
+        self.sounds.append((kind, target, queued, t - self._t0, latency, duration))
+
+    def sound_figures(self) -> dict[str, Any] | None:
+        """``sound_ms`` of ``live-figures.json``: per kind (``first``: after the reaction + the
+        tie window; ``window``: wrong/missed/a final verdict, after the window's close) the
+        first sample handed to the output stream after that moment, the same plus the
+        stream's reported output latency (sound starts), and the part spent between the
+        announcement and the hand-off (the voice's queue); None without an output."""
+        if self.output is None:
+            return None
+
+        def stats(xs):
+            ys = sorted(xs)
+            return {"n": len(ys), "median": round(ys[len(ys) // 2]),
+                    "p95": round(ys[min(len(ys) - 1, int(0.95 * len(ys)))]), "max": round(ys[-1])} if ys else None
+
+        out: dict[str, Any] = {"said": len(self.sounds),
+                               "stream_latency_ms": stats([s[4] * 1000 for s in self.sounds]),
+                               "utterance_ms": stats([s[5] * 1000 for s in self.sounds])}
+        # the voice's own path (phrase cache, its thread, the hand-off) apart from the wait
+        # behind utterances still being said: the announcements made with the voice idle
+        idle, busy_until = [], float("-inf")
+        for s in sorted(self.sounds, key=lambda s: s[3]):
+            if s[2] >= busy_until:
+                idle.append((s[3] - s[2]) * 1000)
+            busy_until = max(busy_until, s[3] + s[5])
+        out["idle_announced_to_handed"] = stats(idle)
+        out["superseded"] = len(self.superseded)
+        for kind in ("first", "window"):
+            xs = [s for s in self.sounds if s[0] == kind and s[1] is not None]
+            out[kind] = {"handed_after_target": stats([(s[3] - s[1]) * 1000 for s in xs]),
+                         "sound_after_target": stats([(s[3] + s[4] - s[1]) * 1000 for s in xs]),
+                         "announced_to_handed": stats([(s[3] - s[2]) * 1000 for s in xs])}
+        return out
 
     def announce(self, items: list[dict[str, Any]]) -> None:
         for item in items:
             keys = utterance(item)
             if keys:
                 self._announced.add(_card_key(item.get("card_t")))
-                self.voice.say(*keys)
+                card_t, what = item.get("card_t"), item.get("what")
+                target = None
+                if isinstance(card_t, (int, float)):
+                    if what in ("first", "tie") and isinstance(item.get("time"), (int, float)):
+                        target = card_t + item["time"] + self.tie_s
+                    elif what in ("wrong", "missed", "nobody"):
+                        target = card_t + self.window_s
+                self._say(keys, "first" if what in ("first", "tie") else "window", target, card_t)
 
     def verdicts(self, lines: list[dict[str, Any]]) -> None:
         for line in lines:
@@ -102,22 +214,30 @@ class VoiceSink(Sink):
             keys = utterance(line)
             if keys:
                 self._announced.add(_card_key(line.get("t")))
-                self.voice.say(*keys)
+                t = line.get("t")
+                self._say(keys, "window", t + self.window_s if isinstance(t, (int, float)) else None, t)
 
     def event(self, event) -> None:
         if isinstance(event, WarningEvent) and event.extra.get("source") == "camera" \
                 and event.extra.get("state") == "lost" and "camera" not in self._warned:
             self._warned.add("camera")
-            self.voice.say("camera_lost")
+            self._say(("camera_lost",), "loss", None)
         elif isinstance(event, AudioStatusEvent) and event.state == "lost" and "mic" not in self._warned:
             self._warned.add("mic")
-            self.voice.say("mic_lost")
+            self._say(("mic_lost",), "loss", None)
 
     def close(self) -> None:
         wait = getattr(self.voice, "wait", None)
         if wait is not None:
             wait(3.0)
         self.voice.close()
+        if self.output is not None:
+            self.output.close()
+
+
+def _earlier(card_t: Any, than: Any) -> bool:
+    """Card ``card_t`` came before card ``than`` (unknown times: no)."""
+    return isinstance(card_t, (int, float)) and isinstance(than, (int, float)) and card_t < than - 1e-6
 
 
 def _card_key(t: Any) -> Any:

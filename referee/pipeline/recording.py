@@ -64,6 +64,23 @@ class Recording:
     half_raise: bool | None = None
     #: the calibration's audio–video offset (s, audio clock minus video clock; 0 when not measured)
     av_offset: float = 0.0
+    #: pose stride changes to follow, ``(after_frame_t, every)`` in time order: from the frame
+    #: after the one at ``after_frame_t`` (session s) on, pose on every ``every``-th frame — a
+    #: live session's adaptive pose rate, read from its record (``referee replay --follow-live``)
+    pose_changes: tuple[tuple[float, int], ...] = ()
+
+
+def set_pose_every(stage, every: int) -> None:
+    """Pose on every ``every``-th frame from the next frame on, in the pose workers and in the
+    vision stage's own seats (which give its worst-case lag)."""
+    from vision.parallel import set_every
+
+    tw = stage.tw
+    if tw.workers is not None:
+        tw.workers.set_every(every)
+    for seat in tw.seats:
+        set_every(seat, every)
+    stage.lag_s = tw.lag_frames / stage.fps
 
 
 @dataclass
@@ -193,6 +210,9 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         return out_events
 
     total = rec.info.frames or 0
+    changes = list(rec.pose_changes)
+    # a frame's PTS is within half a frame of the capture time the live record names
+    half_frame = 0.5 / (rec.info.fps or 30.0)
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
@@ -216,6 +236,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
                 raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
                                    "replay with --workers 0 to run pose in this process") from None
+            while changes and item.t >= changes[0][0] - half_frame:
+                set_pose_every(stage, changes.pop(0)[1])
             skips = skipped_frames(item.t)
             for w in stage.new_warnings:
                 warn(w)

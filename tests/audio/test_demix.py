@@ -208,3 +208,21 @@ def test_a_channel_seconds_late_fits_none_of_the_calibration_s_leak_paths():
     swap, _, dropped = find_swap(leak, late)
     assert swap is None and {(0, 2), (1, 2), (2, 0), (2, 1)} <= set(dropped)
     assert unfit_channels(leak, late) == [2]
+
+
+def test_a_noisy_room_lowers_the_onset_trigger_a_quiet_one_keeps_it():
+    from audio.demix import NoisyTriggerParams, noise_ratio_db, onset_params
+    from audio.onset import OnsetParams
+
+    x, sources = _table(np.random.default_rng(5))
+    levels = __import__("audio.demix", fromlist=["speech_levels"]).speech_levels(x)
+    quiet = noise_ratio_db(x, levels)
+    rng = np.random.default_rng(6)
+    noisy_x = x + (rng.standard_normal(x.shape) * 10 ** (np.mean(levels) / 20) * 10 ** (-10 / 20)).astype(np.float32)
+    noisy = noise_ratio_db(noisy_x, levels)
+    assert quiet > 30 and 5 < noisy < 15, (quiet, noisy)
+    default = OnsetParams().trigger_db
+    assert onset_params(-20.0, quiet).trigger_db == default == onset_params(-20.0).trigger_db
+    low = onset_params(-20.0, noisy).trigger_db
+    assert low == pytest.approx(max(OnsetParams().start_db + NoisyTriggerParams().min_above_start_db,
+                                    noisy + NoisyTriggerParams().margin_db), abs=0.05) and low < default

@@ -80,3 +80,39 @@ def test_a_noisy_utterance_is_compared_through_its_noise(enrolled):
     assert quiet.noise is None
     assert enrolled.verify("dai", feats=quiet) == enrolled.verify("dai", clip)
     assert enrolled.voice_distances(("5",), feats=quiet) == enrolled.voice_distances(("5",), clip)
+
+
+@pytest.fixture(scope="module")
+def numbers():
+    e = enroll.Enrollment(synth.RATE)
+    for text, token in (("ヨン", "4"), ("ゴ", "5"), ("ニ", "2"), ("イチ", "1")):
+        for speed in (0.9, 1.1):
+            e.add("dai", (token,), enroll.trim(synth.say(text, "ja", 1, speed=speed), synth.RATE))
+    return e
+
+
+def _in_noise(text, cut_s, seed):
+    """``text`` in white noise 10 dB below it, its detector end ``cut_s`` early ->
+    (utterance, the noise before it, what follows it)."""
+    rng = np.random.default_rng(seed)
+    clip = enroll.trim(synth.say(text, "ja", 1), synth.RATE).astype(np.float64)
+    level = np.sqrt(np.mean(clip[np.abs(clip) > 0.1 * np.abs(clip).max()] ** 2))
+    full = np.concatenate([clip, np.zeros(int(0.1 * synth.RATE))])
+    noise = rng.standard_normal(len(full) + synth.RATE) * level * 10 ** (-10 / 20)
+    noisy, end = full + noise[synth.RATE:], len(clip) - int(cut_s * synth.RATE)
+    return noisy[:end], noise[: synth.RATE], noisy[end:]
+
+
+def test_in_noise_a_word_whose_soft_end_the_detector_cut_is_heard_with_what_follows(numbers):
+    said, before, after = _in_noise("ヨン", 0.1, seed=0)  # its ン under the noise, cut
+    assert numbers.verify("dai", feats=numbers.features(said, before)).tokens != ("4",)
+    assert numbers.verify("dai", feats=numbers.features(said, before, after)).tokens == ("4",)
+    # a word the detector ended where it ended: the same verdict with what follows it
+    said, before, after = _in_noise("ゴ", 0.0, seed=0)
+    plain = numbers.verify("dai", feats=numbers.features(said, before))
+    assert plain.tokens == ("5",)
+    assert numbers.verify("dai", feats=numbers.features(said, before, after)) == plain
+    # in quiet nothing follows the word into the comparison
+    clip = synth.say("ゴ", "ja", 1)
+    quiet = numbers.features(clip, np.full(synth.RATE, 1e-6), np.ones(1600))
+    assert quiet.longer == () and numbers.verify("dai", feats=quiet) == numbers.verify("dai", clip)

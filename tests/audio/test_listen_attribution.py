@@ -165,3 +165,129 @@ def test_swapped_channels_are_a_warning_for_both_seats():
     events = list(listen(_Source(_table(seconds=0.5)), lis))
     warned = [(e["player"], e["swapped_with"]) for e in events if e.get("kind") == "channels_swapped"]
     assert warned == [("aki", "ben"), ("ben", "aki")]
+
+
+# -------------------------------------------------- a seat whose channel is no reference
+
+#: leak paths (mic, seat) -> (delay in samples, dB): each seat's fingerprint
+PATHS = {(0, 1): (20, -8), (0, 2): (60, -14), (1, 0): (24, -9), (1, 2): (40, -11), (2, 0): (56, -13), (2, 1): (36, -12)}
+
+
+def _voice(seconds, f0, seed):
+    """A voiced vowel: harmonics of ``f0`` (random phases, falling 1/k, a slight vibrato),
+    sharp start: two voices of different pitch share few time-frequency cells, as real
+    voices do."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * RATE)) / RATE
+    f = f0 * (1 + 0.01 * np.sin(2 * np.pi * 5 * t))
+    phase = 2 * np.pi * np.cumsum(f) / RATE
+    x = sum(np.sin(k * phase + rng.uniform(0, 2 * np.pi)) / k for k in range(1, int(4000 / f0)))
+    x *= np.minimum(1.0, (len(t) - np.arange(len(t))) / (0.05 * RATE))  # a 50 ms fade at the end
+    return (0.3 * x / np.max(np.abs(x))).astype(np.float32)
+
+
+def _mix(sources, rng):
+    """Three close mics: each seat's own voice plus every other seat's through its path."""
+    x = sources.copy()
+    for (i, j), (d, db) in PATHS.items():
+        x[d:, i] += 10 ** (db / 20) * sources[:-d, j]
+    return (x + 1e-4 * rng.standard_normal(x.shape)).astype(np.float32)
+
+
+def _calibration(tmp_path, voiced=True):
+    """Each seat says two words alone, as at calibration -> the recording's path."""
+    from scipy.io import wavfile
+
+    rng = np.random.default_rng(7)
+    n = int(4.0 * RATE)
+    s = np.zeros((n, 3))
+    for j in range(3):
+        for k, t in enumerate((0.3 + 0.6 * j, 2.2 + 0.6 * j)):
+            w = (_voice(0.4, (110, 160, 220)[j] * (1 + 0.1 * k), seed=20 + 2 * j + k) if voiced
+                 else tone_burst(0.4, RATE, seed=20 + 2 * j + k))
+            s[int(t * RATE) : int(t * RATE) + len(w), j] += w
+    path = tmp_path / "calibration.wav"
+    wavfile.write(path, RATE, (np.clip(_mix(s, rng), -1, 1) * 32767).astype(np.int16))
+    return path
+
+
+def _muted_session(tmp_path, overlap=True, voiced=True):
+    """aki says a word at 1.0 s; ben, whose microphone is muted, says one at 1.15 s (under
+    aki's: ``overlap``) or at 2.0 s; chie says one at 3.0 s (vowels, or ``voiced`` False:
+    voice-band noise, every cell shared). -> (path, sources)."""
+    from scipy.io import wavfile
+
+    rng = np.random.default_rng(8)
+    n = int(4.0 * RATE)
+    s = np.zeros((n, 3))
+    for j, t, seed in ((0, 1.0, 30), (1, 1.15 if overlap else 2.0, 31), (2, 3.0, 32)):
+        w = _voice(0.4, (115, 170, 210)[j], seed=seed) if voiced else tone_burst(0.4, RATE, seed=seed)
+        s[int(t * RATE) : int(t * RATE) + len(w), j] += w
+    x = _mix(s, rng)
+    x[:, 1] = 0.0  # ben's channel muted
+    path = tmp_path / "session.wav"
+    wavfile.write(path, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    return path, s
+
+
+def _open(tmp_path, session, fingerprint=True, voiced=True):
+    from audio import hearing
+
+    warnings = []
+    if not fingerprint:  # the cancellation as it was: no fingerprint cancellation of the muted seat
+        import audio.hearing as h
+
+        keep, h.unreferenced = h.unreferenced, lambda *a, **k: None
+        try:
+            src, _ = hearing.open_source(session, session, warnings, demix=True,
+                                         leakage_from=_calibration(tmp_path, voiced))
+        finally:
+            h.unreferenced = keep
+    else:
+        src, _ = hearing.open_source(session, session, warnings, demix=True, leakage_from=_calibration(tmp_path, voiced))
+    return src
+
+
+def _db(v):
+    return 10 * np.log10(np.mean(np.asarray(v, np.float64) ** 2) + 1e-20)
+
+
+def test_a_muted_seat_s_voice_is_cancelled_from_the_others_by_its_leak_fingerprint(tmp_path):
+    session, s = _muted_session(tmp_path)
+    over = slice(int(1.15 * RATE), int(1.40 * RATE))  # ben's word under aki's
+    alone = slice(int(1.40 * RATE), int(1.55 * RATE))  # ben's word after aki's ended
+    own = slice(int(1.0 * RATE), int(1.14 * RATE))  # aki's word before ben's starts
+    before, after = _open(tmp_path, session, fingerprint=False).data, _open(tmp_path, session).data
+    # where ben speaks alone, his leak on both other channels: (nearly) gone
+    for ch in (0, 2):
+        assert _db(after[alone, ch]) < _db(before[alone, ch]) - 20, ch
+    # under aki's word (only chie's mic says what ben said there): aki's channel nearer her voice
+    assert _db(after[over, 0] - s[over, 0]) < _db(before[over, 0] - s[over, 0]) - 5
+    # aki's word where ben is silent: unchanged
+    assert _db(after[own, 0] - before[own, 0]) < _db(before[own, 0]) - 40
+
+
+def test_a_muted_seat_s_word_under_a_neighbour_s_is_credited_to_no_one_nor_heard_in_hers(tmp_path):
+    from audio.demix import onset_params
+
+    rec = Lengths()
+    session, _ = _muted_session(tmp_path, voiced=False)  # (without the fingerprint: chie credited at 1.17 s)
+    src = _open(tmp_path, session, voiced=False)
+    lis = Listener(SEATS, 3, RATE, rec, params=ListenParams(copy_test=True), watch=src.watch,
+                   speech_db=src.speech_db, onset=onset_params(src.residual_db))
+    events = list(listen(src, lis))
+    shouts = [(e["player"], round(e["t"], 2)) for e in events if e["type"] == "shout"]
+    assert shouts == [("aki", 1.0), ("chie", 3.0)], shouts
+    assert rec.lengths[0] < 0.4 + 0.5  # aki's utterance is her word, not ben's after it
+    assert [(e["state"], e["player"]) for e in events if e["type"] == "audio_status"] == [("lost", "ben")]
+
+
+def test_a_seat_whose_channel_is_alive_is_not_cancelled_by_fingerprint(tmp_path):
+    from scipy.io import wavfile
+
+    session, s = _muted_session(tmp_path, overlap=False)
+    x, _ = __import__("audio.capture", fromlist=["read_all"]).read_all(session)
+    x = x.copy()
+    x[:, 1] = _mix(s, np.random.default_rng(8))[:, 1]  # ben's microphone working
+    wavfile.write(session, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    assert np.array_equal(_open(tmp_path, session).data, _open(tmp_path, session, fingerprint=False).data)

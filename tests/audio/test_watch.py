@@ -42,3 +42,16 @@ def test_a_live_quiet_microphone_is_not_dead():
     w = InputWatch(_Source(_noise(3, 2) * 0.1))  # -80 dBFS hiss
     list(w)
     assert w.notices == []
+
+
+def test_a_whole_recording_s_dead_stretches_are_the_ones_the_watch_notices():
+    from audio.watch import dead_mask
+
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4 * 16000, 2)) * 1e-3).astype(np.float32)
+    x[16000:48000, 1] = 0.0  # muted from 1 s to 3 s
+    x[8000:12000, 0] = 0.0  # a quarter second of silence: not dead (shorter than dead_s)
+    m = dead_mask(x, 16000)
+    assert not m[:, 0].any()
+    on = np.flatnonzero(m[:, 1])
+    assert abs(on[0] - 16000) <= 320 and abs(on[-1] - 48000) <= 320

@@ -57,6 +57,16 @@ def test_the_live_run_says_where_its_files_are(live_run):
     assert "IKATAKO versus" in res.stdout
 
 
+def test_every_stage_kept_its_watermark_promise_live(live_run):
+    """Paced live (hearing's tight walk-back bound, the seats' marks, the card zones on their
+    own thread): no event came earlier than its stream had promised (the merge counts them)."""
+    out, res = live_run
+    figures = json.loads((out / "live-figures.json").read_text())
+    assert figures["late"] == 0
+    assert "later than" not in res.output
+    assert figures["latency"]["watermark_lag_ms"]["hearing"]["n"] > 0
+
+
 def test_the_record_says_which_clocks_were_used(live_run):
     out, _ = live_run
     rec = read_record(out / "session.jsonl")
@@ -241,3 +251,54 @@ def test_a_camera_unplugged_and_a_microphone_lost_are_recorded_and_judging_goes_
     assert [s for _, s in audio][:2] == ["lost", "ok"] and abs(audio[0][0] - 6.0) < 0.1 and abs(audio[1][0] - 7.0) < 0.1
     assert [v["card"] for v in res.lines if v.get("type") == "verdict"] == ["3", "tako", "ika"]
     assert res.figures["losses"] == 1 and out.is_file()
+
+
+def test_a_replay_following_the_live_record_changes_the_stride_after_the_named_frames(clip, tmp_path, monkeypatch):
+    """With the adaptive pose rate (the default) live changes the pose stride under load;
+    ``referee replay --follow-live OUT/session.jsonl`` starts at the stride the record names
+    and changes it after the frames its ``pose`` warnings name, so it analyses the frames
+    live analysed and gives the verdicts said live."""
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    from referee.pipeline import recording
+    from referee.replay import live_strides
+
+    video, wav = clip
+    out = tmp_path / "live"
+    res = CliRunner().invoke(cli, ["live", "--from-video", str(video), "--audio", str(wav), "--calibration", str(CAL),
+                                   "--no-window", "--no-voice", "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    strides = live_strides(out / "session.jsonl")
+    changes = [e.extra for e in read_record(out / "session.jsonl").events
+               if e.type == "warning" and e.extra.get("source") == "pose"]
+    assert strides.changes == tuple((c["after_frame_t"], c["pose_every"]) for c in changes)
+    applied = []
+    original = recording.set_pose_every
+
+    def spy(stage, every):
+        applied.append(every)
+        original(stage, every)
+
+    monkeypatch.setattr(recording, "set_pose_every", spy)
+    res = CliRunner().invoke(cli, ["replay", str(out / "video.mp4"), "--audio", str(out / "seats.wav"),
+                                   "--calibration", str(CAL), "--out", str(tmp_path / "r"), "--json",
+                                   "--follow-live", str(out / "session.jsonl")], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert applied == [every for _, every in strides.changes]  # each change, once, in order
+    header = read_record(tmp_path / "r" / "session.jsonl").header.extra["source"]
+    assert header["pose_every"] == strides.pose_every
+    assert [tuple(c) for c in header.get("pose_changes", [])] == list(strides.changes)
+    replayed = [_view(v) for v in map(json.loads, res.stdout.splitlines()) if v["type"] == "verdict"]
+    live = [_view(json.loads(x)) for x in (out / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
+    assert replayed == live, f"stride changes {strides.changes}"
+
+
+def test_follow_live_refuses_a_record_that_is_not_a_live_one(tmp_path):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    res = CliRunner().invoke(cli, ["replay", str(DEMO / "session.mp4"), "--calibration", str(CAL),
+                                   "--follow-live", str(DEMO / "expected.jsonl"), "--out", str(tmp_path / "r")])
+    assert res.exit_code != 0 and "not the record of a live session" in res.output and "Traceback" not in res.output

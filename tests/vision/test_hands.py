@@ -336,7 +336,7 @@ def test_half_raise_in_video_is_an_up_event_timed_at_the_shoulder_line():
 def test_an_arm_promises_the_last_frame_still_on_its_side_of_the_onset_level():
     """The pipeline's watermark for hands: a change not yet reported is timed at the crossing
     after the last analysed frame on this side of the onset level (one frame earlier for a
-    glitch), so an arm at rest promises (nearly) its last frame and a rising arm its rise."""
+    glitch), so an arm at rest promises its last frame and a rising arm its rise."""
     from vision.hands import ONSET_LEVEL, RAISE_FRACTION, ArmTracker
 
     arm = ArmTracker()
@@ -344,9 +344,26 @@ def test_an_arm_promises_the_last_frame_still_on_its_side_of_the_onset_level():
     low, mid, high = ONSET_LEVEL - 0.2, (ONSET_LEVEL + RAISE_FRACTION) / 2, RAISE_FRACTION + 0.3
     for k in range(5):
         arm.observe(k / 30, low)
-    assert arm.earliest_event_t() == pytest.approx(3 / 30)  # at rest: one frame before the last
+    assert arm.earliest_event_t() == pytest.approx(4 / 30)  # at rest: its last frame
     arm.observe(5 / 30, mid)  # rising, not yet up: the crossing lies after frame 4
-    assert arm.earliest_event_t() == pytest.approx(3 / 30)
+    assert arm.earliest_event_t() == pytest.approx(4 / 30)
     got = [arm.observe(k / 30, high) for k in (6, 7)]
     up = next(c for c in got if c is not None)
-    assert up[0] == "up" and up[1] >= 3 / 30  # the promise held
+    assert up[0] == "up" and up[1] >= 4 / 30  # the promise held
+
+
+def test_a_reading_that_may_yet_be_dropped_as_a_glitch_holds_the_arms_promise_a_frame_back():
+    """The last frame on this side jumped more than GLITCH_JUMP from the one before: if the
+    next one jumps back, it is dropped as a glitch and the crossing lies before it — so the
+    arm promises the frame before (and the event then indeed comes before the glitch)."""
+    from vision.hands import GLITCH_JUMP, ONSET_LEVEL, RAISE_FRACTION, ArmTracker
+
+    arm = ArmTracker()
+    low, high = ONSET_LEVEL - 0.05, RAISE_FRACTION + 0.3
+    for k in range(3):
+        arm.observe(k / 30, low)
+    arm.observe(3 / 30, low - GLITCH_JUMP - 0.2)  # a dip: may be a glitch
+    assert arm.earliest_event_t() == pytest.approx(2 / 30)
+    got = [arm.observe(k / 30, high) for k in (4, 5, 6)]
+    up = next(c for c in got if c is not None)
+    assert up[0] == "up" and 2 / 30 <= up[1] < 3 / 30  # timed before the dropped frame: the promise was needed

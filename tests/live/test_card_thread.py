@@ -1,0 +1,134 @@
+"""The card zones on a thread of their own (``TableWatcher.start_card_thread``, live): the
+same card events and warnings as in the caller's thread on the demo's frames, the watermark
+never ahead of the events handed back, and a zone busy recognising a card does not hold up
+the caller (the live loop keeps taking frames for the seats)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+
+import pytest
+
+from tests.live.helpers import DEMO
+
+SECONDS = 14.0  # the demo's first four cards (3, tako, ika, mirror)
+
+
+def _layout():
+    from calibration import load
+    from vision.table import TableLayout
+
+    lay = TableLayout.of(load(DEMO / "calibration.json"))
+    return TableLayout(lay.width, lay.height, lay.zones, (), lay.references)  # the card zones only
+
+
+def _frames():
+    from vision.video import read_frames
+
+    return list(itertools.takewhile(lambda f: f.t < SECONDS, read_frames(DEMO / "session.mp4")))
+
+
+@pytest.fixture(scope="module")
+def frames():
+    if not (DEMO / "session.mp4").is_file():
+        pytest.skip("the demo recording is missing")
+    return _frames()
+
+
+def _run(frames, threaded: bool):
+    from vision.table import TableWatcher
+
+    tw = TableWatcher(_layout(), card_every=2)
+    if threaded:
+        tw.start_card_thread(max_backlog=None)  # every frame to the zones, however far behind
+    events, broken, mark = [], [], float("-inf")
+    try:
+        for f in frames:
+            got = tw.update(f)
+            broken += [e for e in got if e.t < mark]
+            events += got
+            mark = max(mark, min(f.t, tw.watermark()))
+        got = tw.finish()
+        broken += [e for e in got if e.t < mark]
+        events += got
+        return events, list(tw.warnings), broken
+    finally:
+        tw.close()
+
+
+def test_the_card_thread_gives_the_same_cards_and_keeps_the_promise(frames):
+    plain, plain_warnings, _ = _run(frames, False)
+    threaded, threaded_warnings, broken = _run(frames, True)
+    cards = [e for e in plain if e.type == "card"]
+    assert len(cards) >= 4  # the demo's first cards were seen
+    def dump(evs):
+        return json.dumps([e.to_dict() for e in evs], sort_keys=True)
+
+    assert dump(threaded) == dump(plain)  # the same events, in the same order of coming out
+    assert threaded_warnings == plain_warnings
+    assert broken == []
+
+
+def _busy(tw, gate):
+    zone = tw.cards[0]
+    update = zone.update
+
+    def busy(index, t, image):  # recognising a card: until the test lets it go
+        gate.wait(10)
+        return update(index, t, image)
+
+    zone.update = busy
+
+
+def test_a_busy_zone_does_not_hold_up_the_caller(frames):
+    from vision.table import TableWatcher
+
+    tw = TableWatcher(_layout(), card_every=2)
+    tw.start_card_thread(max_backlog=None)
+    gate = threading.Event()
+    _busy(tw, gate)
+    try:
+        first = frames[:90]  # to 3 s: the first card (2.1 s) is recognised in them
+        for f in first:  # returns at once: the frames wait for the zones on their thread
+            assert tw.update(f) == []
+        assert tw.card_thread.backlog >= 89
+        assert tw.watermark() == float("-inf")  # nothing promised for frames the zones have not done
+        gate.set()
+        later = tw.finish()
+        assert tw.card_thread.backlog == 0 and tw.watermark() > first[0].t - 1
+        assert any(e.type == "card" for e in later)
+        assert later == _run(first, False)[0]
+    finally:
+        gate.set()
+        tw.close()
+
+
+def test_a_full_backlog_drops_frames_for_the_zones_only(frames):
+    """Live: at most ``max_backlog`` frames wait for the zones; the rest are not given to them
+    (counted), so the zones' watermark is never far behind once they are free again."""
+    from vision.table import TableWatcher
+
+    tw = TableWatcher(_layout(), card_every=2)
+    tw.start_card_thread(max_backlog=6)
+    gate = threading.Event()
+    _busy(tw, gate)
+    try:
+        for f in frames[:40]:
+            tw.update(f)
+        # at most 6 frames wait, and up to 6 more the zones analyse (every 2nd: card_every)
+        assert tw.card_thread.backlog <= 12 and tw.card_thread.dropped >= 40 - 13
+        gate.set()
+        tw.finish()
+        assert tw.card_thread.backlog == 0
+        dropped = tw.card_thread.dropped
+        for f in frames[40:60]:  # free again, one frame at a time: every frame to the zones
+            tw.update(f)
+            tw.finish()
+        assert tw.card_thread.dropped == dropped
+        # the watermark is the zones' own bound as of the last frame they did
+        assert tw.watermark() == min(c.earliest_event_t() for c in tw.cards)
+    finally:
+        gate.set()
+        tw.close()
