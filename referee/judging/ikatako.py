@@ -744,7 +744,7 @@ def _first_cell(v: dict[str, Any]) -> str:
         return "(trouble: stays in the field)"
     if v.get("first_unknown"):
         if v["first"] is None:
-            return "first unknown: unsettled, discarded"
+            return "unknown: unsettled, discarded"
         return f"{v['first']} (first unknown, decided)"
     if v["tie"]:
         tied = "/".join(v["tie"])

@@ -94,7 +94,7 @@ def test_a_decision_settles_it_for_the_unheard_or_the_heard_player():
 def test_the_renderings_say_the_first_is_unknown():
     judged = _judged(*_tako((1.2, "left")), _card(5.0, "2"))
     table = format_table(judged, SessionHeader.from_dict(HEADER))
-    assert "first unknown: unsettled, discarded" in table
+    assert "unknown: unsettled, discarded" in table
     assert "first unknown: ben not heard (could have been first); chie fastest heard — settle with a decision" in table
     v = next(x for x in judged.lines if x["type"] == "verdict")
     first = dict(describe(v).facts)["first"]
@@ -139,3 +139,14 @@ def test_the_incremental_judge_announces_first_when_the_seen_hand_rules_the_unhe
     firsts = [a for a in heard if a["card"] == "tako" and a["what"] in ("first", "tie")]
     assert firsts == [{"type": "announce", "t": 1.384, "card": "tako", "card_t": 1.0, "what": "first",
                        "player": "chie", "time": 0.35, "margin": None}]  # aki not yet correct then
+
+
+def test_explain_says_the_first_is_unknown(tmp_path):
+    from referee.teach.explain import explain_file
+
+    events = sorted(_tako((1.2, "left")) + [_card(5.0, "2")], key=lambda e: e["t"])
+    path = tmp_path / "muted.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in [HEADER] + events) + "\n")
+    walk, _ = explain_file(path)
+    assert "first unknown: ben not heard (could have been first); chie fastest heard" in walk
+    assert "first: chie" not in walk
