@@ -253,9 +253,10 @@ def _could_have_been_first(session, player: str, act: Act, expected, t0: int, de
     that was there rules out a correct reaction complete by ``deadline`` (the fastest heard
     correct player's reaction time + ``tie_ms``, session µs). Heard words must have begun by
     then; unheard words must have been missing at some moment of [reveal, deadline] (heard
-    all that while and silent: they had not spoken yet). Likewise a required hand seen must
-    have gone up by then, and an unseen one must have been unseen within that span; a card
-    that needs no hand asks nothing of the camera. (A wrong seen hand or heard word already
+    all that while and silent: they had not spoken yet). Likewise seen hands must be right
+    by then — every required hand up, and no hand left up from before still up at the
+    deadline (an utterance by then would have come with it: an extra hand) — while unseen
+    ones must have been unseen within that span. (A wrong seen hand or heard word already
     made the player wrong, not unjudged.)"""
     senses = getattr(session, "senses", None)
     if senses is None:
@@ -266,10 +267,11 @@ def _could_have_been_first(session, player: str, act: Act, expected, t0: int, de
             return False
     elif senses.missing("audio", player, a, b) is None:
         return False
-    if expected.sides:
-        if act.ups or senses.missing("video", player, a, b) is None:  # the hands were seen
-            if not all(s in act.ups and act.ups[s] <= deadline for s in expected.sides):
-                return False
+    if act.ups or senses.missing("video", player, a, b) is None:  # the hands were seen
+        if not all(s in act.ups and act.ups[s] <= deadline for s in expected.sides):
+            return False
+        if _hand_problem(act, expected.sides, deadline):  # e.g. a hand still up from before
+            return False
     return True
 
 

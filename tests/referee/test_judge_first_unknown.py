@@ -150,3 +150,17 @@ def test_explain_says_the_first_is_unknown(tmp_path):
     walk, _ = explain_file(path)
     assert "first unknown: ben not heard (could have been first); chie fastest heard" in walk
     assert "first: chie" not in walk
+
+
+def test_a_hand_left_up_from_before_until_after_the_deadline_rules_the_unheard_player_out():
+    """ben's right hand is up from the card before; it comes down only after chie's time +
+    tie_ms: had ben spoken by then, it would have been an extra hand (the verdict would have
+    made him wrong), so chie is first; lowered in time, ben could have been first."""
+    before = [LOST, _hand(0.2, "ben", "right")]
+    card = [_card(1.0, "3"), _shout(1.4, "chie", "3"), _card(5.0, "2")]
+    late = _first_verdict(*before, _hand(1.6, "ben", "right", "down"), *card)
+    assert late["first"] == "chie" and "first_unknown" not in late and "ben" in late["unjudged"]
+    early = _first_verdict(*before, _hand(1.3, "ben", "right", "down"), *card)
+    assert early["first_unknown"] == ["ben"]
+    heard, _ = _drive(before + [_hand(1.6, "ben", "right", "down")] + card)
+    assert [a["what"] for a in heard if a["card"] == "3" and a["what"] in ("first", "tie")] == ["first"]
