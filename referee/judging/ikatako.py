@@ -22,6 +22,14 @@ Versus, per player (docs/rules.md, IKATAKO):
   correct players within ``tie_ms`` (inclusive) of the fastest are tied, and a
   ``decision`` event before the next card names who takes it (the last valid decision
   wins); without one the tie is ``unsettled`` and the card is discarded;
+* a player *not heard* (or *not seen*, :mod:`referee.judging.senses`) is neither penalised
+  nor correct; when what was there does not rule out that they beat the fastest heard
+  correct player (:func:`_could_have_been_first`), the card's **first is unknown**
+  (decision: the rulebook is silent; the referee says it cannot tell rather than give the
+  card on missing evidence): ``first_unknown`` lists them, ``tie`` holds the heard fastest
+  (or heard tie) and them, and the card goes as an unsettled tie goes — a ``decision``
+  naming any of them settles it. The field is there only when needed. Co-op/solo have no
+  "first" (one active player), so nothing changes there;
 * ``choice`` events before the next card: ``penalty`` (a wrong/missed player names the
   point card to turn down), ``uzushio`` / ``salvage`` (the taker's effect).
 
@@ -240,6 +248,44 @@ def _ranking(correct: dict[str, int], players: list[str], tie_us: int) -> tuple[
     return order, tied if len(tied) > 1 else []
 
 
+def _could_have_been_first(session, player: str, act: Act, expected, t0: int, deadline: int) -> bool:
+    """Whether an unjudged player (not heard, or not seen) could have been first: nothing
+    that was there rules out a correct reaction complete by ``deadline`` (the fastest heard
+    correct player's reaction time + ``tie_ms``, session µs). Heard words must have begun by
+    then; unheard words must have been missing at some moment of [reveal, deadline] (heard
+    all that while and silent: they had not spoken yet). Likewise seen hands must be right
+    by then — every required hand up, and no hand left up from before still up at the
+    deadline (an utterance by then would have come with it: an extra hand) — while unseen
+    ones must have been unseen within that span. (A wrong seen hand or heard word already
+    made the player wrong, not unjudged.)"""
+    senses = getattr(session, "senses", None)
+    if senses is None:
+        return False
+    a, b = sec(t0), sec(deadline)
+    if act.shouts:
+        if us(act.shouts[0].t) > deadline:
+            return False
+    elif senses.missing("audio", player, a, b) is None:
+        return False
+    if act.ups or senses.missing("video", player, a, b) is None:  # the hands were seen
+        if not all(s in act.ups and act.ups[s] <= deadline for s in expected.sides):
+            return False
+        if _hand_problem(act, expected.sides, deadline):  # e.g. a hand still up from before
+            return False
+    return True
+
+
+def _first_unknown(session, unjudged, acts, expected, t0: int, correct: dict[str, int], order, players,
+                   tie_us: int) -> list[str]:
+    """The unjudged players who could have beaten or tied the fastest heard correct one
+    (seat order); empty when nobody heard was correct (the card goes to nobody anyway)."""
+    if not order:
+        return []
+    deadline = t0 + correct[order[0]] + tie_us
+    return [p for p in players if p in unjudged
+            and _could_have_been_first(session, p, acts[p], expected, t0, deadline)]
+
+
 def _assess_coop(act: Act, expected, seconds: float, window_end: int) -> tuple[list[str], int | None]:
     """The active player's declaration: the problems (none: ok) and when it was complete."""
     tokens: list[str] = []
@@ -290,7 +336,11 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
             wrong[p] = value
         elif status == "missed":
             missed[p] = value
-    order, tie = _ranking(correct, players, round(opts["tie_ms"] * 1000))
+    tie_us = round(opts["tie_ms"] * 1000)
+    order, tie = _ranking(correct, players, tie_us)
+    unknown = _first_unknown(session, unjudged, acts, expected, slot.t0, correct, order, players, tie_us)
+    if unknown:  # the heard fastest (or heard tie) and the unheard who may have beaten them
+        tie = (tie or order[:1]) + unknown
     first = order[0] if order and not tie else None
     decision = None
     penalty_choices: dict[str, str] = {}
@@ -301,8 +351,9 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
                 session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, but card {cid} "
                              f"(t={sec(slot.t0):.3f} s) has no tie; ignored", ev)
             elif ev.first not in tie:
-                session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, who is not in the tie "
-                             f"({', '.join(tie)}) on card {cid}; ignored", ev)
+                who = (f"who could not have been first (only {', '.join(tie)} could)" if unknown
+                       else f"who is not in the tie ({', '.join(tie)})")
+                session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, {who} on card {cid}; ignored", ev)
             else:
                 decision = ev.first
         elif isinstance(ev, ChoiceEvent):
@@ -363,6 +414,8 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     }
     if unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
         verdict["unjudged"] = {p: unjudged[p] for p in players if p in unjudged}
+    if unknown:
+        verdict["first_unknown"] = unknown
     return verdict
 
 
@@ -454,6 +507,17 @@ class Judge(GameJudge):
     co-op/solo: ``ok`` (``player``, ``time``) or ``miss`` (``player``, ``why``) once the
     declaration is complete (all its words said and every required hand up) or ``t`` is
     past the window's end.
+
+    A player who was *not heard* (or not seen) and could have been first
+    (:func:`_could_have_been_first`) makes the card's first unknown: instead of ``first``
+    the judge announces a ``tie`` (``players``: the fastest heard, or the heard tie, then
+    those candidates; ``first_unknown``: the candidates), at the same moment ``first`` would
+    have come. Decision: announce rather than wait for the window's end, because the table
+    must settle it with a ``decision`` before the next card, and every live view already
+    shows a tie and offers its key; naming the heard fastest first would hand them the card
+    on missing evidence. A stretch of missing audio reported after that moment (a late
+    ``skipped``) cannot take back a ``first`` already announced; the verdict then says
+    ``first_unknown``.
 
     The one case where the verdict can still differ from an announcement: a player
     announced ``first``/``ok`` (or in a ``tie``) raises a hand that was not asked for
@@ -624,7 +688,12 @@ class Judge(GameJudge):
         order, tie = _ranking(correct, self.players, tie_us)
         found = []
         if order and (closed or horizon > t0 + correct[order[0]] + tie_us):
-            if tie:
+            unjudged = {p for p, (s, _) in status.items() if s == "unjudged"}
+            unknown = _first_unknown(self.session, unjudged, acts, expected, t0, correct, order, self.players, tie_us)
+            if unknown:
+                found.append(("first", {"what": "tie", "players": (tie or order[:1]) + unknown,
+                                        "time": sec(correct[order[0]]), "first_unknown": unknown}))
+            elif tie:
                 found.append(("first", {"what": "tie", "players": tie, "time": sec(correct[order[0]])}))
             else:
                 margin = sec(correct[order[1]] - correct[order[0]]) if len(order) > 1 else None
@@ -654,9 +723,31 @@ class Judge(GameJudge):
 # ----------------------------------------------------------------------------- the table
 
 
+def first_unknown_text(v: dict[str, Any]) -> str:
+    """``first unknown: ben not heard (could have been first); chie fastest heard — settle
+    with a decision`` (or ``… decided: ben``) for a verdict with ``first_unknown``."""
+    unjudged = v.get("unjudged") or {}
+    unknown = v["first_unknown"]
+
+    def lack(p: str) -> str:
+        why = unjudged.get(p, "")
+        return " and ".join(x for x in ("not heard", "not seen") if x in why) or "not judged"
+
+    heard = [p for p in v.get("tie") or [] if p not in unknown]
+    text = (f"first unknown: {', '.join(f'{p} {lack(p)}' for p in unknown)} (could have been first); "
+            f"{' / '.join(heard)} fastest heard")
+    if v.get("first"):
+        return f"{text} — decided: {v['first']}"
+    return f"{text} — settle with a decision"
+
+
 def _first_cell(v: dict[str, Any]) -> str:
     if not v["expected"]["say"] and v["expected"]["hands"] == "none":
         return "(trouble: stays in the field)"
+    if v.get("first_unknown"):
+        if v["first"] is None:
+            return "unknown: unsettled, discarded"
+        return f"{v['first']} (first unknown, decided)"
     if v["tie"]:
         tied = "/".join(v["tie"])
         if v["first"] is None:
@@ -679,6 +770,8 @@ def _table_versus(lines, header) -> str:
         lead = (f"{i:>3}  {v['t']:>8.3f}  {v['card']:<9} {describe_expected(v['expected']):<22} "
                 f"{_first_cell(v):<34} ")
         notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
+        if v.get("first_unknown"):
+            notes.insert(0, first_unknown_text(v))
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
         by_reason: dict[str, list[str]] = {}
@@ -742,6 +835,10 @@ def format_table(judgement, header) -> str:
 
 
 def _first_text(v: dict[str, Any]) -> str:
+    if v.get("first_unknown"):
+        text = first_unknown_text(v)
+        return text.replace("settle with a decision", "no decision: the card is discarded") if v.get("unsettled") \
+            else text
     if v.get("tie") and v.get("unsettled"):
         return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
     if v.get("first") is None:

@@ -77,7 +77,12 @@ def _ikatako(n: int, v: dict[str, Any], lang: str, drills: list[str]) -> list[st
     exp = R.expected_reaction(card, troubles)
     rule, _ = _rule(card, troubles, lang)
     lines = [f"{n:3}  {v['t']:8.3f}  {rule}: {_fact(card, exp, lang)}"]
-    if v.get("first"):
+    if v.get("first_unknown"):
+        from referee.judging.ikatako import first_unknown_text
+        lines.append("      " + text(lang, first_unknown_text(v),
+                                     f"一番は不明: {', '.join(v['first_unknown'])} は判定できず (一番だったかもしれない)"
+                                     + (f" — 判定: {v['first']}" if v.get("first") else " — 判定で決めてください")))
+    elif v.get("first"):
         lines.append("      " + text(lang, f"first: {v['first']} ({v['times'][v['first']]:.2f} s)",
                                      f"一番: {v['first']} ({v['times'][v['first']]:.2f} 秒)"))
     elif v.get("tie"):
