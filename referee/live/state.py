@@ -293,6 +293,12 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
         return Headline(text, notes, card, v.get("t", 0.0), kind="first" if v["ok"] else "wrong")
     first = v.get("first") or v.get("grab_winner")
     times = v.get("times") or {}
+    unknown = v.get("first_unknown") or []
+    if unknown and v.get("unsettled"):  # a seat not heard could have been first (referee.judging.ikatako)
+        heard = [p for p in v.get("tie") or [] if p not in unknown]
+        notes.insert(0, f"{', '.join(unknown)} not heard (could have been first); "
+                        f"{', '.join(heard) or 'nobody'} fastest heard: settle with the tie key")
+        return Headline(f"first unknown: {', '.join(unknown)} not heard", notes, card, v.get("t", 0.0), kind="tie")
     if v.get("tie") and v.get("unsettled"):
         return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")
     if first:
@@ -311,7 +317,12 @@ def announce_headline(a: dict[str, Any]) -> Headline | None:
     elif what == "tie":
         who = a.get("players") or player
         who = who if isinstance(who, str) else ", ".join(who or [])
-        h = Headline(f"tie: {who}", ["settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
+        unknown = a.get("first_unknown") or []
+        if unknown:  # a seat not heard could have been first: the table settles it like a tie
+            h = Headline(f"first unknown: {', '.join(unknown)} not heard",
+                         [f"{who}: settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
+        else:
+            h = Headline(f"tie: {who}", ["settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
     elif what == "wrong":
         h = Headline(f"{player} wrong" + (f": {a['why']}" if a.get("why") else ""), [], a.get("card"),
                      a.get("t", 0.0), True, "wrong")

@@ -187,3 +187,17 @@ def test_the_window_sink_takes_a_frame_with_its_events_without_deadlocking():
 
     threading.Thread(target=feed, daemon=True).start()
     assert done.wait(5.0) and win.state.seats["aki"].hands["left"]
+
+
+def test_a_first_unknown_reads_as_such_not_as_a_tie():
+    from referee.live.state import announce_headline, verdict_headline
+
+    v = {"card": "ika", "t": 5.0, "first": None, "tie": ["chie", "ben"], "unsettled": True,
+         "first_unknown": ["ben"], "wrong": [], "missed": [], "why": {}, "times": {"chie": 0.6}}
+    h = verdict_headline(v)
+    assert h.text == "first unknown: ben not heard" and h.kind == "tie"
+    assert h.notes[0] == "ben not heard (could have been first); chie fastest heard: settle with the tie key"
+    a = announce_headline({"what": "tie", "players": ["chie", "ben"], "first_unknown": ["ben"], "card": "ika", "t": 5.6})
+    assert a.text == "first unknown: ben not heard" and a.notes == ["chie, ben: settle with the tie key"]
+    plain = dict(v, first_unknown=None)
+    assert verdict_headline(plain).text == "tie: chie, ben (unsettled)"
