@@ -14,7 +14,7 @@ steady, so it is not measured by the pre-roll; speech *in* the pre-roll (a word 
 another) would be subtracted from the word — the estimate is therefore capped per band by the median
 of the whole utterance's frames, which a word that fills less than half of the
 window does not reach, and nothing is subtracted where the pre-roll is not steady (its loudest
-frame ``max_swing_db`` over its median one: a word or a knock, not a fan).
+frame ``max_swing_db`` over its quiet ones: a word or a knock, not a fan).
 
 Where it is not done: a quiet room. Noise ``max_snr_db`` below the utterance's loud frames
 does not make Whisper hear words, and subtracting it only moves a marginal word's scores
@@ -55,8 +55,8 @@ class DenoiseParams:
     #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise.
     floor: float = 0.1
     #: the pre-roll is steady noise only if its loudest frame (total mel power) is at most this
-    #: many dB over its median frame; else it holds a sound (a word, a knock) and nothing is
-    #: subtracted. White or fan noise swings ~2 dB (80 bands x 400-sample frames average it);
+    #: many dB over its 10th-percentile frame (a word filling most of the pre-roll still leaves
+    #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted. White or fan noise swings ~2 dB (80 bands x 400-sample frames average it);
     #: a word 10 dB over the noise swings >= 10 dB. Cost: a noisy room with a click in the
     #: pre-roll is not denoised for that utterance.
     max_swing_db: float = 6.0
@@ -96,8 +96,8 @@ def worth_denoising(mel: np.ndarray, real_frames: int, p: DenoiseParams, hop_s: 
     (``max_snr_db``): else the utterance is left as it is."""
     real = mel[:, : max(1, real_frames)].astype(np.float64)
     pre = _pre_roll(real, p, hop_s).sum(axis=0)
-    median = float(np.median(pre))
-    if median <= 0 or pre.max() > median * 10 ** (p.max_swing_db / 10):
+    quiet = float(np.percentile(pre, 10))
+    if quiet <= 0 or pre.max() > quiet * 10 ** (p.max_swing_db / 10):
         return False
     noise = float(noise_estimate(real, real.shape[1], p, hop_s).sum())
     loud = float(np.percentile(real.sum(axis=0), 90))

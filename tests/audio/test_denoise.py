@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from audio.denoise import DenoiseParams, noise_estimate, suppress
+from audio.denoise import DenoiseParams, noise_estimate, suppress, worth_denoising
 from audio.whisper import HOP, RATE, log_mel
 
 
@@ -56,6 +56,30 @@ def test_speech_in_the_pre_roll_is_not_subtracted_from_the_word():
     assert np.all(out[:, 5:55] >= 100.0 - DenoiseParams().over * 1.0 - 1e-3)
 
 
+def test_a_word_like_burst_in_the_pre_roll_leaves_the_word_as_it_was():
+    """Another seat's word in the first 0.4 s (not steady noise): the estimate would be the
+    burst; nothing is subtracted, so the word's bands keep their power."""
+    rng = np.random.default_rng(4)
+    mel = (np.abs(rng.standard_normal((80, 150))) * 0.1 + 1.0).astype(np.float32)  # steady noise
+    mel[:20, 10:30] += 100.0  # a word-like burst in the pre-roll's low bands
+    mel[:40, 60:140] += 30.0  # the word, filling more than half the utterance (the cap misses)
+    p = DenoiseParams()
+    assert noise_estimate(mel, 150, p, HOP / RATE)[:20].min() > 2 * 1.5  # what would have come off
+    assert not worth_denoising(mel, 150, p, HOP / RATE)
+    out = suppress(mel, 150, p, HOP / RATE)
+    assert np.array_equal(out[:40, 60:140], mel[:40, 60:140])
+
+
+def test_steady_noise_near_the_word_is_still_subtracted_and_a_quiet_room_is_not():
+    rng = np.random.default_rng(5)
+    noise = (np.abs(rng.standard_normal((80, 150))) * 0.1 + 1.0).astype(np.float32)
+    for word_db, denoised in ((15.0, True), (30.0, True), (50.0, False)):
+        mel = noise.copy()
+        mel[:40, 60:140] += 10 ** (word_db / 10) / 40 * 80  # the word's total power word_db over the noise's
+        assert worth_denoising(mel, 150, DenoiseParams(), HOP / RATE) is denoised
+        assert bool((suppress(mel, 150, DenoiseParams(), HOP / RATE)[60:, 60:140] < mel[60:, 60:140]).all()) is denoised
+
+
 def test_the_window_padding_is_left_alone():
     mel = np.full((80, 300), 2.0, np.float32)
     mel[:, 150:] = 0.0
@@ -82,7 +106,7 @@ def test_quiet_input_is_left_nearly_as_it_is():
 
 
 @pytest.mark.parametrize("bad", [{"noise_s": 0.0}, {"cap_percentile": 120.0}, {"over": -1.0}, {"floor": 0.0},
-                                 {"floor": 2.0}])
+                                 {"floor": 2.0}, {"max_swing_db": 0.0}, {"max_snr_db": -1.0}])
 def test_params_are_validated(bad):
     with pytest.raises(ValueError):
         DenoiseParams(**bad)
