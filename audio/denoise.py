@@ -53,17 +53,13 @@ class DenoiseParams:
     #: as a fraction of the noise estimate (the residual floor: flat, so no "musical" peaks).
     #: Half A at ``over`` 2: 0.05 -> 126 / 92 digits, false alarms (Japanese, 10 dB) 1/100;
     #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise.
-    floor: float = 0.1
+    floor: float = 0.3
     #: the pre-roll is steady noise only if its loudest frame (total mel power) is at most this
     #: many dB over its 10th-percentile frame (a word filling most of the pre-roll still leaves
     #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted. White or fan noise swings ~2 dB (80 bands x 400-sample frames average it);
     #: a word 10 dB over the noise swings >= 10 dB. Cost: a noisy room with a click in the
     #: pre-roll is not denoised for that utterance.
     max_swing_db: float = 6.0
-    #: nothing is subtracted where the noise is this many dB under the utterance's loud frames
-    #: (the 90th percentile frame's total mel power): a quiet room, where denoising cannot
-    #: help and only moves marginal scores (the benchmark's white noise is 10 dB under the speech).
-    max_snr_db: float = 40.0
 
     def __post_init__(self):
         if self.noise_s <= 0:
@@ -72,9 +68,8 @@ class DenoiseParams:
             raise ValueError(f"DenoiseParams.cap_percentile must be in [0, 100], got {self.cap_percentile}")
         if self.over < 0 or not 0 < self.floor <= 1:
             raise ValueError(f"DenoiseParams: over must be >= 0 and floor in (0, 1], got {self.over}, {self.floor}")
-        if self.max_swing_db <= 0 or self.max_snr_db <= 0:
-            raise ValueError(f"DenoiseParams: max_swing_db and max_snr_db must be > 0, got {self.max_swing_db}, "
-                             f"{self.max_snr_db}")
+        if self.max_swing_db <= 0:
+            raise ValueError(f"DenoiseParams.max_swing_db must be > 0, got {self.max_swing_db}")
 
 
 def _pre_roll(real: np.ndarray, p: DenoiseParams, hop_s: float) -> np.ndarray:
@@ -92,16 +87,12 @@ def noise_estimate(mel: np.ndarray, real_frames: int, p: DenoiseParams, hop_s: f
 
 
 def worth_denoising(mel: np.ndarray, real_frames: int, p: DenoiseParams, hop_s: float) -> bool:
-    """Whether the pre-roll is steady noise (``max_swing_db``) loud enough to matter
-    (``max_snr_db``): else the utterance is left as it is."""
+    """Whether the pre-roll is steady noise (``max_swing_db``): else it holds a sound and the
+    utterance is left as it is."""
     real = mel[:, : max(1, real_frames)].astype(np.float64)
     pre = _pre_roll(real, p, hop_s).sum(axis=0)
     quiet = float(np.percentile(pre, 10))
-    if quiet <= 0 or pre.max() > quiet * 10 ** (p.max_swing_db / 10):
-        return False
-    noise = float(noise_estimate(real, real.shape[1], p, hop_s).sum())
-    loud = float(np.percentile(real.sum(axis=0), 90))
-    return noise > 0 and loud <= noise * 10 ** (p.max_snr_db / 10)
+    return quiet > 0 and pre.max() <= quiet * 10 ** (p.max_swing_db / 10)
 
 
 def suppress(mel: np.ndarray, real_frames: int, p: DenoiseParams, hop_s: float) -> np.ndarray:
