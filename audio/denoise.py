@@ -53,7 +53,7 @@ class DenoiseParams:
     #: as a fraction of the noise estimate (the residual floor: flat, so no "musical" peaks).
     #: Half A at ``over`` 2: 0.05 -> 126 / 92 digits, false alarms (Japanese, 10 dB) 1/100;
     #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise.
-    floor: float = 0.3
+    floor: float = 0.2
     #: the pre-roll is steady noise only if its loudest frame (total mel power) is at most this
     #: many dB over its 10th-percentile frame (a word filling most of the pre-roll still leaves
     #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted. White or fan noise swings ~2 dB (80 bands x 400-sample frames average it);

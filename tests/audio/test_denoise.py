@@ -70,14 +70,15 @@ def test_a_word_like_burst_in_the_pre_roll_leaves_the_word_as_it_was():
     assert np.array_equal(out[:40, 60:140], mel[:40, 60:140])
 
 
-def test_steady_noise_near_the_word_is_still_subtracted_and_a_quiet_room_is_not():
+def test_steady_noise_is_still_subtracted_however_loud_the_word():
+    """The steadiness gate does not refuse steady noise, 15 dB or 50 dB under the word."""
     rng = np.random.default_rng(5)
     noise = (np.abs(rng.standard_normal((80, 150))) * 0.1 + 1.0).astype(np.float32)
-    for word_db, denoised in ((15.0, True), (30.0, True), (50.0, False)):
+    for word_db in (15.0, 50.0):
         mel = noise.copy()
-        mel[:40, 60:140] += 10 ** (word_db / 10) / 40 * 80  # the word's total power word_db over the noise's
-        assert worth_denoising(mel, 150, DenoiseParams(), HOP / RATE) is denoised
-        assert bool((suppress(mel, 150, DenoiseParams(), HOP / RATE)[60:, 60:140] < mel[60:, 60:140]).all()) is denoised
+        mel[:40, 60:140] += 10 ** (word_db / 10) * 2  # the word's total power word_db over the noise's
+        assert worth_denoising(mel, 150, DenoiseParams(), HOP / RATE)
+        assert (suppress(mel, 150, DenoiseParams(), HOP / RATE)[60:, 60:140] < mel[60:, 60:140]).all()
 
 
 def test_the_window_padding_is_left_alone():
@@ -106,7 +107,7 @@ def test_quiet_input_is_left_nearly_as_it_is():
 
 
 @pytest.mark.parametrize("bad", [{"noise_s": 0.0}, {"cap_percentile": 120.0}, {"over": -1.0}, {"floor": 0.0},
-                                 {"floor": 2.0}, {"max_swing_db": 0.0}, {"max_snr_db": -1.0}])
+                                 {"floor": 2.0}, {"max_swing_db": 0.0}])
 def test_params_are_validated(bad):
     with pytest.raises(ValueError):
         DenoiseParams(**bad)
