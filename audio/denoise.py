@@ -15,11 +15,6 @@ another) would be subtracted from the word — the estimate is therefore capped 
 of the whole utterance's frames, which a word that fills less than half of the
 window does not reach, and nothing is subtracted where the pre-roll is not steady (its loudest
 frame ``max_swing_db`` over its quiet ones: a word or a knock, not a fan).
-
-Where it is not done: a quiet room. Noise ``max_snr_db`` below the utterance's loud frames
-does not make Whisper hear words, and subtracting it only moves a marginal word's scores
-(the room-microphone test's イカタコ, 49 dB over white noise: its unprompted score went from
--5.7 to -6.0, under ``WhisperParams.min_unprompted``; its pre-roll was steady noise).
 """
 
 from __future__ import annotations
