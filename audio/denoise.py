@@ -47,13 +47,19 @@ class DenoiseParams:
     #: what is left at least of each frame's power where the subtraction would go below it,
     #: as a fraction of the noise estimate (the residual floor: flat, so no "musical" peaks).
     #: Half A at ``over`` 2: 0.05 -> 126 / 92 digits, false alarms (Japanese, 10 dB) 1/100;
-    #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise.
+    #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise. 0.2, not 0.1:
+    #: at 0.1 a quiet room's marginal word moved under ``WhisperParams.min_unprompted`` (the
+    #: room-microphone test's イカタコ, steady noise 49 dB under it: -5.70 -> -6.00; at 0.2
+    #: -5.93); the 40-clip bench (half A, 20 digits quiet / white 10 dB) gives 19 / 13 at 0.1
+    #: and at 0.2, 19 / 12 at 0.3.
     floor: float = 0.2
     #: the pre-roll is steady noise only if its loudest frame (total mel power) is at most this
     #: many dB over its 10th-percentile frame (a word filling most of the pre-roll still leaves
-    #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted. White or fan noise swings ~2 dB (80 bands x 400-sample frames average it);
-    #: a word 10 dB over the noise swings >= 10 dB. Cost: a noisy room with a click in the
-    #: pre-roll is not denoised for that utterance.
+    #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted.
+    #: Steady noise swings little (80 bands x 400-sample frames average it): the test table's
+    #: white noise ~2 dB, the pre-rolls of half A's 20 quiet bench digits 1.3-2.5 dB; a word
+    #: 10 dB over the noise swings >= 10 dB. Cost: a noisy room with a knock in the pre-roll is
+    #: not denoised for that utterance.
     max_swing_db: float = 6.0
 
     def __post_init__(self):
