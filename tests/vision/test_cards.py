@@ -439,19 +439,7 @@ def test_look_alikes_at_an_angle_are_told_apart_in_both_frames(monkeypatch):
     14/16 with, 0 wrong."""
     from dataclasses import replace
 
-    from vision import degrade
-    from vision.bench import card_queries, score_cards
-
-    refs = _refs("wmcnicho-deck")
-    seen = [(degrade.oblique(img, 45), truth) for _, img, truth in card_queries(card_rows(), "wmcnicho-deck")]
-    got = {}
-    for both in (False, True):
-        monkeypatch.setattr(cards, "SECOND_STAGE", replace(cards.SecondStageParams(), both_frames=both))
-        right = wrong = 0
-        for img, truth in seen:
-            r, w, _ = score_cards(cards.recognise(img, refs), truth)
-            right, wrong = right + r, wrong + w
-        got[both] = (right, wrong)
+    got = _webcam_deck_tilted(monkeypatch, 45, "SECOND_STAGE", lambda both: replace(cards.SecondStageParams(), both_frames=both))
     assert got[False][1] == 0 and got[True][1] == 0
     assert got[True][0] > got[False][0]
 
@@ -540,18 +528,25 @@ def test_real_webcam_cards_at_30_degrees_read_more_with_the_ink_test(monkeypatch
     rival's ECC fails) is read by its ink. Measured: 15/16 without, 16/16 with, 0 wrong."""
     from dataclasses import replace
 
+    got = _webcam_deck_tilted(monkeypatch, 30, "INK", lambda on: replace(cards.InkParams(), on=on))
+    assert got[False][1] == 0 and got[True][1] == 0
+    assert got[True][0] > got[False][0]
+
+
+def _webcam_deck_tilted(monkeypatch, degrees, name, params):
+    """(right, wrong) over the real webcam deck turned ``degrees``, with ``cards.<name>`` set to
+    ``params(False)`` and then ``params(True)``."""
     from vision import degrade
     from vision.bench import card_queries, score_cards
 
     refs = _refs("wmcnicho-deck")
-    seen = [(degrade.oblique(img, 30), truth) for _, img, truth in card_queries(card_rows(), "wmcnicho-deck")]
+    seen = [(degrade.oblique(img, degrees), truth) for _, img, truth in card_queries(card_rows(), "wmcnicho-deck")]
     got = {}
     for on in (False, True):
-        monkeypatch.setattr(cards, "INK", replace(cards.InkParams(), on=on))
+        monkeypatch.setattr(cards, name, params(on))
         right = wrong = 0
         for img, truth in seen:
             r, w, _ = score_cards(cards.recognise(img, refs), truth)
             right, wrong = right + r, wrong + w
         got[on] = (right, wrong)
-    assert got[False][1] == 0 and got[True][1] == 0
-    assert got[True][0] > got[False][0]
+    return got
