@@ -236,8 +236,12 @@ def first_passed(got: dict, expected: dict, touched: set[str]) -> bool:
     """The other seats changed on this card only in who is first (or tied): the seat the edit
     touched was first or tied there, is now not heard, and the judge ranks the seats still
     heard (``referee.judging``: the next correct player becomes first). Their own verdicts
-    (correct, wrong, missed, not heard) are as before."""
-    if not (expected.get("first") in touched or set(expected.get("tie") or []) & touched):
+    (correct, wrong, missed, not heard) are as before. Or the touched seat, not heard, could
+    have been first (``first_unknown``, :mod:`referee.judging.ikatako`): the card's first is
+    left to the table, the others' own verdicts as before."""
+    unknown = set(got.get("first_unknown") or [])
+    if not (expected.get("first") in touched or set(expected.get("tie") or []) & touched
+            or (unknown and unknown <= touched)):
         return False
     for k in ("correct", "wrong", "missed"):
         if (set(got.get(k) or []) ^ set(expected.get(k) or [])) - touched:
@@ -299,7 +303,7 @@ def cell(r: dict) -> str:
     if r["others"] is not None:
         out += f", {r['others']} with another seat changed"
         if r.get("first_passed"):
-            out += f" ({r['first_passed']} only in who is first: the seat was first or tied)"
+            out += f" ({r['first_passed']} only in who is first: the seat was first or tied, or could have been)"
     if r["before_cut"] is not None:
         out += f" ({r['before_cut'][0]}/{r['before_cut'][1]} before the cut)"
     if r["notes"]:
