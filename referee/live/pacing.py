@@ -173,7 +173,7 @@ class CatchUpParams:
     ring_s: float = 2.0
     max_stage_fraction: float = 0.5
     window: int = 15
-    max_lag_s: float = 0.45
+    max_lag_s: float = PoseRateParams.behind_s  # one notion of "the workers fell behind"
 
     def __post_init__(self) -> None:
         if not (0 < self.step_s <= self.gap_s <= self.ring_s):
