@@ -296,8 +296,9 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
     unknown = v.get("first_unknown") or []
     if unknown and v.get("unsettled"):  # a seat not heard could have been first (referee.judging.ikatako)
         heard = [p for p in v.get("tie") or [] if p not in unknown]
-        notes.insert(0, f"{', '.join(unknown)} not heard (could have been first); "
-                        f"{', '.join(heard) or 'nobody'} fastest heard: settle with the tie key")
+        # short: the window gives a verdict's first note two lines (the headline says "not heard")
+        notes.insert(0, f"{', '.join(unknown)} could have been first; "
+                        f"{', '.join(heard) or 'nobody'} fastest heard: t+seat settles")
         return Headline(f"first unknown: {', '.join(unknown)} not heard", notes, card, v.get("t", 0.0), kind="tie")
     if v.get("tie") and v.get("unsettled"):
         return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")

@@ -196,7 +196,7 @@ def test_a_first_unknown_reads_as_such_not_as_a_tie():
          "first_unknown": ["ben"], "wrong": [], "missed": [], "why": {}, "times": {"chie": 0.6}}
     h = verdict_headline(v)
     assert h.text == "first unknown: ben not heard" and h.kind == "tie"
-    assert h.notes[0] == "ben not heard (could have been first); chie fastest heard: settle with the tie key"
+    assert h.notes[0] == "ben could have been first; chie fastest heard: t+seat settles"
     a = announce_headline({"what": "tie", "players": ["chie", "ben"], "first_unknown": ["ben"], "card": "ika", "t": 5.6})
     assert a.text == "first unknown: ben not heard" and a.notes == ["chie, ben: settle with the tie key"]
     plain = dict(v, first_unknown=None)
