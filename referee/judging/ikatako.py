@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.judging.base import GameJudge
+from referee.judging.view import fastest_heard
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
@@ -286,6 +287,12 @@ def _first_unknown(session, unjudged, acts, expected, t0: int, correct: dict[str
             and _could_have_been_first(session, p, acts[p], expected, t0, deadline)]
 
 
+def _tie_with_unknown(tie: list[str], order: list[str], unknown: list[str]) -> list[str]:
+    """The players a first-unknown card is settled between: the heard fastest (or the heard
+    tie) and the unheard who may have beaten them."""
+    return (tie or order[:1]) + unknown
+
+
 def _assess_coop(act: Act, expected, seconds: float, window_end: int) -> tuple[list[str], int | None]:
     """The active player's declaration: the problems (none: ok) and when it was complete."""
     tokens: list[str] = []
@@ -339,8 +346,8 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     tie_us = round(opts["tie_ms"] * 1000)
     order, tie = _ranking(correct, players, tie_us)
     unknown = _first_unknown(session, unjudged, acts, expected, slot.t0, correct, order, players, tie_us)
-    if unknown:  # the heard fastest (or heard tie) and the unheard who may have beaten them
-        tie = (tie or order[:1]) + unknown
+    if unknown:
+        tie = _tie_with_unknown(tie, order, unknown)
     first = order[0] if order and not tie else None
     decision = None
     penalty_choices: dict[str, str] = {}
@@ -691,7 +698,7 @@ class Judge(GameJudge):
             unjudged = {p for p, (s, _) in status.items() if s == "unjudged"}
             unknown = _first_unknown(self.session, unjudged, acts, expected, t0, correct, order, self.players, tie_us)
             if unknown:
-                found.append(("first", {"what": "tie", "players": (tie or order[:1]) + unknown,
+                found.append(("first", {"what": "tie", "players": _tie_with_unknown(tie, order, unknown),
                                         "time": sec(correct[order[0]]), "first_unknown": unknown}))
             elif tie:
                 found.append(("first", {"what": "tie", "players": tie, "time": sec(correct[order[0]])}))
@@ -733,7 +740,7 @@ def first_unknown_text(v: dict[str, Any]) -> str:
         why = unjudged.get(p, "")
         return " and ".join(x for x in ("not heard", "not seen") if x in why) or "not judged"
 
-    heard = [p for p in v.get("tie") or [] if p not in unknown]
+    heard = fastest_heard(v)
     text = (f"first unknown: {', '.join(f'{p} {lack(p)}' for p in unknown)} (could have been first); "
             f"{' / '.join(heard)} fastest heard")
     if v.get("first"):

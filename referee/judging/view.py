@@ -23,6 +23,13 @@ Cell = Sequence[Line]
 HEARD = "heard"
 
 
+def fastest_heard(verdict: Mapping[str, Any]) -> list[str]:
+    """Of a first-unknown verdict's tie, the players who were heard (the fastest heard, or
+    the heard tie); the others are its ``first_unknown``."""
+    unknown = verdict.get("first_unknown") or []
+    return [p for p in verdict.get("tie") or [] if p not in unknown]
+
+
 def text(s: Any) -> Cell:
     """A cell of one plain line."""
     return [[(str(s), None)]]

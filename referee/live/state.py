@@ -21,6 +21,7 @@ from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
                             HandEvent, SessionHeader, ShoutEvent, WarningEvent)
 
+from referee.judging.view import fastest_heard
 from referee.pipeline.sinks import Sink
 
 #: how long a seat's last words stay on screen (s of session time): long enough to read a
@@ -295,7 +296,7 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
     times = v.get("times") or {}
     unknown = v.get("first_unknown") or []
     if unknown and v.get("unsettled"):  # a seat not heard could have been first (referee.judging.ikatako)
-        heard = [p for p in v.get("tie") or [] if p not in unknown]
+        heard = fastest_heard(v)
         # short: the window gives a verdict's first note two lines (the headline says "not heard")
         notes.insert(0, f"{', '.join(unknown)} could have been first; "
                         f"{', '.join(heard) or 'nobody'} fastest heard: t+seat settles")
