@@ -87,6 +87,12 @@ class ListenParams:
     #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
     #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
     own_level_db: float | None = -10.0
+    #: offline replay: utterances ready to be heard wait until this much audio after the first
+    #: one's end (s), so that the engine decodes several at once (a Whisper ``generate`` call's
+    #: ~20 ms of fixed work paid once per pass for all of them: ``WhisperRecognizer.decode_many``);
+    #: the same events, later. 0 (live: the word would wait): those released together only.
+    #: ``audio.hearing.make_listener`` sets :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
+    hold_s: float = 0.0
 
 
 class Listener:
@@ -129,6 +135,8 @@ class Listener:
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
         self.dropped: dict[str, int] = {}
+        self._ready_at: dict[tuple[int, int, int], int] = {}  # a segment -> ``_end`` when it was first ready
+        self._cap: int | None = None  # while one is prepared: the samples it may read end there
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -274,14 +282,26 @@ class Listener:
         ready = [s for s in self._pending if s.start / self.rate + self.p.tie_s < blocking]
         if not ready:
             return []
+        for s in ready:  # what had arrived when it was ready: all it is heard with, held or not
+            self._ready_at.setdefault((s.channel, s.start, s.end), self._end)
+        if not final and self._end - min(s.end for s in ready) < self.p.hold_s * self.rate:
+            return []  # held a moment: more utterances to decode with them (offline replay)
         # a ready segment's tie partners are ready too (their onsets are before `blocking`)
         self._pending = [s for s in self._pending if s not in ready]
-        events = []
+        jobs = []
         for s in ready:
-            events += self._event(s, ready)
+            self._cap = self._ready_at.pop((s.channel, s.start, s.end))
+            jobs.append(self._prepare(s))
+        self._cap = None
+        heard = iter(self._decode([j for j in jobs if not isinstance(j, list)]))
+        events = []
+        for job in jobs:
+            events += job if isinstance(job, list) else self._finish(job, ready, next(heard))
         return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
+        if self._cap is not None:  # an utterance held (``hold_s``) hears what it would have heard unheld
+            end = min(end, self._cap)
         parts = []
         for index, data in self._blocks:
             a, b = max(start, index), min(end, index + len(data))
@@ -429,7 +449,10 @@ class Listener:
                 return j, round(r2, 3), round(float(louder), 1)
         return None
 
-    def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
+    def _prepare(self, seg: Segment):
+        """What ``seg`` needs before its words are read: the events it ends as (a list: not
+        credited), or ``(seg, level, verdict, feats, samples)`` for :meth:`_decode` (the
+        engine's window: ``pre_roll_s`` before, up to ``post_roll_s`` after)."""
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
             return self._drop("channel lost")
         if seg.channel in self._unfit:
@@ -450,15 +473,34 @@ class Listener:
         b = seg.end + int(self.post_roll_s * self.rate)
         verdict, feats = self._enrolled(seg)
         self._last_end[seg.channel] = seg.end
-        if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
-            # the seat's own enrolled voice names the call, and it would win anyway: the costly
-            # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
-            from audio.lexicon import Parsed
-            from audio.whisper import Heard
+        return seg, level, verdict, feats, self._samples(seg.channel, a, b)
 
-            heard = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
-        else:
-            heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
+    def _decode(self, jobs: list[tuple]) -> list:
+        """What the engine hears in each job's window (:meth:`_prepare`), several at once when
+        it can (``decode_many``: Whisper shares its decoder passes between them)."""
+        out: list = [None] * len(jobs)
+        asked = []
+        for k, (seg, _, verdict, _, _) in enumerate(jobs):
+            if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
+                # the seat's own enrolled voice names the call, and it would win anyway: the costly
+                # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
+                from audio.lexicon import Parsed
+                from audio.whisper import Heard
+
+                out[k] = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+            else:
+                asked.append(k)
+        windows = [jobs[k][4] for k in asked]
+        many = getattr(self.recognizer, "decode_many", None)
+        heard = many([(w, self.rate) for w in windows]) if many is not None and len(windows) > 1 \
+            else [self.recognizer.decode(w, self.rate) for w in windows]
+        for k, h in zip(asked, heard):
+            out[k] = h
+        return out
+
+    def _finish(self, job: tuple, group: list[Segment], heard) -> list[dict]:
+        """The events of a job (:meth:`_prepare`) once its words are read (:meth:`_decode`)."""
+        seg, level, verdict, feats, _ = job
         extra: dict = {"channel": seg.channel}
         if level is not None:
             extra["level_db"] = level  # the loudest frame against the seat's calibration speech level
