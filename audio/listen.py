@@ -87,11 +87,14 @@ class ListenParams:
     #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
     #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
     own_level_db: float | None = -10.0
-    #: offline replay: utterances ready to be heard wait until this much audio after the first
-    #: one's end (s), so that the engine decodes several at once (a Whisper ``generate`` call's
-    #: ~20 ms of fixed work paid once per pass for all of them: ``WhisperRecognizer.decode_many``);
-    #: the same events, later. 0 (live: the word would wait): those released together only.
-    #: ``audio.hearing.make_listener`` sets :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
+    #: offline replay: an utterance whose words the engine must read waits until this much audio
+    #: after its end (s), so that the engine decodes several at once (a Whisper ``generate``
+    #: call's ~20 ms of fixed work paid once per pass for all of them:
+    #: ``WhisperRecognizer.decode_many``). It is prepared (tests, enrolled voice, its samples)
+    #: when ready, so the events are the same, only later (the later ones wait with it: onset
+    #: order); the enrolled voices' words do not wait. 0 (live: the word would wait): only
+    #: those released together are decoded together. ``audio.hearing.make_listener`` sets
+    #: :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
     hold_s: float = 0.0
 
 
@@ -135,8 +138,9 @@ class Listener:
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
         self.dropped: dict[str, int] = {}
-        self._ready_at: dict[tuple[int, int, int], int] = {}  # a segment -> ``_end`` when it was first ready
-        self._cap: int | None = None  # while one is prepared: the samples it may read end there
+        #: utterances prepared (``_prepare``) whose events wait for their words (``hold_s``):
+        #: (segment, its release group, the job)
+        self._held: list[tuple[Segment, list[Segment], object]] = []
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -173,7 +177,7 @@ class Listener:
         earlier than this."""
         if self._end is None:
             return float("-inf")
-        starts = [s.start for s in self._pending]
+        starts = [s.start for s in self._pending] + [s.start for s, _, _ in self._held]
         bound = self.detector.walk_back_bound()
         if bound is None:
             d = self.detector.p
@@ -272,7 +276,7 @@ class Listener:
 
     def _release(self, final: bool) -> list[dict]:
         if not self._pending:
-            return []
+            return self._flush(final) if self._held else []
         blocking = float("inf")
         if not final:
             earliest = self.detector.earliest_start()
@@ -281,27 +285,29 @@ class Listener:
         self._pending.sort(key=lambda s: (s.start, s.channel))
         ready = [s for s in self._pending if s.start / self.rate + self.p.tie_s < blocking]
         if not ready:
-            return []
-        for s in ready:  # what had arrived when it was ready: all it is heard with, held or not
-            self._ready_at.setdefault((s.channel, s.start, s.end), self._end)
-        if not final and self._end - min(s.end for s in ready) < self.p.hold_s * self.rate:
-            return []  # held a moment: more utterances to decode with them (offline replay)
+            return self._flush(final) if self._held else []
         # a ready segment's tie partners are ready too (their onsets are before `blocking`)
         self._pending = [s for s in self._pending if s not in ready]
-        jobs = []
-        for s in ready:
-            self._cap = self._ready_at.pop((s.channel, s.start, s.end))
-            jobs.append(self._prepare(s))
-        self._cap = None
-        heard = iter(self._decode([j for j in jobs if not isinstance(j, list)]))
+        # prepared now (what has arrived is what it is heard with), its words read now or, when
+        # the engine can read several at once and ``hold_s`` says so, with the next ones
+        self._held += [(s, ready, self._prepare(s)) for s in ready]
+        return self._flush(final)
+
+    def _flush(self, final: bool) -> list[dict]:
+        """The held jobs' events, in order, unless one needs the engine and has waited less
+        than ``hold_s`` (then nothing yet)."""
+        engine = [s for s, _, job in self._held if not isinstance(job, list) and self._needs_engine(job)]
+        if engine and not final and self.p.hold_s and hasattr(self.recognizer, "decode_many") \
+                and self._end - min(s.end for s in engine) < self.p.hold_s * self.rate:
+            return []  # held a moment: more utterances to decode with them (offline replay)
+        held, self._held = self._held, []
+        heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
         events = []
-        for job in jobs:
-            events += job if isinstance(job, list) else self._finish(job, ready, next(heard))
+        for _, group, job in held:
+            events += job if isinstance(job, list) else self._finish(job, group, next(heard))
         return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
-        if self._cap is not None:  # an utterance held (``hold_s``) hears what it would have heard unheld
-            end = min(end, self._cap)
         parts = []
         for index, data in self._blocks:
             a, b = max(start, index), min(end, index + len(data))
@@ -480,10 +486,8 @@ class Listener:
         it can (``decode_many``: Whisper shares its decoder passes between them)."""
         out: list = [None] * len(jobs)
         asked = []
-        for k, (seg, _, verdict, _, _) in enumerate(jobs):
-            if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
-                # the seat's own enrolled voice names the call, and it would win anyway: the costly
-                # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
+        for k, job in enumerate(jobs):
+            if not self._needs_engine(job):
                 from audio.lexicon import Parsed
                 from audio.whisper import Heard
 
@@ -497,6 +501,13 @@ class Listener:
         for k, h in zip(asked, heard):
             out[k] = h
         return out
+
+    def _needs_engine(self, job: tuple) -> bool:
+        """False when the seat's own enrolled voice names the call and it would win anyway: the
+        costly engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)."""
+        verdict = job[2]
+        return not (verdict is not None and verdict.tokens is not None
+                    and getattr(self.recognizer, "enrolled_first", False))
 
     def _finish(self, job: tuple, group: list[Segment], heard) -> list[dict]:
         """The events of a job (:meth:`_prepare`) once its words are read (:meth:`_decode`)."""

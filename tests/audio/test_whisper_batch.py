@@ -108,12 +108,13 @@ class _Recording:
         self.inner, self.batches = inner, []
         self.pre_roll_s, self.post_roll_s = inner.pre_roll_s, inner.post_roll_s
         self.enrolled_first, self.engine = inner.enrolled_first, inner.engine
+        self.decode_many = self._many
 
     def decode(self, samples, rate):
         self.batches.append(1)
         return self.inner.decode(samples, rate)
 
-    def decode_many(self, items):
+    def _many(self, items):
         self.batches.append(len(items))
         return self.inner.decode_many(items)
 
@@ -138,15 +139,30 @@ def test_a_held_listener_emits_the_same_events_and_decodes_utterances_together()
     x = synth.mix_table(4, 4.5, shouts, snr_db=40, seed=4)
     from audio.capture import Block
 
-    def heard(hold_s):
-        wrapped = _Recording(rec)
-        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, wrapped, params=ListenParams(hold_s=hold_s))
-        blocks = (Block(k, x[k:k + 320], synth.RATE, 0.0) for k in range(0, len(x), 320))
-        return list(listen(blocks, lis)), wrapped.batches
+    def heard(hold_s, recognizer):
+        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, recognizer, params=ListenParams(hold_s=hold_s))
+        events, late, mark, when = [], [], float("-inf"), []
+        for k in range(0, len(x), 320):
+            out = lis.update(Block(k, x[k:k + 320], synth.RATE, 0.0))
+            late += [e for e in out if e["t"] < mark]  # an event before the promised watermark
+            when += [k] * len(out)
+            events += out
+            mark = lis.watermark()
+        events += lis.close_window()
+        return events, late, when
 
-    alone, batches_alone = heard(0.0)
-    held, batches_held = heard(1.0)
+    wrapped = _Recording(rec)
+    alone, late, when_alone = heard(0.0, wrapped)
+    batches_alone, wrapped.batches = wrapped.batches, []
+    held, late_held, when_held = heard(1.0, wrapped)
     assert sum(e["type"] == "shout" for e in alone) >= 4
-    assert held == alone
-    assert max(batches_alone) <= 2 < max(batches_held), (batches_alone, batches_held)
-    assert sum(batches_held) == sum(batches_alone)
+    assert held == alone and late == late_held == []
+    assert max(batches_alone) <= 2 < max(wrapped.batches), (batches_alone, wrapped.batches)
+    assert sum(wrapped.batches) == sum(batches_alone)
+    # later, not different: no event comes sooner, and some come later
+    assert when_held != when_alone and all(h >= a for h, a in zip(when_held, when_alone))
+    # an engine that reads one utterance at a time (Vosk) is never held
+    single = _Recording(rec)
+    del single.decode_many
+    one, _, when_one = heard(1.0, single)
+    assert one == alone and when_one == when_alone and set(single.batches) == {1}
