@@ -172,9 +172,9 @@ def search_many(model, encoded: list, prompt: list[int], tries: list[CallTrie], 
                                  max_length=len(prompts[0]) + extra, return_logits_vocab=True, suppress_blank=False,
                                  return_no_speech_prob=bool(first))
             for (i, prefix), r in zip(rows, res):
-                if i in first and steps[i] == 0:
+                if i in first:  # the utterance's first row of its first pass, as alone
                     no_speech[i] = float(r.no_speech_prob)
-                    steps[i] = -1  # counted below
+                    first.discard(i)
                 logits, seq = r.logits[0], tuple(r.sequences_ids[0])
                 chosen = seq[len(prefix):] if seq[:len(prefix)] == prefix else ()
                 for j in range(min(len(logits) - len(prefix), len(chosen) + 1)):
@@ -182,7 +182,7 @@ def search_many(model, encoded: list, prompt: list[int], tries: list[CallTrie], 
                     if key not in known[i]:
                         known[i][key] = _log_softmax(logits[len(prefix) + j])
             for i in asked:
-                steps[i] = 1 if steps[i] == -1 else steps[i] + 1
+                steps[i] += 1
                 need[i] = [p for p in need[i] if p not in known[i]]
         for i in live:
             grown: list[tuple[float, tuple[int, ...]]] = []
