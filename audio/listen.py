@@ -87,6 +87,15 @@ class ListenParams:
     #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
     #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
     own_level_db: float | None = -10.0
+    #: offline replay: an utterance whose words the engine must read waits until this much audio
+    #: after its end (s), so that the engine decodes several at once (a Whisper ``generate``
+    #: call's ~20 ms of fixed work paid once per pass for all of them:
+    #: ``WhisperRecognizer.decode_many``). It is prepared (tests, enrolled voice, its samples)
+    #: when ready, so the events are the same, only later (the later ones wait with it: onset
+    #: order); the enrolled voices' words do not wait. 0 (live: the word would wait): only
+    #: those released together are decoded together. ``audio.hearing.make_listener`` sets
+    #: :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
+    hold_s: float = 0.0
 
 
 class Listener:
@@ -129,6 +138,9 @@ class Listener:
         self._voice_stats: dict[int, dict[str, list[float]]] = {}
         #: what was heard but not made a shout, by reason (for benchmarks and the report)
         self.dropped: dict[str, int] = {}
+        #: utterances prepared (``_prepare``) whose events wait for their words (``hold_s``):
+        #: (segment, its release group, the job)
+        self._held: list[tuple[Segment, list[Segment], object]] = []
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -165,7 +177,7 @@ class Listener:
         earlier than this."""
         if self._end is None:
             return float("-inf")
-        starts = [s.start for s in self._pending]
+        starts = [s.start for s in self._pending] + [s.start for s, _, _ in self._held]
         bound = self.detector.walk_back_bound()
         if bound is None:
             d = self.detector.p
@@ -264,7 +276,7 @@ class Listener:
 
     def _release(self, final: bool) -> list[dict]:
         if not self._pending:
-            return []
+            return self._flush(final) if self._held else []
         blocking = float("inf")
         if not final:
             earliest = self.detector.earliest_start()
@@ -273,12 +285,26 @@ class Listener:
         self._pending.sort(key=lambda s: (s.start, s.channel))
         ready = [s for s in self._pending if s.start / self.rate + self.p.tie_s < blocking]
         if not ready:
-            return []
+            return self._flush(final) if self._held else []
         # a ready segment's tie partners are ready too (their onsets are before `blocking`)
         self._pending = [s for s in self._pending if s not in ready]
+        # prepared now (what has arrived is what it is heard with), its words read now or, when
+        # the engine can read several at once and ``hold_s`` says so, with the next ones
+        self._held += [(s, ready, self._prepare(s)) for s in ready]
+        return self._flush(final)
+
+    def _flush(self, final: bool) -> list[dict]:
+        """The held jobs' events, in order, unless one needs the engine and has waited less
+        than ``hold_s`` (then nothing yet)."""
+        engine = [s for s, _, job in self._held if not isinstance(job, list) and self._needs_engine(job)]
+        if engine and not final and self.p.hold_s and hasattr(self.recognizer, "decode_many") \
+                and self._end - min(s.end for s in engine) < self.p.hold_s * self.rate:
+            return []  # held a moment: more utterances to decode with them (offline replay)
+        held, self._held = self._held, []
+        heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
         events = []
-        for s in ready:
-            events += self._event(s, ready)
+        for _, group, job in held:
+            events += job if isinstance(job, list) else self._finish(job, group, next(heard))
         return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
@@ -429,7 +455,10 @@ class Listener:
                 return j, round(r2, 3), round(float(louder), 1)
         return None
 
-    def _event(self, seg: Segment, group: list[Segment]) -> list[dict]:
+    def _prepare(self, seg: Segment):
+        """What ``seg`` needs before its words are read: the events it ends as (a list: not
+        credited), or ``(seg, level, verdict, feats, samples)`` for :meth:`_decode` (the
+        engine's window: ``pre_roll_s`` before, up to ``post_roll_s`` after)."""
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
             return self._drop("channel lost")
         if seg.channel in self._unfit:
@@ -450,15 +479,39 @@ class Listener:
         b = seg.end + int(self.post_roll_s * self.rate)
         verdict, feats = self._enrolled(seg)
         self._last_end[seg.channel] = seg.end
-        if verdict is not None and verdict.tokens is not None and getattr(self.recognizer, "enrolled_first", False):
-            # the seat's own enrolled voice names the call, and it would win anyway: the costly
-            # engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)
-            from audio.lexicon import Parsed
-            from audio.whisper import Heard
+        return seg, level, verdict, feats, self._samples(seg.channel, a, b)
 
-            heard = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
-        else:
-            heard = self.recognizer.decode(self._samples(seg.channel, a, b), self.rate)
+    def _decode(self, jobs: list[tuple]) -> list:
+        """What the engine hears in each job's window (:meth:`_prepare`), several at once when
+        it can (``decode_many``: Whisper shares its decoder passes between them)."""
+        out: list = [None] * len(jobs)
+        asked = []
+        for k, job in enumerate(jobs):
+            if not self._needs_engine(job):
+                from audio.lexicon import Parsed
+                from audio.whisper import Heard
+
+                out[k] = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+            else:
+                asked.append(k)
+        windows = [jobs[k][4] for k in asked]
+        many = getattr(self.recognizer, "decode_many", None)
+        heard = many([(w, self.rate) for w in windows]) if many is not None and len(windows) > 1 \
+            else [self.recognizer.decode(w, self.rate) for w in windows]
+        for k, h in zip(asked, heard):
+            out[k] = h
+        return out
+
+    def _needs_engine(self, job: tuple) -> bool:
+        """False when the seat's own enrolled voice names the call and it would win anyway: the
+        costly engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)."""
+        verdict = job[2]
+        return not (verdict is not None and verdict.tokens is not None
+                    and getattr(self.recognizer, "enrolled_first", False))
+
+    def _finish(self, job: tuple, group: list[Segment], heard) -> list[dict]:
+        """The events of a job (:meth:`_prepare`) once its words are read (:meth:`_decode`)."""
+        seg, level, verdict, feats, _ = job
         extra: dict = {"channel": seg.channel}
         if level is not None:
             extra["level_db"] = level  # the loudest frame against the seat's calibration speech level

@@ -58,8 +58,8 @@ class TrimmingListener(Listener):
             return end
         return min(end, start + (int(dominant[-1]) + 1) * hop + int(TAIL_S * self.rate))
 
-    def _event(self, seg, group):
+    def _prepare(self, seg):
         end = self.trimmed_end(seg.channel, seg.start, seg.end)
         if end < seg.end:
             seg = replace(seg, end=end)
-        return super()._event(seg, group)
+        return super()._prepare(seg)

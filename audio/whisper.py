@@ -36,7 +36,7 @@ import numpy as np
 
 from audio.calls import CallMatcher, CallParams
 from audio.denoise import DenoiseParams, suppress
-from audio.whisper_calls import score_all, search
+from audio.whisper_calls import score_all_many, search_many
 from audio.lexicon import Parsed, Vocabulary
 from session.errors import ModelMissing
 
@@ -269,13 +269,29 @@ class WhisperRecognizer:
 
     def _unprompted(self, encoded, call: tuple[str, ...]) -> float:
         """The best score of any spelling of ``call`` without the prompt."""
+        return self._unprompted_many([(encoded, call)])[0]
+
+    def _unprompted_many(self, asked: list[tuple[object, tuple[str, ...]]]) -> list[float]:
+        """:meth:`_unprompted` for several utterances ``(encoded, call)``: every spelling of
+        each call in one batched pass where it has at most ``batch_spellings`` (exact), the
+        utterances sharing ``generate`` calls (:func:`audio.whisper_calls.score_all_many`); the
+        others searched in lock step (:func:`audio.whisper_calls.search_many`)."""
         p = self.p
-        one = self._call_trie(call)
-        each = score_all(self.model, encoded, self._plain, list(one.leaves), one.end_ids) \
-            if len(one.leaves) <= p.batch_spellings else None  # every spelling in one pass (exact)
-        if each:
-            return max(each)
-        return search(self.model, encoded, self._plain, one, p.beam, p.prune, p.lookahead)[0].score
+        ones = [self._call_trie(call) for _, call in asked]
+        small = [k for k, one in enumerate(ones) if len(one.leaves) <= p.batch_spellings]
+        out: list[float | None] = [None] * len(asked)
+        each = score_all_many(self.model, [(asked[k][0], list(ones[k].leaves)) for k in small], self._plain,
+                              ones[small[0]].end_ids) if small else []
+        for k, scores in zip(small, each):
+            if scores:
+                out[k] = max(scores)
+        rest = [k for k in range(len(asked)) if out[k] is None]
+        if rest:
+            found = search_many(self.model, [asked[k][0] for k in rest], self._plain, [ones[k] for k in rest], p.beam,
+                                p.prune, p.lookahead)
+            for k, (best, _, _) in zip(rest, found):
+                out[k] = best.score
+        return out
 
     def _prior(self, call: tuple[str, ...]) -> float:
         """What ``call`` scores unprompted on empty audio (the room's hiss; cached per process,
@@ -323,49 +339,78 @@ class WhisperRecognizer:
 
     def _talk(self, encoded) -> str:
         """What the model writes without the prompt (for the record, when no call stands)."""
-        res = self.model.generate(encoded, [self._plain], beam_size=1, max_length=len(self._plain) + self.p.talk_tokens,
-                                  repetition_penalty=1.3)[0]
-        return self.tok.decode([i for i in res.sequences_ids[0] if i < self._eot]).strip()
+        return self._talk_many([encoded])[0]
+
+    def _talk_many(self, encoded: list) -> list[str]:
+        """:meth:`_talk` for several utterances, in one ``generate`` call."""
+        from audio.whisper_calls import _features
+
+        res = self.model.generate(_features([(e, 1) for e in encoded]), [self._plain] * len(encoded), beam_size=1,
+                                  max_length=len(self._plain) + self.p.talk_tokens, repetition_penalty=1.3)
+        return [self.tok.decode([i for i in r.sequences_ids[0] if i < self._eot]).strip() for r in res]
 
     def decode(self, samples: np.ndarray, rate: int) -> Heard:
+        return self.decode_many([(samples, rate)])[0]
+
+    def decode_many(self, items: list[tuple[np.ndarray, int]]) -> list[Heard]:
+        """What :meth:`decode` hears in each ``(samples, rate)``, for several utterances at once
+        (those the listener releases together; an offline replay holds them a moment): each
+        decoder pass holds the rows of every utterance (:func:`audio.whisper_calls.search_many`),
+        so the ~20 ms of fixed work a ``generate`` call costs is paid once per pass, not once
+        per utterance. The same calls, scores and gates as one at a time. The encoder runs one
+        utterance at a time: batched it costs as much per utterance or more (README)."""
         p = self.p
-        encoded = self.encode(samples, rate)
-        best, steps, no_speech = search(self.model, encoded, self._prompt, self.trie, p.beam, p.prune, p.lookahead)
-        extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
-        conf = round(math.exp(best.score), 3) if best.tokens else None
-        if best.tokens:
-            extra["call_logprob"] = round(best.score, 3)
-            extra["below_conf"] = list(best.tokens)
-            extra["rejected"] = "low confidence"
+        if not items:
+            return []
+        encs = [self.encode(samples, rate) for samples, rate in items]
+        found = search_many(self.model, encs, self._prompt, [self.trie] * len(encs), p.beam, p.prune, p.lookahead)
+        extras, sure = [], [False] * len(encs)
+        for best, steps, no_speech in found:
+            extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
+            if best.tokens:
+                extra["call_logprob"] = round(best.score, 3)
+                extra["below_conf"] = list(best.tokens)
+                extra["rejected"] = "low confidence"
+            extras.append(extra)
         # (skipping the unprompted pass above a prompted score of -0.5 saved ~5 % of the demo's
         # CPU but let one more Japanese word through on half B: not done)
-        sure = False
-        if best.tokens and best.score >= p.min_prompted:
-            # every spelling of that call, without the prompt: unprompted the model writes "four"
-            # where the prompt made it "4" (scoring only the prompted spelling: 36/66 real digits
-            # at 10 dB white on the tuning half; every spelling: 46/66)
-            unprompted = self._unprompted(encoded, best.tokens)
-            extra["unprompted_logprob"] = round(unprompted, 3)
-            sure = unprompted >= p.min_unprompted
-            if sure and p.min_lift is not None:
-                lift = unprompted - self._prior(best.tokens)
+        # every spelling of the call, without the prompt: unprompted the model writes "four"
+        # where the prompt made it "4" (scoring only the prompted spelling: 36/66 real digits
+        # at 10 dB white on the tuning half; every spelling: 46/66)
+        gated = [i for i, (best, _, _) in enumerate(found) if best.tokens and best.score >= p.min_prompted]
+        unprompted = self._unprompted_many([(encs[i], found[i][0].tokens) for i in gated])
+        for i, score in zip(gated, unprompted):
+            best, extra = found[i][0], extras[i]
+            extra["unprompted_logprob"] = round(score, 3)
+            sure[i] = score >= p.min_unprompted
+            if sure[i] and p.min_lift is not None:
+                lift = score - self._prior(best.tokens)
                 extra["lift"] = round(lift, 3)
-                sure = lift >= p.min_lift
-            if not sure:
+                sure[i] = lift >= p.min_lift
+            if not sure[i]:
                 extra["rejected"] = "not a call"
-        if sure:
-            del extra["below_conf"], extra["rejected"]
-            extra["speech"] = True
-            text = best.spelling.strip()
-            return Heard(text, tuple(text.split()), conf, Parsed(best.tokens), extra)
-        # no call stands: no confidence to show (the refused call's score stays in ``extra``)
-        extra["speech"] = no_speech <= p.max_no_speech
-        if not extra["speech"]:
-            extra["rejected"] = "no speech"
-            return Heard("", (), None, Parsed(()), extra)
-        text = self._talk(encoded) if p.talk_tokens else ""
-        return Heard(text, (), None, Parsed((), (text,) if text else ()), extra)
-
+        heard: list[Heard | None] = [None] * len(encs)
+        talk = []
+        for i, (best, _, no_speech) in enumerate(found):
+            extra = extras[i]
+            if sure[i]:
+                del extra["below_conf"], extra["rejected"]
+                extra["speech"] = True
+                text = best.spelling.strip()
+                heard[i] = Heard(text, tuple(text.split()), round(math.exp(best.score), 3), Parsed(best.tokens), extra)
+                continue
+            # no call stands: no confidence to show (the refused call's score stays in ``extra``)
+            extra["speech"] = no_speech <= p.max_no_speech
+            if not extra["speech"]:
+                extra["rejected"] = "no speech"
+                heard[i] = Heard("", (), None, Parsed(()), extra)
+            elif p.talk_tokens:
+                talk.append(i)
+            else:
+                heard[i] = Heard("", (), None, Parsed(()), extra)
+        for i, text in zip(talk, self._talk_many([encs[i] for i in talk]) if talk else []):
+            heard[i] = Heard(text, (), None, Parsed((), (text,) if text else ()), extras[i])
+        return heard
 
 _TRIES: dict = {}
 _PRIORS: dict = {}  # (model folder, language, call, prior_s, prior_db, the window, denoise) -> its score on empty audio

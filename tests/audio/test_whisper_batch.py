@@ -1,0 +1,168 @@
+"""Several utterances decoded at once (``decode_many``, ``search_many``, ``score_all_many``; the
+listener's ``hold_s``) hear exactly what each one hears alone: pure speed."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio import whisper_calls as wc
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
+              ROOT.parent / "shared" / "data" / "speech")
+
+
+def _voice(seed: int, n: int = 16000) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    t = np.arange(n) / 16000
+    return np.sin(2 * np.pi * (180 + 40 * seed) * t) * np.hanning(n) * 0.3 + rng.standard_normal(n) * 0.01
+
+
+def _clips() -> list[np.ndarray]:
+    """Real digits (every 40th clip) when the shared data is there, synthetic sounds and silence."""
+    out = [_voice(s) for s in range(3)] + [np.random.default_rng(9).standard_normal(16000) * 1e-4]
+    if SPEECH.is_dir():
+        from audio.capture import read_all
+
+        rows = [r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["kind"] == "keyword"]
+        for r in rows[::40]:
+            x, rate = read_all(SPEECH / r["file"])
+            assert rate == 16000
+            out.append(np.concatenate([np.zeros(9600), x.mean(axis=1), np.zeros(8000)]))
+    return out
+
+
+class _Counting:
+    """The model, counting its ``generate`` calls."""
+
+    def __init__(self, model):
+        self.model, self.calls = model, 0
+
+    def generate(self, *args, **kwargs):
+        self.calls += 1
+        return self.model.generate(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
+def _same(a, b):
+    assert (a.text, a.parsed, a.conf) == (b.text, b.parsed, b.conf)
+    assert a.extra.keys() == b.extra.keys()
+    for k, v in a.extra.items():
+        assert b.extra[k] == (pytest.approx(v, abs=2e-3) if isinstance(v, float) else v), k
+
+
+def test_decode_many_hears_each_utterance_as_decode_alone_in_fewer_calls(english):
+    clips = _clips()
+    english.decode(clips[0], 16000)  # the priors of the likely calls cached before counting
+    counting = english.model = _Counting(english.model)
+    try:
+        alone = [english.decode(x, 16000) for x in clips]
+        calls_alone = counting.calls
+        together = english.decode_many([(x, 16000) for x in clips])
+        calls_together = counting.calls - calls_alone
+    finally:
+        english.model = counting.model
+    assert len(together) == len(clips)
+    for a, b in zip(alone, together):
+        _same(a, b)
+    assert calls_together < calls_alone, (calls_together, calls_alone)
+    assert english.decode_many([]) == []
+
+
+def test_search_many_gives_each_utterance_its_own_search(english):
+    encs = [english.encode(_voice(s), 16000) for s in range(3)]
+    tries = [english.trie, english._call_trie(("4",)), english.trie]
+    prompts = english._prompt
+    many = wc.search_many(english.model, encs, prompts, tries, 3, 2.0)
+    for enc, trie, (best, steps, no_speech) in zip(encs, tries, many):
+        one = wc.search(english.model, enc, prompts, trie, 3, 2.0)
+        assert best.tokens == one[0].tokens and best.spelling == one[0].spelling
+        assert best.score == pytest.approx(one[0].score, abs=1e-3)
+        assert steps == one[1] and no_speech == pytest.approx(one[2], abs=1e-3)
+
+
+def test_score_all_many_scores_each_utterance_as_score_all(english):
+    encs = [english.encode(_voice(s), 16000) for s in range(3)]
+    calls = [("4",), ("28",), ("4",)]  # two lengths of spellings: two calls of generate
+    items = [(e, list(english._call_trie(c).leaves)) for e, c in zip(encs, calls)]
+    ends = english.trie.end_ids
+    many = wc.score_all_many(english.model, items, english._plain, ends)
+    for (enc, seqs), got in zip(items, many):
+        want = wc.score_all(english.model, enc, english._plain, seqs, ends)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert got == pytest.approx(want, abs=1e-3)
+    assert wc.score_all_many(english.model, [(encs[0], [])], english._plain, ends) == [[]]
+
+
+class _Recording:
+    """A recognizer that records how many utterances each call decodes."""
+
+    def __init__(self, inner):
+        self.inner, self.batches = inner, []
+        self.pre_roll_s, self.post_roll_s = inner.pre_roll_s, inner.post_roll_s
+        self.enrolled_first, self.engine = inner.enrolled_first, inner.engine
+        self.decode_many = self._many
+
+    def decode(self, samples, rate):
+        self.batches.append(1)
+        return self.inner.decode(samples, rate)
+
+    def _many(self, items):
+        self.batches.append(len(items))
+        return self.inner.decode_many(items)
+
+
+def test_a_held_listener_emits_the_same_events_and_decodes_utterances_together():
+    """Four seats answering within 0.6 s, then one more: held 1 s (offline replay) the words are
+    read several at once, from the very samples heard unheld (what had arrived when each was
+    ready), so every event is the same, byte for byte."""
+    from audio import synth
+    from audio.lexicon import vocabulary
+    from audio.listen import ListenParams, Listener, listen
+    from audio.whisper import WhisperRecognizer
+    from session.errors import ModelMissing
+
+    try:
+        rec = WhisperRecognizer(vocabulary("ikatako", "versus"), "ja")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    shouts = [synth.Shout(k, synth.say(w, "ja", k), at) for k, (w, at) in
+              enumerate([("イカ", 0.5), ("タコ", 0.7), ("イカタコ", 0.9), ("ゴ", 1.1)])]
+    shouts.append(synth.Shout(1, synth.say("サン", "ja", 1), 3.0))
+    x = synth.mix_table(4, 4.5, shouts, snr_db=40, seed=4)
+    from audio.capture import Block
+
+    def heard(hold_s, recognizer):
+        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, recognizer, params=ListenParams(hold_s=hold_s))
+        events, late, mark, when = [], [], float("-inf"), []
+        for k in range(0, len(x), 320):
+            out = lis.update(Block(k, x[k:k + 320], synth.RATE, 0.0))
+            late += [e for e in out if e["t"] < mark]  # an event before the promised watermark
+            when += [k] * len(out)
+            events += out
+            mark = lis.watermark()
+        events += lis.close_window()
+        return events, late, when
+
+    wrapped = _Recording(rec)
+    alone, late, when_alone = heard(0.0, wrapped)
+    batches_alone, wrapped.batches = wrapped.batches, []
+    held, late_held, when_held = heard(1.0, wrapped)
+    assert sum(e["type"] == "shout" for e in alone) >= 4
+    assert held == alone and late == late_held == []
+    assert max(batches_alone) <= 2 < max(wrapped.batches), (batches_alone, wrapped.batches)
+    assert sum(wrapped.batches) == sum(batches_alone)
+    # later, not different: no event comes sooner, and some come later
+    assert when_held != when_alone and all(h >= a for h, a in zip(when_held, when_alone))
+    # an engine that reads one utterance at a time (Vosk) is never held
+    single = _Recording(rec)
+    del single.decode_many
+    one, _, when_one = heard(1.0, single)
+    assert one == alone and when_one == when_alone and set(single.batches) == {1}
