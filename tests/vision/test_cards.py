@@ -9,7 +9,7 @@ import pytest
 
 from session.calibration import Box
 from session.errors import MediaError
-from tests.vision.helpers import card_rows
+from tests.vision.helpers import card_rows, set_cards
 from vision import cards, synth
 
 
@@ -372,10 +372,10 @@ def test_a_card_back_under_a_hand_is_not_re_aligned_and_nothing_changes(monkeypa
         calls.append(1)
         return realign(*a, **k)
 
-    monkeypatch.setattr(cards, "_realign", counted)
+    set_cards(monkeypatch, "_realign", counted)
     runs = {}
     for share in (cards.OCCLUSION.share, 0.0):
-        monkeypatch.setattr(cards, "OCCLUSION", replace(cards.OCCLUSION, share=share))
+        set_cards(monkeypatch, "OCCLUSION", replace(cards.OCCLUSION, share=share))
         calls.clear()
         w = cards.CardZoneWatcher("field", cal.card_zones["field"], refs)
         events = [e for fr in frames for e in w.update(fr.index, fr.t, fr.image)]
@@ -399,7 +399,7 @@ def test_a_far_rival_left_in_doubt_is_re_aligned_from_the_winners_homography(mon
     seen = [(degrade.oblique(img, 60), truth) for _, img, truth in card_queries(card_rows(), "wmcnicho-deck")]
     got = {}
     for seeded in (0, cards.REFINE_GATE.seeded):
-        monkeypatch.setattr(cards, "REFINE_GATE", replace(cards.RefineGateParams(), seeded=seeded))
+        set_cards(monkeypatch, "REFINE_GATE", replace(cards.RefineGateParams(), seeded=seeded))
         right = wrong = 0
         for img, truth in seen:
             r, w, _ = score_cards(cards.recognise(img, refs), truth)
@@ -417,7 +417,7 @@ def test_a_pair_is_measured_in_the_other_frame_only_when_the_residual_alone_fail
 
     face = a = b = np.zeros((4, 4), np.float32)
     back = {}
-    monkeypatch.setattr(cards, "separate", lambda f, ta, tb: back["res"])
+    set_cards(monkeypatch, "separate", lambda f, ta, tb: back["res"])
     on, off = cards.SecondStageParams(), replace(cards.SecondStageParams(), both_frames=False)
     assert cards._separated(face, a, b, (0.1, 0.2, 0.1), on)  # passes in a's frame
     assert not cards._separated(face, a, b, None, on)
@@ -475,9 +475,9 @@ def test_a_look_alike_of_another_ink_in_doubt_is_settled_by_the_faces_ink(monkey
         warp = cards.warp_card(_seen(face), quad)
         m = cards.match_face(warp, refs, min_margin=0.3, second_stage=False)
         assert (m.code, m.status, m.inked) == (code, "ok", True)
-        monkeypatch.setattr(cards, "INK", replace(cards.InkParams(), on=False))
+        set_cards(monkeypatch, "INK", replace(cards.InkParams(), on=False))
         assert cards.match_face(warp, refs, min_margin=0.3, second_stage=False).status == "uncertain"
-        monkeypatch.setattr(cards, "INK", cards.InkParams())
+        set_cards(monkeypatch, "INK", cards.InkParams())
     # the same faces named the other way round: the ink is the reference's, never the name's
     swapped = cards.References.from_images({"2D": black, "2C": red}, find_outline=False)
     m = cards.match_face(cards.warp_card(_seen(red), cards.find_card_outlines(_seen(red))[0]), swapped,
@@ -543,7 +543,7 @@ def _webcam_deck_tilted(monkeypatch, degrees, name, params):
     seen = [(degrade.oblique(img, degrees), truth) for _, img, truth in card_queries(card_rows(), "wmcnicho-deck")]
     got = {}
     for on in (False, True):
-        monkeypatch.setattr(cards, name, params(on))
+        set_cards(monkeypatch, name, params(on))
         right = wrong = 0
         for img, truth in seen:
             r, w, _ = score_cards(cards.recognise(img, refs), truth)
