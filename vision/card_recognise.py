@@ -42,7 +42,7 @@ def _zero_best(face: np.ndarray, refs: References) -> tuple[float, str]:
     cand = normalise(face, step=3)
     m = ALIGN_MARGIN
     z = np.maximum(refs.matrix @ _unit(cand[m:-m, m:-m]),
-                   refs.matrix @ _unit(np.ascontiguousarray(cand[::-1, ::-1])[m:-m, m:-m]))
+                   refs.matrix @ _unit(cand[m:-m, m:-m][::-1, ::-1]))  # the turned face, as a copy in C order
     i = int(np.argmax(z))
     return float(z[i]), refs.refs[i].code
 
