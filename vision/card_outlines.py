@@ -266,7 +266,7 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
     support = params.support if oblique else 0.0
     base: list[np.ndarray] = []  # the outlines of the four masks of head-on views
     extra: list[np.ndarray] = []  # the paper mask's
-    fits: list[np.ndarray] = []  # the support fit's: only where no other outline lies
+    fits: list[tuple[np.ndarray, np.ndarray]] = []  # the support fit's (quad, contour): only where no other outline lies
     for k, m in enumerate(masks):
         quads = base if k < 4 else extra
         contours, _ = cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -276,7 +276,7 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
                 # an outline open at a gap, or notched into a hollow card, has little area
                 # of its own: only its hull can be the card
                 if support > 0 and _box_area(c) >= min_area:
-                    fits.extend(_supported_hull_quads(c, img_area, aspect, area_range, params))
+                    fits.extend(_hull_quads(c, img_area, aspect, area_range))
                 continue
             peri = cv2.arcLength(c, True)
             approx = cv2.approxPolyDP(c, 0.02 * peri, True)
@@ -305,13 +305,12 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
                     quads.append(q)
                     ok = True
             if support > 0 and not ok and not hull_tried and _box_area(c) > 0:
-                fits.extend(_supported_hull_quads(c, img_area, aspect, area_range, params))
+                fits.extend(_hull_quads(c, img_area, aspect, area_range))
     # drop exact-ish duplicates (same corners within 3 px); the extras after the others
     unique = _distinct(base)
     unique += [q for q in _distinct(extra) if not _repeats(q, unique)]
     found = list(unique)
-    unique += [q for q in _distinct(fits)
-               if not any(min(_covered(q, u), _covered(u, q)) >= params.covered for u in found)]
+    unique += _supported_fits(fits, found, params)
     return [_refine(q, blur) for q in unique]
 
 
@@ -357,10 +356,11 @@ def _box_area(contour: np.ndarray) -> float:
 
 
 
-def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
-                          area_range: tuple[float, float], params: OutlineParams) -> list[np.ndarray]:
-    """The contour's convex hull simplified to 4 corners (:data:`HULL_EPSILONS`), when it is
-    card-like and the contour follows each of its sides (:attr:`OutlineParams.support`)."""
+def _hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
+                area_range: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The contour's convex hull simplified to 4 corners (:data:`HULL_EPSILONS`), with the
+    contour, when it is card-like; whether the contour follows its sides is asked later
+    (:func:`_supported_fits`), only of the quads that could still be kept."""
     hull = cv2.convexHull(contour)
     if cv2.contourArea(hull) < area_range[0] * img_area:
         return []
@@ -369,11 +369,70 @@ def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[fl
         h4 = cv2.approxPolyDP(hull, eps * hperi, True)
         if len(h4) == 4:
             q = order_quad(h4.reshape(4, 2).astype(np.float32))
-            if _quad_ok(q, img_area, aspect, area_range) and side_support(q, contour, params) >= params.support:
-                return [q]
-            return []
+            return [(q, contour)] if _quad_ok(q, img_area, aspect, area_range) else []
     return []
 
+
+def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
+                          area_range: tuple[float, float], params: OutlineParams) -> list[np.ndarray]:
+    """The contour's hull quad (:func:`_hull_quads`) when the contour follows each of its
+    sides (:attr:`OutlineParams.support`)."""
+    return [q for q, c in _hull_quads(contour, img_area, aspect, area_range)
+            if side_support(q, c, params) >= params.support]
+
+
+def _supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.ndarray],
+                    params: OutlineParams) -> list[np.ndarray]:
+    """The support fits kept: those whose contour follows the quad's sides, less repeats of an
+    earlier such fit (:func:`_repeats`), less those alike an outline of the masks (``found``:
+    :attr:`OutlineParams.covered`). The side support (the costly test) is measured only for a
+    fit not alike a found outline, or for one a later fit repeats (a supported fit, even one
+    dropped as alike, keeps its repeats out): the same fits as testing every one first."""
+    if not fits:
+        return []
+    support: dict[int, bool] = {}
+    distinct: dict[int, bool] = {}
+    quads = np.stack([q for q, _ in fits])
+    repeats = np.abs(quads[:, None] - quads[None]).max(axis=(2, 3)) < 3  # as _repeats, every pair
+
+    def supported(k: int) -> bool:
+        if k not in support:
+            q, c = fits[k]
+            support[k] = side_support(q, c, params) >= params.support
+        return support[k]
+
+    def kept(k: int) -> bool:  # in _distinct of the supported fits (earlier ones first)
+        if k not in distinct:
+            distinct[k] = supported(k) and not any(repeats[k, j] and kept(j) for j in range(k))
+        return distinct[k]
+
+    out: list[np.ndarray] = []
+    for k, (q, _) in enumerate(fits):
+        if any(repeats[k, j] and kept(j) for j in range(k)):
+            continue  # an earlier fit kept repeats it: a duplicate
+        if not _alike(q, found, params.covered) and supported(k):
+            out.append(q)
+    return out
+
+
+def _alike(q: np.ndarray, others: list[np.ndarray], share: float) -> bool:
+    """Whether ``q`` and one of ``others`` each cover at least ``share`` of the other. Pairs
+    whose bounding boxes overlap by less than 0.9 x ``share`` of the larger quad's area cannot
+    be (the polygons' overlap is at most the boxes'), so only the others are intersected."""
+    if not others:
+        return False
+    lo, hi = q.min(axis=0), q.max(axis=0)
+    box = np.stack([np.concatenate([u.min(axis=0), u.max(axis=0)]) for u in others])
+    w = np.minimum(hi[0], box[:, 2]) - np.maximum(lo[0], box[:, 0])
+    h = np.minimum(hi[1], box[:, 3]) - np.maximum(lo[1], box[:, 1])
+    inter = np.clip(w, 0, None) * np.clip(h, 0, None)
+    aq = cv2.contourArea(q)
+    for k, u in enumerate(others):
+        if inter[k] < 0.9 * share * max(aq, cv2.contourArea(u)):
+            continue
+        if min(_covered(q, u), _covered(u, q)) >= share:
+            return True
+    return False
 
 
 def side_support(quad: np.ndarray, contour: np.ndarray, params: OutlineParams = OUTLINES) -> float:
