@@ -114,6 +114,13 @@ class RefineGateParams:
     #: read as its look-alike once more where the doubt had left it uncertain (the webcam deck
     #: at 60 degrees 13 wrong of 16 instead of 12, sideways 12 instead of 11)
     seeded: int = 32
+    #: ... and only for a winner whose re-aligned face fits it at least this well (the same
+    #: level as :attr:`InkParams.min_fit`, and for the same reason): a doubt is settled for
+    #: a face that is the winner's card, not for a look-alike of a card the references lack
+    #: (its own code missing, the look-alike wins at 0.86-0.94; the deck's own winners left in
+    #: doubt fit 0.98-0.99). Below it the card stays uncertain (a warning) as without the
+    #: seeded re-alignment. Cost: none (saves the seeded ECCs of such faces)
+    seeded_min_fit: float = 0.95
 
     def __post_init__(self) -> None:
         self.validate()
@@ -125,6 +132,8 @@ class RefineGateParams:
             raise ValueError(f"partners must be >= 0, got {self.partners}")
         if self.seeded < 0:
             raise ValueError(f"seeded must be >= 0, got {self.seeded}")
+        if not 0.0 <= self.seeded_min_fit <= 1.0:
+            raise ValueError(f"seeded_min_fit must be in [0, 1], got {self.seeded_min_fit}")
 
 
 
@@ -215,7 +224,7 @@ def _seeded(look: _Face, ranked: list, first: dict, unresolved: set[str], done: 
         ranked = sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))
         doubt = [c for c in _doubts(ranked, first, unresolved, done, margin, gate) if c not in tried]
         win_i = ranked[0][1][2]
-        if not doubt or win_i not in look.warps:
+        if not doubt or win_i not in look.warps or ranked[0][1][0] < gate.seeded_min_fit:
             break
         c = doubt[0]
         tried.add(c)
