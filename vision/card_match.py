@@ -56,6 +56,8 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
     best code scores in [:data:`REFINE_FLOOR`, :data:`REFINE_BELOW`) is ranked by its ECC
     re-alignment onto its best codes' references (:func:`_refined`)."""
     look = face if isinstance(face, _Face) else _Face(face)
+    if quad is not None:
+        look.quad = np.asarray(quad, np.float32)  # the outline it was warped through (SecondStageParams.seen_as_face)
     cand = look.cand
     # 1) zero-shift NCC against every reference at 0° and 180° (one matrix product) ...
     z0, z1 = look.zero(refs)

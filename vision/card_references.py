@@ -359,6 +359,8 @@ class _Face:
         #: per reference: (turned, the ECC homography, template -> face coordinates)
         self.warps: dict[int, tuple[bool, np.ndarray]] = {}
         self._half: np.ndarray | None = None
+        #: the outline the face was warped through, in image pixels (None: unknown)
+        self.quad: np.ndarray | None = None
 
     @property
     def half(self) -> np.ndarray:

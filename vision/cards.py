@@ -92,6 +92,9 @@ from vision.card_outlines import (  # noqa: F401
     _refine,
     _repeats,
     _supported_hull_quads,
+    _hull_quads,
+    _supported_fits,
+    _alike,
     corner_angles,
     find_card_outlines,
     image_aspect,
@@ -148,7 +151,10 @@ from vision.card_lookalikes import (  # noqa: F401
     _separated,
     _standard,
     _tournament,
+    _rounds,
+    _undersampling,
     separate,
+    seen_through,
 )
 from vision.card_realign import (  # noqa: F401
     REFINE_BELOW,
@@ -183,6 +189,7 @@ from vision.card_match import (  # noqa: F401
 )
 from vision.card_recognise import (  # noqa: F401
     BOTH_WAYS_BELOW,
+    BOTH_WAYS_CLEAR,
     BOTH_WAYS_SPAN,
     OUTLINES_PER_CARD,
     _first_looks,
