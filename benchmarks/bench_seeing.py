@@ -20,8 +20,8 @@ Prints, with counts and the load average:
    half-raise rule, all photos and leave one photo out (as ``vision/bench.py``);
 4. the audio-video offset recovered from generated slap clips with known offsets.
 
-"Before" is ``vision/cards.py`` as on the ``--base`` branch (``git show``), imported from a
-temporary copy; the half-raise "before" is the same detector with ``half_raise`` off (the
+"Before" is ``vision/cards.py`` as on the ``--base`` branch (``git show``; with the modules
+split from it, ``vision/card_*.py``, when the base has them), imported from a temporary copy; the half-raise "before" is the same detector with ``half_raise`` off (the
 rule on main). Nothing is asserted: the targets (>= 99 % of cards, 0 wrong; 10/10 demo cards
 within one frame or a warning; >= 98 % raised arms, 0 false raises; offset <= 5 ms) are
 compared by reading.
