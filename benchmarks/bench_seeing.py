@@ -20,8 +20,8 @@ Prints, with counts and the load average:
    half-raise rule, all photos and leave one photo out (as ``vision/bench.py``);
 4. the audio-video offset recovered from generated slap clips with known offsets.
 
-"Before" is ``vision/cards.py`` as on the ``--base`` branch (``git show``), imported from a
-temporary copy; the half-raise "before" is the same detector with ``half_raise`` off (the
+"Before" is ``vision/cards.py`` as on the ``--base`` branch (``git show``; with the modules
+split from it, ``vision/card_*.py``, when the base has them), imported from a temporary copy; the half-raise "before" is the same detector with ``half_raise`` off (the
 rule on main). Nothing is asserted: the targets (>= 99 % of cards, 0 wrong; 10/10 demo cards
 within one frame or a warning; >= 98 % raised arms, 0 false raises; offset <= 5 ms) are
 compared by reading.
@@ -57,19 +57,33 @@ def _load(label: str) -> str:
 
 
 def old_cards(base: str, tmp: Path):
-    """``vision/cards.py`` of ``base`` as a module (None when git cannot show it)."""
+    """``vision.cards`` of ``base`` as a module (None when git cannot show it): the one file
+    ``vision/cards.py``, or with the modules split from it (``vision/card_*.py``), copied into
+    a temporary package whose ``vision.card_*`` imports point at the copies."""
     try:
-        src = subprocess.run(["git", "-C", str(ROOT), "show", f"{base}:vision/cards.py"], check=True,
-                             capture_output=True, text=True).stdout
+        names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", base, "vision/"], check=True,
+                               capture_output=True, text=True).stdout.split()
+        files = [n for n in names if n == "vision/cards.py" or (n.startswith("vision/card_") and n.endswith(".py"))]
+        srcs = {n: subprocess.run(["git", "-C", str(ROOT), "show", f"{base}:{n}"], check=True,
+                                  capture_output=True, text=True).stdout for n in files}
     except (OSError, subprocess.CalledProcessError):
         return None
-    path = tmp / "cards_before.py"
-    path.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("cards_before", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["cards_before"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    if "vision/cards.py" not in srcs:
+        return None
+    pkg = tmp / "cards_before"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    for n, src in srcs.items():
+        (pkg / Path(n).name).write_text(src.replace("from vision.card", "from cards_before.card"), encoding="utf-8")
+    if str(tmp) not in sys.path:
+        sys.path.insert(0, str(tmp))
+    return importlib.import_module("cards_before.cards")
+
+
+def _defining(mod, name: str):
+    """The module that defines ``mod.name`` (a split ``vision.cards`` re-exports it), so a
+    counter patched there is the one its callers see."""
+    return sys.modules.get(getattr(getattr(mod, name), "__module__", ""), mod)
 
 
 VIEWS = [
@@ -174,19 +188,20 @@ def bench_demo(videos: list[tuple[str, Path]], mods: list[tuple[str, object]]) -
             wt = mod.CardZoneWatcher("field", box, refs[name])
             got = []
             ecc = [0]
-            realign = mod._realign
+            home = _defining(mod, "_realign")
+            realign = home._realign
 
             def counted(*args, _f=realign, **kw):  # the ECC re-alignments of misfit faces
                 ecc[0] += 1
                 return _f(*args, **kw)
 
-            mod._realign = counted
+            home._realign = counted
             t0 = time.process_time()
             try:
                 for fr in frames:
                     got += wt.update(fr.index, fr.t, fr.image)
             finally:
-                mod._realign = realign
+                home._realign = realign
             cpu = time.process_time() - t0
             cardsev = [g for g in got if g.type == "card"]
             warns = [g for g in got if g.type == "warning"]

@@ -45,3 +45,18 @@ def pose_rows() -> list[dict]:
         r["path"] = base / r["file"]
         r["box"] = tuple(int(r[k]) for k in ("x1", "y1", "x2", "y2"))
     return rows
+
+
+def set_cards(monkeypatch, name: str, value) -> None:
+    """``monkeypatch.setattr`` of ``vision.cards.<name>`` in every module split from it that
+    holds the name (each module reads its own global), as one module was patched before."""
+    import sys
+
+    import vision.cards  # noqa: F401  (loads the split modules)
+
+    mods = [m for k, m in sorted(sys.modules.items()) if k == "vision.cards" or k.startswith("vision.card_")]
+    held = [m for m in mods if hasattr(m, name)]
+    if not held:
+        raise AttributeError(f"vision.cards has no {name}")
+    for m in held:
+        monkeypatch.setattr(m, name, value)
