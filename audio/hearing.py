@@ -261,9 +261,16 @@ class LiveDemixed:
     """A source with cross-talk cancelled block by block with a leakage measured beforehand
     (keeps ``rate``, ``channels`` and the source's warning)."""
 
-    def __init__(self, source, leakage):
+    def __init__(self, source, leakage, unreferenced: bool = False):
         self._source, self.rate, self._leakage = source, source.rate, leakage
         self.channels = getattr(source, "channels", None)
+        #: a dead seat cancelled from the others by its leak fingerprint (``audio.demix.
+        #: StreamingUnreferenced``; the calibration's leakage is its fingerprint), or None
+        self.unreferenced = None
+        if unreferenced:
+            from audio.demix import StreamingUnreferenced
+
+            self.unreferenced = StreamingUnreferenced(leakage, leakage, source.rate)
 
     @property
     def warning(self):
@@ -272,7 +279,7 @@ class LiveDemixed:
     def __iter__(self):
         from audio.demix import live
 
-        return live(self._source, self._leakage)
+        return live(self._source, self._leakage, self.unreferenced)
 
 
 def demixed_from(source, recording: Path, channels: int):
@@ -293,6 +300,10 @@ def demixed_from(source, recording: Path, channels: int):
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
     left = demix.residual_db(leakage.demix(samples))
-    live = LiveDemixed(source, leakage)
+    from audio.watch import InputWatch
+
+    watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
+    live = LiveDemixed(watch, leakage, unreferenced=True)
+    live.watch = watch
     live.speech_db = demix.speech_levels(samples)  # the seats' levels, as a replay measures them
     return live, (demix.onset_params(left) if left is not None else None), left
