@@ -164,7 +164,7 @@ def unreferenced(source, fingerprint) -> None:
                 c = np.concatenate([[0], np.cumsum(where)])
                 idx = np.arange(len(where))
                 where = (c[np.minimum(idx + grow + 1, len(where))] - c[np.maximum(idx - grow, 0)]) > 0
-            seats.append((k, where.astype(np.float64)))
+            seats.append((k, where.astype(np.float64), dead[:, k].astype(np.float64)))
     if seats:
         source.cancel_unreferenced(fingerprint, seats)
 

@@ -72,6 +72,12 @@ from scipy import signal
 from audio.capture import Block
 
 NEG_DB = -200.0
+#: a channel's frame at or below this (dB; ``OnsetParams.min_floor_db``'s default: digital
+#: silence) is no microphone hearing anything — a dead (muted, unplugged) seat's channel —
+#: and is left out of "the other channels' median" of the walk back: counted, it pulled the
+#: median down to the quieter live neighbour, and a neighbour's leak under the seat's channel
+#: passed as its own sound (demo, ben muted: chie's onset 47 ms early on aki's leak).
+SILENT_DB = -90.0
 HF_FLOOR_PERCENTILE = 5.0  # the high band's floor for the walk: this percentile of the kept frames before the run
 
 
@@ -361,12 +367,12 @@ class OnsetDetector:
         voice = self._edb[i:j]
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
         if self.channels > 1:
-            own &= voice[:, k] >= np.median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
+            own &= voice[:, k] >= _others_median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
         if self.bands == 2:
             hf = self._hfdb[i:j]
             hf_own = hf[:, k] >= NEG_DB + p.refine_db
             if self.channels > 1:
-                hf_own &= hf[:, k] >= np.median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
+                hf_own &= hf[:, k] >= _others_median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
         first, _ = _walk_back(own, len(own) - 1, step)
@@ -506,7 +512,7 @@ class OnsetDetector:
             floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
-            others = np.median(np.delete(level, k, axis=2), axis=2)
+            others = _others_median(np.delete(level, k, axis=2), axis=2)
             own &= level[:, :, k] >= others + p.refine_dominance_db
         own = own.any(axis=1)
         return own
@@ -534,6 +540,26 @@ class OnsetDetector:
         )
         c.active, c.cand, c.peak, c.last_end, c.confirmed = False, None, NEG_DB, end_frame, None
         return seg
+
+
+def _others_median(levels: np.ndarray, axis: int) -> np.ndarray:
+    """The median of the other channels' levels (dB) along ``axis``, leaving out silent ones
+    (:data:`SILENT_DB`: a dead channel); :data:`NEG_DB` where every other channel is silent.
+    With no silent channel it is ``np.median`` itself (the same numbers, bit for bit)."""
+    silent = levels <= SILENT_DB
+    if not silent.any():
+        return np.median(levels, axis=axis)
+    masked = np.where(silent, np.nan, levels)
+    alive = (~silent).any(axis=axis)
+    out = np.full(np.delete(levels.shape, axis), NEG_DB)
+    if alive.any():
+        import warnings
+
+        with warnings.catch_warnings():  # all-silent rows: NEG_DB below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(masked, axis=axis)
+        out = np.where(alive, med, NEG_DB)
+    return out
 
 
 def _walk_back(own: np.ndarray, i: int, gap: int) -> tuple[int | None, int]:
