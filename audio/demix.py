@@ -394,6 +394,8 @@ class NoisyTriggerParams:
     noise_percentile: float = 10.0
     margin_db: float = 2.0
     min_above_start_db: float = 2.0
+    #: and the onset walk goes on in 16 ms means (``OnsetParams.noise_walk_db``; None: not)
+    walk_db: float | None = 1.5
 
 
 def noise_ratio_db(demixed: np.ndarray, speech_db, params: NoisyTriggerParams | None = None) -> float | None:
@@ -425,7 +427,7 @@ def onset_params(residual_db: float, noise_ratio_db: float | None = None,
         from dataclasses import replace
 
         trigger = max(params.start_db + n.min_above_start_db, round(noise_ratio_db + n.margin_db, 1))
-        params = replace(params, trigger_db=float(trigger))
+        params = replace(params, trigger_db=float(trigger), noise_walk_db=n.walk_db)
     return params
 
 
