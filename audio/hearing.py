@@ -285,7 +285,10 @@ class LiveDemixed:
 def demixed_from(source, recording: Path, channels: int):
     """``source`` with the leakage measured on ``recording`` cancelled, the onset detector's
     parameters for what is left, and the residual leak in dB; a recording that does not fit
-    is one clear error."""
+    is one clear error. As the replay: the raw input is watched (``watch``: a dead channel's
+    seat not heard, clipping said) and a dead seat is cancelled from the others by its leak
+    fingerprint block by block (``audio.demix.StreamingUnreferenced``; its cost: up to 64 ms
+    of latency while a channel is dead, none otherwise)."""
     from audio import demix
     from audio.capture import read_all
 
