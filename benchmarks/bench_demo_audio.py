@@ -317,6 +317,8 @@ def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
             if name in ("unchanged", "unchanged (live)"):  # the live rows against the live hearing
                 base_shouts = shouts
             moved = onset_moves(base_shouts, shouts, touched or set(), end) if base_shouts is not None else None
+            if moved is not None:
+                moved["truth"] = truth_errors(shouts, touched or set(), end)
             same = sum(1 for g, e in zip(got, expected) if verdict_key(g) == verdict_key(e))
             others, passed, diffs = 0, 0, []
             for g, e in zip(got, expected):
@@ -364,6 +366,24 @@ def onset_moves(base: list[dict], shouts: list[dict], touched: set[str], end: fl
             "over5": sum(1 for x in shifts if x > 5), "nearer": better, "far": far}
 
 
+def truth_errors(shouts: list[dict], touched: set[str], end: float | None) -> dict:
+    """The onsets of the seats the edit does not touch against the truth (same seat, nearest
+    within 0.3 s): ``n`` matched, ``median`` |error| (ms), ``within5``, ``early`` / ``late``
+    by more than 5 ms."""
+    errs = []
+    for t in TRUTH:
+        if t["player"] in touched or (end is not None and t["t"] > end):
+            continue
+        near = [e["t"] for e in shouts if e.get("player") == t["player"] and abs(e["t"] - t["t"]) <= 0.3]
+        if near:
+            errs.append((min(near, key=lambda x: abs(x - t["t"])) - t["t"]) * 1000)
+    if not errs:
+        return {"n": 0}
+    a = np.abs(errs)
+    return {"n": len(errs), "median": round(float(np.median(a)), 1), "within5": int((a <= 5).sum()),
+            "early": sum(1 for x in errs if x < -5), "late": sum(1 for x in errs if x > 5)}
+
+
 #: the demo's true shouts (``fixtures/demo/truth.jsonl``): is a moved onset nearer the truth?
 TRUTH = [e for e in (json.loads(x) for x in (DEMO / "truth.jsonl").read_text().splitlines() if x.strip())
          if e.get("type") == "shout"]
@@ -378,6 +398,10 @@ def cell(r: dict) -> str:
     if r["before_cut"] is not None:
         out += f" ({r['before_cut'][0]}/{r['before_cut'][1]} before the cut)"
     m = r.get("moved")
+    tr = (m or {}).get("truth") or {}
+    if tr.get("n"):
+        out += (f"; onsets vs truth (other seats): median {tr['median']:g} ms, {tr['within5']}/{tr['n']} within 5 ms, "
+                f"{tr['early']} early / {tr['late']} late by > 5 ms")
     if m and m.get("n") and m["max"] > 0:
         out += (f"; other seats' onsets moved > 5 ms: {m['over5']}/{m['n']} ({m.get('nearer', 0)} of them nearer the "
                 f"truth), max {m['max']:g} ms")
