@@ -168,7 +168,7 @@ def unreferenced(source, fingerprint) -> None:
                 c = np.concatenate([[0], np.cumsum(where)])
                 idx = np.arange(len(where))
                 where = (c[np.minimum(idx + grow + 1, len(where))] - c[np.maximum(idx - grow, 0)]) > 0
-            seats.append((k, where.astype(np.float64)))
+            seats.append((k, where.astype(np.float64), dead[:, k].astype(np.float64)))
     if seats:
         source.cancel_unreferenced(fingerprint, seats)
 
@@ -266,9 +266,16 @@ class LiveDemixed:
     """A source with cross-talk cancelled block by block with a leakage measured beforehand
     (keeps ``rate``, ``channels`` and the source's warning)."""
 
-    def __init__(self, source, leakage):
+    def __init__(self, source, leakage, unreferenced: bool = False):
         self._source, self.rate, self._leakage = source, source.rate, leakage
         self.channels = getattr(source, "channels", None)
+        #: a dead seat cancelled from the others by its leak fingerprint (``audio.demix.
+        #: StreamingUnreferenced``; the calibration's leakage is its fingerprint), or None
+        self.unreferenced = None
+        if unreferenced:
+            from audio.demix import StreamingUnreferenced
+
+            self.unreferenced = StreamingUnreferenced(leakage, leakage, source.rate)
 
     @property
     def warning(self):
@@ -277,13 +284,16 @@ class LiveDemixed:
     def __iter__(self):
         from audio.demix import live
 
-        return live(self._source, self._leakage)
+        return live(self._source, self._leakage, self.unreferenced)
 
 
 def demixed_from(source, recording: Path, channels: int):
     """``source`` with the leakage measured on ``recording`` cancelled, the onset detector's
     parameters for what is left, and the residual leak in dB; a recording that does not fit
-    is one clear error."""
+    is one clear error. As the replay: the raw input is watched (``watch``: a dead channel's
+    seat not heard, clipping said) and a dead seat is cancelled from the others by its leak
+    fingerprint block by block (``audio.demix.StreamingUnreferenced``; its cost: up to 64 ms
+    of latency while a channel is dead, none otherwise)."""
     from audio import demix
     from audio.capture import read_all
 
@@ -298,6 +308,10 @@ def demixed_from(source, recording: Path, channels: int):
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
     left = demix.residual_db(leakage.demix(samples))
-    live = LiveDemixed(source, leakage)
+    from audio.watch import InputWatch
+
+    watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
+    live = LiveDemixed(watch, leakage, unreferenced=True)
+    live.watch = watch
     live.speech_db = demix.speech_levels(samples)  # the seats' levels, as a replay measures them
     return live, (demix.onset_params(left) if left is not None else None), left

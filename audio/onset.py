@@ -72,6 +72,12 @@ from scipy import signal
 from audio.capture import Block
 
 NEG_DB = -200.0
+#: a channel's frame at or below this (dB; ``OnsetParams.min_floor_db``'s default: digital
+#: silence) is no microphone hearing anything — a dead (muted, unplugged) seat's channel —
+#: and is left out of "the other channels' median" of the walk back: counted, it pulled the
+#: median down to the quieter live neighbour, and a neighbour's leak under the seat's channel
+#: passed as its own sound (demo, ben muted: chie's onset 47 ms early on aki's leak).
+SILENT_DB = -90.0
 HF_FLOOR_PERCENTILE = 5.0  # the high band's floor for the walk: this percentile of the kept frames before the run
 
 
@@ -125,6 +131,17 @@ class OnsetParams:
     refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
     refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound...
     refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
+    #: in a noisy room (set by ``audio.demix.onset_params`` only when the room's noise lowered
+    #: the trigger; None: off): the walk then goes on back while the voice band's mean over
+    #: the ``noise_walk_s`` from each frame on stands this many dB above the others' median
+    #: over the same frames. Why: with white noise 10 dB under the speech the first 20-40 ms
+    #: of a word are only 1-3 dB above the noise — under ``refine_db`` of any 1 ms frame,
+    #: whose level swings ±1.5 dB in noise — and onsets came 20-67 ms late (demo: chie and aki
+    #: tied on card サルベージ); a 16 ms mean swings less than 1 dB. Accuracy cost: noise
+    #: louder on one channel for 16 ms walks an onset early (the margin keeps it rare);
+    #: latency: none (frames before the onset).
+    noise_walk_db: float | None = None
+    noise_walk_s: float = 0.016
 
     def __post_init__(self):
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
@@ -361,12 +378,12 @@ class OnsetDetector:
         voice = self._edb[i:j]
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
         if self.channels > 1:
-            own &= voice[:, k] >= np.median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
+            own &= voice[:, k] >= _others_median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
         if self.bands == 2:
             hf = self._hfdb[i:j]
             hf_own = hf[:, k] >= NEG_DB + p.refine_db
             if self.channels > 1:
-                hf_own &= hf[:, k] >= np.median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
+                hf_own &= hf[:, k] >= _others_median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
         first, _ = _walk_back(own, len(own) - 1, step)
@@ -491,7 +508,31 @@ class OnsetDetector:
                 break  # sparse frames: babble peaks or another seat's leak arriving, not a sound
             first, _ = _walk_back(own, first, gap)  # then on as usual
             at = first
+        if p.noise_walk_db is not None:
+            at = self._noise_walk(k, lo, cand, at)
         return lo + at if at < len(own) else cand
+
+    def _noise_walk(self, k: int, lo: int, hi: int, at: int) -> int:
+        """``OnsetParams.noise_walk_db``: from row ``at`` of frames lo .. hi-1, back while the
+        channel's voice-band mean over the next ``noise_walk_s`` stands ``noise_walk_db`` over
+        the others' median mean (the rows of frames lo ..)."""
+        p = self.p
+        w = max(1, int(round(p.noise_walk_s / p.hop_s)))
+        i, j = lo - self._base, hi - self._base
+        e = self._e[i : j + w] if self.channels > 1 else None
+        if e is None or len(e) < w + 1:
+            return at
+        c = np.concatenate([np.zeros((1, e.shape[1])), np.cumsum(e, axis=0)])
+        mean = (c[w:] - c[:-w]) / w  # row r: frames r .. r+w-1
+        db = 10 * np.log10(np.maximum(mean, 1e-20))
+        others = _others_median(np.delete(db, k, axis=1), axis=1)
+        louder = db[:, k] >= others + p.noise_walk_db
+        r = min(at, len(louder)) - 1
+        while r >= 0 and louder[r]:
+            r -= 1
+        # a sharp start already found by the 1 ms walk: a window that reaches it is louder
+        # from up to its own length before (no softer start there): kept where it was
+        return r + 1 if at - (r + 1) > w else at
 
     def _own_frames(self, k: int, lo: int, hi: int, f: int) -> np.ndarray:
         """Which frames lo .. hi-1 are channel k's own sound (the walk's test), as of frame f."""
@@ -506,7 +547,7 @@ class OnsetDetector:
             floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
-            others = np.median(np.delete(level, k, axis=2), axis=2)
+            others = _others_median(np.delete(level, k, axis=2), axis=2)
             own &= level[:, :, k] >= others + p.refine_dominance_db
         own = own.any(axis=1)
         return own
@@ -518,7 +559,9 @@ class OnsetDetector:
         frames = min(frames, f + 1, int(1.0 / self.p.hop_s))
         recent = self._e[f + 1 - frames - self._base : f + 1 - self._base]
         mean = recent.mean(axis=0)
-        others = np.median(np.delete(mean, k))
+        rest = np.delete(mean, k)
+        alive = rest[rest > 10 ** (SILENT_DB / 10)]  # a dead channel is no "other" (SILENT_DB)
+        others = np.median(rest if len(alive) == len(rest) else alive) if len(alive) else 0.0
         return float(10 * np.log10(max(mean[k], 1e-20) / max(others, 1e-20)))
 
     def _close(self, k: int, c: _Chan, end_frame: int, cut: bool) -> Segment:
@@ -534,6 +577,26 @@ class OnsetDetector:
         )
         c.active, c.cand, c.peak, c.last_end, c.confirmed = False, None, NEG_DB, end_frame, None
         return seg
+
+
+def _others_median(levels: np.ndarray, axis: int) -> np.ndarray:
+    """The median of the other channels' levels (dB) along ``axis``, leaving out silent ones
+    (:data:`SILENT_DB`: a dead channel); :data:`NEG_DB` where every other channel is silent.
+    With no silent channel it is ``np.median`` itself (the same numbers, bit for bit)."""
+    silent = levels <= SILENT_DB
+    if not silent.any():
+        return np.median(levels, axis=axis)
+    masked = np.where(silent, np.nan, levels)
+    alive = (~silent).any(axis=axis)
+    out = np.full(np.delete(levels.shape, axis), NEG_DB)
+    if alive.any():
+        import warnings
+
+        with warnings.catch_warnings():  # all-silent rows: NEG_DB below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(masked, axis=axis)
+        out = np.where(alive, med, NEG_DB)
+    return out
 
 
 def _walk_back(own: np.ndarray, i: int, gap: int) -> tuple[int | None, int]:

@@ -187,6 +187,40 @@ def hear_file(wav: Path) -> tuple[list[dict], float, list[str]]:
     return events, end + offset, warnings
 
 
+def hear_file_live(wav: Path) -> tuple[list[dict], float, list[str]]:
+    """:func:`hear_file` through the live referee's hearing (``referee live --from-video …
+    --audio WAV``, unpaced): the calibration recording's leakage cancelled block by block
+    (``audio.hearing.demixed_from``, the live stages), then the listener."""
+    from calibration import load
+    from audio import hearing
+    from audio.capture import FileSource
+    from referee.replay import ReplaySettings, hearing_plan
+
+    cal_path = DEMO / "calibration.json"
+    cal = load(cal_path)
+    warnings: list[str] = []
+    plan = hearing_plan(cal, cal.game, "versus", ReplaySettings(), cal_path)
+    src = FileSource(wav, rate=cal.audio.rate)
+    source, _, left = hearing.demixed_from(src, plan.leakage_from, src.channels)
+    source.residual_db = left
+    listener = hearing.make_listener(plan, source, warnings)
+    events, end = [], 0.0
+    for block in source:
+        end = max(end, block.offset + (block.index + len(block.data)) / block.rate)
+        events += listener.update(block)
+    events += listener.close_window()
+    offset = float(getattr(cal, "av_offset", None) or 0.0)
+    for e in events:
+        for k in ("t", "t_end"):
+            if isinstance(e.get(k), (int, float)):
+                e[k] = round(e[k] + offset, 6)
+    return events, end + offset, warnings
+
+
+#: the variants also heard through the live referee's hearing (``--variants``: rows "… (live)")
+LIVE_VARIANTS = ("unchanged", "ben muted")
+
+
 def judge_with(seen: list[dict], heard: list[dict], end: float, video_end: float) -> list[dict]:
     """Verdicts of the seeing record ``seen`` (header first) with ``heard`` added."""
     from referee.judge import judge
@@ -267,14 +301,24 @@ def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
             frames = seen[0].get("source", {})
             if frames.get("frames") and frames.get("fps"):
                 video_end = frames["frames"] / frames["fps"]
-        for name, (wav, seat, end) in vs.items():
+        base_shouts = None
+        runs = [(n, v, False) for n, v in vs.items()]
+        if not full:
+            runs += [(f"{n} (live)", vs[n], True) for n in LIVE_VARIANTS if n in vs]
+        for name, (wav, seat, end), live in runs:
             c0 = time.process_time()
             if full:
                 got, events = replay(wav, tmp / f"out-{wav.stem}")
             else:
-                events, audio_end, _ = hear_file(wav)
+                events, audio_end, _ = (hear_file_live if live else hear_file)(wav)
                 got = judge_with(seen, events, audio_end, video_end)
             touched = set(seat.split("+")) if seat else None
+            shouts = [e for e in events if e.get("type") == "shout"]
+            if name in ("unchanged", "unchanged (live)"):  # the live rows against the live hearing
+                base_shouts = shouts
+            moved = onset_moves(base_shouts, shouts, touched or set(), end) if base_shouts is not None else None
+            if moved is not None:
+                moved["truth"] = truth_errors(shouts, touched or set(), end)
             same = sum(1 for g, e in zip(got, expected) if verdict_key(g) == verdict_key(e))
             others, passed, diffs = 0, 0, []
             for g, e in zip(got, expected):
@@ -291,11 +335,58 @@ def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
             res[name] = {"same": same, "n": len(expected), "verdicts": len(got), "others": others if touched else None,
                          "first_passed": passed if touched else None,
                          "before_cut": [sum(1 for g, e in before_cut if verdict_key(g) == verdict_key(e)), len(before_cut)]
-                         if end is not None else None, "notes": notes, "diffs": diffs,
+                         if end is not None else None, "notes": notes, "diffs": diffs, "moved": moved,
                          "cpu_s": round(time.process_time() - c0, 1)}
             if verbose:
                 print(f"  {name}: {same}/{len(expected)} same; {res[name]}", flush=True)
     return res
+
+
+def onset_moves(base: list[dict], shouts: list[dict], touched: set[str], end: float | None) -> dict:
+    """How far the onsets of the seats an edit does not touch moved from the unchanged demo's:
+    each unchanged shout of such a seat (before a cut) matched with the same seat's nearest
+    shout within 0.3 s; ``n`` matched, ``max`` and ``median`` |shift| (ms), ``over5`` moved
+    more than 5 ms (issue 13's target: a neighbour's audio changed moves an onset <= 5 ms)."""
+    shifts, far, better = [], [], 0
+    for b in base:
+        if b.get("player") in touched or (end is not None and b["t"] > end):
+            continue
+        near = [abs(e["t"] - b["t"]) for e in shouts if e.get("player") == b.get("player") and abs(e["t"] - b["t"]) <= 0.3]
+        if near:
+            shifts.append(min(near) * 1000)
+            if min(near) * 1000 > 5:
+                t = min((e["t"] for e in shouts if e.get("player") == b.get("player")), key=lambda x: abs(x - b["t"]))
+                true = [x["t"] for x in TRUTH if x["player"] == b["player"] and abs(x["t"] - b["t"]) <= 0.3]
+                nearer = bool(true) and abs(t - true[0]) < abs(b["t"] - true[0])
+                better += nearer
+                far.append(f"{b['player']} {b['t']:.3f} -> {t:.3f}" + (f" (truth {true[0]:.3f})" if true else ""))
+    if not shifts:
+        return {"n": 0}
+    return {"n": len(shifts), "max": round(max(shifts), 1), "median": round(float(np.median(shifts)), 1),
+            "over5": sum(1 for x in shifts if x > 5), "nearer": better, "far": far}
+
+
+def truth_errors(shouts: list[dict], touched: set[str], end: float | None) -> dict:
+    """The onsets of the seats the edit does not touch against the truth (same seat, nearest
+    within 0.3 s): ``n`` matched, ``median`` |error| (ms), ``within5``, ``early`` / ``late``
+    by more than 5 ms."""
+    errs = []
+    for t in TRUTH:
+        if t["player"] in touched or (end is not None and t["t"] > end):
+            continue
+        near = [e["t"] for e in shouts if e.get("player") == t["player"] and abs(e["t"] - t["t"]) <= 0.3]
+        if near:
+            errs.append((min(near, key=lambda x: abs(x - t["t"])) - t["t"]) * 1000)
+    if not errs:
+        return {"n": 0}
+    a = np.abs(errs)
+    return {"n": len(errs), "median": round(float(np.median(a)), 1), "within5": int((a <= 5).sum()),
+            "early": sum(1 for x in errs if x < -5), "late": sum(1 for x in errs if x > 5)}
+
+
+#: the demo's true shouts (``fixtures/demo/truth.jsonl``): is a moved onset nearer the truth?
+TRUTH = [e for e in (json.loads(x) for x in (DEMO / "truth.jsonl").read_text().splitlines() if x.strip())
+         if e.get("type") == "shout"]
 
 
 def cell(r: dict) -> str:
@@ -306,6 +397,14 @@ def cell(r: dict) -> str:
             out += f" ({r['first_passed']} only in who is first: the seat was first or tied, or could have been)"
     if r["before_cut"] is not None:
         out += f" ({r['before_cut'][0]}/{r['before_cut'][1]} before the cut)"
+    m = r.get("moved")
+    tr = (m or {}).get("truth") or {}
+    if tr.get("n"):
+        out += (f"; onsets vs truth (other seats): median {tr['median']:g} ms, {tr['within5']}/{tr['n']} within 5 ms, "
+                f"{tr['early']} early / {tr['late']} late by > 5 ms")
+    if m and m.get("n") and m["max"] > 0:
+        out += (f"; other seats' onsets moved > 5 ms: {m['over5']}/{m['n']} ({m.get('nearer', 0)} of them nearer the "
+                f"truth), max {m['max']:g} ms")
     if r["notes"]:
         out += "; " + ", ".join(r["notes"][:6]) + ("…" if len(r["notes"]) > 6 else "")
     if r["verdicts"] != r["n"]:
@@ -353,6 +452,8 @@ def run_variants(a) -> int:
             for n in names:
                 if r[n]["diffs"]:
                     print(f"  {tname} {n}: " + "; ".join(r[n]["diffs"]))
+                if (r[n].get("moved") or {}).get("far"):
+                    print(f"  {tname} {n}: onsets moved > 5 ms: " + "; ".join(r[n]["moved"]["far"]))
     print(f"load average at the end {load()}")
     return 0
 

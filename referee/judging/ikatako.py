@@ -438,6 +438,26 @@ def _flipper(session, card: CardEvent) -> str | None:
 # ----------------------------------------------------------------------------- co-op / solo
 
 
+def _coop_not_heard(session, player: str, act: Act, expected, problems: list[str], t0: int,
+                    window_end: int) -> str | None:
+    """Why the active player's miss rests on evidence that was not there (the versus "not
+    heard" rule, :mod:`referee.judging.senses`), or None: nothing of the declaration was heard
+    and the player's audio was missing at some moment of the window, and no hand the camera
+    saw is wrong (a required hand seen not raised, or an extra one, is still a miss; hands
+    not seen either are no evidence)."""
+    senses = getattr(session, "senses", None)
+    if senses is None or not problems or act.shouts:
+        return None
+    a, b = sec(t0), sec(window_end)
+    deaf = senses.missing("audio", player, a, b)
+    if deaf is None:
+        return None
+    blind = senses.missing("video", player, a, b) if not act.ups else None
+    if blind is None and _hand_problem(act, expected.sides, window_end):
+        return None
+    return "; ".join(x for x in (f"not heard: {deaf}", blind and f"not seen: {blind}") if x) + "; no miss"
+
+
 def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float):
     player = state.active_player
     expected = state.expected()
@@ -450,6 +470,28 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
             session.warn(f"{ev.type} at t={ev.t:.3f} s means nothing in {state.mode}; ignored "
                          "(effects follow a correct declaration by themselves)", ev)
     ok = not problems
+    unheard = _coop_not_heard(session, player, act, expected, problems, slot.t0, window_end)
+    if unheard is not None:
+        # not heard: no miss (no penalty on missing evidence) and not a correct declaration (the
+        # score does not rise on it); the table, which heard the player, played on, so the
+        # running total, the turn and the card's effect go on as after a declaration
+        score = state.last_declared
+        out = state.apply(rk.Declare(True))
+        state.last_declared = score
+        return {
+            "type": "verdict",
+            "t": sec(slot.t0),
+            "card": rk.check_card(slot.card.card),
+            "player": player,
+            "expected": expected.to_dict(),
+            "ok": False,
+            "total": total,
+            "time": None,
+            "why": unheard,
+            "effect": out.details.get("effect"),
+            "miss_piles": len(state.miss_piles),
+            "unjudged": {player: unheard},
+        }
     out = state.apply(rk.Declare(ok))
     time = max([done_at] + [act.ups[s] for s in expected.sides]) - slot.t0 if ok else None
     return {
@@ -721,6 +763,8 @@ class Judge(GameJudge):
         complete = done_at is not None and all(s in act.ups for s in expected.sides)
         if not (closed or complete):
             return []
+        if _coop_not_heard(self.session, live.player, act, expected, problems, live.slot.t0, window_end):
+            return []  # not heard: no miss to announce (the verdict says why)
         if problems:
             return [("declaration", {"what": "miss", "player": live.player, "why": "; ".join(problems)})]
         time = max([done_at] + [act.ups[s] for s in expected.sides]) - live.slot.t0
@@ -815,11 +859,14 @@ def _table_coop(lines, mode) -> str:
         reversed_note = "uzushio: order reversed" if mode != "solo" else ""
         note = v["why"] or (reversed_note if v["effect"] == "reversed" else
                             "salvage: oldest miss pile back under the deck" if v["effect"] == "salvaged" else "")
-        if not v["ok"]:
+        if v.get("unjudged"):
+            note = f"NOT JUDGED: {note}"
+        elif not v["ok"]:
             note = f"MISS ({v['miss_piles']} pile(s)): {note}"
         time = f"{v['time']:.3f}" if v["time"] is not None else "-"
         out.append(f"{i:>3}  {v['t']:>8.3f}  {v['player']:<10} {v['card']:<9} "
-                   f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else 'NO':<4} {time:>7}  {note}")
+                   f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unjudged') else 'NO':<4} "
+                   f"{time:>7}  {note}")
     if result:
         state = ("cleared" if result["cleared"] else "sunk: game over" if result["sunk"]
                  else f"record ends with {result['cards_left']} card(s) left")
@@ -865,8 +912,9 @@ def describe(v: dict[str, Any]):
     expected = describe_expected(exp) if exp else "-"
     if "ok" in v:  # co-op / solo: one active player per card
         p, ok = v["player"], v["ok"]
-        said = [[(p, "ok" if ok else "bad"), (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
-                                              else f": {v.get('why') or 'wrong'}", None)]]
+        said = [[(p, "ok" if ok else "miss" if v.get("unjudged") else "bad"),
+                 (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
+                  else f": {v.get('why') or 'wrong'}", None)]]
         return view.VerdictView(
             title=str(v.get("card")),
             columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
@@ -875,7 +923,7 @@ def describe(v: dict[str, Any]):
                    ("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
             + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
             + [("miss piles", view.text(v.get("miss_piles", 0)))],
-            status={p: "ok" if ok else "bad"})
+            status={p: "ok" if ok else "miss" if v.get("unjudged") else "bad"})
     why = v.get("why") or {}
     times = v.get("times") or {}
     wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.get("wrong", [])]

@@ -252,6 +252,10 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
         factory = capture.PacedStreamFactory(opts.audio, rate=pre.audio_rate, **opts.audio_faults)
         rate, channels = factory.rate, factory.channels
         heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
+        if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):  # as the replay: the
+            rec = Path(cal.audio.file)  # calibration's leakage (a dead seat's fingerprint), not the session's
+            rec = rec if rec.is_absolute() else cal_path.parent / rec
+            demix_from = rec if rec.is_file() else demix_from
     else:
         factory = None
         channels, rate = capture.device_info(opts.audio_device)

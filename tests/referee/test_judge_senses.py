@@ -83,3 +83,66 @@ def test_a_card_the_camera_could_not_read_closes_the_window_of_the_card_before()
     verdicts = [v for v in judged.lines if v["type"] == "verdict"]
     assert len(verdicts) == 1 and verdicts[0]["correct"] == [] and verdicts[0]["missed"] == ["aki", "ben", "chie"]
     assert any("not recognised; no verdict" in n.message for n in judged.notes)
+
+
+# ---------------------------------------------------------------- co-op: the active player
+
+
+COOP = dict(HEADER, mode="coop")
+
+
+def _coop(*events):
+    lines = judge(parse_lines([json.dumps(COOP)] + [json.dumps(e) for e in events])).lines
+    return [v for v in lines if v["type"] == "verdict"], lines[-1]
+
+
+def _coop_card(t, card, by):
+    return {"t": t, "type": "card", "card": card, "zone": "field", "by": by}
+
+
+def test_coop_an_active_player_not_heard_makes_no_miss_and_the_table_plays_on():
+    lost = {"t": 4.5, "type": "audio_status", "state": "lost", "player": "ben", "detail": "device unplugged"}
+    ok = {"t": 8.5, "type": "audio_status", "state": "ok", "player": "ben"}
+    events = [_coop_card(1.0, "3", "aki"), {"t": 1.4, "type": "shout", "player": "aki", "words": ["3"]},
+              lost, _coop_card(5.0, "2", "ben"), ok,
+              # chie goes on from the total the table heard (3 + 2 + 4)
+              _coop_card(9.0, "4", "chie"), {"t": 9.4, "type": "shout", "player": "chie", "words": ["9"]}]
+    verdicts, result = _coop(*events)
+    first, second, third = verdicts
+    assert first["ok"] and first["total"] == 3
+    # ben's microphone lost and nothing heard: not judged, no miss pile, no score on it
+    assert second["ok"] is False and second["miss_piles"] == 0
+    assert second["unjudged"] == {"ben": "not heard: audio missing from 4.50 s to 8.50 s (device unplugged); no miss"}
+    assert third["ok"] and third["total"] == 9 and third["miss_piles"] == 0
+    assert result["score"] == 9 and result["miss_piles"] == 0
+    # with ben heard saying nothing (his microphone fine) the same card is a miss, as before
+    verdicts, result = _coop(*[e for e in events if e["type"] != "audio_status"])
+    assert verdicts[1]["ok"] is False and verdicts[1]["miss_piles"] == 1 and "unjudged" not in verdicts[1]
+    assert verdicts[2]["ok"] is False  # chie's 9 is wrong after the miss (4 expected)
+
+
+def test_coop_a_wrong_hand_seen_is_a_miss_even_when_not_heard():
+    lost = {"t": 0.5, "type": "audio_status", "state": "lost", "player": "aki", "detail": "device unplugged"}
+    events = [lost, _coop_card(1.0, "ika", "aki"),
+              {"t": 1.3, "type": "hand", "player": "aki", "side": "left", "state": "up"}]  # ika: the right hand
+    verdicts, _ = _coop(*events)
+    assert verdicts[0]["ok"] is False and verdicts[0]["miss_piles"] == 1 and "unjudged" not in verdicts[0]
+    # the right hand, not heard: not judged
+    events[2] = dict(events[2], side="right")
+    verdicts, _ = _coop(*events)
+    assert verdicts[0]["miss_piles"] == 0 and "aki" in verdicts[0]["unjudged"]
+
+
+def test_coop_not_heard_is_not_announced_as_a_miss():
+    from session.events import Event, SessionHeader
+
+    lost = {"t": 0.5, "type": "audio_status", "state": "lost", "player": "aki", "detail": "device unplugged"}
+
+    def said(events):
+        inc = IncrementalJudge(SessionHeader.from_dict(COOP))
+        for e in events:
+            inc.feed(Event.from_dict(e))
+        return [a.get("what") for a in inc.announce(5.0)]
+
+    assert said([_coop_card(1.0, "3", "aki")]) == ["miss"]  # heard saying nothing: a miss
+    assert said([lost, _coop_card(1.0, "3", "aki")]) == []
