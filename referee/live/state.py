@@ -288,6 +288,10 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
     if v.get("missed"):
         notes.append(f"missed: {', '.join(v['missed'])}")
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
+        unheard = (v.get("unjudged") or {}).get(v["player"])
+        if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)
+            return Headline(f"{v['player']}: not judged", [str(unheard)], card,
+                            v.get("t", 0.0), kind="tie")
         text = f"{v['player']}{_ms(v.get('time'))}" if v["ok"] else f"{v['player']} MISS"
         if not v["ok"] and v.get("why"):
             notes.insert(0, str(v["why"]))

@@ -201,3 +201,16 @@ def test_a_first_unknown_reads_as_such_not_as_a_tie():
     assert a.text == "first unknown: ben not heard" and a.notes == ["chie, ben: settle with the tie key"]
     plain = dict(v, first_unknown=None)
     assert verdict_headline(plain).text == "tie: chie, ben (unsettled)"
+
+
+def test_a_coop_player_not_heard_reads_as_not_judged_not_as_a_miss():
+    from referee.live.state import verdict_headline
+
+    why = "not heard: audio missing from 4.50 s to 8.50 s (device unplugged); no miss"
+    v = {"card": "2", "t": 5.0, "player": "ben", "ok": False, "why": "said nothing, expected 5",
+         "unjudged": {"ben": why}, "miss_piles": 0}
+    h = verdict_headline(v)
+    assert h.text == "ben: not judged" and h.kind == "tie" and h.notes == [why]
+    heard = {k: x for k, x in v.items() if k != "unjudged"}  # heard saying nothing: a miss, as before
+    h = verdict_headline(heard)
+    assert h.text == "ben MISS" and h.kind == "wrong" and h.notes == ["said nothing, expected 5"]
