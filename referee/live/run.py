@@ -165,7 +165,8 @@ class _Tap:
 
 
 def _open_live_audio(tap_box: dict, warnings: list[str]):
-    """Runs in the hearing thread: the tap (built beforehand), demixed when asked."""
+    """Runs in the hearing thread: the tap (built beforehand), demixed when asked; either
+    way its raw input is watched (a dead channel's ``lost`` status, clipping)."""
     tap, recording = tap_box["tap"], tap_box.get("demix_from")
     if recording is not None and tap.channels > 1:
         from audio.hearing import demixed_from
@@ -176,7 +177,11 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
             return source, tap_box["heard_from"]
         except MediaError as exc:
             warnings.append(f"audio: {exc}; heard without cross-talk cancellation")
-    return tap, tap_box["heard_from"]
+    from audio.watch import InputWatch
+
+    watch = InputWatch(tap)  # not demixed, still watched: a dead channel is lost, clipping said
+    watch.watch = watch
+    return watch, tap_box["heard_from"]
 
 
 def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,

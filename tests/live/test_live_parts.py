@@ -136,3 +136,26 @@ def test_the_probe_splits_a_hands_and_a_shouts_latency_into_their_parts(monkeypa
     parts = {k: v["median"] for k, v in f["parts_ms"].items()}
     assert parts == {"hand_onset_to_confirming_frame": 600, "hand_confirming_frame_to_found": 400,
                      "shout_utterance": 300, "shout_end_to_found": 500}
+
+
+def test_the_live_input_is_watched_even_without_cancellation():
+    """--no-demix (or no calibration recording): a dead microphone is still noticed."""
+    import numpy as np
+
+    from audio.capture import Block
+    from referee.live.run import _open_live_audio
+
+    class Tap:
+        rate, channels = 16000, 2
+
+        def __iter__(self):
+            x = (np.random.default_rng(0).standard_normal((48000, 2)) * 1e-3).astype(np.float32)
+            x[16000:, 1] = 0.0  # channel 1 unplugged at 1 s
+            for k in range(0, len(x), 1600):
+                yield Block(k, x[k : k + 1600], 16000, 0.0)
+
+    warnings: list[str] = []
+    source, heard_from = _open_live_audio({"tap": Tap(), "heard_from": "mics"}, warnings)
+    assert heard_from == "mics" and not warnings and source.rate == 16000 and source.channels == 2
+    assert len(list(source)) == 30
+    assert [(n.channel, n.what, n.t) for n in source.watch.notices] == [(1, "dead", 1.0)]
