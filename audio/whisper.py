@@ -35,7 +35,7 @@ from math import gcd
 import numpy as np
 
 from audio.calls import CallMatcher, CallParams
-from audio.denoise import DenoiseParams, suppress
+from audio.denoise import DenoiseParams, noise_margin_db, suppress
 from audio.whisper_calls import score_all, search
 from audio.lexicon import Parsed, Vocabulary
 from session.errors import ModelMissing
@@ -129,17 +129,29 @@ class WhisperParams:
     #: CTranslate2 intra-op threads (the machine is shared: 1).
     threads: int = 1
     calls: CallParams = field(default_factory=CallParams)
-    #: a second look when no call stands: the utterance is scored again on Whisper's features
-    #: as they are (no denoising), with the same gates, and a call that stands there is taken.
-    #: Only where the denoiser changed the features (a steady noise in the pre-roll) and the
-    #: denoised view's call did not stand: in quiet, or when the first view is sure, nothing
-    #: more runs. Why: subtraction helps most noisy words (real digits at 10 dB white, half A:
-    #: 86 raw -> 91 denoised of 132) but loses others the raw features keep (either view:
-    #: 100 of 132); the same gates on the second view let 1 more of 100 Japanese talk through
-    #: in noise (3 -> 4), none in quiet. Cost: the encoder and the search again (~+1 utterance's
-    #: CPU) for each utterance whose first view refused its call (noisy digits, talk in a
-    #: noisy room); the word known that much later there. False: one view.
-    raw_fallback: bool = True
+    #: more looks when no call stands: the utterance is scored again through other front-ends
+    #: (each a ``DenoiseParams``, or None: Whisper's features as they are, no denoising), in
+    #: this order, with the same gates; the first call that stands is taken. Why: subtraction
+    #: helps most noisy words but loses others that a lighter subtraction or none keeps. Real
+    #: English digits at 10 dB white, half A (132): raw 86, denoised (``denoise``) 91; then
+    #: the raw view: 100; then ``over`` 1 instead: 102; then ``over`` 1 and the raw view: 106
+    #: (``over`` 3 as the second: 92; ``over`` 1 with ``floor`` 0.5: 98). False alarms
+    #: (half A): Japanese talk at 10 dB white 3 -> 4/100, English "zero" in quiet 0 -> 1/18
+    #: before ``views_noise_db`` kept quiet rooms out (the other cells unchanged; quiet digits
+    #: 126/132 kept); the calls a later view rescued lift 2.4-5.8 over their prior, the talk
+    #: it let through 3.1 and 4.5 (a stricter lift for later views costs digits first). Cost:
+    #: per utterance whose first view refused its call in a noisy room (noisy digits, talk),
+    #: the encoder and the search again per view (~+0.2 CPU-s each; half A's noisy digits
+    #: 26 -> 35 CPU-s in all, +40 %); nothing in quiet or when the first view is sure; the
+    #: word known that much later there. (): one view.
+    second_views: tuple = (DenoiseParams(over=1.0), None)
+    #: ... tried only where the room is noisy: the pre-roll's steady noise (``denoise``'s
+    #: estimate, :func:`audio.denoise.noise_margin_db`) within this many dB of the utterance's
+    #: loud frames (their 90th percentile of total mel power). Half A's segments: quiet digits
+    #: 26-55 dB (median 47), white noise 10 dB under the speech 3.5-19 (median 17); talk in
+    #: quiet 5-54 (a word in the pre-roll lowers it). Cost: a quiet room's marginal word gets
+    #: no second look. None: wherever the denoiser acts.
+    views_noise_db: float | None = 25.0
 
     def __post_init__(self):
         if self.prior_s <= 0 or self.prior_s > self.window_s:
@@ -148,6 +160,12 @@ class WhisperParams:
             raise ValueError(f"WhisperParams.prior_db must be below 0 dB full scale, got {self.prior_db}")
         if self.min_lift is not None and not math.isfinite(self.min_lift):
             raise ValueError(f"WhisperParams.min_lift must be finite or None, got {self.min_lift}")
+        if self.views_noise_db is not None and not math.isfinite(self.views_noise_db):
+            raise ValueError(f"WhisperParams.views_noise_db must be finite or None, got {self.views_noise_db}")
+        if not isinstance(self.second_views, tuple) or any(
+                v is not None and not isinstance(v, DenoiseParams) or v == self.denoise for v in self.second_views):
+            raise ValueError("WhisperParams.second_views must be a tuple of DenoiseParams or None, each unlike "
+                             f"denoise, got {self.second_views!r}")
 
 
 @dataclass(frozen=True)
@@ -189,10 +207,9 @@ def _mel_filters() -> np.ndarray:
 _FILTERS = None
 
 
-def log_mel(x: np.ndarray, frames: int, denoise: DenoiseParams | None = None) -> np.ndarray:
-    """Whisper's log-mel features (80 x ``frames``) of 16 kHz samples, zero-padded or cut;
-    with ``denoise``, the steady noise of the leading samples taken out of the mel power first
-    (:mod:`audio.denoise`)."""
+def mel_power(x: np.ndarray, frames: int) -> tuple[np.ndarray, int]:
+    """Whisper's mel power (80 x ``frames``, before the log) of 16 kHz samples, zero-padded or
+    cut, and how many of its frames hold samples (the rest is the window's padding)."""
     global _FILTERS
     if _FILTERS is None:
         _FILTERS = _mel_filters()
@@ -205,12 +222,23 @@ def log_mel(x: np.ndarray, frames: int, denoise: DenoiseParams | None = None) ->
     idx = np.arange(N_FFT)[None, :] + HOP * np.arange(frames + 1)[:, None]
     spec = np.fft.rfft(padded[idx] * window, axis=1)[:-1]  # drop the last frame, as Whisper does
     power = (np.abs(spec) ** 2).astype(np.float32).T
-    mel = _FILTERS @ power
+    return _FILTERS @ power, real_frames
+
+
+def log_of(mel: np.ndarray, real_frames: int, denoise: DenoiseParams | None = None) -> np.ndarray:
+    """Whisper's log-mel normalisation of a mel power, denoised first with ``denoise``."""
     if denoise is not None:
         mel = suppress(mel, real_frames, denoise, HOP / RATE)
     log = np.log10(np.maximum(mel, 1e-10))
     log = np.maximum(log, log.max() - 8.0)
     return ((log + 4.0) / 4.0).astype(np.float32)
+
+
+def log_mel(x: np.ndarray, frames: int, denoise: DenoiseParams | None = None) -> np.ndarray:
+    """Whisper's log-mel features (80 x ``frames``) of 16 kHz samples, zero-padded or cut;
+    with ``denoise``, the steady noise of the leading samples taken out of the mel power first
+    (:mod:`audio.denoise`)."""
+    return log_of(*mel_power(x, frames), denoise)
 
 
 _LOADED: dict[tuple[str, int], tuple[object, object]] = {}
@@ -288,18 +316,17 @@ class WhisperRecognizer:
             return max(each)
         return search(self.model, encoded, self._plain, one, p.beam, p.prune, p.lookahead)[0].score
 
-    def _prior(self, call: tuple[str, ...], raw: bool = False) -> float:
+    def _prior(self, call: tuple[str, ...], view: str = "first") -> float:
         """What ``call`` scores unprompted on empty audio (the room's hiss; cached per process,
         language and call: the same call always gets the same prior, so it is deterministic);
-        ``raw``: through the features of the second view (no denoising)."""
+        ``view``: through the features of that front-end (``second_views``)."""
         p = self.p
-        denoise = None if raw else p.denoise
+        denoise = p.denoise if view == "first" else view
         key = (str(self.folder), self.lang, call, p.prior_s, p.prior_db, p.window_s, p.window_step_s, denoise)
         if key not in _PRIORS:
             if _EMPTY.get(key[3:]) is None:
                 hiss = np.random.default_rng(0).standard_normal(int(p.prior_s * RATE)) * 10 ** (p.prior_db / 20)
-                _EMPTY[key[3:]] = self.encode(hiss, RATE) if denoise == p.denoise else \
-                    self.encode_view(hiss, RATE, denoise)[0]
+                _EMPTY[key[3:]] = self.encode(hiss, RATE) if denoise == p.denoise else self._encode_as(hiss, denoise)
             _PRIORS[key] = self._unprompted(_EMPTY[key[3:]], call)
         return _PRIORS[key]
 
@@ -327,9 +354,11 @@ class WhisperRecognizer:
         return self.model.encode(ctranslate2.StorageView.from_array(log_mel(x, frames, self.p.denoise)[None]))
 
     def encode_view(self, samples: np.ndarray, rate: int, denoise: DenoiseParams | None):
-        """The encoder output of one utterance with the front-end ``denoise`` (None: Whisper's
-        features as they are), and whether that front-end changed them against the one of
-        ``WhisperParams.denoise`` (the second view is useless where the denoiser did nothing)."""
+        """The encoder output of one utterance through the front-end ``denoise`` (None: Whisper's
+        features as they are) — or None where another look is not worth it: that front-end gives
+        the features of ``WhisperParams.denoise`` (the denoiser did nothing), or the room is
+        quiet (the pre-roll's steady noise more than ``views_noise_db`` under the utterance's
+        loud frames)."""
         import ctranslate2
 
         x = np.asarray(samples, np.float64)
@@ -338,10 +367,20 @@ class WhisperRecognizer:
 
             g = gcd(int(rate), RATE)
             x = signal.resample_poly(x, RATE // g, int(rate) // g)
-        frames = self.frames(len(x))
-        mel = log_mel(x, frames, denoise)
-        changed = denoise != self.p.denoise and not np.array_equal(mel, log_mel(x, frames, self.p.denoise))
-        return self.model.encode(ctranslate2.StorageView.from_array(mel[None])), changed
+        mel, real = mel_power(x, self.frames(len(x)))
+        if self.p.denoise is not None and self.p.views_noise_db is not None:
+            if noise_margin_db(mel, real, self.p.denoise, HOP / RATE) > self.p.views_noise_db:
+                return None
+        feats = log_of(mel, real, denoise)
+        if denoise != self.p.denoise and np.array_equal(feats, log_of(mel, real, self.p.denoise)):
+            return None
+        return self.model.encode(ctranslate2.StorageView.from_array(feats[None]))
+
+    def _encode_as(self, x: np.ndarray, denoise: DenoiseParams | None):
+        """The encoder output of 16 kHz samples through the front-end ``denoise`` (the priors)."""
+        import ctranslate2
+
+        return self.model.encode(ctranslate2.StorageView.from_array(log_mel(x, self.frames(len(x)), denoise)[None]))
 
     def frames(self, n: int) -> int:
         """Mel frames of the encoder window for ``n`` samples: ``window_s``, or with
@@ -362,15 +401,17 @@ class WhisperRecognizer:
         p = self.p
         encoded = self.encode(samples, rate)
         best, sure, extra, no_speech = self._judge(encoded)
-        if not sure and p.raw_fallback and p.denoise is not None:
-            raw, changed = self.encode_view(samples, rate, None)
-            if changed:  # a second look on the features as they are (``raw_fallback``)
-                best2, sure2, extra2, _ = self._judge(raw, raw=True)
-                extra["raw_view"] = {k: v for k, v in extra2.items() if k in ("call_logprob", "unprompted_logprob",
-                                                                              "lift", "rejected")}
+        for k, view in enumerate(p.second_views if p.denoise is not None else ()):
+            if sure:
+                break
+            other = self.encode_view(samples, rate, view)
+            if other is not None:  # another look at the utterance, through another front-end (``second_views``)
+                best2, sure2, extra2, _ = self._judge(other, view)
+                extra[f"view{k + 2}"] = {key: v for key, v in extra2.items() if key in ("call_logprob", "unprompted_logprob",
+                                                                                  "lift", "rejected")}
                 if sure2:
                     best, sure = best2, True
-                    extra.update(extra2, view="raw", no_speech=extra["no_speech"])
+                    extra.update(extra2, view=k + 2, no_speech=extra["no_speech"])
         if sure:
             extra.pop("below_conf", None), extra.pop("rejected", None)
             extra["speech"] = True
@@ -385,9 +426,9 @@ class WhisperRecognizer:
         text = self._talk(encoded) if p.talk_tokens else ""
         return Heard(text, (), None, Parsed((), (text,) if text else ()), extra)
 
-    def _judge(self, encoded, raw: bool = False):
-        """The best call of one view of the utterance and whether it stands (the gates; ``raw``:
-        the second view, whose prior is that of its own features)."""
+    def _judge(self, encoded, view="first"):
+        """The best call of one view of the utterance and whether it stands (the gates; ``view``:
+        a front-end of ``second_views``, whose prior is that of its own features)."""
         p = self.p
         best, steps, no_speech = search(self.model, encoded, self._prompt, self.trie, p.beam, p.prune, p.lookahead)
         extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
@@ -406,7 +447,7 @@ class WhisperRecognizer:
             extra["unprompted_logprob"] = round(unprompted, 3)
             sure = unprompted >= p.min_unprompted
             if sure and p.min_lift is not None:
-                lift = unprompted - self._prior(best.tokens, raw)
+                lift = unprompted - self._prior(best.tokens, view)
                 extra["lift"] = round(lift, 3)
                 sure = lift >= p.min_lift
             if not sure:
