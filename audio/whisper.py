@@ -9,7 +9,10 @@ measured by ``benchmarks/bench_hearing.py``). How, as measured there:
   ten times less compute, same accuracy on short calls);
 - the room's steady noise, measured on the utterance's leading pre-roll, is subtracted from
   the mel power before Whisper's log (:mod:`audio.denoise`: real digits at 10 dB white noise
-  86 -> 94 of 132 on the tuning half, quiet 121 -> 127);
+  86 -> 94 of 132 on the tuning half, quiet 121 -> 127); where that view's call does not
+  stand in a noisy room, the utterance is scored again through a lighter subtraction and
+  then Whisper's own features (``WhisperParams.second_views``: the same digits at 10 dB,
+  91 -> 106 of 132);
 - the language is given, and the game's words are the *previous text* prompt, which pulls
   the model towards them;
 - the call is not read from what the model writes but *scored* (:mod:`audio.whisper_calls`):
