@@ -166,9 +166,8 @@ class WhisperParams:
         if self.views_noise_db is not None and not math.isfinite(self.views_noise_db):
             raise ValueError(f"WhisperParams.views_noise_db must be finite or None, got {self.views_noise_db}")
         if not isinstance(self.second_views, tuple) or any(
-                v is not None and not isinstance(v, DenoiseParams) or v == self.denoise for v in self.second_views):
-            raise ValueError("WhisperParams.second_views must be a tuple of DenoiseParams or None, each unlike "
-                             f"denoise, got {self.second_views!r}")
+                v is not None and not isinstance(v, DenoiseParams) for v in self.second_views):
+            raise ValueError(f"WhisperParams.second_views must be a tuple of DenoiseParams or None, got {self.second_views!r}")
 
 
 @dataclass(frozen=True)
@@ -375,7 +374,7 @@ class WhisperRecognizer:
             if noise_margin_db(mel, real, self.p.denoise, HOP / RATE) > self.p.views_noise_db:
                 return None
         feats = log_of(mel, real, denoise)
-        if denoise != self.p.denoise and np.array_equal(feats, log_of(mel, real, self.p.denoise)):
+        if denoise == self.p.denoise or np.array_equal(feats, log_of(mel, real, self.p.denoise)):
             return None
         return self.model.encode(ctranslate2.StorageView.from_array(feats[None]))
 

@@ -72,15 +72,15 @@ def test_same_samples_same_words(english):
 
 
 def test_params_are_validated():
+    from audio.denoise import DenoiseParams
     from audio.whisper import WhisperParams
 
-    from audio.denoise import DenoiseParams
-
     for bad in ({"prior_s": 0.0}, {"prior_s": 4.0}, {"prior_db": 3.0}, {"min_lift": float("inf")},
-                {"second_views": [None]}, {"second_views": (DenoiseParams(),)}, {"second_views": ("raw",)},
+                {"second_views": [None]}, {"second_views": ("raw",)}, {"second_views": (DenoiseParams, None)},
                 {"views_noise_db": float("nan")}):
         with pytest.raises(ValueError):
             WhisperParams(**bad)
+    WhisperParams(denoise=None)  # one view then (the second views need a denoised first one)
 
 
 def test_a_call_prior_is_what_it_scores_on_empty_audio(english):
