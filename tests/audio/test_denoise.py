@@ -125,3 +125,19 @@ def test_the_window_step_rounds_the_utterance_up_and_stays_within_the_window():
     assert frames(int(1.5 * RATE), window_step_s=0.5) == 150
     assert frames(10 * RATE, window_step_s=0.5) == 300
     assert frames(10, window_step_s=0.5) == 50
+
+
+def test_the_noise_margin_tells_a_noisy_room_from_a_quiet_one():
+    """``noise_margin_db``: a word's loud frames over the pre-roll's steady noise (what
+    ``WhisperParams.views_noise_db`` reads)."""
+    from audio.denoise import DenoiseParams, noise_margin_db
+    from audio.whisper import mel_power
+
+    rng = np.random.default_rng(3)
+    t = np.arange(int(0.6 * 16000)) / 16000
+    word = np.concatenate([np.zeros(int(0.6 * 16000)), 0.1 * np.sin(2 * np.pi * 300 * t), np.zeros(8000)])
+    margins = {}
+    for db in (10, 50):
+        x = word + rng.standard_normal(len(word)) * 0.1 / np.sqrt(2) * 10 ** (-db / 20)
+        margins[db] = noise_margin_db(*mel_power(x, 300), DenoiseParams(), 0.01)
+    assert 5 < margins[10] < 18 and margins[50] > 40

@@ -72,11 +72,15 @@ def test_same_samples_same_words(english):
 
 
 def test_params_are_validated():
+    from audio.denoise import DenoiseParams
     from audio.whisper import WhisperParams
 
-    for bad in ({"prior_s": 0.0}, {"prior_s": 4.0}, {"prior_db": 3.0}, {"min_lift": float("inf")}):
+    for bad in ({"prior_s": 0.0}, {"prior_s": 4.0}, {"prior_db": 3.0}, {"min_lift": float("inf")},
+                {"second_views": [None]}, {"second_views": ("raw",)}, {"second_views": (DenoiseParams, None)},
+                {"views_noise_db": float("nan")}):
         with pytest.raises(ValueError):
             WhisperParams(**bad)
+    WhisperParams(denoise=None)  # one view then (the second views need a denoised first one)
 
 
 def test_a_call_prior_is_what_it_scores_on_empty_audio(english):
@@ -103,3 +107,33 @@ def test_the_lift_gate_refuses_a_call_that_rises_too_little_above_its_prior(engl
     assert refused.parsed.tokens == () and refused.extra["rejected"] == "not a call"
     off = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", WhisperParams(min_lift=None))
     assert "lift" not in off.decode(x, rate).extra
+
+
+def test_more_looks_only_where_a_noisy_room_refused_the_call(english):
+    """``second_views``: a refused call in white noise 10 dB under the word is scored again through
+    the other front-ends; the same word in a quiet room, or with ``second_views`` (), is not."""
+    if not SPEECH.is_dir():
+        pytest.skip(f"{SPEECH} not found (the shared real-speech data)")
+    from dataclasses import replace
+
+    from audio.capture import read_all
+    from audio.whisper import WhisperRecognizer
+
+    r = next(r for r in csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")) if r["kind"] == "keyword")
+    x, rate = read_all(SPEECH / r["file"])
+    word = x.mean(axis=1).astype(np.float64)
+    pad = np.zeros(int(0.6 * rate))
+    rng = np.random.default_rng(1)
+    level = np.sqrt(np.mean(word ** 2))
+    quiet = np.concatenate([pad, word, pad])
+    quiet = quiet + rng.standard_normal(len(quiet)) * 10 ** (-65 / 20)
+    noisy = quiet + rng.standard_normal(len(quiet)) * level * 10 ** (-10 / 20)
+    strict = replace(english.p, min_prompted=10.0)  # no call stands in any view
+    rec = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", strict)
+    heard = rec.decode(noisy, rate)
+    assert heard.parsed.tokens == () and "view2" in heard.extra and "view3" in heard.extra
+    assert "view2" not in rec.decode(quiet, rate).extra  # a quiet room: one look
+    one = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", replace(strict, second_views=()))
+    assert "view2" not in one.decode(noisy, rate).extra
+    # a call that stands in the first view: no more looks
+    assert "view2" not in english.decode(quiet, rate).extra
