@@ -173,10 +173,17 @@ def hear_file(wav: Path) -> tuple[list[dict], float, list[str]]:
     plan = hearing_plan(cal, cal.game, "versus", ReplaySettings(), cal_path)
     source, _ = hearing.open_source(DEMO / "session.mp4", wav, warnings, demix=plan.demix,
                                     leakage_from=plan.leakage_from, rate=cal.audio.rate)
-    listener = hearing.make_listener(plan, source, warnings)
+    return _listened(hearing.make_listener(plan, source, warnings), source, cal, warnings)
+
+
+def _listened(listener, source, cal, warnings: list[str], latest: bool = False) -> tuple[list[dict], float, list[str]]:
+    """Every block of ``source`` through ``listener``: its events on the video clock (the
+    calibration's audio-video offset added), where the audio ends, the warnings. ``latest``:
+    the end is the latest block's (a live source's blocks may come out of order)."""
     events, end = [], 0.0
     for block in source:
-        end = block.offset + (block.index + len(block.data)) / block.rate
+        block_end = block.offset + (block.index + len(block.data)) / block.rate
+        end = max(end, block_end) if latest else block_end
         events += listener.update(block)
     events += listener.close_window()
     offset = float(getattr(cal, "av_offset", None) or 0.0)
@@ -203,18 +210,7 @@ def hear_file_live(wav: Path) -> tuple[list[dict], float, list[str]]:
     src = FileSource(wav, rate=cal.audio.rate)
     source, _, left = hearing.demixed_from(src, plan.leakage_from, src.channels)
     source.residual_db = left
-    listener = hearing.make_listener(plan, source, warnings)
-    events, end = [], 0.0
-    for block in source:
-        end = max(end, block.offset + (block.index + len(block.data)) / block.rate)
-        events += listener.update(block)
-    events += listener.close_window()
-    offset = float(getattr(cal, "av_offset", None) or 0.0)
-    for e in events:
-        for k in ("t", "t_end"):
-            if isinstance(e.get(k), (int, float)):
-                e[k] = round(e[k] + offset, 6)
-    return events, end + offset, warnings
+    return _listened(hearing.make_listener(plan, source, warnings), source, cal, warnings, latest=True)
 
 
 #: the variants also heard through the live referee's hearing (``--variants``: rows "… (live)")

@@ -69,12 +69,7 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
             best[r.code] = (s, rot, i)
     # 2) ... then re-align the top candidates by a shift search of up to ALIGN_MARGIN pixels
     order = np.argsort(-zero, kind="stable")
-    for i in order[:REALIGN_TOP]:
-        r = refs.refs[int(i)]
-        s0, s1 = look.shifted(refs, int(i))
-        s, rot = (s0, False) if s0 >= s1 else (s1, True)
-        if s > best[r.code][0]:
-            best[r.code] = (s, rot, int(i))
+    _shift_search(look, refs, order[:REALIGN_TOP], best)
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
     refined = False
     settled: set[str] = set()  # rivals told apart by the face's ink (InkParams)
@@ -86,12 +81,7 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
             q = quad if quad is not None else np.zeros((4, 2), np.float32)
             return Match(None, score, score - (ranked[1][1][0] if len(ranked) > 1 else -1.0), "none", q, code, rot,
                          refined=True, covered=True, look=look)
-        for i in order[REALIGN_TOP:REFINE_REALIGN]:
-            r = refs.refs[int(i)]
-            s0, s1 = look.shifted(refs, int(i))
-            s, rot = (s0, False) if s0 >= s1 else (s1, True)
-            if s > best[r.code][0]:
-                best[r.code] = (s, rot, int(i))
+        _shift_search(look, refs, order[REALIGN_TOP:REFINE_REALIGN], best)
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
         first = dict(ranked)
         ranked, unresolved, done = _refined(look, ranked, refs, min_margin, REFINE_GATE)
@@ -135,6 +125,17 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
     return _ink_checked(Match(code, score, margin, "ok", q, runner, rot, refined=refined, inked=bool(settled),
                               look=look), refs, win_i, ranked)
 
+
+
+def _shift_search(look, refs: References, candidates, best: dict) -> None:
+    """Re-align each candidate reference by a shift search (both ways round) and keep, per
+    code, its best ``(score, turned, reference)`` in ``best``."""
+    for i in candidates:
+        r = refs.refs[int(i)]
+        s0, s1 = look.shifted(refs, int(i))
+        s, rot = (s0, False) if s0 >= s1 else (s1, True)
+        if s > best[r.code][0]:
+            best[r.code] = (s, rot, int(i))
 
 
 def _ink_checked(m: Match, refs: References, win_i: int, ranked: list) -> Match:

@@ -478,35 +478,27 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
         score = state.last_declared
         out = state.apply(rk.Declare(True))
         state.last_declared = score
-        return {
-            "type": "verdict",
-            "t": sec(slot.t0),
-            "card": rk.check_card(slot.card.card),
-            "player": player,
-            "expected": expected.to_dict(),
-            "ok": False,
-            "total": total,
-            "time": None,
-            "why": unheard,
-            "effect": out.details.get("effect"),
-            "miss_piles": len(state.miss_piles),
-            "unjudged": {player: unheard},
-        }
-    out = state.apply(rk.Declare(ok))
-    time = max([done_at] + [act.ups[s] for s in expected.sides]) - slot.t0 if ok else None
-    return {
+        time, why = None, unheard
+    else:
+        out = state.apply(rk.Declare(ok))
+        time = max([done_at] + [act.ups[s] for s in expected.sides]) - slot.t0 if ok else None
+        why = None if ok else "; ".join(problems)
+    verdict = {
         "type": "verdict",
         "t": sec(slot.t0),
         "card": rk.check_card(slot.card.card),
         "player": player,
         "expected": expected.to_dict(),
-        "ok": ok,
+        "ok": ok and unheard is None,
         "total": total,
         "time": None if time is None else sec(time),
-        "why": None if ok else "; ".join(problems),
+        "why": why,
         "effect": out.details.get("effect"),
         "miss_piles": len(state.miss_piles),
     }
+    if unheard is not None:
+        verdict["unjudged"] = {player: unheard}
+    return verdict
 
 
 # ----------------------------------------------------------------------------- the judge

@@ -169,8 +169,10 @@ def test_the_reader_thread_paces_a_file_in_real_time_and_hands_out_the_newest(cl
             got.append((frame, cam.captured))
             time.sleep(0.1)
     frames = [f for f, _ in got]
-    # each frame handed out was the newest read at that moment
-    assert all(f.index >= captured - 2 for f, captured in got)
+    # each frame handed out was the newest read at that moment (``captured`` is read just after
+    # the hand-out, so a loaded machine may let the reader run a few frames on in between; a
+    # queue instead of the newest would fall ~30 frames behind by the end)
+    assert all(f.index >= captured - 5 for f, captured in got)
     assert cam.captured == 60 and cam.handed == len(frames) and cam.skipped > 0
     assert cam.handed + cam.skipped <= cam.captured
     times = [f.t for f in frames]
