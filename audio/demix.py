@@ -176,25 +176,55 @@ def _clean(xf: np.ndarray, j: int, frames: np.ndarray, h: np.ndarray, p: DemixPa
     n, c = xf.shape
     ok = np.ones(len(frames), bool)
     half = p.nperseg // 2
+    starts = frames * p.hop - half
+    inside = (starts >= 0) & (starts + p.nperseg <= n)  # whole frames: summed as views, below
     for i in range(c):
         if i == j:
             continue
-        pred = np.convolve(xf[:, j], h[i])[:n]
+        pred = _predicted(xf[:, j], h[i])
         res = xf[:, i] - pred
-        for m, t in enumerate(frames):
-            a, b = max(0, t * p.hop - half), min(n, t * p.hop + half)
-            leak = float(np.sum(pred[a:b] ** 2))
-            ok[m] &= float(np.sum(res[a:b] ** 2)) <= leak * 10 ** (-p.clean_db / 10)
+        leak, left = _frame_sums(pred * pred, starts, inside, p), _frame_sums(res * res, starts, inside, p)
+        ok &= left <= leak * 10 ** (-p.clean_db / 10)
     return frames[ok]
 
 
-def estimate(x: np.ndarray, params: DemixParams | None = None) -> Leakage:
-    """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks alone."""
+def _predicted(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``np.convolve(x, h)[:len(x)]``; a response of one tap (the default refit keeps only the
+    direct path) as a shifted product: the same numbers (a sum of one product and zeros),
+    without the 96-tap convolution's cost."""
+    taps = np.flatnonzero(h)
+    if len(taps) > 1:
+        return np.convolve(x, h)[: len(x)]
+    out = np.zeros(len(x))
+    if len(taps):
+        k = int(taps[0])
+        out[k:] = x[: max(0, len(x) - k)] * h[k]
+    return out
+
+
+def _frame_sums(sq: np.ndarray, starts: np.ndarray, inside: np.ndarray, p: DemixParams) -> np.ndarray:
+    """``np.sum(sq[a:b])`` over each frame (``starts``, ``nperseg`` long, cut at the ends): the
+    whole frames summed as rows of a strided view (numpy sums each row pairwise, as it sums a
+    slice: the same numbers), the cut ones one by one."""
+    out = np.empty(len(starts))
+    n = len(sq)
+    if inside.any():
+        view = np.lib.stride_tricks.sliding_window_view(sq, p.nperseg)
+        out[inside] = view[starts[inside]].sum(axis=1)
+    for m in np.flatnonzero(~inside):
+        a, b = max(0, int(starts[m])), min(n, int(starts[m]) + p.nperseg)
+        out[m] = float(np.sum(sq[a:b]))
+    return out
+
+
+def estimate(x: np.ndarray, params: DemixParams | None = None, solo: list[np.ndarray] | None = None) -> Leakage:
+    """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks
+    alone (``solo``: :func:`_solo_frames` of ``x`` with these params, when already known)."""
     p = params or DemixParams()
     n, c = x.shape
     xf = x.astype(np.float64)
     fir = np.zeros((c, c, p.taps))
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     counts = []
     for j in range(c):
         frames = solo[j]
@@ -237,8 +267,10 @@ class DemixedSource:
         self.measured_on = "session"
         #: each seat's speech level at its microphone (:func:`speech_levels`), measured where
         #: the leakage is (the calibration recording replaces this session's estimate)
-        self.speech_db = speech_levels(self._raw, params) if len(self._raw) and self.channels > 1 else None
-        self._use(estimate(self._raw, params) if len(self._raw) and self.channels > 1 else None)
+        measure = bool(len(self._raw)) and self.channels > 1
+        solo = _solo_frames(self._raw, params or DemixParams()) if measure else None  # one STFT for both
+        self.speech_db = speech_levels(self._raw, params, solo=solo) if measure else None
+        self._use(estimate(self._raw, params, solo=solo) if measure else None)
 
     def _use(self, leakage: Leakage | None) -> None:
         self.leakage = leakage
@@ -564,14 +596,16 @@ def frame_levels(x: np.ndarray, params: DemixParams | None = None) -> np.ndarray
     return 10 * np.log10((c2[b] - c2[a]) / p.nperseg + 1e-20)
 
 
-def speech_levels(x: np.ndarray, params: DemixParams | None = None) -> list[float | None]:
+def speech_levels(x: np.ndarray, params: DemixParams | None = None,
+                  solo: list[np.ndarray] | None = None) -> list[float | None]:
     """Each seat's speech level at its own microphone (dB, the median frame level where it
     speaks alone, :func:`frame_levels`), measured on a recording where each seat spoke (the
     calibration recording); None for a seat with too few solo frames. Why: a close
     microphone hears its seat's voice loud; a burst far below that level is not that seat
-    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`."""
+    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`.
+    ``solo``: :func:`_solo_frames` of ``x``, when already known (:func:`estimate` uses the same)."""
     p = params or DemixParams()
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     out: list[float | None] = []
     for j in range(x.shape[1]):
         if len(solo[j]) < p.min_solo_frames:
