@@ -144,6 +144,13 @@ def _solo_frames(x: np.ndarray, p: DemixParams) -> list[np.ndarray]:
     return out
 
 
+def solo_frames(x: np.ndarray, params: DemixParams | None = None) -> list[np.ndarray]:
+    """Per seat of ``x[samples, channels]``: the frames where it speaks alone (the test of
+    :func:`estimate`, :func:`speech_levels` and :func:`fit_report`; give it to them as
+    ``solo`` when several look at the same recording: one STFT instead of one each)."""
+    return _solo_frames(x, params or DemixParams())
+
+
 def _samples_of(frames: np.ndarray, p: DemixParams, n: int) -> np.ndarray:
     """The middle ``hop`` samples of each frame (frames overlap: each sample counted once)."""
     idx = (frames[:, None] * p.hop + np.arange(-(p.hop // 2), p.hop - p.hop // 2)[None]).ravel()
@@ -265,18 +272,56 @@ class DemixedSource:
         self._raw = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
         #: where the leakage was measured: "session" (this recording) or a calibration recording
         self.measured_on = "session"
-        #: each seat's speech level at its microphone (:func:`speech_levels`), measured where
-        #: the leakage is (the calibration recording replaces this session's estimate)
-        measure = bool(len(self._raw)) and self.channels > 1
-        solo = _solo_frames(self._raw, params or DemixParams()) if measure else None  # one STFT for both
-        self.speech_db = speech_levels(self._raw, params, solo=solo) if measure else None
-        self._use(estimate(self._raw, params, solo=solo) if measure else None)
+        self._measure = bool(len(self._raw)) and self.channels > 1
+        self._solo: tuple[DemixParams, list[np.ndarray]] | None = None
+        # The session's own leakage and speech levels are measured when first asked for: a
+        # calibration recording's (audio.hearing.use_calibration_leakage) usually replaces
+        # them before, and then they are never needed (the same values either way).
+        self._session_leakage = True
+        self._speech_db: list[float | None] | None | bool = False
+        self._data = None
+        self._residual: float | None | bool = False
+
+    def solo_frames(self, params: DemixParams | None = None) -> list[np.ndarray]:
+        """:func:`solo_frames` of the raw samples (computed once per ``params``: the leakage,
+        the speech levels and every fit check of a calibration's leakage look at the same)."""
+        p = params or self._params or DemixParams()
+        if self._solo is None or self._solo[0] != p:
+            self._solo = (p, _solo_frames(self._raw, p))
+        return self._solo[1]
+
+    @property
+    def leakage(self) -> Leakage | None:
+        """The leakage cancelled (None: nothing measured)."""
+        if self._session_leakage:
+            self._use(estimate(self._raw, self._params, solo=self.solo_frames()) if self._measure else None)
+        return self._leakage
+
+    @property
+    def applied(self) -> bool:
+        """Whether the cross-talk is cancelled (a usable leakage)."""
+        if self._session_leakage:
+            self.leakage
+        return self._applied
+
+    @property
+    def speech_db(self) -> list[float | None] | None:
+        """Each seat's speech level at its microphone (:func:`speech_levels`), measured where
+        the leakage is (the calibration recording's replaces this session's estimate)."""
+        if self._speech_db is False:
+            self._speech_db = speech_levels(self._raw, self._params, solo=self.solo_frames()) if self._measure else None
+        return self._speech_db
+
+    @speech_db.setter
+    def speech_db(self, levels: list[float | None] | None) -> None:
+        self._speech_db = levels
 
     def _use(self, leakage: Leakage | None) -> None:
-        self.leakage = leakage
-        self.applied = bool(self.leakage is not None and self.leakage.usable)
+        self._session_leakage = False
+        self._leakage = leakage
+        self._applied = bool(leakage is not None and leakage.usable)
         self._data = None  # demixed on first use (a leakage measured elsewhere may replace this one)
-        self._residual: float | None | bool = False
+        self._residual = False
 
     def cancel_unreferenced(self, fingerprint: Leakage, seats: list[tuple[int, np.ndarray | None]]) -> None:
         """After cancelling, also subtract each ``(seat, where)``'s voice from the other
@@ -486,24 +531,26 @@ FIT_MIN_DB = 3.0
 FIT_MIN_FRAMES = 12
 
 
-def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]]]:
+def check_fit(leakage: Leakage, x: np.ndarray,
+              solo: list[np.ndarray] | None = None) -> tuple[Leakage, list[tuple[int, int]]]:
     """``leakage`` (measured elsewhere: the calibration recording) with the pairs that do not
     fit the session ``x`` removed: where seat j speaks alone in ``x``, cancelling its measured
     leak from mic i must lower mic i by :data:`FIT_MIN_DB`; when it does not (a channel delayed
     by seconds, swapped or moved since calibration), subtracting it would *add* that seat's
     voice to mic i, so the pair is left uncancelled. Nothing is fitted: a pair is only kept
-    or dropped, and a pair the session gives too few solo frames to judge is kept."""
-    fitted, dropped, _ = fit_report(leakage, x)
+    or dropped, and a pair the session gives too few solo frames to judge is kept. ``solo``:
+    :func:`solo_frames` of ``x`` with ``leakage.params``, when already known."""
+    fitted, dropped, _ = fit_report(leakage, x, solo)
     return fitted, dropped
 
 
-def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
+def fit_report(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
     """:func:`check_fit`, and the pairs it could judge (``(mic, seat)``)."""
     from scipy.signal import fftconvolve
 
     p = leakage.params
     n, c = x.shape
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     fir = leakage.fir.copy()
     dropped, judged = [], []
     xf = x.astype(np.float64)
@@ -527,15 +574,15 @@ def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int
     return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped, judged
 
 
-def unfit_channels(leakage: Leakage, x: np.ndarray) -> list[int]:
+def unfit_channels(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> list[int]:
     """Channels of the session ``x`` none of whose leak paths fit the calibration's, into it
     and out of it, each way judged on at least :data:`UNFIT_MIN_PAIRS` pairs: the channel's
     sound is not where and when the calibration heard it — delayed by more than the leak
     paths (a channel seconds late), or another microphone. Its seat's timing cannot be
     trusted: it is not heard (``audio.hearing``). A muted channel is not one (nothing leaves
     it to judge; the raw input's watch says it is dead); a swapped pair is found before
-    (:func:`find_swap`)."""
-    _, dropped, judged = fit_report(leakage, x)
+    (:func:`find_swap`). ``solo``: as for :func:`check_fit`."""
+    _, dropped, judged = fit_report(leakage, x, solo)
     out = []
     for k in range(leakage.channels):
         into = [pr for pr in judged if pr[0] == k]
@@ -558,7 +605,7 @@ def permuted(leakage: Leakage, order: list[int]) -> Leakage:
                    solo_frames=tuple(leakage.solo_frames[k] for k in order), params=leakage.params)
 
 
-def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
+def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
     """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
     leak paths (each seat's delay and level into every other mic) are a fingerprint of where
     the microphones stand: when the measured leakage fits the session (:func:`check_fit`)
@@ -566,8 +613,10 @@ def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, 
     pairs of a or b — the cables (or microphones) of a and b were swapped. Returns ``(a, b)``
     or None, the leakage to cancel with (fitted pairs only: the exchanged one when swapped),
     and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
-    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats)."""
-    fitted, dropped = check_fit(leakage, x)
+    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats); ``solo``: as there
+    (the channels' solo frames do not depend on the order tried)."""
+    solo = _solo_frames(x, leakage.params) if solo is None else solo
+    fitted, dropped = check_fit(leakage, x, solo)
     best = (None, fitted, dropped)
     c = leakage.channels
     if not dropped:
@@ -576,7 +625,7 @@ def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, 
         for b in range(a + 1, c):
             order = list(range(c))
             order[a], order[b] = b, a
-            lk, dr = check_fit(permuted(leakage, order), x)
+            lk, dr = check_fit(permuted(leakage, order), x, solo)
             if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
                 best = ((a, b), lk, dr)
     return best
