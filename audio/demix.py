@@ -226,7 +226,7 @@ def _frame_sums(sq: np.ndarray, starts: np.ndarray, inside: np.ndarray, p: Demix
 
 def estimate(x: np.ndarray, params: DemixParams | None = None, solo: list[np.ndarray] | None = None) -> Leakage:
     """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks
-    alone (``solo``: :func:`_solo_frames` of ``x`` with these params, when already known)."""
+    alone (``solo``: :func:`solo_frames` of ``x`` with these params, when already known)."""
     p = params or DemixParams()
     n, c = x.shape
     xf = x.astype(np.float64)
@@ -652,7 +652,7 @@ def speech_levels(x: np.ndarray, params: DemixParams | None = None,
     calibration recording); None for a seat with too few solo frames. Why: a close
     microphone hears its seat's voice loud; a burst far below that level is not that seat
     speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`.
-    ``solo``: :func:`_solo_frames` of ``x``, when already known (:func:`estimate` uses the same)."""
+    ``solo``: :func:`solo_frames` of ``x``, when already known (:func:`estimate` uses the same)."""
     p = params or DemixParams()
     solo = _solo_frames(x, p) if solo is None else solo
     out: list[float | None] = []
