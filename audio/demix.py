@@ -144,6 +144,13 @@ def _solo_frames(x: np.ndarray, p: DemixParams) -> list[np.ndarray]:
     return out
 
 
+def solo_frames(x: np.ndarray, params: DemixParams | None = None) -> list[np.ndarray]:
+    """Per seat of ``x[samples, channels]``: the frames where it speaks alone (the test of
+    :func:`estimate`, :func:`speech_levels` and :func:`fit_report`; give it to them as
+    ``solo`` when several look at the same recording: one STFT instead of one each)."""
+    return _solo_frames(x, params or DemixParams())
+
+
 def _samples_of(frames: np.ndarray, p: DemixParams, n: int) -> np.ndarray:
     """The middle ``hop`` samples of each frame (frames overlap: each sample counted once)."""
     idx = (frames[:, None] * p.hop + np.arange(-(p.hop // 2), p.hop - p.hop // 2)[None]).ravel()
@@ -176,25 +183,55 @@ def _clean(xf: np.ndarray, j: int, frames: np.ndarray, h: np.ndarray, p: DemixPa
     n, c = xf.shape
     ok = np.ones(len(frames), bool)
     half = p.nperseg // 2
+    starts = frames * p.hop - half
+    inside = (starts >= 0) & (starts + p.nperseg <= n)  # whole frames: summed as views, below
     for i in range(c):
         if i == j:
             continue
-        pred = np.convolve(xf[:, j], h[i])[:n]
+        pred = _predicted(xf[:, j], h[i])
         res = xf[:, i] - pred
-        for m, t in enumerate(frames):
-            a, b = max(0, t * p.hop - half), min(n, t * p.hop + half)
-            leak = float(np.sum(pred[a:b] ** 2))
-            ok[m] &= float(np.sum(res[a:b] ** 2)) <= leak * 10 ** (-p.clean_db / 10)
+        leak, left = _frame_sums(pred * pred, starts, inside, p), _frame_sums(res * res, starts, inside, p)
+        ok &= left <= leak * 10 ** (-p.clean_db / 10)
     return frames[ok]
 
 
-def estimate(x: np.ndarray, params: DemixParams | None = None) -> Leakage:
-    """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks alone."""
+def _predicted(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``np.convolve(x, h)[:len(x)]``; a response of one tap (the default refit keeps only the
+    direct path) as a shifted product: the same numbers (a sum of one product and zeros),
+    without the 96-tap convolution's cost."""
+    taps = np.flatnonzero(h)
+    if len(taps) > 1:
+        return np.convolve(x, h)[: len(x)]
+    out = np.zeros(len(x))
+    if len(taps):
+        k = int(taps[0])
+        out[k:] = x[: max(0, len(x) - k)] * h[k]
+    return out
+
+
+def _frame_sums(sq: np.ndarray, starts: np.ndarray, inside: np.ndarray, p: DemixParams) -> np.ndarray:
+    """``np.sum(sq[a:b])`` over each frame (``starts``, ``nperseg`` long, cut at the ends): the
+    whole frames summed as rows of a strided view (numpy sums each row pairwise, as it sums a
+    slice: the same numbers), the cut ones one by one."""
+    out = np.empty(len(starts))
+    n = len(sq)
+    if inside.any():
+        view = np.lib.stride_tricks.sliding_window_view(sq, p.nperseg)
+        out[inside] = view[starts[inside]].sum(axis=1)
+    for m in np.flatnonzero(~inside):
+        a, b = max(0, int(starts[m])), min(n, int(starts[m]) + p.nperseg)
+        out[m] = float(np.sum(sq[a:b]))
+    return out
+
+
+def estimate(x: np.ndarray, params: DemixParams | None = None, solo: list[np.ndarray] | None = None) -> Leakage:
+    """Measure the leakage of ``x[samples, channels]`` from the samples where one seat speaks
+    alone (``solo``: :func:`solo_frames` of ``x`` with these params, when already known)."""
     p = params or DemixParams()
     n, c = x.shape
     xf = x.astype(np.float64)
     fir = np.zeros((c, c, p.taps))
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     counts = []
     for j in range(c):
         frames = solo[j]
@@ -235,16 +272,56 @@ class DemixedSource:
         self._raw = np.concatenate([b.data for b in blocks]) if blocks else np.zeros((0, self.channels), np.float32)
         #: where the leakage was measured: "session" (this recording) or a calibration recording
         self.measured_on = "session"
-        #: each seat's speech level at its microphone (:func:`speech_levels`), measured where
-        #: the leakage is (the calibration recording replaces this session's estimate)
-        self.speech_db = speech_levels(self._raw, params) if len(self._raw) and self.channels > 1 else None
-        self._use(estimate(self._raw, params) if len(self._raw) and self.channels > 1 else None)
+        self._measure = bool(len(self._raw)) and self.channels > 1
+        self._solo: tuple[DemixParams, list[np.ndarray]] | None = None
+        # The session's own leakage and speech levels are measured when first asked for: a
+        # calibration recording's (audio.hearing.use_calibration_leakage) usually replaces
+        # them before, and then they are never needed (the same values either way).
+        self._session_leakage = True
+        self._speech_db: list[float | None] | None | bool = False
+        self._data = None
+        self._residual: float | None | bool = False
+
+    def solo_frames(self, params: DemixParams | None = None) -> list[np.ndarray]:
+        """:func:`solo_frames` of the raw samples (computed once per ``params``: the leakage,
+        the speech levels and every fit check of a calibration's leakage look at the same)."""
+        p = params or self._params or DemixParams()
+        if self._solo is None or self._solo[0] != p:
+            self._solo = (p, _solo_frames(self._raw, p))
+        return self._solo[1]
+
+    @property
+    def leakage(self) -> Leakage | None:
+        """The leakage cancelled (None: nothing measured)."""
+        if self._session_leakage:
+            self._use(estimate(self._raw, self._params, solo=self.solo_frames()) if self._measure else None)
+        return self._leakage
+
+    @property
+    def applied(self) -> bool:
+        """Whether the cross-talk is cancelled (a usable leakage)."""
+        if self._session_leakage:
+            self.leakage
+        return self._applied
+
+    @property
+    def speech_db(self) -> list[float | None] | None:
+        """Each seat's speech level at its microphone (:func:`speech_levels`), measured where
+        the leakage is (the calibration recording's replaces this session's estimate)."""
+        if self._speech_db is False:
+            self._speech_db = speech_levels(self._raw, self._params, solo=self.solo_frames()) if self._measure else None
+        return self._speech_db
+
+    @speech_db.setter
+    def speech_db(self, levels: list[float | None] | None) -> None:
+        self._speech_db = levels
 
     def _use(self, leakage: Leakage | None) -> None:
-        self.leakage = leakage
-        self.applied = bool(self.leakage is not None and self.leakage.usable)
+        self._session_leakage = False
+        self._leakage = leakage
+        self._applied = bool(leakage is not None and leakage.usable)
         self._data = None  # demixed on first use (a leakage measured elsewhere may replace this one)
-        self._residual: float | None | bool = False
+        self._residual = False
 
     def cancel_unreferenced(self, fingerprint: Leakage, seats: list[tuple[int, np.ndarray | None]]) -> None:
         """After cancelling, also subtract each ``(seat, where)``'s voice from the other
@@ -454,24 +531,26 @@ FIT_MIN_DB = 3.0
 FIT_MIN_FRAMES = 12
 
 
-def check_fit(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]]]:
+def check_fit(leakage: Leakage, x: np.ndarray,
+              solo: list[np.ndarray] | None = None) -> tuple[Leakage, list[tuple[int, int]]]:
     """``leakage`` (measured elsewhere: the calibration recording) with the pairs that do not
     fit the session ``x`` removed: where seat j speaks alone in ``x``, cancelling its measured
     leak from mic i must lower mic i by :data:`FIT_MIN_DB`; when it does not (a channel delayed
     by seconds, swapped or moved since calibration), subtracting it would *add* that seat's
     voice to mic i, so the pair is left uncancelled. Nothing is fitted: a pair is only kept
-    or dropped, and a pair the session gives too few solo frames to judge is kept."""
-    fitted, dropped, _ = fit_report(leakage, x)
+    or dropped, and a pair the session gives too few solo frames to judge is kept. ``solo``:
+    :func:`solo_frames` of ``x`` with ``leakage.params``, when already known."""
+    fitted, dropped, _ = fit_report(leakage, x, solo)
     return fitted, dropped
 
 
-def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
+def fit_report(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[Leakage, list[tuple[int, int]], list[tuple[int, int]]]:
     """:func:`check_fit`, and the pairs it could judge (``(mic, seat)``)."""
     from scipy.signal import fftconvolve
 
     p = leakage.params
     n, c = x.shape
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     fir = leakage.fir.copy()
     dropped, judged = [], []
     xf = x.astype(np.float64)
@@ -495,15 +574,15 @@ def fit_report(leakage: Leakage, x: np.ndarray) -> tuple[Leakage, list[tuple[int
     return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped, judged
 
 
-def unfit_channels(leakage: Leakage, x: np.ndarray) -> list[int]:
+def unfit_channels(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> list[int]:
     """Channels of the session ``x`` none of whose leak paths fit the calibration's, into it
     and out of it, each way judged on at least :data:`UNFIT_MIN_PAIRS` pairs: the channel's
     sound is not where and when the calibration heard it — delayed by more than the leak
     paths (a channel seconds late), or another microphone. Its seat's timing cannot be
     trusted: it is not heard (``audio.hearing``). A muted channel is not one (nothing leaves
     it to judge; the raw input's watch says it is dead); a swapped pair is found before
-    (:func:`find_swap`)."""
-    _, dropped, judged = fit_report(leakage, x)
+    (:func:`find_swap`). ``solo``: as for :func:`check_fit`."""
+    _, dropped, judged = fit_report(leakage, x, solo)
     out = []
     for k in range(leakage.channels):
         into = [pr for pr in judged if pr[0] == k]
@@ -526,7 +605,7 @@ def permuted(leakage: Leakage, order: list[int]) -> Leakage:
                    solo_frames=tuple(leakage.solo_frames[k] for k in order), params=leakage.params)
 
 
-def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
+def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
     """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
     leak paths (each seat's delay and level into every other mic) are a fingerprint of where
     the microphones stand: when the measured leakage fits the session (:func:`check_fit`)
@@ -534,8 +613,10 @@ def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, 
     pairs of a or b — the cables (or microphones) of a and b were swapped. Returns ``(a, b)``
     or None, the leakage to cancel with (fitted pairs only: the exchanged one when swapped),
     and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
-    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats)."""
-    fitted, dropped = check_fit(leakage, x)
+    Cost: one :func:`check_fit` per pair of channels (6 for 4 seats); ``solo``: as there
+    (the channels' solo frames do not depend on the order tried)."""
+    solo = _solo_frames(x, leakage.params) if solo is None else solo
+    fitted, dropped = check_fit(leakage, x, solo)
     best = (None, fitted, dropped)
     c = leakage.channels
     if not dropped:
@@ -544,7 +625,7 @@ def find_swap(leakage: Leakage, x: np.ndarray) -> tuple[tuple[int, int] | None, 
         for b in range(a + 1, c):
             order = list(range(c))
             order[a], order[b] = b, a
-            lk, dr = check_fit(permuted(leakage, order), x)
+            lk, dr = check_fit(permuted(leakage, order), x, solo)
             if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
                 best = ((a, b), lk, dr)
     return best
@@ -564,14 +645,16 @@ def frame_levels(x: np.ndarray, params: DemixParams | None = None) -> np.ndarray
     return 10 * np.log10((c2[b] - c2[a]) / p.nperseg + 1e-20)
 
 
-def speech_levels(x: np.ndarray, params: DemixParams | None = None) -> list[float | None]:
+def speech_levels(x: np.ndarray, params: DemixParams | None = None,
+                  solo: list[np.ndarray] | None = None) -> list[float | None]:
     """Each seat's speech level at its own microphone (dB, the median frame level where it
     speaks alone, :func:`frame_levels`), measured on a recording where each seat spoke (the
     calibration recording); None for a seat with too few solo frames. Why: a close
     microphone hears its seat's voice loud; a burst far below that level is not that seat
-    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`."""
+    speaking (room babble, a far voice) — :attr:`audio.listen.ListenParams.own_level_db`.
+    ``solo``: :func:`solo_frames` of ``x``, when already known (:func:`estimate` uses the same)."""
     p = params or DemixParams()
-    solo = _solo_frames(x, p)
+    solo = _solo_frames(x, p) if solo is None else solo
     out: list[float | None] = []
     for j in range(x.shape[1]):
         if len(solo[j]) < p.min_solo_frames:

@@ -109,18 +109,20 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
                         f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session itself")
         return False
-    leakage = demix.estimate(samples)
+    solo = demix.solo_frames(samples)  # one solo test for the leakage and the speech levels
+    leakage = demix.estimate(samples, solo=solo)
     if not leakage.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
     calibration = leakage
-    swap, fitted, dropped = demix.find_swap(leakage, source.raw)
+    session_solo = source.solo_frames(leakage.params)  # every fit check below looks at the same
+    swap, fitted, dropped = demix.find_swap(leakage, source.raw, solo=session_solo)
     if swap is not None:
         source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
     else:
         # said per seat by the listener too (audio.listen.Listener.unfit): not heard
-        source.unfit = demix.unfit_channels(leakage, source.raw)
+        source.unfit = demix.unfit_channels(leakage, source.raw, solo=session_solo)
     leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
@@ -129,7 +131,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
     unreferenced(source, calibration if swap is None else demix.permuted(calibration, _order(swap, calibration.channels)))
-    levels = demix.speech_levels(samples)
+    levels = demix.speech_levels(samples, solo=solo)
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
@@ -303,7 +305,8 @@ def demixed_from(source, recording: Path, channels: int):
         raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "
                          f"at {source.rate} Hz: give a recording of this table made on the same interface")
     samples = samples[:, :channels]
-    leakage = demix.estimate(samples)
+    solo = demix.solo_frames(samples)  # one solo test for the leakage and the speech levels
+    leakage = demix.estimate(samples, solo=solo)
     if not leakage.usable:
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
@@ -313,5 +316,5 @@ def demixed_from(source, recording: Path, channels: int):
     watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
     live = LiveDemixed(watch, leakage, unreferenced=True)
     live.watch = watch
-    live.speech_db = demix.speech_levels(samples)  # the seats' levels, as a replay measures them
+    live.speech_db = demix.speech_levels(samples, solo=solo)  # the seats' levels, as a replay measures them
     return live, (demix.onset_params(left) if left is not None else None), left

@@ -32,8 +32,10 @@ Decisions (the spec is silent):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
+from itertools import islice
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -122,6 +124,11 @@ class Listener:
         self.used = 1 if room else min(channels, len(seats))
         self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db)
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
+        #: each kept block's end (sample index after it), to find a span's first block by
+        #: bisection; ``_ordered``: every block began where the one before ended or later
+        #: (a source that went back in time: :meth:`_samples` scans them all, as before)
+        self._block_ends: deque[int] = deque()
+        self._ordered = True
         self._pending: list[Segment] = []
         self.offset = 0.0
         self._end: int | None = None  # sample index after the last block fed
@@ -158,10 +165,14 @@ class Listener:
         block = self._input(item)
         self.offset = block.offset
         self._end = block.index + len(block.data)
+        if self._block_ends and block.index < self._block_ends[-1]:
+            self._ordered = False
         self._blocks.append((block.index, block.data))
+        self._block_ends.append(block.index + len(block.data))
         keep = int(self.p.history_s * self.rate)
         while self._blocks and self._blocks[0][0] + len(self._blocks[0][1]) < block.index + len(block.data) - keep:
             self._blocks.popleft()
+            self._block_ends.popleft()
         self._pending += self.detector.update(block)
         out, self._initial = self._initial, []
         out += self._notices(block.offset + (block.index + len(block.data)) / block.rate)
@@ -308,8 +319,17 @@ class Listener:
         return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
+        """Channel ``channel``'s kept samples ``start .. end`` (what of them is kept). The
+        blocks in order: from the first that ends after ``start`` (bisection: ~490 calls on
+        the demo each scanned ~300 blocks) to the last that begins before ``end``."""
         parts = []
-        for index, data in self._blocks:
+        if self._ordered:
+            blocks = islice(self._blocks, bisect_right(self._block_ends, start), None)
+        else:
+            blocks = iter(self._blocks)
+        for index, data in blocks:
+            if self._ordered and index >= end:
+                break
             a, b = max(start, index), min(end, index + len(data))
             if a < b:
                 parts.append(data[a - index : b - index, channel])

@@ -71,6 +71,11 @@ from scipy import signal
 
 from audio.capture import Block
 
+try:  # the kernel of ``scipy.signal.sosfilt`` (see :class:`_BandPass`)
+    from scipy.signal._sosfilt import _sosfilt as _SOSFILT_KERNEL
+except ImportError:  # another scipy layout: the public function (the same numbers, slower)
+    _SOSFILT_KERNEL = None
+
 NEG_DB = -200.0
 #: a channel's frame at or below this (dB; ``OnsetParams.min_floor_db``'s default: digital
 #: silence) is no microphone hearing anything — a dead (muted, unplugged) seat's channel —
@@ -172,7 +177,7 @@ class Segment:
         return self.offset + self.end / self.rate
 
 
-@dataclass
+@dataclass(slots=True)  # (slots: the per-frame loop reads and writes these ~150,000 times a demo)
 class _Chan:
     floor: float | None = None
     cand: int | None = None  # frame where the current run above start began
@@ -205,7 +210,7 @@ class OnsetDetector:
         lo, hi = p.band_hz
         hi = min(hi, 0.45 * rate)
         self.sos = signal.butter(2, [lo, hi], btype="bandpass", fs=rate, output="sos")
-        self.zi = np.zeros((self.sos.shape[0], 2, channels))
+        self._voice_band = _BandPass(self.sos, channels)
         self.smooth = max(1, int(round(p.smooth_s / p.hop_s)))
         self._frame = 0  # index of the next frame
         self._first_index: int | None = None
@@ -219,7 +224,7 @@ class OnsetDetector:
             if hlo < hhi:
                 self.bands = 2
                 self.sos_hf = signal.butter(2, [hlo, hhi], btype="bandpass", fs=rate, output="sos")
-                self.zi_hf = np.zeros((self.sos_hf.shape[0], 2, channels))
+                self._hf_band = _BandPass(self.sos_hf, channels)
             # frames the backward walk may look at (their energies and floors, dB, per band)
             self._ring_len = int(round(p.refine_max_s / p.hop_s)) + 2
         self._tail = np.zeros((0, channels * self.bands))  # the last smooth-1 hop energies (all bands)
@@ -245,16 +250,17 @@ class OnsetDetector:
         x = np.asarray(block.data, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.channels:
             raise ValueError(f"block of shape {x.shape}, expected {self.channels} channels")
-        y, self.zi = signal.sosfilt(self.sos, x, axis=0, zi=self.zi)
+        y = self._voice_band(x)
         if self.bands == 2:
-            h, self.zi_hf = signal.sosfilt(self.sos_hf, x, axis=0, zi=self.zi_hf)
-            y = np.concatenate([y, h], axis=1)
+            y = np.concatenate([y, self._hf_band(x)], axis=1)
         y = np.concatenate([self._leftover, y * y])
         n = len(y) // self.hop
         self._leftover = y[n * self.hop :]
         if n == 0:
             return []
-        energies = y[: n * self.hop].reshape(n, self.hop, y.shape[1]).mean(axis=1)
+        # the mean over each frame's hop samples (np.mean's own sum and division, without its
+        # per-call overhead: the same numbers)
+        energies = np.add.reduce(y[: n * self.hop].reshape(n, self.hop, y.shape[1]), axis=1) / self.hop
         e_all = self._smooth(energies)
         C = self.channels
         e = e_all[:, :C]
@@ -577,6 +583,32 @@ class OnsetDetector:
         )
         c.active, c.cand, c.peak, c.last_end, c.confirmed = False, None, NEG_DB, end_frame, None
         return seg
+
+
+class _BandPass:
+    """``scipy.signal.sosfilt(sos, x, axis=0, zi=...)`` over a stream of ``x[samples, channels]``
+    blocks, its state carried from block to block. Why not the public function: per 20 ms
+    block its checks and axis moves (four ``moveaxis`` and three copies of the state) cost
+    about four times its filtering (0.44 CPU-s of the demo's 37 s, two bands); this calls
+    the same compiled kernel on the same layout (a channel per row, the state as
+    ``[channel, section, 2]``), so the numbers are the same, bit for bit
+    (``tests/audio/test_onset_block.py``)."""
+
+    def __init__(self, sos: np.ndarray, channels: int):
+        self.sos = np.ascontiguousarray(sos, dtype=np.float64)
+        self.channels = channels
+        self.state = np.zeros((channels, self.sos.shape[0], 2))  # the kernel's layout of zi
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """The block ``x`` (float64, ``[samples, channels]``) filtered: the same shape (a view)."""
+        if _SOSFILT_KERNEL is None or not len(x):  # (an empty block: as the public function does)
+            zi = np.moveaxis(self.state, 0, -1)  # sosfilt's layout: [section, 2, channel]
+            y, zf = signal.sosfilt(self.sos, x, axis=0, zi=zi)
+            self.state = np.ascontiguousarray(np.moveaxis(zf, -1, 0))
+            return y
+        rows = np.array(x.T, dtype=np.float64, order="C")  # filtered in place
+        _SOSFILT_KERNEL(self.sos, rows, self.state)
+        return rows.T
 
 
 def _others_median(levels: np.ndarray, axis: int) -> np.ndarray:

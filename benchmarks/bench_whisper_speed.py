@@ -80,10 +80,10 @@ class Meter:
                 setattr(rec, name, self._timed(inner, name))
         prior = rec._prior
 
-        def counted_prior(call):
+        def counted_prior(*args):  # (call) or (tokens, view): whichever the tree's engine asks
             self._in_prior += 1
             try:
-                return prior(call)
+                return prior(*args)
             finally:
                 self._in_prior -= 1
 

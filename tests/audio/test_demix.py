@@ -226,3 +226,48 @@ def test_a_noisy_room_lowers_the_onset_trigger_a_quiet_one_keeps_it():
     low = onset_params(-20.0, noisy).trigger_db
     assert low == pytest.approx(max(OnsetParams().start_db + NoisyTriggerParams().min_above_start_db,
                                     noisy + NoisyTriggerParams().margin_db), abs=0.05) and low < default
+
+
+def test_the_shortcuts_give_the_very_numbers_of_the_plain_computation():
+    """``_predicted`` (a one-tap response as a shifted product) is ``np.convolve``'s result and
+    ``_frame_sums`` (whole frames as strided rows) is ``np.sum`` over each frame's slice, bit
+    for bit, the frames cut at either end included; the solo frames given to the estimate and
+    the speech levels change nothing; and a DemixedSource measuring its leakage when first
+    asked gives what the estimate gives."""
+    from audio import demix
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(9000) * 0.3
+    for taps in ([0], [7], [95], [], [3, 4, 20]):
+        h = np.zeros(96)
+        h[taps] = rng.standard_normal(len(taps))
+        assert np.array_equal(demix._predicted(x, h), np.convolve(x, h)[: len(x)])
+    p = DemixParams()
+    sq = x * x
+    frames = np.array([0, 1, 2, 3, 10, 40, 66, 68, 70, 71])  # 0, 1 and 70+: cut at an end
+    starts = frames * p.hop - p.nperseg // 2
+    inside = (starts >= 0) & (starts + p.nperseg <= len(sq))
+    assert inside.any() and (~inside).any()
+    want = [float(np.sum(sq[max(0, a) : min(len(sq), a + p.nperseg)])) for a in starts]
+    assert np.array_equal(demix._frame_sums(sq, starts, inside, p), np.array(want))
+
+    mix, _ = _table(np.random.default_rng(1))
+    solo = demix.solo_frames(mix)
+    plain, shared = estimate(mix), estimate(mix, solo=solo)
+    assert plain.solo_frames == shared.solo_frames and np.array_equal(plain.fir, shared.fir)
+    assert demix.speech_levels(mix) == demix.speech_levels(mix, solo=solo)
+    src = DemixedSource(_Blocks(mix))
+    assert np.array_equal(src.leakage.fir, plain.fir) and src.applied == plain.usable
+    assert src.speech_db == demix.speech_levels(mix)
+
+
+class _Blocks:
+    """A recording's blocks (what a FileSource yields)."""
+
+    def __init__(self, x):
+        self.x, self.rate, self.channels = x, RATE, x.shape[1]
+
+    def __iter__(self):
+        from audio.demix import blocks_of
+
+        return iter(blocks_of(self.x, RATE, 320))

@@ -83,3 +83,30 @@ def test_synthetic_speech_in_babble_gives_the_same_segments():
             mix = synth.mix_table(4, 2.0, [a, b], snr_db=snr, noise="babble", seed=k, babble_sentences=sentences)
             heard += len(assert_same(mix, None, blocks=(320, 97)))
     assert heard >= 6
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "public"])
+def test_the_band_filter_is_scipys_sosfilt_bit_for_bit(kernel, monkeypatch):
+    """:class:`audio.onset._BandPass` (scipy's compiled kernel called directly, or the public
+    function where that is missing) gives the very numbers of ``signal.sosfilt`` with its
+    state carried, block after block, over blocks of uneven sizes."""
+    import numpy as np
+    from scipy import signal
+
+    from audio import onset
+
+    if not kernel:
+        monkeypatch.setattr(onset, "_SOSFILT_KERNEL", None)
+    elif onset._SOSFILT_KERNEL is None:
+        pytest.skip("this scipy has no scipy.signal._sosfilt kernel: the public function is used")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5000, 3)) * np.array([1.0, 1e-3, 30.0])
+    sos = signal.butter(2, [300.0, 6000.0], btype="bandpass", fs=RATE, output="sos")
+    band, zi = onset._BandPass(sos, 3), np.zeros((sos.shape[0], 2, 3))
+    a = 0
+    for n in (320, 1, 17, 1000, 3662):
+        want, zi = signal.sosfilt(sos, x[a : a + n], axis=0, zi=zi)
+        got = band(x[a : a + n])
+        assert got.shape == want.shape and np.array_equal(got, want)
+        a += n
+    assert a == len(x) and np.abs(want).max() > 0
