@@ -290,7 +290,12 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
         unheard = (v.get("unjudged") or {}).get(v["player"])
         if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)
-            return Headline(f"{v['player']}: not judged", [str(unheard)], card,
+            lacks = " and ".join(x for x in ("not heard", "not seen") if x in str(unheard)) or "not judged"
+            detail = str(unheard).removesuffix("; no miss")
+            for x in ("not heard: ", "not seen: "):
+                detail = detail.replace(x, "")
+            # short: the window gives a note two lines; the full reason is in the record and the report
+            return Headline(f"{v['player']} {lacks}", ["no miss, no score: play on", detail], card,
                             v.get("t", 0.0), kind="tie")
         text = f"{v['player']}{_ms(v.get('time'))}" if v["ok"] else f"{v['player']} MISS"
         if not v["ok"] and v.get("why"):

@@ -210,7 +210,8 @@ def test_a_coop_player_not_heard_reads_as_not_judged_not_as_a_miss():
     v = {"card": "2", "t": 5.0, "player": "ben", "ok": False, "why": "said nothing, expected 5",
          "unjudged": {"ben": why}, "miss_piles": 0}
     h = verdict_headline(v)
-    assert h.text == "ben: not judged" and h.kind == "tie" and h.notes == [why]
+    assert h.text == "ben not heard" and h.kind == "tie"
+    assert h.notes == ["no miss, no score: play on", "audio missing from 4.50 s to 8.50 s (device unplugged)"]
     heard = {k: x for k, x in v.items() if k != "unjudged"}  # heard saying nothing: a miss, as before
     h = verdict_headline(heard)
     assert h.text == "ben MISS" and h.kind == "wrong" and h.notes == ["said nothing, expected 5"]
