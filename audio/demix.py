@@ -814,6 +814,22 @@ def cancel_unreferenced(y: np.ndarray, leakage: Leakage, seat: int, where: np.nd
     return out.astype(y.dtype, copy=False)
 
 
+def _agreed(est: list[np.ndarray], agree: float) -> np.ndarray:
+    """Per cell, the mean of the pair of estimates that agree best, weighted by how well they
+    agree (1 where equal, 0 from ``agree`` apart: :class:`UnreferencedParams`); ``est``: one
+    estimate of the lost seat's voice per other mic (the offline STFT's cells, or one frame's)."""
+    best_w = np.zeros(est[0].shape)
+    best = np.zeros(est[0].shape, complex)
+    for u in range(len(est)):
+        for v in range(u + 1, len(est)):
+            dist = np.abs(est[u] - est[v]) / (np.abs(est[u]) + np.abs(est[v]) + 1e-20)
+            w = np.clip(1.0 - dist / agree, 0.0, 1.0)
+            take = w > best_w
+            best_w = np.where(take, w, best_w)
+            best = np.where(take, 0.5 * (est[u] + est[v]), best)
+    return best * best_w
+
+
 def _voice_estimate(y: np.ndarray, mics, delays, paths, p: UnreferencedParams) -> np.ndarray:
     """The unreferenced seat's voice at its own microphone, from the cells where two other
     mics (advanced by its delays, divided by its paths) agree (:class:`UnreferencedParams`)."""
@@ -825,17 +841,8 @@ def _voice_estimate(y: np.ndarray, mics, delays, paths, p: UnreferencedParams) -
         z = _advance(y[:, i].astype(np.float64), d)
         _, _, Z = stft(z, nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
         est.append(Z / H[:, None])
-    est = np.stack(est)  # (mics, F, T): the lost seat's voice + mic i's own seat / its path
-    best_w = np.zeros(est.shape[1:])
-    best = np.zeros(est.shape[1:], complex)
-    for a in range(len(mics)):
-        for b in range(a + 1, len(mics)):
-            dist = np.abs(est[a] - est[b]) / (np.abs(est[a]) + np.abs(est[b]) + 1e-20)
-            w = np.clip(1.0 - dist / p.agree, 0.0, 1.0)
-            take = w > best_w
-            best_w = np.where(take, w, best_w)
-            best = np.where(take, 0.5 * (est[a] + est[b]), best)
-    _, voice = istft(best * best_w, nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
+    # est[i] (F, T): the lost seat's voice + mic i's own seat / its path
+    _, voice = istft(_agreed(est, p.agree), nperseg=p.nperseg, noverlap=p.nperseg - p.hop)
     return np.pad(voice, (0, max(0, n - len(voice))))[:n]
 
 
@@ -1018,16 +1025,7 @@ class StreamingUnreferenced:
                 for i, d, H in zip(mics, delays, paths):
                     seg = self._y(i, a + d, a + d + p.nperseg)
                     est.append(np.fft.rfft(bank.win * seg) / H)
-                best_w = np.zeros(len(est[0]))
-                best = np.zeros(len(est[0]), complex)
-                for u in range(len(est)):
-                    for v in range(u + 1, len(est)):
-                        dist = np.abs(est[u] - est[v]) / (np.abs(est[u]) + np.abs(est[v]) + 1e-20)
-                        wt = np.clip(1.0 - dist / p.agree, 0.0, 1.0)
-                        take = wt > best_w
-                        best_w = np.where(take, wt, best_w)
-                        best = np.where(take, 0.5 * (est[u] + est[v]), best)
-                part = np.fft.irfft(best * best_w, p.nperseg) * bank.win
+                part = np.fft.irfft(_agreed(est, p.agree), p.nperseg) * bank.win
                 bank.num[k] = self._grow(bank.num[k], upto)
                 bank.num[k][max(0, lo) : lo + p.nperseg] += part[max(0, -lo):]
             bank.m += 1

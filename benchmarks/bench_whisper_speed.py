@@ -41,9 +41,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
-              ROOT.parent / "shared" / "data" / "speech")
-RATE = 16000
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # this benchmark's own folder, in any tree it measures
+from bench_hearing import RATE, SPEECH, ArraySource  # noqa: E402  (the real clips; blocks of an array)
 
 
 # ----------------------------------------------------------------- inside one code tree
@@ -131,20 +130,6 @@ def _recognizer_hook():
         return METER.recognizer(make(*args))
 
     hearing.make_recognizer = counted
-
-
-class ArraySource:
-    """Blocks of an array on the session clock (what a FileSource yields; not a recording)."""
-
-    def __init__(self, x: np.ndarray, rate: int, block: int = 320):
-        self.x, self.rate, self.block = x.astype(np.float32), rate, block
-        self.channels = x.shape[1]
-
-    def __iter__(self):
-        from audio.capture import Block
-
-        for k in range(0, len(self.x), self.block):
-            yield Block(k, self.x[k : k + self.block], self.rate, 0.0)
 
 
 def hear_demo(live: bool) -> dict:
