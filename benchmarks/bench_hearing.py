@@ -292,9 +292,15 @@ def inside(args) -> int:
 # ----------------------------------------------------------------- the demo changed
 # ----------------------------------------------------------------- the run
 def run_tree(tree: Path, args) -> dict:
+    return run_inside(tree, Path(__file__), (["--limit", str(args.limit)] if args.limit else [])
+                      + (["--skip-onset"] if args.skip_onset else []))
+
+
+def run_inside(tree: Path, script: Path, options: list[str]) -> dict:
+    """``script --inside options`` run with ``tree``'s code on the path (one thread of BLAS, as
+    the referee runs): the ``RESULT`` JSON it prints."""
     env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--inside"] + (["--limit", str(args.limit)] if args.limit else []) \
-        + (["--skip-onset"] if args.skip_onset else [])
+    cmd = [sys.executable, str(Path(script).resolve()), "--inside"] + options
     p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
     line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:

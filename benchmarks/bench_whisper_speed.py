@@ -42,7 +42,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # this benchmark's own folder, in any tree it measures
-from bench_hearing import RATE, SPEECH, ArraySource  # noqa: E402  (the real clips; blocks of an array)
+from bench_hearing import RATE, SPEECH, ArraySource, run_inside  # noqa: E402  (the real clips; blocks of an array)
 
 
 # ----------------------------------------------------------------- inside one code tree
@@ -310,14 +310,8 @@ def inside(args) -> int:
 
 # ----------------------------------------------------------------- the run
 def run_tree(tree: Path, args) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--inside", "--limit", str(args.limit)] \
-        + (["--engine-options"] if args.engine_options else [])
-    p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
-    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
-    if line is None:
-        raise SystemExit(f"measuring {tree} failed:\n{p.stderr[-3000:]}")
-    return json.loads(line[7:])
+    return run_inside(tree, Path(__file__), ["--limit", str(args.limit)]
+                      + (["--engine-options"] if args.engine_options else []))
 
 
 def _ms(values) -> str:
