@@ -605,6 +605,13 @@ def permuted(leakage: Leakage, order: list[int]) -> Leakage:
                    solo_frames=tuple(leakage.solo_frames[k] for k in order), params=leakage.params)
 
 
+def swap_order(swap: tuple[int, int], channels: int) -> list[int]:
+    """The channel order (for :func:`permuted`) with the two channels of ``swap`` exchanged."""
+    order = list(range(channels))
+    order[swap[0]], order[swap[1]] = swap[1], swap[0]
+    return order
+
+
 def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
     """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
     leak paths (each seat's delay and level into every other mic) are a fingerprint of where
@@ -623,9 +630,7 @@ def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = N
         return best
     for a in range(c):
         for b in range(a + 1, c):
-            order = list(range(c))
-            order[a], order[b] = b, a
-            lk, dr = check_fit(permuted(leakage, order), x, solo)
+            lk, dr = check_fit(permuted(leakage, swap_order((a, b), c)), x, solo)
             if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
                 best = ((a, b), lk, dr)
     return best
@@ -788,7 +793,7 @@ def cancel_unreferenced(y: np.ndarray, leakage: Leakage, seat: int, where: np.nd
     sound (demo, ben muted: chie's onset 47 ms early); the seat itself is not heard (its
     channel is dead: ``audio.listen``). A seat with paths into fewer than ``min_mics`` other
     channels is left as it was."""
-    from scipy.signal import fftconvolve, istft
+    from scipy.signal import fftconvolve
 
     p = params or UnreferencedParams()
     n, c = y.shape

@@ -130,18 +130,12 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         f"from channel -> into channel {pairs} (a channel delayed, swapped or moved since "
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
-    unreferenced(source, calibration if swap is None else demix.permuted(calibration, _order(swap, calibration.channels)))
+    unreferenced(source, calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)))
     levels = demix.speech_levels(samples, solo=solo)
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
     return True
-
-
-def _order(swap: tuple[int, int], channels: int) -> list[int]:
-    order = list(range(channels))
-    order[swap[0]], order[swap[1]] = swap[1], swap[0]
-    return order
 
 
 def unreferenced(source, fingerprint) -> None:
