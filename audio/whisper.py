@@ -350,7 +350,7 @@ class WhisperRecognizer:
         if key not in _PRIORS:
             if _EMPTY.get(key[3:]) is None:
                 hiss = np.random.default_rng(0).standard_normal(int(p.prior_s * RATE)) * 10 ** (p.prior_db / 20)
-                _EMPTY[key[3:]] = self.encode(hiss, RATE) if denoise == p.denoise else self._encode_as(hiss, denoise)
+                _EMPTY[key[3:]] = self._encode_as(hiss, denoise)
             _PRIORS[key] = self._unprompted(_EMPTY[key[3:]], call)
         return _PRIORS[key]
 
@@ -366,16 +366,7 @@ class WhisperRecognizer:
 
     def encode(self, samples: np.ndarray, rate: int):
         """The encoder output of one utterance (resampled to 16 kHz, in ``window_s``)."""
-        import ctranslate2
-
-        x = np.asarray(samples, np.float64)
-        if rate != RATE:
-            from scipy import signal
-
-            g = gcd(int(rate), RATE)
-            x = signal.resample_poly(x, RATE // g, int(rate) // g)
-        frames = self.frames(len(x))
-        return self.model.encode(ctranslate2.StorageView.from_array(log_mel(x, frames, self.p.denoise)[None]))
+        return self._encode_as(_at_16k(samples, rate), self.p.denoise)
 
     def encode_view(self, samples: np.ndarray, rate: int, denoise: DenoiseParams | None):
         """The encoder output of one utterance through the front-end ``denoise`` (None: Whisper's
@@ -383,14 +374,7 @@ class WhisperRecognizer:
         the features of ``WhisperParams.denoise`` (the denoiser did nothing), or the room is
         quiet (the pre-roll's steady noise more than ``views_noise_db`` under the utterance's
         loud frames)."""
-        import ctranslate2
-
-        x = np.asarray(samples, np.float64)
-        if rate != RATE:
-            from scipy import signal
-
-            g = gcd(int(rate), RATE)
-            x = signal.resample_poly(x, RATE // g, int(rate) // g)
+        x = _at_16k(samples, rate)
         mel, real = mel_power(x, self.frames(len(x)))
         if self.p.denoise is not None and self.p.views_noise_db is not None:
             if noise_margin_db(mel, real, self.p.denoise, HOP / RATE) > self.p.views_noise_db:
@@ -398,13 +382,17 @@ class WhisperRecognizer:
         feats = log_of(mel, real, denoise)
         if denoise == self.p.denoise or np.array_equal(feats, log_of(mel, real, self.p.denoise)):
             return None
-        return self.model.encode(ctranslate2.StorageView.from_array(feats[None]))
+        return self._encode_features(feats)
 
     def _encode_as(self, x: np.ndarray, denoise: DenoiseParams | None):
-        """The encoder output of 16 kHz samples through the front-end ``denoise`` (the priors)."""
+        """The encoder output of 16 kHz samples through the front-end ``denoise``."""
+        return self._encode_features(log_mel(x, self.frames(len(x)), denoise))
+
+    def _encode_features(self, feats: np.ndarray):
+        """The encoder output of one utterance's log-mel features (80 x frames)."""
         import ctranslate2
 
-        return self.model.encode(ctranslate2.StorageView.from_array(log_mel(x, self.frames(len(x)), denoise)[None]))
+        return self.model.encode(ctranslate2.StorageView.from_array(feats[None]))
 
     def frames(self, n: int) -> int:
         """Mel frames of the encoder window for ``n`` samples: ``window_s``, or with
@@ -511,6 +499,17 @@ class WhisperRecognizer:
             if not sure[i]:
                 extra["rejected"] = "not a call"
         return [(found[i][0], sure[i], extras[i], found[i][2]) for i in range(len(encs))]
+
+
+def _at_16k(samples: np.ndarray, rate: int) -> np.ndarray:
+    """``samples`` as float64 at Whisper's 16 kHz."""
+    x = np.asarray(samples, np.float64)
+    if rate != RATE:
+        from scipy import signal
+
+        g = gcd(int(rate), RATE)
+        x = signal.resample_poly(x, RATE // g, int(rate) // g)
+    return x
 
 
 _TRIES: dict = {}
