@@ -20,7 +20,8 @@ variant's hearing events (``audio.hearing``, as the replay builds them) are judg
 (``referee.judge``): the verdicts a full replay gives, at the cost of the hearing alone;
 ``--full`` replays every variant with ``python -m referee replay`` instead. ``--before
 REV`` (default: the merge base with ``main``) measures that tree too, in the same run
-(``git archive`` into a temp folder). Derived audio lives only in a temp folder.
+(``git archive`` into a temp folder), and says of which variants every shout (seat, onset,
+words) is the same in both trees. Derived audio lives only in a temp folder.
 """
 
 from __future__ import annotations
