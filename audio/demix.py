@@ -629,7 +629,9 @@ def shifted(x: np.ndarray, k: int, lag: int) -> np.ndarray:
     negative: later), zeros where nothing is known (a dead stretch, as a muted channel)."""
     out = x.copy()
     col = np.zeros(len(x), x.dtype)
-    if lag >= 0:
+    if abs(lag) >= len(x):
+        pass  # moved past the recording: nothing of it is known
+    elif lag >= 0:
         col[: len(x) - lag] = x[lag:, k]
     else:
         col[-lag:] = x[: len(x) + lag, k]
@@ -702,9 +704,9 @@ def realign_unfit(source, leakage: Leakage, warnings: list[str],
         return None
     for k, lag in moved.items():
         source.realign(k, lag)
-        warnings.append(f"audio: channel {k} is {lag / source.rate:.3f} s {'late' if lag > 0 else 'early'} "
-                        "against the others (found from the calibration's leak paths); cancelled moved back "
-                        "by that much, its seat still not heard")
+        warnings.append(f"audio: channel {k} is {abs(lag) / source.rate:.3f} s {'late' if lag > 0 else 'early'} "
+                        "against the others (found from the calibration's leak paths); moved back by that much "
+                        "to cancel the cross-talk, its seat is still not heard")
     return check_fit(leakage, source.raw, source.solo_frames(leakage.params))
 
 
