@@ -123,6 +123,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
     else:
         # said per seat by the listener too (audio.listen.Listener.unfit): not heard
         source.unfit = demix.unfit_channels(leakage, source.raw, solo=session_solo)
+        fitted, dropped = demix.realign_unfit(source, leakage, warnings) or (fitted, dropped)
     leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
@@ -156,7 +157,7 @@ def unreferenced(source, fingerprint) -> None:
     grow = int(p.margin_s * source.rate)
     seats = []
     for k in range(source.channels):
-        if k in getattr(source, "unfit", ()):
+        if k in getattr(source, "unfit", ()) and k not in getattr(source, "realigned", {}):
             seats.append((k, None))
         elif dead[:, k].any():
             where = dead[:, k]
