@@ -24,6 +24,10 @@ WHISPER_NAMES = ("whisper-base", "whisper")
 #: a recording's utterances wait up to this much audio to be decoded together
 #: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0
 OFFLINE_HOLD_S = 1.0
+#: live: each word decoded once its utterance's end is suspected (``ListenParams.early_s``;
+#: README "Hearing a real table", CPU and latency). None: off — the words stay as before, byte
+#: for byte (0.1 changes the window of a quiet room's utterance: it ends 0.1 s after the word)
+LIVE_EARLY_S: float | None = None
 
 
 @dataclass(frozen=True)
@@ -202,8 +206,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams
 
-    params = ListenParams(copy_test=bool(getattr(source, "applied", False)),
-                          hold_s=OFFLINE_HOLD_S if getattr(source, "offline", False) else 0.0)
+    offline = getattr(source, "offline", False)
+    params = ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
+                          early_s=None if offline else LIVE_EARLY_S)
     if onset is not None:
         from audio.trim import TrimmingListener
 

@@ -235,7 +235,10 @@ class Listener:
     def close_window(self) -> list[dict]:
         """End every open utterance now and emit everything pending."""
         self._pending += self.detector.flush()
-        return self._notices(float("inf")) + self._release(final=True)
+        out = self._notices(float("inf")) + self._release(final=True)
+        self.early["wasted"] += len(self._early)  # early words of utterances that went on
+        self._early.clear()
+        return out
 
     def not_heard(self, seats, why: str) -> None:
         """Seats that cannot be heard at all: an ``audio_status`` ``lost`` for each at the start."""
