@@ -219,6 +219,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
                             watch=getattr(source, "watch", None), params=params,
                             speech_db=getattr(source, "speech_db", None))
+    if not offline:  # live: told when it is behind, so what is released meanwhile is decoded together
+        listener.backlog = backlog_of(source)
     for a, b in getattr(source, "swapped", ()):
         listener.swapped(a, b)
     for k in getattr(source, "unfit", ()):
@@ -226,6 +228,20 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener
+
+
+def backlog_of(source):
+    """The ``backlog`` of the live source under ``source`` (its wrappers hold it as ``_source``
+    or ``source``: the input watch, the live cancellation, the live referee's tap), or None:
+    a callable, True while blocks wait in the capture queue (``audio.capture.LiveSource``)."""
+    for _ in range(8):
+        if source is None:
+            return None
+        found = getattr(source, "backlog", None)
+        if callable(found):
+            return found
+        source = getattr(source, "_source", None) or getattr(source, "source", None)
+    return None
 
 
 def make_recognizer(model: str | None, lang: str, vocab):

@@ -116,6 +116,13 @@ class ListenParams:
     #: over the pre-roll's steady noise (``WhisperRecognizer.room_margin_db``; a quiet room
     #: 35 dB and more, white noise 10 dB under the speech 3.5-19): else no early start.
     early_quiet_db: float = 25.0
+    #: live, behind (:attr:`Listener.backlog` says more blocks are already waiting — the
+    #: engine took longer than the audio): the words of the utterances released meanwhile wait
+    #: until the listener has caught up, at most this much audio after the oldest one's end (s),
+    #: and are then decoded together (``decode_many``: the same words as one at a time). The
+    #: events are the same; only when they come changes (four seats shouting at once no longer
+    #: wait for three decodings one after the other).
+    backlog_hold_s: float = 1.0
 
     def __post_init__(self):
         if self.early_s is not None and not 0 < self.early_s <= 0.5:
@@ -175,6 +182,9 @@ class Listener:
         self._early_tried: set[tuple[int, int, int]] = set()
         #: early decodings made, used at release, and wasted (the utterance went on)
         self.early = {"decoded": 0, "used": 0, "wasted": 0}
+        #: a callable, True while more blocks are already waiting to be fed (a live capture
+        #: queue: ``audio.hearing.make_listener`` takes the source's ``backlog``), or None
+        self.backlog = None
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -201,7 +211,7 @@ class Listener:
             self._blocks.popleft()
             self._block_ends.popleft()
         self._pending += self.detector.update(block)
-        if self.p.early_s is not None and not self.p.hold_s:
+        if self.p.early_s is not None and not self.p.hold_s and not (self.backlog is not None and self.backlog()):
             self._speculate()
         out, self._initial = self._initial, []
         out += self._notices(block.offset + (block.index + len(block.data)) / block.rate)
@@ -343,6 +353,9 @@ class Listener:
         if engine and not final and self.p.hold_s and hasattr(self.recognizer, "decode_many") \
                 and self._end - min(s.end for s in engine) < self.p.hold_s * self.rate:
             return []  # held a moment: more utterances to decode with them (offline replay)
+        if engine and not final and self.backlog is not None and hasattr(self.recognizer, "decode_many") \
+                and self._end - min(s.end for s in engine) < self.p.backlog_hold_s * self.rate and self.backlog():
+            return []  # live and behind: decoded with those released until the listener has caught up
         held, self._held = self._held, []
         heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
         events = []

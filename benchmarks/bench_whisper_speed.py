@@ -134,6 +134,8 @@ class Meter:
 METER = Meter()
 #: ``--early S``: the listeners made with ``ListenParams.early_s`` = S (live only; a replay holds)
 EARLY: float | None = None
+#: the live listeners told when they are behind (``Listener.backlog``; ``--no-backlog``: not)
+BACKLOG = True
 
 
 def _listener(plan, source, warnings):
@@ -155,8 +157,14 @@ class Clock:
 
     def __init__(self):
         self.now = 0.0
+        self.behind = False
 
     def update(self, listener, block):
+        arrived = (block.index + len(block.data)) / block.rate
+        # the next block (as long as this one) is already waiting when this update starts
+        self.behind = max(self.now, arrived) >= arrived + len(block.data) / block.rate
+        if BACKLOG and getattr(listener, "backlog", False) is None:
+            listener.backlog = lambda: self.behind
         t0 = time.perf_counter()
         out = listener.update(block)
         dt = time.perf_counter() - t0
@@ -347,8 +355,8 @@ def engine_options() -> list[dict]:
 
 
 def inside(args) -> int:
-    global EARLY
-    EARLY = args.early
+    global EARLY, BACKLOG
+    EARLY, BACKLOG = args.early, not args.no_backlog
     out = {"load": os.getloadavg()}
     _engine()
     _recognizer_hook()
@@ -366,6 +374,7 @@ def inside(args) -> int:
 def run_tree(tree: Path, args, early: float | None = None) -> dict:
     return run_inside(tree, Path(__file__), ["--limit", str(args.limit)]
                       + (["--engine-options"] if args.engine_options else [])
+                      + (["--no-backlog"] if args.no_backlog else [])
                       + (["--early", str(early)] if early is not None else []))
 
 
@@ -393,6 +402,8 @@ def main(argv=None) -> int:
     ap.add_argument("--engine-options", action="store_true", help="also time the encoder per compute type and threads")
     ap.add_argument("--early", type=float, default=None,
                     help="a third column: this tree with ListenParams.early_s = this (s; default 0.1; 0: none)")
+    ap.add_argument("--no-backlog", action="store_true",
+                    help="live listeners never told they are behind (Listener.backlog): decoded as released")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.inside:

@@ -125,3 +125,72 @@ def test_off_by_default_and_in_a_replay_the_windows_are_as_before():
 def test_an_early_start_out_of_range_is_refused(bad):
     with pytest.raises(ValueError, match="early_s"):
         ListenParams(early_s=bad)
+
+
+class ManyEngine(Engine):
+    """:class:`Engine` that also reads several windows at once (as Whisper's ``decode_many``)."""
+
+    def __init__(self, margin: float = 40.0):
+        super().__init__(margin)
+        self.batches = []
+
+    def decode_many(self, items):
+        self.batches.append(len(items))
+        return [self.decode(w, rate) for w, rate in items]
+
+
+def two_seats() -> np.ndarray:
+    """Two seats' words 0.3 s apart (each alone on its channel)."""
+    one = signal()
+    other = np.roll(signal(), int(0.3 * RATE))
+    return np.stack([one, other], axis=1)
+
+
+def hear_two(engine, behind_until: int | None):
+    """Events of :func:`two_seats`; the listener is told it is behind for every block before
+    sample ``behind_until`` (None: never asked)."""
+    x = two_seats()
+    lis = Listener(["aki", "ben"], 2, RATE, engine)
+    now = {"k": 0}
+    if behind_until is not None:
+        lis.backlog = lambda: now["k"] < behind_until
+    events = []
+    for k in range(0, len(x), 320):
+        now["k"] = k
+        events += [(k, e) for e in lis.update(Block(k, x[k : k + 320], RATE))]
+    return events + [(len(x), e) for e in lis.close_window()]
+
+
+def test_behind_the_words_released_meanwhile_are_decoded_together_and_are_the_same():
+    alone, together = ManyEngine(), ManyEngine()
+    plain = hear_two(alone, None)
+    behind = hear_two(together, behind_until=int(2.2 * RATE))  # behind until both words have ended
+    assert alone.batches == [] and len(alone.windows) == 2  # released one at a time: one by one
+    assert together.batches == [2]  # held while behind, then read in one call
+    assert [e for _, e in behind] == [e for _, e in plain]  # the same events, in the same order
+    assert [k for k, _ in behind] > [k for k, _ in plain]  # only later
+
+
+def test_behind_for_too_long_the_word_is_read_anyway():
+    engine = ManyEngine()
+    behind = hear_two(engine, behind_until=10 ** 9)  # always behind
+    plain = hear_two(ManyEngine(), None)
+    assert [e for _, e in behind] == [e for _, e in plain]
+    first = [k for k, e in behind if e["type"] == "shout"][0]
+    assert first < len(two_seats())  # not held to the end: backlog_hold_s (1 s) after its end
+
+
+def test_the_backlog_is_found_under_the_wrappers_of_a_live_source():
+    from audio.hearing import backlog_of
+
+    class Live:
+        def backlog(self):
+            return True
+
+    class Wrap:
+        def __init__(self, inner, name):
+            setattr(self, name, inner)
+
+    live = Live()
+    assert backlog_of(Wrap(Wrap(live, "_source"), "source"))() is True
+    assert backlog_of(Wrap(Wrap(object(), "_source"), "source")) is None
