@@ -127,6 +127,8 @@ class ListenParams:
     def __post_init__(self):
         if self.early_s is not None and not 0 < self.early_s <= 0.5:
             raise ValueError(f"ListenParams.early_s must be in (0, 0.5] s or None, got {self.early_s}")
+        if not self.backlog_hold_s >= 0:
+            raise ValueError(f"ListenParams.backlog_hold_s must be >= 0 s, got {self.backlog_hold_s}")
 
 
 class Listener:
@@ -353,9 +355,13 @@ class Listener:
         if engine and not final and self.p.hold_s and hasattr(self.recognizer, "decode_many") \
                 and self._end - min(s.end for s in engine) < self.p.hold_s * self.rate:
             return []  # held a moment: more utterances to decode with them (offline replay)
-        if engine and not final and self.backlog is not None and hasattr(self.recognizer, "decode_many") \
-                and self._end - min(s.end for s in engine) < self.p.backlog_hold_s * self.rate and self.backlog():
-            return []  # live and behind: decoded with those released until the listener has caught up
+        # live and behind: decoded with those released until the listener has caught up (a word
+        # the early start has read already does not wait: nothing to share)
+        unread = [s for s, _, job in self._held if not isinstance(job, list) and self._needs_engine(job)
+                  and (job[0].channel, job[0].start, job[0].end) not in self._early]
+        if unread and not final and self.backlog is not None and hasattr(self.recognizer, "decode_many") \
+                and self._end - min(s.end for s in unread) < self.p.backlog_hold_s * self.rate and self.backlog():
+            return []
         held, self._held = self._held, []
         heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
         events = []

@@ -125,6 +125,8 @@ def test_off_by_default_and_in_a_replay_the_windows_are_as_before():
 def test_an_early_start_out_of_range_is_refused(bad):
     with pytest.raises(ValueError, match="early_s"):
         ListenParams(early_s=bad)
+    with pytest.raises(ValueError, match="backlog_hold_s"):
+        ListenParams(backlog_hold_s=bad - 1.0)
 
 
 class ManyEngine(Engine):
@@ -194,3 +196,19 @@ def test_the_backlog_is_found_under_the_wrappers_of_a_live_source():
     live = Live()
     assert backlog_of(Wrap(Wrap(live, "_source"), "source"))() is True
     assert backlog_of(Wrap(Wrap(object(), "_source"), "source")) is None
+
+
+def test_behind_a_word_read_early_does_not_wait():
+    x = signal()
+    engine = ManyEngine()
+    lis = Listener(["aki"], 1, RATE, engine, params=EARLY)
+    behind = {"on": False}
+    lis.backlog = lambda: behind["on"]
+    released = None
+    for k in range(0, len(x), 320):
+        behind["on"] = lis.early["decoded"] > 0  # behind from the early decoding on (it took the time)
+        if any(e["type"] == "shout" for e in lis.update(Block(k, x[k : k + 320, None], RATE))):
+            released = k
+    assert lis.early["used"] == 1 and released is not None
+    first, _, _ = hear(x, EARLY, Engine())
+    assert released == [k for k, e in first if e["type"] == "shout"][0]  # as soon as the detector ends it
