@@ -12,8 +12,9 @@ Prints, for each code tree, with counts and the load average:
    encoder, the prompted and the unprompted passes), ``generate`` calls per utterance, the word
    latency after each utterance's end (live only: a replay's hold is no latency; the blocks
    arrive in real time and each update starts when its block is there and the one before has
-   finished — :class:`Clock`), and whether the events are the same as the before tree's, byte
-   for byte;
+   finished — :class:`Clock`; the listener is told when the clock is behind, as a live capture
+   queue tells it: ``Listener.backlog``, ``--no-backlog``: not), and whether the events are the
+   same as the before tree's, byte for byte;
 2. *real clips* (``../shared/data/speech``, read in place; every Nth English digit and
    Japanese non-game word, quiet): each clip heard through the listener one at a time (as
    live: the word latency, exact digits / calls on talk), and the same utterances decoded by
