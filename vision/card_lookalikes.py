@@ -136,8 +136,12 @@ def _separated(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
             return True
     if not params.matched_blur or quad is None:
         return False
-    matched = separate_matched(face, template_a, template_b, footprint(quad, params))
-    return matched is not None and max(abs(matched[0]), matched[1], matched[2]) <= f
+    cap = footprint(quad, params)
+    matched = separate_matched(face, template_a, template_b, cap)
+    if matched is None or max(abs(matched[0]), matched[1], matched[2]) > f:
+        return False
+    back = separate_matched(face, template_b, template_a, cap)  # and both ways, as both_frames
+    return back is not None and abs(1.0 - back[0]) <= f and back[1] <= f
 
 
 
@@ -190,7 +194,9 @@ class SecondStageParams:
     #: favours neither), at most as much as the camera's pixel footprint through the outline
     #: explains (:func:`footprint`, :attr:`antialias`), and each whole feature the pair
     #: differs by (a pip) found in the face by its own shift (:func:`_placed`); the same 3x
-    #: rule on the same three measures decides. Why: at an angle a small pip is blurred
+    #: rule on the same three measures decides, and it must hold in the other reference's
+    #: frame too (as :attr:`both_frames`: with a card's own code missing, the phone deck's
+    #: 6C and 5C at 45 degrees + webcam were read 6S and 5S in the winner's frame alone). Why: at an angle a small pip is blurred
     #: into the paper, so sharp references leave the face a third of the way to the other
     #: code (the real 6C at 60 degrees 0.42 of the way to the 6S; blurred alike 0.25), and a
     #: pip printed or photographed a few pixels off in the reference sits beside the face's
