@@ -60,3 +60,47 @@ def test_the_gate_is_validated():
         with pytest.raises(ValueError):
             WhisperParams(max_goes_on=bad)
     assert WhisperParams(max_goes_on=None).max_goes_on is None
+
+
+def test_a_real_word_that_begins_with_a_number_is_refused_where_it_goes_on():
+    """Real 午前 (ごぜん) and 睡眠 (すいみん): their first sound is a number ("5", "3") and the
+    scored call stands with this gate off; after the call the model expects the rest of the
+    word, so with the gate it is no call. A real English digit ends where it is scored."""
+    import csv
+    from pathlib import Path
+
+    from audio.capture import read_all
+    from audio.lexicon import vocabulary
+    from audio.whisper import WhisperParams, WhisperRecognizer
+    from session.errors import ModelMissing
+
+    root = Path(__file__).resolve().parents[2]
+    speech = next((p / "shared" / "data" / "speech" for p in root.parents if (p / "shared" / "data" / "speech").is_dir()),
+                  root.parent / "shared" / "data" / "speech")
+    if not speech.is_dir():
+        pytest.skip(f"{speech} not found (the shared real-speech data)")
+    try:
+        on = WhisperRecognizer(vocabulary("ikatako", "coop"), "ja")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    off = WhisperRecognizer(vocabulary("ikatako", "coop"), "ja", WhisperParams(max_goes_on=None))
+    rows = list(csv.DictReader(open(speech / "labels.csv", encoding="utf-8")))
+
+    def clip(row):
+        x, rate = read_all(speech / row["file"])
+        pad = np.zeros(int(0.6 * rate))
+        return np.concatenate([pad, x.mean(axis=1), pad]), rate
+
+    refused = 0
+    for word in ("午前【ごぜん】", "睡眠【すいみん】"):
+        x, rate = clip(next(r for r in rows if r["text"] == word))
+        free, gated = off.decode(x, rate), on.decode(x, rate)
+        assert gated.parsed.tokens == ()
+        if free.parsed.tokens:  # heard as a call without the gate: refused by it
+            assert gated.extra["goes_on"] > on.p.max_goes_on and gated.extra["rejected"] == "not a call"
+            refused += 1
+    assert refused >= 1
+    english = WhisperRecognizer(vocabulary("ikatako", "coop"), "en")
+    digit = next(r for r in rows if r["kind"] == "keyword")
+    heard = english.decode(*clip(digit))
+    assert heard.parsed.tokens == (digit["token"],) and heard.extra["goes_on"] <= english.p.max_goes_on
