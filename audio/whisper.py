@@ -22,8 +22,9 @@ measured by ``benchmarks/bench_hearing.py``). How, as measured there:
 - gates against false alarms, each a named parameter of :class:`WhisperParams`: the call's
   log-probability with the prompt and *without* it (the prompt alone makes any sound a game
   word), the call's lift over what it scores on empty audio (a per-call prior: the short,
-  likely calls score well on any talk), and the no-speech probability for what is no call
-  (a knock is not a reaction).
+  likely calls score well on any talk), whether the model expects the speech to go on as a
+  word after the call (the start of a longer word: 午前 is no "5"), and the no-speech
+  probability for what is no call (a knock is not a reaction).
 
 Greedy decoding, one thread per call by default, no sampling: the same samples give the same
 words (determinism). The model is loaded once per process (~4 s, ~300 MB).
