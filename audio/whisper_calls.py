@@ -212,12 +212,16 @@ def score_all(model, encoded, prompt: list[int], seqs: list[tuple[int, ...]], en
     return score_all_many(model, [(encoded, seqs)], prompt, end_ids)[0]
 
 
-def score_all_many(model, items: list[tuple[object, list[tuple[int, ...]]]], prompt: list[int], end_ids: list[int]
-                   ) -> list[list[float] | None]:
+def score_all_many(model, items: list[tuple[object, list[tuple[int, ...]]]], prompt: list[int], end_ids: list[int],
+                   nexts: list | None = None) -> list[list[float] | None]:
     """:func:`score_all` for several utterances (``(encoded, seqs)`` each): one ``generate``
     call for all the utterances whose longest sequence has the same length (the call's
-    ``max_length`` is then each one's own, so each gets what :func:`score_all` gives it)."""
+    ``max_length`` is then each one's own, so each gets what :func:`score_all` gives it).
+    ``nexts``: a list, filled with one list per utterance of the log-distribution after each
+    sequence (what the model expects *after* the call: :func:`goes_on`; no extra pass)."""
     out: list[list[float] | None] = [[] for _ in items]
+    if nexts is not None:
+        nexts[:] = [[] for _ in items]
     groups: dict[int, list[int]] = {}
     for k, (_, seqs) in enumerate(items):
         if seqs:
@@ -235,5 +239,36 @@ def score_all_many(model, items: list[tuple[object, list[tuple[int, ...]]]], pro
                 out[k] = None  # CTranslate2 stopped inside the forced tokens (seen on long ones): the caller searches
                 continue
             total = sum(float(_log_softmax(logits[j])[t]) for j, t in enumerate(ids))
-            out[k].append(total + float(np.logaddexp.reduce(_log_softmax(logits[len(ids)])[end_ids])))
+            after = _log_softmax(logits[len(ids)])
+            out[k].append(total + float(np.logaddexp.reduce(after[end_ids])))
+            if nexts is not None:
+                nexts[k].append(after)
     return out
+
+
+def word_tokens(tok, size: int, text_below: int) -> np.ndarray:
+    """Which of the ``size`` token ids are *word* tokens: text holding a letter, kana or kanji
+    (not digits, punctuation, spaces; ids from ``text_below`` on are the special tokens).
+    Cached per tokenizer and size (~0.5 s once per process)."""
+    key = (id(tok), size, text_below)
+    if key not in _WORDS:
+        _WORDS[key] = np.array([t < text_below and any(c.isalpha() for c in tok.decode([t])) for t in range(size)])
+    return _WORDS[key]
+
+
+_WORDS: dict = {}
+
+
+def goes_on(after: np.ndarray, words: np.ndarray, trie: CallTrie, prefix: tuple[int, ...]) -> float:
+    """How much more likely the model finds that the speech *goes on* as a word after the call
+    ``prefix`` than that it ends there: log P(a word token) - log P(an end), from ``after``,
+    the log-distribution after the call's tokens. The word tokens that begin a spelling of a
+    call or continue ``prefix`` into a longer one (a Repeat, "1" -> "12") are not counted:
+    those are calls. Why: the start of a word that is no call ("一夫多妻", "午前", "睡眠")
+    scores as a call ("1", "5", "3") and the search stops there, but the model, asked what
+    comes next, expects the rest of the word ("分", "前", "名")."""
+    mask = words.copy()
+    for t in trie.children.get((), ()) | trie.children.get(tuple(prefix), set()):
+        if t < len(mask):
+            mask[t] = False
+    return float(np.logaddexp.reduce(after[mask]) - np.logaddexp.reduce(after[trie.end_ids]))

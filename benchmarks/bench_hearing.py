@@ -1,6 +1,6 @@
 """Hearing a real table, before (main's code) and after (this tree), in one run.
 
-    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--skip-speech] [--skip-onset] [--limit N]
+    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--skip-speech] [--skip-onset] [--limit N] [--show-false]
 
 Prints, for each code tree, with counts and the load average:
 
@@ -177,6 +177,9 @@ def measure_speech(limit: int | None) -> dict:
                 cell = out["cells"].setdefault(f"{kind}|{r['lang']}|{cond}|{half_of(r['file'])}", [0, 0])
                 cell[0] += ok
                 cell[1] += 1
+                if kind == "false" and ok:  # which talk was heard as a call (--show-false)
+                    out.setdefault("false_heard", []).append([r["file"], r["text"], half_of(r["file"]), cond,
+                                                              sorted(" ".join(c) for c in calls)])
                 if cond == "quiet":
                     out["latency"] += lat
                     out["decode_per_word"] += dec
@@ -320,6 +323,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-speech", action="store_true")
     ap.add_argument("--skip-onset", action="store_true", help="skip the overlapping-onset measure (the ears' figure)")
     ap.add_argument("--limit", type=int, default=None, help="at most about N clips per set (quick look)")
+    ap.add_argument("--show-false", action="store_true", help="list the non-game clips heard as a call, per tree")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.inside:
@@ -380,6 +384,10 @@ def main(argv=None) -> int:
                 m = r["onset_shift"]["moves_ms"]
                 cells.append(f"max {max(m):.1f} ms, median {np.median(m):.1f} (n={len(m)})" if m else "-")
             print(f"| neighbour onset moved when a shout moves 40 ms | {cells[0]} | {cells[1]} |")
+            if a.show_false:
+                for name, r in res.items():
+                    print(f"{name}: heard as a call: " + "; ".join(f"{h}/{c} {f.split('/')[-1]} ({t[:12]}) -> {', '.join(k)}"
+                                                                 for f, t, h, c, k in r["speech"].get("false_heard", [])))
             print("load average during: " + "; ".join(f"{k} {' '.join(f'{v:.1f}' for v in r['load'])}"
                                                       for k, r in res.items()))
         if not a.skip_variants:
