@@ -147,6 +147,18 @@ class OnsetParams:
     #: latency: none (frames before the onset).
     noise_walk_db: float | None = None
     noise_walk_s: float = 0.016
+    #: on cancelled audio (set by ``audio.demix.onset_params``; None: off, the others' median as
+    #: above): the walk back's "seat's own sound" is judged against what the neighbours can
+    #: *leave* on this channel, not against their level on theirs. A frame is the seat's own
+    #: when it stands ``refine_dominance_db`` over the *quietest* live other channel (room
+    #: babble reaches every mic alike, a neighbour's word raises only its own) and
+    #: ``refine_leak_db`` over the loudest other channel minus ``crosstalk_db`` (the leak the
+    #: cancellation leaves, with its margin). Why: with two neighbours speaking the others'
+    #: median is a speaker's own level, and a soft start was walked back to only once it was
+    #: louder than theirs (demo card 2: aki 43 ms late; it moved 43 ms when ben was muted);
+    #: and a neighbour's leftover leak passed as the seat's sound where the others' median
+    #: sat 2-3 dB under it (card タコ: chie 15 ms early, 34 with ben muted). Latency: none.
+    refine_leak_db: float | None = None
 
     def __post_init__(self):
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
@@ -383,13 +395,14 @@ class OnsetDetector:
             return s
         voice = self._edb[i:j]
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
+        speaking = np.delete(self._speaking(voice), k, axis=1)
         if self.channels > 1:
-            own &= voice[:, k] >= _others_median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
+            own &= voice[:, k] >= self._others_ref(np.delete(voice, k, axis=1), speaking, axis=1)
         if self.bands == 2:
             hf = self._hfdb[i:j]
             hf_own = hf[:, k] >= NEG_DB + p.refine_db
             if self.channels > 1:
-                hf_own &= hf[:, k] >= _others_median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
+                hf_own &= hf[:, k] >= self._others_ref(np.delete(hf, k, axis=1), speaking, axis=1)
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
         first, _ = _walk_back(own, len(own) - 1, step)
@@ -553,10 +566,31 @@ class OnsetDetector:
             floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
-            others = _others_median(np.delete(level, k, axis=2), axis=2)
-            own &= level[:, :, k] >= others + p.refine_dominance_db
+            speaking = np.delete(self._speaking(self._edb[i:j]), k, axis=1)[:, None, :].repeat(self.bands, axis=1)
+            own &= level[:, :, k] >= self._others_ref(np.delete(level, k, axis=2), speaking, axis=2)
         own = own.any(axis=1)
         return own
+
+    def _others_ref(self, others: np.ndarray, speaking: np.ndarray, axis: int) -> np.ndarray:
+        """The level (dB) a frame of a channel must reach to be its own sound in the walk, from
+        the other channels' levels ``others`` along ``axis`` and which of them are speaking
+        (``speaking``, the same shape: at their seat's speech level; see
+        ``OnsetParams.refine_leak_db``)."""
+        p = self.p
+        if p.refine_leak_db is None:
+            return _others_median(others, axis=axis) + p.refine_dominance_db
+        quiet = _others_median(np.where(speaking, SILENT_DB, others), axis=axis)
+        # every live other channel speaking: no quiet one to judge by, the others' median as before
+        # (a dead seat's leak its fingerprint could not cancel is then louder than the leak test
+        # expects: demo, ben muted, dai's channel under three speakers walked 53 ms early on it)
+        quiet = np.where(quiet <= NEG_DB, _others_median(others, axis=axis), quiet)
+        return np.maximum(quiet + p.refine_dominance_db, others.max(axis=axis) - p.crosstalk_db + p.refine_leak_db)
+
+    def _speaking(self, voice: np.ndarray) -> np.ndarray:
+        """Per frame and channel of voice-band levels ``voice`` (dB): at its seat's speech level
+        (``OnsetParams.own_level_db``; never where the level is not known)."""
+        start = np.asarray(self._start_level)
+        return (voice >= start) & (start > NEG_DB)
 
     def _dominance(self, k: int, f: int, frames: int) -> float | None:
         """Channel k's mean level over the run's last ``frames`` (≤ 1 s) over the others' median."""
