@@ -1,7 +1,8 @@
 """On cancelled audio the onset walk back judges "the seat's own sound" against what the
 neighbours can *leave* on its channel (``OnsetParams.refine_leak_db``), not against their
 level on their own channels: two neighbours speaking do not make a soft start late, and a
-neighbour's leftover leak a few dB over the quiet channels is not walked into."""
+neighbour's leftover leak a few dB over the quiet channels is not walked into; a run begun on
+a leak is walked from where it reaches its seat's level (``OnsetParams.refine_from_level``)."""
 
 import numpy as np
 
@@ -84,3 +85,32 @@ def test_a_neighbour_s_leftover_over_the_quiet_channels_is_not_the_seat_s_sound(
     # against the others' median the leftover passed as the seat's sound: walked to 0.40 s
     assert len(old) == 1 and 0.50 - old[0].t >= 0.05, [s.t for s in old]
 
+
+
+def _leak_before_word(seed: int = 31) -> np.ndarray:
+    """Seats 1-3 speak from 0.20 s (what cancellation leaves of them on seat 0: 25 dB down);
+    from 0.475 s seat 0's channel also carries a leak the cancellation could not remove (a
+    dead seat's, -30 dB: over the leak test's allowance, under the speakers' level), and seat
+    0's own word starts at 0.50 s."""
+    x = _room(seed)
+    a = int(0.20 * RATE)
+    for seat in (1, 2, 3):
+        voice = tone_burst(1.0, RATE, seed + seat)
+        x[a : a + len(voice), seat] += _at(voice, SPEECH_DB)
+        x[a : a + len(voice), 0] += _at(voice, SPEECH_DB - 25.0)
+    leak = tone_burst(0.025, RATE, seed + 7)
+    word = tone_burst(0.3, RATE, seed + 8)
+    b, c = int(0.475 * RATE), int(0.50 * RATE)
+    x[b : b + len(leak), 0] += _at(leak, -30.0)
+    x[c : c + len(word), 0] += _at(word, SPEECH_DB)
+    return x
+
+
+def test_a_run_begun_on_a_leak_is_walked_from_where_it_reaches_the_seat_s_level():
+    x = _leak_before_word()
+    from_level = OnsetParams(crosstalk_db=19.0, dominance_db=-6.0, refine_leak_db=1.0, refine_from_level=True)
+    new = [s for s in _run(x, from_level) if s.channel == 0]
+    old = [s for s in _run(x, CANCELLED) if s.channel == 0]
+    assert len(new) == 1 and abs(new[0].t - 0.50) <= 0.005, [s.t for s in new]
+    # from the run's start: the leak's first frame is the onset (0.475 s)
+    assert len(old) == 1 and 0.50 - old[0].t >= 0.015, [s.t for s in old]
