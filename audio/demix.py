@@ -458,6 +458,18 @@ RESIDUAL_MARGIN_DB = 3.0
 #: after cancellation, a seat's run may be this far below the others' median and still be its
 #: own (the residual leak is 16-22 dB down on the demo; -10 and 0 misplaced more onsets there)
 DEMIXED_DOMINANCE_DB = -6.0
+#: after cancellation, the onset walk back judges a frame the seat's own sound against what the
+#: neighbours can *leave* on its channel (``OnsetParams.refine_leak_db``): this many dB over the
+#: loudest other channel minus the allowed leak (``crosstalk_db``: the measured residual and its
+#: margin), and over the median of the others not speaking. Measured on the demo
+#: (``benchmarks/bench_demo_audio.py --variants``, onsets within 5 ms of the truth, unchanged /
+#: babble 20 dB): off (the others' median) 27 / 22 of 35; 0 dB 32 / 25; **1 dB 32 / 26**; 2 dB
+#: 32 / 25 (and one more onset moved with ben muted); 4 dB 32 / 27 but aki card 2 6 ms late;
+#: 6 dB aki card 2 20 ms late. With ``OnsetParams.refine_from_level`` (also set here, on
+#: cancelled audio only) at 1 dB: 33 / 30 of 35, ben muted 0 of 26 onsets moved > 5 ms from the
+#: unchanged demo's (was 4). Measured and not kept: the loudest other taken over the last 3 ms
+#: (the leak's delay between mics): chie card イカタコ mended but aki card 2 6 ms late, ben muted 1 moved.
+DEMIXED_LEAK_DB = 1.0
 
 
 @dataclass(frozen=True)
@@ -507,7 +519,8 @@ def onset_params(residual_db: float, noise_ratio_db: float | None = None,
     from audio.onset import OnsetParams
 
     allow = float(max(1.0, -residual_db - RESIDUAL_MARGIN_DB))
-    params = OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB)
+    params = OnsetParams(crosstalk_db=allow, dominance_db=DEMIXED_DOMINANCE_DB, refine_leak_db=DEMIXED_LEAK_DB,
+                          refine_from_level=True)
     n = noisy or NoisyTriggerParams()
     if noise_ratio_db is not None and noise_ratio_db + n.margin_db < params.trigger_db:
         from dataclasses import replace

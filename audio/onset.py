@@ -47,7 +47,11 @@ counted with them), and the walk goes on from there as usual: a voice that murmu
 before a stop's closure (タコ said as a weak onset, ~16 ms of closure, then the /t/
 burst) — its onset was the burst's, ~40 ms late, and a neighbour 50 ms later was heard
 as a tie; a lone babble peak or a neighbour's leak arriving lasts a few frames and is
-not crossed to. The walk never goes before the channel's previous utterance. Measured effect in ``python -m audio.bench`` (README "Audio").
+not crossed to. The walk never goes before the channel's previous utterance.
+On cancelled audio (``refine_leak_db``, ``refine_from_level``) the others' median of that test
+becomes what the neighbours can *leave* on the channel (their loudest minus the allowed leak,
+and the median of the channels not speaking), and a run that began on a leak is walked from
+where it reached its seat's speech level: an onset is not pulled by a neighbour's shout. Measured effect in ``python -m audio.bench`` (README "Audio").
 
 Implementation: the vector work (filters, per-frame energies, smoothing, own energy, dB)
 is done once per block; only the floor and run state machine, which depend on the frame
@@ -147,6 +151,37 @@ class OnsetParams:
     #: latency: none (frames before the onset).
     noise_walk_db: float | None = None
     noise_walk_s: float = 0.016
+    #: on cancelled audio (set by ``audio.demix.onset_params``; None: off, the others' median as
+    #: above): the walk back's "seat's own sound" is judged against what the neighbours can
+    #: *leave* on this channel, not against their level on theirs. A frame is the seat's own
+    #: when it stands ``refine_dominance_db`` over the median of the other channels *not
+    #: speaking* (below their seat's speech level + ``refine_speaking_db``; room babble reaches
+    #: every mic alike, a neighbour's word raises only its own; every other speaking: the
+    #: median of all, as before — a dead seat's leak its fingerprint could not cancel is then
+    #: louder than the leak test expects, demo ben muted: dai 53 ms early) and
+    #: ``refine_leak_db`` over the loudest other channel minus ``crosstalk_db`` (the leak the
+    #: cancellation leaves, with its margin). Why: with two neighbours speaking the others'
+    #: median is a speaker's own level, and a soft start was walked back to only once it was
+    #: louder than theirs (demo card 2: aki 43 ms late; it moved 43 ms when ben was muted);
+    #: and a neighbour's leftover leak passed as the seat's sound where the others' median
+    #: sat 2-3 dB under it (card タコ: chie 15 ms early, 34 with ben muted). Needs the seats'
+    #: speech levels (``speech_db``) for "speaking"; without them every other channel counts as
+    #: not speaking. Latency: none (the same frames); cost: measured in ``audio.demix.DEMIXED_LEAK_DB``.
+    refine_leak_db: float | None = None
+    #: -10 dB: a neighbour this close to its speech level is speaking. Measured (demo, onsets
+    #: within 5 ms of the truth, unchanged / babble 20 dB): -10: 33 / 30 of 35; -15: 31 / 26;
+    #: -20: 30 / 23 (a neighbour's soft syllable left out, the quiet median rose to a speaker's).
+    refine_speaking_db: float = -10.0
+    #: on cancelled audio (``audio.demix.onset_params``): when a run reached its seat's speech
+    #: level (``own_level_db``) later than it began, the walk back is also made from where it
+    #: reached it, and that onset is kept when it lands more than ``refine_gap_s`` after the
+    #: run's start (the walk would not cross that far: the run began on something that is not
+    #: the seat's sound). Why: a dead neighbour's leak its fingerprint could not cancel (two of
+    #: its three mics under their own seats' words) began dai's run 21 ms before his word (demo
+    #: card イカタコ, ben muted), and a neighbour's leftover under a soft start began chie's 10
+    #: ms early (card 2). Within ``refine_gap_s``: the plain walk, the run's start as before (a
+    #: soft first frame or two under the test: ben 30.913 would move 3 ms). Latency: none.
+    refine_from_level: bool = False
 
     def __post_init__(self):
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
@@ -187,6 +222,7 @@ class _Chan:
     last_loud: int = 0
     last_heard: int = 0  # last frame of an utterance above floor + end_quiet_db
     reached: bool = False  # the current run reached the seat's speech level - own_level_db
+    reached_at: int | None = None  # the frame where it did
     confirmed: int | None = None  # frame where the current run passed the trigger and dominance tests
     wait_quiet: bool = False  # after a cut: wait for quiet before a new onset
     dominance: float | None = None
@@ -205,6 +241,7 @@ class OnsetDetector:
         levels += [None] * (channels - len(levels))
         self._start_level = [NEG_DB if v is None else v + p.own_level_db for v in levels]
         self._heard_level = [NEG_DB if v is None else v + p.end_level_db for v in levels]
+        self._speaking_level = [NEG_DB if v is None else v + p.refine_speaking_db for v in levels]
         self.channels, self.rate, self.offset = channels, rate, offset
         self.hop = max(1, int(round(p.hop_s * rate)))
         lo, hi = p.band_hz
@@ -383,13 +420,14 @@ class OnsetDetector:
             return s
         voice = self._edb[i:j]
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
+        speaking = np.delete(self._speaking(voice), k, axis=1)
         if self.channels > 1:
-            own &= voice[:, k] >= _others_median(np.delete(voice, k, axis=1), axis=1) + p.refine_dominance_db
+            own &= voice[:, k] >= self._others_ref(np.delete(voice, k, axis=1), speaking, axis=1)
         if self.bands == 2:
             hf = self._hfdb[i:j]
             hf_own = hf[:, k] >= NEG_DB + p.refine_db
             if self.channels > 1:
-                hf_own &= hf[:, k] >= _others_median(np.delete(hf, k, axis=1), axis=1) + p.refine_dominance_db
+                hf_own &= hf[:, k] >= self._others_ref(np.delete(hf, k, axis=1), speaking, axis=1)
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
         first, _ = _walk_back(own, len(own) - 1, step)
@@ -468,9 +506,10 @@ class OnsetDetector:
                 if c.cand is None or (f - c.cand >= rise and c.peak < trigger_db):
                     c.cand, c.peak = f, level  # (a long murmur never reaching the trigger: start over)
                     c.reached, c.confirmed = row_db[k] >= start_level[k], None
+                    c.reached_at = f if c.reached else None
                 c.peak = max(c.peak, level)
                 if not c.reached and row_db[k] >= start_level[k]:
-                    c.reached = True
+                    c.reached, c.reached_at = True, f
                     if c.confirmed is not None:  # confirmed on a run that began below the seat's level
                         # (room babble): the seat's own sound begins near here, not at the run's start
                         c.cand, c.confirmed = f, f
@@ -487,6 +526,11 @@ class OnsetDetector:
                     c.active, c.onset, c.last_loud, c.last_heard, c.confirmed = True, c.cand, f, f, None
                     if p.refine:
                         c.onset = self._refine(k, c.cand, at)
+                        if p.refine_from_level and c.reached_at is not None and c.reached_at > c.cand:
+                            # (see OnsetParams.refine_from_level)
+                            own = self._refine(k, c.reached_at, at)
+                            if own - c.cand > round(p.refine_gap_s / p.hop_s):
+                                c.onset = own
             floors[j] = [c.floor for _, c in chans]
         return out
 
@@ -553,10 +597,31 @@ class OnsetDetector:
             floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
-            others = _others_median(np.delete(level, k, axis=2), axis=2)
-            own &= level[:, :, k] >= others + p.refine_dominance_db
+            speaking = np.delete(self._speaking(self._edb[i:j]), k, axis=1)[:, None, :].repeat(self.bands, axis=1)
+            own &= level[:, :, k] >= self._others_ref(np.delete(level, k, axis=2), speaking, axis=2)
         own = own.any(axis=1)
         return own
+
+    def _others_ref(self, others: np.ndarray, speaking: np.ndarray, axis: int) -> np.ndarray:
+        """The level (dB) a frame of a channel must reach to be its own sound in the walk, from
+        the other channels' levels ``others`` along ``axis`` and which of them are speaking
+        (``speaking``, the same shape: at their seat's speech level; see
+        ``OnsetParams.refine_leak_db``)."""
+        p = self.p
+        if p.refine_leak_db is None:
+            return _others_median(others, axis=axis) + p.refine_dominance_db
+        quiet = _others_median(np.where(speaking, SILENT_DB, others), axis=axis)
+        # every live other channel speaking: no quiet one to judge by, the others' median as before
+        # (a dead seat's leak its fingerprint could not cancel is then louder than the leak test
+        # expects: demo, ben muted, dai's channel under three speakers walked 53 ms early on it)
+        quiet = np.where(quiet <= NEG_DB, _others_median(others, axis=axis), quiet)
+        return np.maximum(quiet + p.refine_dominance_db, others.max(axis=axis) - p.crosstalk_db + p.refine_leak_db)
+
+    def _speaking(self, voice: np.ndarray) -> np.ndarray:
+        """Per frame and channel of voice-band levels ``voice`` (dB): at its seat's speech level
+        (``OnsetParams.refine_speaking_db``; never where the level is not known)."""
+        start = np.asarray(self._speaking_level)
+        return (voice >= start) & (start > NEG_DB)
 
     def _dominance(self, k: int, f: int, frames: int) -> float | None:
         """Channel k's mean level over the run's last ``frames`` (≤ 1 s) over the others' median."""

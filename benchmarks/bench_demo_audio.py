@@ -382,6 +382,25 @@ def truth_errors(shouts: list[dict], touched: set[str], end: float | None) -> di
             "early": sum(1 for x in errs if x < -5), "late": sum(1 for x in errs if x > 5)}
 
 
+#: the seat(s) each variant touches and where its audio ends (as :func:`variants` makes them)
+VARIANT_SEATS = {"swapped aki/ben": (None, "aki+ben"), "ben muted": (None, "ben"), "dai delayed 3 s": (None, "dai")}
+VARIANT_ENDS = {"cut to 8 s": 8.0, "cut to 18.5 s": 18.5}
+
+
+def words_right(shouts: list, touched: set[str], end: float | None) -> tuple[int, int]:
+    """Of the true shouts of the seats not ``touched`` (before ``end``): how many have their
+    seat's nearest shout (``[player, t, words]``) within 0.3 s with the true words, and how many."""
+    right = n = 0
+    for t in TRUTH:
+        if t["player"] in touched or (end is not None and t["t"] > end):
+            continue
+        n += 1
+        near = [x for x in shouts if x[0] == t["player"] and abs(x[1] - t["t"]) <= 0.3]
+        if near and min(near, key=lambda x: abs(x[1] - t["t"]))[2] == t["words"]:
+            right += 1
+    return right, n
+
+
 #: the demo's true shouts (``fixtures/demo/truth.jsonl``): is a moved onset nearer the truth?
 TRUTH = [e for e in (json.loads(x) for x in (DEMO / "truth.jsonl").read_text().splitlines() if x.strip())
          if e.get("type") == "shout"]
@@ -450,6 +469,16 @@ def run_variants(a) -> int:
         differ = [n for n in names if old[n].get("shouts") != new[n].get("shouts")]
         print(f"shouts (seat, onset, words) the same before and after: {len(names) - len(differ)}/{len(names)} "
               f"variants" + (f"; changed: {', '.join(differ)}" if differ else ""))
+        # the words: each true shout of a seat the edit does not touch, and that seat's nearest
+        # shout within 0.3 s (the onsets may move, the words should not get worse)
+        touched = {n: set((v[1] or "").split("+")) - {""} for n, v in VARIANT_SEATS.items()}
+        rows = []
+        for n in names:
+            base = n.removesuffix(" (live)")
+            cut = VARIANT_ENDS.get(base)
+            counts = [words_right(r[n].get("shouts") or [], touched.get(base, set()), cut) for r in (old, new)]
+            rows.append(f"{n} {counts[0][0]}/{counts[0][1]} → {counts[1][0]}/{counts[1][1]}")
+        print("words right vs truth (other seats, before → after): " + "; ".join(rows))
     if a.verbose:
         for tname, r in results.items():
             for n in names:
