@@ -405,9 +405,10 @@ class WhisperRecognizer:
         if self.p.denoise is not None and self.p.views_noise_db is not None:
             if noise_margin_db(mel, real, self.p.denoise, HOP / RATE) > self.p.views_noise_db:
                 return None
+        levelled = mel
         if denoise is not None and denoise.level_db is not None:
-            mel, real = mel_power(to_level(x, denoise.level_db), self.frames(len(x)))
-        feats = log_of(mel, real, denoise)
+            levelled, _ = mel_power(to_level(x, denoise.level_db), self.frames(len(x)))
+        feats = log_of(levelled, real, denoise)
         if denoise == self.p.denoise or np.array_equal(feats, log_of(mel, real, self.p.denoise)):
             return None
         return self._encode_features(feats)

@@ -1,5 +1,5 @@
-"""The first look in a noisy room: the utterance brought to a level before the denoised features
-(``DenoiseParams.level_db``, ``WhisperParams.noisy_first``); quiet rooms as before."""
+"""The utterance brought to a level before the denoised features (``DenoiseParams.level_db``): the
+last of the second looks in a noisy room, or (``WhisperParams.noisy_first``, off) the first look."""
 
 import numpy as np
 import pytest
@@ -55,24 +55,40 @@ def _noisy(word, snr_db, seed=1):
     return word + rng.standard_normal(len(word)) * level * 10 ** (-snr_db / 20)
 
 
-def test_a_noisy_room_looks_first_through_the_levelled_view(english):
+def test_with_noisy_first_a_noisy_room_looks_first_through_the_levelled_view(english):
     from dataclasses import replace
 
     from audio.whisper import WhisperRecognizer
 
+    levelled = DenoiseParams(level_db=0.0)
+    on = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", replace(english.p, noisy_first=levelled))
     quiet = _word(level=0.01)
     noisy = _noisy(quiet, 10.0)
-    enc, view = english._first_look(noisy, 16000)
-    assert view == english.p.noisy_first and view.level_db == 0.0
-    enc_q, view_q = english._first_look(quiet, 16000)
+    enc, view = on._first_look(noisy, 16000)
+    assert view == levelled
+    enc_q, view_q = on._first_look(quiet, 16000)
     assert view_q == "first"  # a quiet room: the features of ``denoise``, as ``encode`` gives them
     assert np.array_equal(np.asarray(enc_q), np.asarray(english.encode(quiet, 16000)))
     # the levelled look is another input than the plain denoised one
     assert not np.array_equal(np.asarray(enc), np.asarray(english.encode(noisy, 16000)))
-    # with ``noisy_first`` None the noisy room's first look is ``denoise``'s, as before
-    off = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", replace(english.p, noisy_first=None))
-    enc_off, view_off = off._first_look(noisy, 16000)
+    # by default (``noisy_first`` None) the noisy room's first look is ``denoise``'s, as before
+    enc_off, view_off = english._first_look(noisy, 16000)
     assert view_off == "first" and np.array_equal(np.asarray(enc_off), np.asarray(english.encode(noisy, 16000)))
+
+
+def test_the_levelled_view_is_the_last_look_where_the_others_refused(english):
+    """In white noise 10 dB under a word whose call stands nowhere, the fourth look is the
+    levelled one (its features are not those of the first look)."""
+    from dataclasses import replace
+
+    from audio.whisper import WhisperRecognizer
+
+    assert english.p.second_views[-1] == DenoiseParams(level_db=0.0)
+    strict = WhisperRecognizer(vocabulary("ikatako", "coop"), "en", replace(english.p, min_prompted=10.0))
+    noisy = _noisy(_word(level=0.01), 10.0)
+    heard = strict.decode(noisy, 16000)
+    assert heard.parsed.tokens == () and "view4" in heard.extra
+    assert "view2" not in strict.decode(_word(level=0.01), 16000).extra  # a quiet room: one look
 
 
 def test_a_quiet_room_hears_the_same_with_and_without_the_noisy_look(english):
