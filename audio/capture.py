@@ -430,6 +430,11 @@ class LiveSource:
         self.anchors[clock] += 1
         return int(round((moment - self.session_start) * self.rate)), clock
 
+    def backlog(self) -> bool:
+        """True while blocks the device delivered wait in the queue (the hearing is behind:
+        ``audio.listen.Listener.backlog``)."""
+        return not self._queue.empty()
+
     def __iter__(self) -> Iterator[Block | Status]:
         index = 0
         anchored = False

@@ -345,6 +345,15 @@ class DemixedSource:
         """The samples as read (before cancellation)."""
         return self._raw
 
+    def realign(self, k: int, lag: int) -> None:
+        """Channel ``k`` moved ``lag`` samples earlier in :attr:`raw` (:func:`shifted`) before
+        anything is cancelled: it was that late against the others (:func:`realign_unfit`)."""
+        self._raw = shifted(self._raw, k, lag)
+        self.realigned = {**getattr(self, "realigned", {}), k: lag}
+        self._solo = None
+        self._data = None
+        self._residual = False
+
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
@@ -595,6 +604,110 @@ def unfit_channels(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | Non
 
 #: pairs each way (into the channel, out of it) that must all fail to fit for :func:`unfit_channels`
 UNFIT_MIN_PAIRS = 2
+
+
+@dataclass(frozen=True)
+class LagParams:
+    """Finding how late an unfit channel is (:func:`channel_lag`).
+
+    Why: a channel seconds late (a second interface's buffer, a recorder started late) fits
+    none of the calibration's leak paths, and leaving its pairs uncancelled left its seat's
+    voice in every other channel and the others' in it: the neighbours' onsets moved up to
+    146 ms (demo, dai delayed 3 s). The leak paths themselves say how late it is: its seat's
+    voice reaches the other mics at the true time, its own channel carries it ``lag`` later.
+    Cost: one long FFT per channel and, per candidate lag, one solo test and fit check
+    (offline, once); a lag is only ever *checked* by the fit test, nothing is fitted."""
+
+    #: lags searched, either way (s): longer costs nothing but makes a chance peak likelier
+    max_lag_s: float = 10.0
+    #: the correlation's strongest peaks tried per other mic
+    peaks: int = 2
+
+
+def shifted(x: np.ndarray, k: int, lag: int) -> np.ndarray:
+    """``x`` with channel ``k`` moved ``lag`` samples earlier (``out[t, k] = x[t + lag, k]``;
+    negative: later), zeros where nothing is known (a dead stretch, as a muted channel)."""
+    out = x.copy()
+    col = np.zeros(len(x), x.dtype)
+    if abs(lag) >= len(x):
+        pass  # moved past the recording: nothing of it is known
+    elif lag >= 0:
+        col[: len(x) - lag] = x[lag:, k]
+    else:
+        col[-lag:] = x[: len(x) + lag, k]
+    out[:, k] = col
+    return out
+
+
+def channel_lag(leakage: Leakage, x: np.ndarray, k: int, rate: int, params: LagParams | None = None,
+                solo: list[np.ndarray] | None = None) -> int | None:
+    """How many samples channel ``k`` of the session ``x`` is late (negative: early) against
+    the others, found from the calibration's leak paths; None when no lag makes them fit.
+
+    Candidates: the peaks of the phase-transform cross-correlation of channel ``k`` with
+    each other mic it leaks into (its seat's voice arrives there ``lag`` minus the path's
+    delay earlier; the others' voices leak into it as late), within ``max_lag_s``. Each is
+    checked as :func:`unfit_channels` judged the channel: with channel ``k`` moved by the
+    lag, every pair into it and out of it that the session can judge (at least
+    :data:`UNFIT_MIN_PAIRS` each way) must fit; of those that do, the one leaving the fewest
+    pairs dropped. A lag within the leak paths' own length is no candidate (those fit
+    already). ``solo``: :func:`solo_frames` of ``x``, when known."""
+    p = params or LagParams()
+    n, c = x.shape
+    mics = [i for i in range(c) if i != k and np.any(leakage.fir[i, k])]
+    if not mics or n < 2:
+        return None
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    X = np.fft.rfft(x.astype(np.float64), size, axis=0)
+    top = min(int(p.max_lag_s * rate), n - 1)
+    taps = leakage.params.taps
+    cands: list[int] = []
+    for i in mics:
+        cross = np.conj(X[:, i]) * X[:, k]
+        r = np.fft.irfft(cross / np.maximum(np.abs(cross), 1e-20), size)
+        lags = np.concatenate([np.arange(-top, 0), np.arange(0, top + 1)])
+        vals = np.abs(np.concatenate([r[size - top :], r[: top + 1]]))
+        d = int(np.argmax(np.abs(leakage.fir[i, k])))  # the path's own delay
+        for m in np.argsort(vals)[::-1][: p.peaks]:
+            lag = int(lags[m]) + d
+            if abs(lag) > taps and lag not in cands:
+                cands.append(lag)
+    best = None
+    for lag in cands:
+        y = shifted(x, k, lag)
+        _, dropped, judged = fit_report(leakage, y, _solo_frames(y, leakage.params))
+        into = [pr for pr in judged if pr[0] == k]
+        out_of = [pr for pr in judged if pr[1] == k]
+        if (len(into) < UNFIT_MIN_PAIRS or len(out_of) < UNFIT_MIN_PAIRS
+                or any(pr in dropped for pr in into + out_of)):
+            continue
+        if best is None or len(dropped) < best[1]:
+            best = (lag, len(dropped))
+    return None if best is None else best[0]
+
+
+def realign_unfit(source, leakage: Leakage, warnings: list[str],
+                  params: LagParams | None = None) -> tuple[Leakage, list[tuple[int, int]]] | None:
+    """Each unfit channel of ``source`` (a :class:`DemixedSource`; its ``unfit``) whose lag
+    :func:`channel_lag` finds is moved back onto the others' clock (``source.realign``) and
+    cancelled with the calibration's leak paths as usual (the stretch its moved channel
+    does not cover is dead: cancelled by its fingerprint, ``audio.hearing.unreferenced``).
+    Its seat stays not heard (``unfit``): the lag is the session's word, not the user's.
+    Returns the leakage to cancel with and its dropped pairs after the move (None: no
+    channel moved), and says each move in ``warnings``."""
+    moved = {}
+    for k in getattr(source, "unfit", ()):
+        lag = channel_lag(leakage, source.raw, k, source.rate, params, solo=None)
+        if lag is not None:
+            moved[k] = lag
+    if not moved:
+        return None
+    for k, lag in moved.items():
+        source.realign(k, lag)
+        warnings.append(f"audio: channel {k} is {abs(lag) / source.rate:.3f} s {'late' if lag > 0 else 'early'} "
+                        "against the others (found from the calibration's leak paths); moved back by that much "
+                        "to cancel the cross-talk, its seat is still not heard")
+    return check_fit(leakage, source.raw, source.solo_frames(leakage.params))
 
 
 def permuted(leakage: Leakage, order: list[int]) -> Leakage:
@@ -855,27 +968,50 @@ def live_dead_where(raw: np.ndarray, rate: int, params: UnreferencedParams | Non
                     dead_db: float | None = None, widen: bool = True) -> np.ndarray:
     """Per sample and channel of a whole recording ``raw``: the weight (0/1) with which
     :class:`StreamingUnreferenced` cancels that channel's seat from the others — its raw
-    ``live_frame_s`` frames below ``dead_db`` (the watch's), widened by ``margin_s`` after them.
-    Offline, :func:`cancel_unreferenced` with this ``where`` (and, not widened, this ``own``)
-    is what the live stage computes."""
-    from audio.watch import WatchParams
+    ``live_frame_s`` frames below ``dead_db`` (the watch's), widened by ``margin_s`` after them
+    (``widen=False``: where its channel carries its estimated voice). The live stage's own
+    :class:`_DeadFrames`, fed the recording at once. Offline, :func:`cancel_unreferenced`
+    with this ``where`` (and, not widened, this ``own``) is what the live stage computes."""
+    watch = _DeadFrames(raw.shape[1], rate, params or UnreferencedParams(), dead_db)
+    where, quiet = watch.update(np.asarray(raw), final=True)
+    return where if widen else quiet
 
-    p = params or UnreferencedParams()
-    floor = 10 ** ((WatchParams().dead_db if dead_db is None else dead_db) / 20)
-    f = max(1, int(round(p.live_frame_s * rate)))
-    grow = int(p.margin_s * rate) if widen else 0
-    n, c = raw.shape
-    out = np.zeros((n, c))
-    for k in range(c):
-        last = None
-        for a in range(0, n, f):
-            b = min(n, a + f)
-            if np.sqrt(np.mean(raw[a:b, k].astype(np.float64) ** 2)) < floor:
-                out[a:b, k] = 1.0
-                last = b - 1
-            elif last is not None and grow:
-                out[a:b, k] = (np.arange(a, b) - last <= grow).astype(np.float64)
-    return out
+
+class _DeadFrames:
+    """Live: which samples of each raw channel are dead (``update(raw, final) -> (where,
+    quiet)`` for the new complete ``live_frame_s`` frames, the last partial one at the end):
+    ``quiet`` 1 in a frame below the watch's ``dead_db``, ``where`` that widened by
+    ``margin_s`` after it (:class:`UnreferencedParams`)."""
+
+    def __init__(self, channels: int, rate: int, p: UnreferencedParams, dead_db: float | None = None):
+        from audio.watch import WatchParams
+
+        self.channels = channels
+        self.frame = max(1, int(round(p.live_frame_s * rate)))
+        self.grow = int(p.margin_s * rate)
+        self.floor = 10 ** ((WatchParams().dead_db if dead_db is None else dead_db) / 20)
+        self.end = 0  # samples judged so far
+        self.tail = np.zeros((0, channels))
+        self.last_quiet: list[int | None] = [None] * channels
+
+    def update(self, raw: np.ndarray, final: bool) -> tuple[np.ndarray, np.ndarray]:
+        tail = np.concatenate([self.tail, np.asarray(raw, np.float64)[:, : self.channels]])
+        f = self.frame
+        whole = len(tail) if final else len(tail) // f * f
+        where, quiet = np.zeros((whole, self.channels)), np.zeros((whole, self.channels))
+        for a in range(0, whole, f):
+            b = min(whole, a + f)
+            rms = np.sqrt(np.mean(tail[a:b] ** 2, axis=0))
+            for k in range(self.channels):
+                if rms[k] < self.floor:
+                    where[a:b, k] = quiet[a:b, k] = 1.0
+                    self.last_quiet[k] = self.end + b - 1
+                elif self.last_quiet[k] is not None and self.grow:
+                    idx = np.arange(self.end + a, self.end + b)
+                    where[a:b, k] = (idx - self.last_quiet[k] <= self.grow).astype(np.float64)
+        self.end += whole
+        self.tail = tail[whole:]
+        return where, quiet
 
 
 class _Bank:
@@ -916,8 +1052,6 @@ class StreamingUnreferenced:
                  params: UnreferencedParams | None = None, dead_db: float | None = None):
         from dataclasses import replace
 
-        from audio.watch import WatchParams
-
         p = self.p = params or UnreferencedParams()
         self.channels = fingerprint.channels
         self.cancel = _Bank(fingerprint, used, p)
@@ -926,9 +1060,8 @@ class StreamingUnreferenced:
             self.own = _Bank(fingerprint, used, replace(p, nperseg=p.own_nperseg, hop=p.own_nperseg // 4))
         self.banks = [self.cancel] + ([self.own] if self.own is not self.cancel else [])
         self.seats = self.cancel.seats
-        self.frame = max(1, int(round(p.live_frame_s * rate)))
-        self.grow = int(p.margin_s * rate)
-        self.floor = 10 ** ((WatchParams().dead_db if dead_db is None else dead_db) / 20)
+        self.dead = _DeadFrames(self.channels, rate, p, dead_db)
+        self.floor = self.dead.floor
         self.origin: int | None = None
         self.rate, self.offset, self.dtype = rate, 0.0, np.float32
         self.held_max = 0  # the longest hold seen (samples): what the latency cost was
@@ -940,8 +1073,6 @@ class StreamingUnreferenced:
         self.y = np.zeros((0, c))
         self.where = np.zeros((0, c))  # the seat is cancelled from the others (dead, widened)
         self.quiet = np.zeros((0, c))  # the seat's channel is dead: it carries the estimate
-        self.raw_tail = np.zeros((0, c))
-        self.last_quiet = [None] * c
         self.rate, self.offset, self.dtype = block.rate, block.offset, block.data.dtype
 
     def _grow(self, arr: np.ndarray, upto: int) -> np.ndarray:
@@ -982,29 +1113,16 @@ class StreamingUnreferenced:
 
     def _quiet(self, raw: np.ndarray, final: bool) -> None:
         """The dead weight of every new complete frame of the raw input (the last partial one
-        at the end)."""
-        tail = np.concatenate([self.raw_tail, raw[:, : self.channels]])
-        f = self.frame
-        whole = len(tail) if final else len(tail) // f * f
-        if not whole:
-            self.raw_tail = tail
+        at the end): :class:`_DeadFrames`, the seats with a fingerprint only."""
+        where, quiet = self.dead.update(raw, final)
+        if not len(where):
             return
-        self.where = self._grow(self.where, self.q_end + whole)
-        self.quiet = self._grow(self.quiet, self.q_end + whole)
-        for a in range(0, whole, f):
-            b = min(whole, a + f)
-            rms = np.sqrt(np.mean(tail[a:b] ** 2, axis=0))
-            s0 = self.q_end + a - self.b0
-            for k in self.seats:
-                if rms[k] < self.floor:
-                    self.where[s0 : s0 + b - a, k] = 1.0
-                    self.quiet[s0 : s0 + b - a, k] = 1.0
-                    self.last_quiet[k] = self.q_end + b - 1
-                elif self.last_quiet[k] is not None:
-                    idx = np.arange(self.q_end + a, self.q_end + b)
-                    self.where[s0 : s0 + b - a, k] = (idx - self.last_quiet[k] <= self.grow).astype(np.float64)
-        self.q_end += whole
-        self.raw_tail = tail[whole:]
+        self.where = self._grow(self.where, self.q_end + len(where))
+        self.quiet = self._grow(self.quiet, self.q_end + len(where))
+        s0, seats = self.q_end - self.b0, list(self.seats)
+        self.where[s0 : s0 + len(where), seats] = where[:, seats]
+        self.quiet[s0 : s0 + len(where), seats] = quiet[:, seats]
+        self.q_end += len(where)
 
     def _frames(self, bank: _Bank, final: bool) -> None:
         """Every frame of ``bank`` now known: its contribution to each dead seat's voice

@@ -24,6 +24,10 @@ WHISPER_NAMES = ("whisper-base", "whisper")
 #: a recording's utterances wait up to this much audio to be decoded together
 #: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0
 OFFLINE_HOLD_S = 1.0
+#: live: each word decoded once its utterance's end is suspected (``ListenParams.early_s``;
+#: README "Hearing a real table", CPU and latency). None: off — the words stay as before, byte
+#: for byte (0.1 changes the window of a quiet room's utterance: it ends 0.1 s after the word)
+LIVE_EARLY_S: float | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
     else:
         # said per seat by the listener too (audio.listen.Listener.unfit): not heard
         source.unfit = demix.unfit_channels(leakage, source.raw, solo=session_solo)
+        fitted, dropped = demix.realign_unfit(source, leakage, warnings) or (fitted, dropped)
     leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
@@ -156,7 +161,7 @@ def unreferenced(source, fingerprint) -> None:
     grow = int(p.margin_s * source.rate)
     seats = []
     for k in range(source.channels):
-        if k in getattr(source, "unfit", ()):
+        if k in getattr(source, "unfit", ()) and k not in getattr(source, "realigned", {}):
             seats.append((k, None))
         elif dead[:, k].any():
             where = dead[:, k]
@@ -202,8 +207,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams
 
-    params = ListenParams(copy_test=bool(getattr(source, "applied", False)),
-                          hold_s=OFFLINE_HOLD_S if getattr(source, "offline", False) else 0.0)
+    offline = getattr(source, "offline", False)
+    params = ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
+                          early_s=None if offline else LIVE_EARLY_S)
     if onset is not None:
         from audio.trim import TrimmingListener
 
@@ -214,6 +220,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
                             watch=getattr(source, "watch", None), params=params,
                             speech_db=getattr(source, "speech_db", None))
+    if not offline:  # live: told when it is behind, so what is released meanwhile is decoded together
+        listener.backlog = backlog_of(source)
     for a, b in getattr(source, "swapped", ()):
         listener.swapped(a, b)
     for k in getattr(source, "unfit", ()):
@@ -221,6 +229,20 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener
+
+
+def backlog_of(source):
+    """The ``backlog`` of the live source under ``source`` (its wrappers hold it as ``_source``
+    or ``source``: the input watch, the live cancellation, the live referee's tap), or None:
+    a callable, True while blocks wait in the capture queue (``audio.capture.LiveSource``)."""
+    for _ in range(8):
+        if source is None:
+            return None
+        found = getattr(source, "backlog", None)
+        if callable(found):
+            return found
+        source = getattr(source, "_source", None) or getattr(source, "source", None)
+    return None
 
 
 def make_recognizer(model: str | None, lang: str, vocab):

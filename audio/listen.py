@@ -98,6 +98,37 @@ class ListenParams:
     #: those released together are decoded together. ``audio.hearing.make_listener`` sets
     #: :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
     hold_s: float = 0.0
+    #: live (``hold_s`` 0) only: the word read *before* the utterance is released. Once a seat's
+    #: open utterance has had no loud frame for this long (s) — the end suspected, while the
+    #: detector still waits for ``OnsetParams.quick_end_s`` or ``hangover_s`` to decide it — its
+    #: window is decoded, and that result is used when the detector does end it there (the
+    #: same segment and the same samples: compared); when the utterance goes on it is dropped.
+    #: The window then ends at the end + this (never the up to ``post_roll_s`` that had arrived
+    #: at release, which grows with the wait: 0.10-0.27 s), and only in a quiet room
+    #: (``early_quiet_db``; in noise the word's tail after the detector's end matters and the
+    #: window is as before). None: off (the words as before, byte for byte). Latency: the
+    #: decoding overlaps the detector's wait; cost: a decoding wasted where the word goes on
+    #: after a pause this long; accuracy: in quiet the window's last 0-0.17 s of room sound is
+    #: not heard (README "Hearing a real table", CPU and latency). Must be at most
+    #: ``OnsetParams.quick_end_s`` (then the window has arrived by release).
+    early_s: float | None = None
+    #: ... where the recognizer measures the utterance's loud frames at least this far (dB)
+    #: over the pre-roll's steady noise (``WhisperRecognizer.room_margin_db``; a quiet room
+    #: 35 dB and more, white noise 10 dB under the speech 3.5-19): else no early start.
+    early_quiet_db: float = 25.0
+    #: live, behind (:attr:`Listener.backlog` says more blocks are already waiting — the
+    #: engine took longer than the audio): the words of the utterances released meanwhile wait
+    #: until the listener has caught up, at most this much audio after the oldest one's end (s),
+    #: and are then decoded together (``decode_many``: the same words as one at a time). The
+    #: events are the same; only when they come changes (four seats shouting at once no longer
+    #: wait for three decodings one after the other).
+    backlog_hold_s: float = 1.0
+
+    def __post_init__(self):
+        if self.early_s is not None and not 0 < self.early_s <= 0.5:
+            raise ValueError(f"ListenParams.early_s must be in (0, 0.5] s or None, got {self.early_s}")
+        if not self.backlog_hold_s >= 0:
+            raise ValueError(f"ListenParams.backlog_hold_s must be >= 0 s, got {self.backlog_hold_s}")
 
 
 class Listener:
@@ -148,6 +179,14 @@ class Listener:
         #: utterances prepared (``_prepare``) whose events wait for their words (``hold_s``):
         #: (segment, its release group, the job)
         self._held: list[tuple[Segment, list[Segment], object]] = []
+        #: ``early_s``: (channel, start, end) of a prepared segment -> (its window, what was heard)
+        self._early: dict[tuple[int, int, int], tuple[np.ndarray, object]] = {}
+        self._early_tried: set[tuple[int, int, int]] = set()
+        #: early decodings made, used at release, and wasted (the utterance went on)
+        self.early = {"decoded": 0, "used": 0, "wasted": 0}
+        #: a callable, True while more blocks are already waiting to be fed (a live capture
+        #: queue: ``audio.hearing.make_listener`` takes the source's ``backlog``), or None
+        self.backlog = None
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -174,6 +213,8 @@ class Listener:
             self._blocks.popleft()
             self._block_ends.popleft()
         self._pending += self.detector.update(block)
+        if self.p.early_s is not None and not self.p.hold_s and not (self.backlog is not None and self.backlog()):
+            self._speculate()
         out, self._initial = self._initial, []
         out += self._notices(block.offset + (block.index + len(block.data)) / block.rate)
         return out + self._release(final=False)
@@ -206,7 +247,10 @@ class Listener:
     def close_window(self) -> list[dict]:
         """End every open utterance now and emit everything pending."""
         self._pending += self.detector.flush()
-        return self._notices(float("inf")) + self._release(final=True)
+        out = self._notices(float("inf")) + self._release(final=True)
+        self.early["wasted"] += len(self._early)  # early words of utterances that went on
+        self._early.clear()
+        return out
 
     def not_heard(self, seats, why: str) -> None:
         """Seats that cannot be heard at all: an ``audio_status`` ``lost`` for each at the start."""
@@ -311,6 +355,13 @@ class Listener:
         if engine and not final and self.p.hold_s and hasattr(self.recognizer, "decode_many") \
                 and self._end - min(s.end for s in engine) < self.p.hold_s * self.rate:
             return []  # held a moment: more utterances to decode with them (offline replay)
+        # live and behind: decoded with those released until the listener has caught up (a word
+        # the early start has read already does not wait: nothing to share)
+        unread = [s for s, _, job in self._held if not isinstance(job, list) and self._needs_engine(job)
+                  and (job[0].channel, job[0].start, job[0].end) not in self._early]
+        if unread and not final and self.backlog is not None and hasattr(self.recognizer, "decode_many") \
+                and self._end - min(s.end for s in unread) < self.p.backlog_hold_s * self.rate and self.backlog():
+            return []
         held, self._held = self._held, []
         heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
         events = []
@@ -475,18 +526,21 @@ class Listener:
                 return j, round(r2, 3), round(float(louder), 1)
         return None
 
-    def _prepare(self, seg: Segment):
+    def _prepare(self, seg: Segment, dry: bool = False):
         """What ``seg`` needs before its words are read: the events it ends as (a list: not
         credited), or ``(seg, level, verdict, feats, samples)`` for :meth:`_decode` (the
-        engine's window: ``pre_roll_s`` before, up to ``post_roll_s`` after)."""
+        engine's window: ``pre_roll_s`` before, up to ``post_roll_s`` after; with ``early_s``
+        see :meth:`_window`). ``dry``: for an early decoding (:meth:`_speculate`) — nothing
+        counted or remembered, no enrolled voice asked."""
+        drop = (lambda why: []) if dry else self._drop
         if seg.channel in self._dead:  # what is left there is the neighbours' cancelled leak
-            return self._drop("channel lost")
+            return drop("channel lost")
         if seg.channel in self._unfit:
-            return self._drop("channel does not fit the calibration")
+            return drop("channel does not fit the calibration")
         if not self.room and self.p.copy_test:
             start = self.own_start(seg)
             if start is None:
-                return self._drop("a copy of another channel")
+                return drop("a copy of another channel")
             end = self.own_end(Segment(seg.channel, start, seg.end, seg.rate, seg.offset))
             if (start, end) != (seg.start, seg.end):
                 from dataclasses import replace
@@ -494,12 +548,70 @@ class Listener:
                 seg = replace(seg, start=start, end=end)
         level = self.level_below(seg)
         if level is not None and self.p.own_level_db is not None and level < self.p.own_level_db:
-            return self._drop("too quiet for the seat's own voice")
-        a = seg.start - int(self.pre_roll_s * self.rate)
-        b = seg.end + int(self.post_roll_s * self.rate)
+            return drop("too quiet for the seat's own voice")
+        if dry:
+            window, short = self._window(seg)
+            return (seg, level, None, None, window) if short else []
         verdict, feats = self._enrolled(seg)
         self._last_end[seg.channel] = seg.end
-        return seg, level, verdict, feats, self._samples(seg.channel, a, b)
+        return seg, level, verdict, feats, self._window(seg)[0]
+
+    def _window(self, seg: Segment) -> tuple[np.ndarray, bool]:
+        """The engine's window of a prepared segment: ``pre_roll_s`` before it to ``post_roll_s``
+        after (what of that has arrived); with ``early_s`` (live) in a quiet room to the end +
+        ``early_s`` only, so that it is the same at the early decoding and at release (then
+        True: the window does not depend on when it is taken)."""
+        a = seg.start - int(self.pre_roll_s * self.rate)
+        b = seg.end + int(self.post_roll_s * self.rate)
+        if self.p.early_s is not None and not self.p.hold_s:
+            short = self._samples(seg.channel, a, min(b, seg.end + int(round(self.p.early_s * self.rate))))
+            margin = getattr(self.recognizer, "room_margin_db", None)
+            m = margin(short, self.rate) if margin is not None and len(short) else None
+            if m is not None and m >= self.p.early_quiet_db:
+                return short, True
+        return self._samples(seg.channel, a, b), False
+
+    def _speculate(self) -> None:
+        """``early_s``: decode each open utterance whose end is suspected (no loud frame for
+        ``early_s``) before the detector decides it, as the segment it would close as (start at
+        its onset, end after its last loud frame). Kept for :meth:`_decode` under the prepared
+        segment; a seat with an enrolled voice is not decoded early (its voice may decide), nor an
+        utterance in a noisy room (its window is what has arrived at release)."""
+        d = self.detector
+        newest = d._frame - 1
+        wait = int(round(self.p.early_s / d.p.hop_s))
+        keep = self._end - int(self.p.history_s * self.rate)
+        for key in [k for k in self._early if k[2] < keep]:
+            del self._early[key]
+            self.early["wasted"] += 1
+        self._early_tried = {k for k in self._early_tried if k[2] >= keep}
+        for k, c in enumerate(d.chans):
+            if not c.active or newest - c.last_loud < wait or k in self._dead or k in self._unfit:
+                continue
+            seg = Segment(k, d._sample(c.onset), d._sample(c.last_loud + 1), self.rate, d.offset)
+            if (k, seg.start, seg.end) in self._early_tried:
+                continue
+            self._early_tried.add((k, seg.start, seg.end))
+            if self.verifier is not None and not self.room and self.verifier.knows(self.seats[k]):
+                continue
+            job = self._prepare(seg, dry=True)
+            if not isinstance(job, tuple):  # not credited, or a noisy room: decoded at release
+                continue
+            key = (job[0].channel, job[0].start, job[0].end)
+            if key not in self._early:
+                self._early[key] = (job[4], self.recognizer.decode(job[4], self.rate))
+                self.early["decoded"] += 1
+
+    def _early_heard(self, job: tuple):
+        """What the early decoding heard in this job's window, if it decoded the same samples."""
+        seg, window = job[0], job[4]
+        got = self._early.pop((seg.channel, seg.start, seg.end), None)
+        if got is None or len(got[0]) != len(window) or not np.array_equal(got[0], window):
+            if got is not None:
+                self.early["wasted"] += 1
+            return None
+        self.early["used"] += 1
+        return got[1]
 
     def _decode(self, jobs: list[tuple]) -> list:
         """What the engine hears in each job's window (:meth:`_prepare`), several at once when
@@ -512,6 +624,8 @@ class Listener:
                 from audio.whisper import Heard
 
                 out[k] = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+            elif self._early and (early := self._early_heard(job)) is not None:
+                out[k] = early
             else:
                 asked.append(k)
         windows = [jobs[k][4] for k in asked]

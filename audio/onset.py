@@ -564,11 +564,10 @@ class OnsetDetector:
             return None
         frames = min(frames, f + 1, int(1.0 / self.p.hop_s))
         recent = self._e[f + 1 - frames - self._base : f + 1 - self._base]
-        mean = recent.mean(axis=0)
-        rest = np.delete(mean, k)
-        alive = rest[rest > 10 ** (SILENT_DB / 10)]  # a dead channel is no "other" (SILENT_DB)
-        others = np.median(rest if len(alive) == len(rest) else alive) if len(alive) else 0.0
-        return float(10 * np.log10(max(mean[k], 1e-20) / max(others, 1e-20)))
+        mean_db = 10 * np.log10(np.maximum(recent.mean(axis=0), 1e-20))
+        # the others' median in dB, as the walk takes it (a dead channel is no "other": SILENT_DB)
+        others = _others_median(np.delete(mean_db, k)[None], axis=1)[0]
+        return float(mean_db[k] - others)
 
     def _close(self, k: int, c: _Chan, end_frame: int, cut: bool) -> Segment:
         seg = Segment(

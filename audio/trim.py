@@ -58,8 +58,8 @@ class TrimmingListener(Listener):
             return end
         return min(end, start + (int(dominant[-1]) + 1) * hop + int(TAIL_S * self.rate))
 
-    def _prepare(self, seg):
+    def _prepare(self, seg, dry: bool = False):
         end = self.trimmed_end(seg.channel, seg.start, seg.end)
         if end < seg.end:
             seg = replace(seg, end=end)
-        return super()._prepare(seg)
+        return super()._prepare(seg, dry)

@@ -426,6 +426,16 @@ class WhisperRecognizer:
             return self._encode_features(log_of(mel, real, p.denoise)), "first"
         return self._encode_as(to_level(x, p.noisy_first.level_db), p.noisy_first), p.noisy_first
 
+    def room_margin_db(self, samples: np.ndarray, rate: int) -> float | None:
+        """How far (dB) the utterance's loud frames stand over its pre-roll's steady noise (the
+        measure of ``views_noise_db``; a quiet room 35 dB and more), or None without a denoiser.
+        The listener's early start (``ListenParams.early_s``) asks it: ~3 ms."""
+        if self.p.denoise is None:
+            return None
+        x = _at_16k(samples, rate)
+        mel, real = mel_power(x, self.frames(len(x)))
+        return noise_margin_db(mel, real, self.p.denoise, HOP / RATE)
+
     def _encode_as(self, x: np.ndarray, denoise: DenoiseParams | None):
         """The encoder output of 16 kHz samples through the front-end ``denoise``."""
         return self._encode_features(log_mel(x, self.frames(len(x)), denoise))

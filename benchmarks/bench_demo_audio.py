@@ -20,7 +20,8 @@ variant's hearing events (``audio.hearing``, as the replay builds them) are judg
 (``referee.judge``): the verdicts a full replay gives, at the cost of the hearing alone;
 ``--full`` replays every variant with ``python -m referee replay`` instead. ``--before
 REV`` (default: the merge base with ``main``) measures that tree too, in the same run
-(``git archive`` into a temp folder). Derived audio lives only in a temp folder.
+(``git archive`` into a temp folder), and says of which variants every shout (seat, onset,
+words) is the same in both trees. Derived audio lives only in a temp folder.
 """
 
 from __future__ import annotations
@@ -332,6 +333,7 @@ def measure_variants(only: list[str] | None, full: bool, verbose: bool) -> dict:
                          "first_passed": passed if touched else None,
                          "before_cut": [sum(1 for g, e in before_cut if verdict_key(g) == verdict_key(e)), len(before_cut)]
                          if end is not None else None, "notes": notes, "diffs": diffs, "moved": moved,
+                         "shouts": [[e.get("player"), e["t"], e.get("words")] for e in shouts],
                          "cpu_s": round(time.process_time() - c0, 1)}
             if verbose:
                 print(f"  {name}: {same}/{len(expected)} same; {res[name]}", flush=True)
@@ -443,6 +445,11 @@ def run_variants(a) -> int:
     print("\n| the demo changed | " + " | ".join(results) + " |\n|---|" + "---|" * len(results))
     for n in names:
         print(f"| {n} | " + " | ".join(cell(r[n]) for r in results.values()) + " |")
+    if len(results) == 2:  # every shout (seat, onset, words) of a variant the same in both trees?
+        old, new = results["before"], results["after"]
+        differ = [n for n in names if old[n].get("shouts") != new[n].get("shouts")]
+        print(f"shouts (seat, onset, words) the same before and after: {len(names) - len(differ)}/{len(names)} "
+              f"variants" + (f"; changed: {', '.join(differ)}" if differ else ""))
     if a.verbose:
         for tname, r in results.items():
             for n in names:

@@ -1,6 +1,6 @@
 """The cost and latency of the word (Whisper base), before (main's code) and after (this tree), in one run.
 
-    python benchmarks/bench_whisper_speed.py [--before REV] [--limit N] [--engine-options]
+    python benchmarks/bench_whisper_speed.py [--before REV] [--limit N] [--early S] [--engine-options]
 
 Prints, for each code tree, with counts and the load average:
 
@@ -8,15 +8,22 @@ Prints, for each code tree, with counts and the load average:
    utterance goes to Whisper), heard as a replay hears a recording (``audio.hearing.open_source``:
    the listener may hold utterances to decode them together) and as the live referee would
    (the same blocks, the source not marked a recording: only the utterances released
-   together are decoded together): CPU-s, real-time factor, Whisper's CPU per utterance,
-   ``generate`` calls per utterance, the word latency after each utterance's end (audio waited
-   for + processing, live only: a replay's hold is no latency), and whether the events are
-   the same as the before tree's, byte for byte;
+   together are decoded together): CPU-s, real-time factor, Whisper's CPU per utterance (the
+   encoder, the prompted and the unprompted passes), ``generate`` calls per utterance, the word
+   latency after each utterance's end (live only: a replay's hold is no latency; the blocks
+   arrive in real time and each update starts when its block is there and the one before has
+   finished — :class:`Clock`; the listener is told when the clock is behind, as a live capture
+   queue tells it: ``Listener.backlog``, ``--no-backlog``: not), and whether the events are the
+   same as the before tree's, byte for byte;
 2. *real clips* (``../shared/data/speech``, read in place; every Nth English digit and
    Japanese non-game word, quiet): each clip heard through the listener one at a time (as
    live: the word latency, exact digits / calls on talk), and the same utterances decoded by
    the recognizer alone and four at a time (``decode_many``: CPU and calls per utterance);
-3. with ``--engine-options``: the encoder and one decoder pass per CTranslate2 compute type
+3. a third column, *early*: this tree with ``ListenParams.early_s`` (``--early``, 0.1 s; live
+   only): each word decoded once its utterance's end is suspected, before the detector decides
+   it (its window then ends at the end + that; in a quiet room only), with the early decodings
+   made, used and wasted;
+4. with ``--engine-options``: the encoder and one decoder pass per CTranslate2 compute type
    and thread count (CPU and wall per call, the largest logit difference from int8 / 1 thread).
 
 "Before" is the tree of ``--before`` (default: the merge base with ``main``), extracted with
@@ -53,6 +60,7 @@ class Meter:
     def __init__(self):
         self.calls = self.prior_calls = 0
         self.cpu: list[tuple[int, float]] = []  # (utterances, CPU-s) per outermost decode
+        self.stage: dict[str, float] = {}  # CPU-s of the encoder, the prompted and unprompted passes; rows
         self._depth = 0
         self._in_prior = 0
 
@@ -63,9 +71,23 @@ class Meter:
             def generate(self, *a, **k):
                 if meter._in_prior:
                     meter.prior_calls += 1
-                else:
-                    meter.calls += 1
-                return model.generate(*a, **k)
+                    return model.generate(*a, **k)
+                meter.calls += 1
+                c0 = time.process_time()
+                try:
+                    return model.generate(*a, **k)
+                finally:  # the prompted passes carry the game's words (~40 tokens), the others 4
+                    kind = "prompted" if len(a[1][0]) > 20 else "unprompted"
+                    meter.stage[kind] = meter.stage.get(kind, 0.0) + time.process_time() - c0
+                    meter.stage[kind + " rows"] = meter.stage.get(kind + " rows", 0) + len(a[1])
+
+            def encode(self, *a, **k):
+                c0 = time.process_time()
+                try:
+                    return model.encode(*a, **k)
+                finally:
+                    if not meter._in_prior:
+                        meter.stage["encoder"] = meter.stage.get("encoder", 0.0) + time.process_time() - c0
 
             def __getattr__(self, name):
                 return getattr(model, name)
@@ -107,9 +129,48 @@ class Meter:
     def reset(self):
         self.calls = self.prior_calls = 0
         self.cpu = []
+        self.stage = {}
 
 
 METER = Meter()
+#: ``--early S``: the listeners made with ``ListenParams.early_s`` = S (live only; a replay holds)
+EARLY: float | None = None
+#: the live listeners told when they are behind (``Listener.backlog``; ``--no-backlog``: not)
+BACKLOG = True
+
+
+def _listener(plan, source, warnings):
+    from dataclasses import replace
+
+    from audio import hearing
+
+    listener = hearing.make_listener(plan, source, warnings)
+    if EARLY is not None:
+        listener.p = replace(listener.p, early_s=EARLY)
+    return listener
+
+
+class Clock:
+    """The live referee's word latency: blocks arrive in real time (at their last sample's
+    session time) and each ``update`` starts when both its block has arrived and the update
+    before it has finished (one thread): an update that decodes early delays the blocks after
+    it, so the time an early decoding takes is counted where it is paid."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.behind = False
+
+    def update(self, listener, block):
+        arrived = (block.index + len(block.data)) / block.rate
+        # the next block (as long as this one) is already waiting when this update starts
+        self.behind = max(self.now, arrived) >= arrived + len(block.data) / block.rate
+        if BACKLOG and getattr(listener, "backlog", False) is None:
+            listener.backlog = lambda: self.behind
+        t0 = time.perf_counter()
+        out = listener.update(block)
+        dt = time.perf_counter() - t0
+        self.now = max(self.now, (block.index + len(block.data)) / block.rate) + dt
+        return out, dt
 
 
 def _engine():
@@ -147,14 +208,13 @@ def hear_demo(live: bool) -> dict:
     source, _ = hearing.open_source(demo / "session.mp4", demo / "seats.wav", warnings, demix=True)
     if live and getattr(source, "offline", False):
         source.offline = False
-    listener = hearing.make_listener(plan, source, warnings)
+    listener = _listener(plan, source, warnings)
     events, lat, n = [], [], 0
+    clock = Clock()
     for b in source:
-        t0 = time.perf_counter()
-        out = listener.update(b)
-        now = (b.index + len(b.data)) / b.rate + (time.perf_counter() - t0)
+        out, _ = clock.update(listener, b)
         n += len(b.data)
-        lat += [now - e["t_end"] for e in out if e.get("type") == "shout" and e.get("t_end") is not None]
+        lat += [clock.now - e["t_end"] for e in out if e.get("type") == "shout" and e.get("t_end") is not None]
         events += out
     events += listener.close_window()
     cpu = time.process_time() - c0
@@ -162,7 +222,7 @@ def hear_demo(live: bool) -> dict:
     return {"cpu_s": round(cpu, 2), "audio_s": round(audio_s, 2), "rtf": round(cpu / audio_s, 3),
             "utterances": METER.utterances(), "engine_cpu_s": round(sum(c for _, c in METER.cpu), 2),
             "calls": METER.calls, "latency": lat if live else [], "events": events,
-            "load": os.getloadavg()}
+            "early": dict(getattr(listener, "early", {})), "stage": dict(METER.stage), "load": os.getloadavg()}
 
 
 def _clip(row) -> np.ndarray:
@@ -191,7 +251,7 @@ def hear_clips(limit: int) -> dict:
     picked = digits[:: max(1, len(digits) // limit)][:limit] + talk[:: max(1, len(talk) // (limit // 2))][: limit // 2]
     plans, recs = {}, {}
     out = {"clips": len(picked), "exact": 0, "digits": 0, "false": 0, "talk": 0, "latency": [], "processing": [],
-           "events": [], "windows": {}}
+           "wait": [], "events": [], "windows": {}, "early": {}}
     windows: dict[str, list[np.ndarray]] = {}
     METER.reset()
     for r in picked:
@@ -199,7 +259,7 @@ def hear_clips(limit: int) -> dict:
         if lang not in plans:
             plans[lang] = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang=lang,
                                               demix=False)
-        listener = hearing.make_listener(plans[lang], ArraySource(np.zeros((1, 1)), RATE), [])
+        listener = _listener(plans[lang], ArraySource(np.zeros((1, 1)), RATE), [])
         recs[lang] = listener.recognizer
         seen: list[np.ndarray] = []
         inner = recs[lang].decode
@@ -210,16 +270,17 @@ def hear_clips(limit: int) -> dict:
 
         recs[lang].decode = keep
         events = []
+        clock = Clock()
         for b in ArraySource(_clip(r)[:, None], RATE):
-            t0 = time.perf_counter()
-            got = listener.update(b)
-            dt = time.perf_counter() - t0
-            now = (b.index + len(b.data)) / RATE + dt
+            got, dt = clock.update(listener, b)
             ends = [e["t_end"] for e in got if e.get("type") == "shout" and e.get("t_end") is not None]
-            out["latency"] += [now - t for t in ends]
+            out["latency"] += [clock.now - t for t in ends]
+            out["wait"] += [(b.index + len(b.data)) / RATE - t for t in ends]
             out["processing"] += [dt] * len(ends)
             events += got
         events += listener.close_window()
+        for k, v in getattr(listener, "early", {}).items():
+            out["early"][k] = out["early"].get(k, 0) + v
         recs[lang].decode = inner
         windows.setdefault(lang, []).extend(seen)
         calls = {tuple(e["words"]) for e in events if e.get("type") == "shout" and e.get("words")}
@@ -230,7 +291,7 @@ def hear_clips(limit: int) -> dict:
             out["talk"] += 1
             out["false"] += bool(calls)
         out["events"].append(events)
-    out["listener"] = {"utterances": METER.utterances(), "calls": METER.calls,
+    out["listener"] = {"utterances": METER.utterances(), "calls": METER.calls, "stage": dict(METER.stage),
                        "engine_cpu_s": round(sum(c for _, c in METER.cpu), 3),
                        "per_utterance_ms": [round(1000 * c, 1) for n, c in METER.cpu if n == 1]}
     # the same utterances, decoded alone and four at a time (the priors are cached by now)
@@ -295,6 +356,8 @@ def engine_options() -> list[dict]:
 
 
 def inside(args) -> int:
+    global EARLY, BACKLOG
+    EARLY, BACKLOG = args.early, not args.no_backlog
     out = {"load": os.getloadavg()}
     _engine()
     _recognizer_hook()
@@ -309,9 +372,11 @@ def inside(args) -> int:
 
 
 # ----------------------------------------------------------------- the run
-def run_tree(tree: Path, args) -> dict:
+def run_tree(tree: Path, args, early: float | None = None) -> dict:
     return run_inside(tree, Path(__file__), ["--limit", str(args.limit)]
-                      + (["--engine-options"] if args.engine_options else []))
+                      + (["--engine-options"] if args.engine_options else [])
+                      + (["--no-backlog"] if args.no_backlog else [])
+                      + (["--early", str(early)] if early is not None else []))
 
 
 def _ms(values) -> str:
@@ -323,71 +388,99 @@ def _load(v) -> str:
     return " ".join(f"{x:.1f}" for x in v)
 
 
+def _stages(st: dict, n: int) -> str:
+    """CPU per utterance of the encoder and of each kind of pass (ms), with rows per utterance."""
+    n = max(1, n)
+    return (f"encoder {1000 * st.get('encoder', 0) / n:.0f}, prompted passes {1000 * st.get('prompted', 0) / n:.0f} "
+            f"({st.get('prompted rows', 0) / n:.1f} rows), unprompted {1000 * st.get('unprompted', 0) / n:.0f} "
+            f"({st.get('unprompted rows', 0) / n:.1f} rows) ms per utterance")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default=None, help="git revision of the 'before' code (default: merge base with main)")
     ap.add_argument("--limit", type=int, default=40, help="English digit clips (and half as many Japanese talk clips)")
     ap.add_argument("--engine-options", action="store_true", help="also time the encoder per compute type and threads")
+    ap.add_argument("--early", type=float, default=None,
+                    help="a third column: this tree with ListenParams.early_s = this (s; default 0.1; 0: none)")
+    ap.add_argument("--no-backlog", action="store_true",
+                    help="live listeners never told they are behind (Listener.backlog): decoded as released")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.inside:
         return inside(a)
+    a.early = 0.1 if a.early is None else a.early
     rev = a.before or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True,
                                      text=True, check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="bench-whisper-speed-") as tmp:
         before = Path(tmp) / "before"
         before.mkdir()
         subprocess.run(f"git -C {ROOT} archive {rev} | tar -x -C {before}", shell=True, check=True)
-        print(f"Whisper speed benchmark: before = {rev[:10]}, after = this tree; load average at start "
-              f"{_load(os.getloadavg())}")
+        print(f"Whisper speed benchmark: before = {rev[:10]}, after = this tree"
+              + (f", early = this tree with ListenParams.early_s {a.early}" if a.early else "")
+              + f"; load average at start {_load(os.getloadavg())}")
         res = {"before": run_tree(before, a), "after": run_tree(ROOT, a)}
-    b, f = res["before"], res["after"]
-    print("\n| measure | before | after |\n|---|---|---|")
+        if a.early:
+            res["early"] = run_tree(ROOT, a, a.early)
+    cols = list(res.values())
+    b = res["before"]
+    print("\n| measure | " + " | ".join(res) + " |\n|---|" + "---|" * len(res))
+
+    def row(label, cell):
+        print(f"| {label} | " + " | ".join(cell(r) for r in cols) + " |")
+
     for key, label in (("demo_replay", "demo, 4 channels, no enrollment, replay"),
                        ("demo_live", "demo, 4 channels, no enrollment, live (no hold)")):
-        cells = []
-        for r in (b, f):
+        def cell(r, key=key):
             d = r[key]
             per = 1000 * d["engine_cpu_s"] / max(1, d["utterances"])
-            cells.append(f"RTF {d['rtf']} ({d['cpu_s']} CPU-s / {d['audio_s']} s); Whisper {d['engine_cpu_s']} CPU-s, "
-                         f"{per:.0f} ms and {d['calls'] / max(1, d['utterances']):.2f} generate calls per utterance "
-                         f"({d['utterances']} utterances, {d['calls']} calls); load {_load(d['load'])}")
-        print(f"| {label} | {cells[0]} | {cells[1]} |")
-    print(f"| demo live: word latency after the utterance ends | {_ms(b['demo_live']['latency'])} | "
-          f"{_ms(f['demo_live']['latency'])} |")
-    same = [b[k]["events"] == f[k]["events"] for k in ("demo_replay", "demo_live")]
-    print(f"| demo: events the same as before, byte for byte (replay; live) | - | "
-          f"{'yes' if same[0] else 'NO'} ({len(f['demo_replay']['events'])}); {'yes' if same[1] else 'NO'} |")
-    if b["clips"] and f["clips"]:
-        cb, cf = b["clips"], f["clips"]
-        for r in (cb, cf):
-            r["row"] = (f"{r['exact']}/{r['digits']} digits exact, {r['false']}/{r['talk']} talk heard as a call")
-        print(f"| real clips, one at a time (live): counts | {cb['row']} | {cf['row']} |")
-        print(f"| real clips: word latency after the utterance ends | {_ms(cb['latency'])} | {_ms(cf['latency'])} |")
-        print(f"|   of which processing (wall; the rest is the wait for the end) | {_ms(cb['processing'])} | "
-              f"{_ms(cf['processing'])} |")
-        cells = []
-        for r in (cb, cf):
-            lis = r["listener"]
-            cells.append(f"{_ms(np.array(lis['per_utterance_ms']) / 1000)}, "
-                         f"{lis['calls'] / max(1, lis['utterances']):.2f} generate calls per utterance")
-        print(f"| real clips: Whisper CPU per utterance (live) | {cells[0]} | {cells[1]} |")
+            return (f"RTF {d['rtf']} ({d['cpu_s']} CPU-s / {d['audio_s']} s); Whisper {d['engine_cpu_s']} CPU-s, "
+                    f"{per:.0f} ms and {d['calls'] / max(1, d['utterances']):.2f} generate calls per utterance "
+                    f"({d['utterances']} utterances, {d['calls']} calls); load {_load(d['load'])}")
+        row(label, cell)
+        row("  of which (CPU)", lambda r, key=key: _stages(r[key].get("stage", {}), r[key]["utterances"]))
+    row("demo live: word latency after the utterance ends (blocks in real time, one thread)",
+        lambda r: _ms(r["demo_live"]["latency"]))
+    row("demo live: early decodings (made / used / wasted)",
+        lambda r: " / ".join(str(r["demo_live"].get("early", {}).get(k, "-")) for k in ("decoded", "used", "wasted")))
+    row("demo: events the same as before, byte for byte (replay; live)",
+        lambda r: "-" if r is b else (f"{'yes' if r['demo_replay']['events'] == b['demo_replay']['events'] else 'NO'} "
+                                      f"({len(r['demo_replay']['events'])}); "
+                                      f"{'yes' if r['demo_live']['events'] == b['demo_live']['events'] else 'NO'}"))
+    if all(r["clips"] for r in cols):
+        row("real clips, one at a time (live): counts",
+            lambda r: f"{r['clips']['exact']}/{r['clips']['digits']} digits exact, "
+                      f"{r['clips']['false']}/{r['clips']['talk']} talk heard as a call")
+        row("real clips: word latency after the utterance ends (blocks in real time, one thread)",
+            lambda r: _ms(r["clips"]["latency"]))
+        row("  of which the wait for the detector's end (audio time)", lambda r: _ms(r["clips"].get("wait", [])))
+        row("  processing of the releasing block (wall)", lambda r: _ms(r["clips"]["processing"]))
+        row("real clips: early decodings (made / used / wasted)",
+            lambda r: " / ".join(str(r["clips"].get("early", {}).get(k, "-")) for k in ("decoded", "used", "wasted")))
+        row("real clips: Whisper CPU per utterance (live)",
+            lambda r: f"{_ms(np.array(r['clips']['listener']['per_utterance_ms']) / 1000)}, "
+                      f"{r['clips']['listener']['calls'] / max(1, r['clips']['listener']['utterances']):.2f} "
+                      "generate calls per utterance")
+        row("  of which (CPU)", lambda r: _stages(r["clips"]["listener"].get("stage", {}),
+                                                 r["clips"]["listener"]["utterances"]))
         for mode, label in (("alone", "one at a time"), ("four", "four at a time (decode_many)")):
-            cells = []
-            for r in (cb, cf):
-                w = r["windows"].get(mode)
+            def cell(r, mode=mode):
+                w = r["clips"]["windows"].get(mode)
                 n = max(1, w["utterances"])
-                cells.append(f"{1000 * w['engine_cpu_s'] / n:.0f} ms, {w['calls'] / n:.2f} calls per utterance "
-                             f"(n={w['utterances']})")
-            print(f"| real clips' utterances decoded {label} | {cells[0]} | {cells[1]} |")
-        heard_same = cb["windows"]["alone"]["heard"] == cf["windows"]["four"]["heard"]
-        print(f"| real clips: events / decoded words the same as before | - | "
-              f"{'yes' if cb['events'] == cf['events'] else 'NO'} ({cf['clips']} clips); "
-              f"four at a time = before one at a time: {'yes' if heard_same else 'NO'} |")
-        print(f"(real clips: load {_load(cb['load'])} before, {_load(cf['load'])} after)")
+                return f"{1000 * w['engine_cpu_s'] / n:.0f} ms, {w['calls'] / n:.2f} calls per utterance " \
+                       f"(n={w['utterances']})"
+            row(f"real clips' utterances decoded {label}", cell)
+        def same(r):  # four at a time against before's one at a time (early: its own windows, its own)
+            alone = (r if r is b or r is res.get("early") else b)["clips"]["windows"]["alone"]["heard"]
+            four = "yes" if r["clips"]["windows"]["four"]["heard"] == alone else "NO"
+            if r is b:
+                return f"-; {four}"
+            return f"{'yes' if r['clips']['events'] == b['clips']['events'] else 'NO'} ({r['clips']['clips']} clips); {four}"
+        row("real clips: events the same as before; words four at a time = before's one at a time", same)
+        row("(real clips: load at the end)", lambda r: _load(r["clips"]["load"]))
     for name, r in res.items():
-        for row in r.get("engine_options", []):
-            print(f"{name}: {row}")
+        for item in r.get("engine_options", []):
+            print(f"{name}: {item}")
     print(f"load average at the end {_load(os.getloadavg())}")
     return 0
 

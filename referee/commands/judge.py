@@ -29,7 +29,7 @@ def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...
     if as_json:
         click.echo(judgement.jsonl(), nl=False)
     else:
-        click.echo(announce.table(judgement, record.header))
+        click.echo(announce.for_terminal(announce.table(judgement, record.header)))
     return 0
 
 

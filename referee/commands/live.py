@@ -80,7 +80,7 @@ def _summary(result) -> None:
     if result.judgement is not None:
         from referee import announce
 
-        click.echo(announce.table(result.judgement, None))
+        click.echo(announce.for_terminal(announce.table(result.judgement, None)))
     f = result.figures
     click.echo(f"\nreferee: camera {f.get('captured', 0)} frames, {f.get('skipped', 0)} skipped, "
                f"{f.get('dropped', 0)} dropped by the camera; clocks: video {f.get('clock')}, "

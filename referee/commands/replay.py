@@ -70,7 +70,7 @@ def _print(result, as_json: bool) -> None:
     from session.events import SessionHeader
 
     if not as_json:  # (JSON lines were printed as each verdict became final)
-        click.echo(announce.table(result.judgement, SessionHeader.from_dict(result.header)))
+        click.echo(announce.for_terminal(announce.table(result.judgement, SessionHeader.from_dict(result.header))))
     for note in result.judgement.notes:
         click.echo(f"{result.record}:{note}", err=True)
     s = result.elapsed
@@ -153,6 +153,7 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
         return
     if audio is not None:
         raise click.UsageError("--audio names one recording; with several videos each video's own audio track is used")
+    from referee import announce
     from referee.replay import replay_many
 
     base = out or Path("replay-out")
@@ -167,7 +168,7 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
         for w in summary.warnings:
             click.echo(f"referee: warning: {summary.video}: {w}", err=True)
         click.echo(f"== {summary.video}")
-        click.echo(summary.jsonl if as_json else summary.table, nl=as_json is False)
+        click.echo(summary.jsonl if as_json else announce.for_terminal(summary.table), nl=as_json is False)
         click.echo(f"session record: {summary.record}\ndispute report: {summary.report}", err=True)
     if failed:
         raise RefereeError(f"{failed} of {len(videos)} sessions could not be replayed (see above)")

@@ -210,6 +210,48 @@ def test_a_channel_seconds_late_fits_none_of_the_calibration_s_leak_paths():
     assert unfit_channels(leak, late) == [2]
 
 
+def test_a_channel_seconds_late_is_found_and_moved_back_by_its_leak_paths():
+    from audio.demix import blocks_of, channel_lag, check_fit, realign_unfit, unfit_channels
+
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session, sources = _asymmetric_table(np.random.default_rng(2), seconds=8.0)
+    assert channel_lag(leak, session, 2, RATE) is None  # on time: no lag beyond the paths' own
+    d = int(1.5 * RATE)
+    late = session.copy()
+    late[d:, 2], late[:d, 2] = session[:-d, 2], 0.0
+    assert channel_lag(leak, late, 2, RATE) == d
+    e = int(0.25 * RATE)  # (early by seconds, the seat's first words would be before the start)
+    early = session.copy()
+    early[:-e, 2], early[-e:, 2] = session[e:, 2], 0.0
+    assert channel_lag(leak, early, 2, RATE) == -e
+
+    class Src:  # the file source's interface, as DemixedSource reads it
+        rate, channels = RATE, 3
+
+        def __iter__(self):
+            return iter(blocks_of(late, RATE, 320))
+
+    src = DemixedSource(Src())
+    src.unfit = unfit_channels(leak, src.raw)
+    assert src.unfit == [2]
+    warnings: list[str] = []
+    fitted, dropped = realign_unfit(src, leak, warnings)
+    assert dropped == [] and src.realigned == {2: d} and src.unfit == [2]  # the seat stays not heard
+    assert "channel 2 is 1.500 s late" in warnings[0]
+    assert np.array_equal(src.raw[: len(late) - d, 2], session[: len(late) - d, 2])
+    assert not np.any(src.raw[len(late) - d :, 2])  # past the moved channel's end: nothing (dead)
+    # cancelled as usual: seat 2's leak gone from seat 0's channel in the overlap at 4 s
+    y = fitted.demix(src.raw)
+    a, b = int(4.0 * RATE), int(4.5 * RATE)
+    left = np.sum((y[a:b, 0] - sources[a:b, 0]) ** 2)
+    before = np.sum((late[a:b, 0] - sources[a:b, 0]) ** 2)
+    assert 10 * np.log10(left / before) < -10
+    # an unfit channel the leak paths place nowhere (another microphone) is left as it was
+    other = session.copy()
+    other[:, 2] = np.random.default_rng(3).standard_normal(len(other)).astype(np.float32) * 0.05
+    assert channel_lag(leak, other, 2, RATE) is None
+
+
 def test_a_noisy_room_lowers_the_onset_trigger_a_quiet_one_keeps_it():
     from audio.demix import NoisyTriggerParams, noise_ratio_db, onset_params
     from audio.onset import OnsetParams
