@@ -309,10 +309,9 @@ class OnsetDetector:
         if self.channels < 3:
             return None
         recent = np.array(list(self._history)[-frames:])
-        mean_db = 10 * np.log10(np.maximum(recent.mean(axis=0), 1e-20))
-        # the others' median in dB, as the walk takes it (it was the median power: with two
-        # others, their mean power instead of their mean dB)
-        return float(mean_db[k] - np.median(np.delete(mean_db, k)))
+        mean = recent.mean(axis=0)
+        others = np.median(np.delete(mean, k))
+        return float(10 * np.log10(max(mean[k], 1e-20) / max(others, 1e-20)))
 
     def _close(self, k: int, c: _Chan, end_frame: int, cut: bool) -> Segment:
         seg = Segment(

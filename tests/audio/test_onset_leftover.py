@@ -29,6 +29,11 @@ def _run(mix: np.ndarray, params: OnsetParams) -> list:
     return sorted(segs + det.flush(), key=lambda s: s.start)
 
 
+def _seat0(mix: np.ndarray, params: OnsetParams) -> list:
+    """The onsets the detector finds on seat 0's channel."""
+    return [s for s in _run(mix, params) if s.channel == 0]
+
+
 def _room(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return (1e-3 * rng.standard_normal((int(1.5 * RATE), 4))).astype(np.float32)  # -60 dB
@@ -55,8 +60,7 @@ def _soft_start_between_two_speakers(seed: int = 11) -> np.ndarray:
 
 def test_a_soft_start_while_two_neighbours_speak_is_found_where_it_begins():
     x = _soft_start_between_two_speakers()
-    new = [s for s in _run(x, CANCELLED) if s.channel == 0]
-    old = [s for s in _run(x, MEDIAN) if s.channel == 0]
+    new, old = _seat0(x, CANCELLED), _seat0(x, MEDIAN)
     assert len(new) == 1 and abs(new[0].t - 0.50) <= 0.005, [s.t for s in new]
     # against the others' median (a speaker's own level) the soft part was no own sound
     assert len(old) == 1 and old[0].t - 0.50 >= 0.010, [s.t for s in old]
@@ -79,12 +83,10 @@ def _leftover_then_word(seed: int = 21) -> np.ndarray:
 
 def test_a_neighbour_s_leftover_over_the_quiet_channels_is_not_the_seat_s_sound():
     x = _leftover_then_word()
-    new = [s for s in _run(x, CANCELLED) if s.channel == 0]
-    old = [s for s in _run(x, MEDIAN) if s.channel == 0]
+    new, old = _seat0(x, CANCELLED), _seat0(x, MEDIAN)
     assert len(new) == 1 and abs(new[0].t - 0.50) <= 0.005, [s.t for s in new]
     # against the others' median the leftover passed as the seat's sound: walked to 0.40 s
     assert len(old) == 1 and 0.50 - old[0].t >= 0.05, [s.t for s in old]
-
 
 
 def _leak_before_word(seed: int = 31) -> np.ndarray:
@@ -109,8 +111,7 @@ def _leak_before_word(seed: int = 31) -> np.ndarray:
 def test_a_run_begun_on_a_leak_is_walked_from_where_it_reaches_the_seat_s_level():
     x = _leak_before_word()
     from_level = OnsetParams(crosstalk_db=19.0, dominance_db=-6.0, refine_leak_db=1.0, refine_from_level=True)
-    new = [s for s in _run(x, from_level) if s.channel == 0]
-    old = [s for s in _run(x, CANCELLED) if s.channel == 0]
+    new, old = _seat0(x, from_level), _seat0(x, CANCELLED)
     assert len(new) == 1 and abs(new[0].t - 0.50) <= 0.005, [s.t for s in new]
     # from the run's start: the leak's first frame is the onset (0.475 s)
     assert len(old) == 1 and 0.50 - old[0].t >= 0.015, [s.t for s in old]
