@@ -281,6 +281,8 @@ class DemixedSource:
         self._speech_db: list[float | None] | None | bool = False
         self._data = None
         self._residual: float | None | bool = False
+        #: channel -> the samples it was moved earlier by (:meth:`realign`)
+        self.realigned: dict[int, int] = {}
 
     def solo_frames(self, params: DemixParams | None = None) -> list[np.ndarray]:
         """:func:`solo_frames` of the raw samples (computed once per ``params``: the leakage,
@@ -349,7 +351,7 @@ class DemixedSource:
         """Channel ``k`` moved ``lag`` samples earlier in :attr:`raw` (:func:`shifted`) before
         anything is cancelled: it was that late against the others (:func:`realign_unfit`)."""
         self._raw = shifted(self._raw, k, lag)
-        self.realigned = {**getattr(self, "realigned", {}), k: lag}
+        self.realigned[k] = lag
         self._solo = None
         self._data = None
         self._residual = False

@@ -163,7 +163,7 @@ def unreferenced(source, fingerprint) -> None:
     grow = int(p.margin_s * source.rate)
     seats = []
     for k in range(source.channels):
-        if k in getattr(source, "unfit", ()) and k not in getattr(source, "realigned", {}):
+        if k in getattr(source, "unfit", ()) and k not in source.realigned:
             seats.append((k, None))
         elif dead[:, k].any():
             where = dead[:, k]

@@ -420,7 +420,7 @@ class OnsetDetector:
             return s
         voice = self._edb[i:j]
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
-        speaking = np.delete(self._speaking(voice), k, axis=1)
+        speaking = None if self.p.refine_leak_db is None else np.delete(self._speaking(voice), k, axis=1)
         if self.channels > 1:
             own &= voice[:, k] >= self._others_ref(np.delete(voice, k, axis=1), speaking, axis=1)
         if self.bands == 2:
@@ -597,16 +597,17 @@ class OnsetDetector:
             floor[:, 1, k] = np.percentile(kept, HF_FLOOR_PERCENTILE)
         own = level[:, :, k] >= floor[:, :, k] + p.refine_db
         if self.channels > 1:
-            speaking = np.delete(self._speaking(self._edb[i:j]), k, axis=1)[:, None, :].repeat(self.bands, axis=1)
+            speaking = None if p.refine_leak_db is None else \
+                np.delete(self._speaking(self._edb[i:j]), k, axis=1)[:, None, :].repeat(self.bands, axis=1)
             own &= level[:, :, k] >= self._others_ref(np.delete(level, k, axis=2), speaking, axis=2)
         own = own.any(axis=1)
         return own
 
-    def _others_ref(self, others: np.ndarray, speaking: np.ndarray, axis: int) -> np.ndarray:
+    def _others_ref(self, others: np.ndarray, speaking: np.ndarray | None, axis: int) -> np.ndarray:
         """The level (dB) a frame of a channel must reach to be its own sound in the walk, from
         the other channels' levels ``others`` along ``axis`` and which of them are speaking
         (``speaking``, the same shape: at their seat's speech level; see
-        ``OnsetParams.refine_leak_db``)."""
+        ``OnsetParams.refine_leak_db``; None, not computed, where that is off)."""
         p = self.p
         if p.refine_leak_db is None:
             return _others_median(others, axis=axis) + p.refine_dominance_db
