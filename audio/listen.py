@@ -239,7 +239,7 @@ class Listener:
         mark = self.offset + min(starts) / self.rate
         watch = self.watch
         if watch is not None:  # a channel going quiet is declared dead dated where it went quiet
-            quiet = [t for k, t in getattr(watch, "_quiet", {}).items() if t is not None and k not in watch._dead]
+            quiet = watch.quiet_since()
             unsaid = [n.t for n in watch.notices[self._noticed:]]
             mark = min([mark] + quiet + unsaid)
         return mark
@@ -578,17 +578,15 @@ class Listener:
         segment; a seat with an enrolled voice is not decoded early (its voice may decide), nor an
         utterance in a noisy room (its window is what has arrived at release)."""
         d = self.detector
-        newest = d._frame - 1
-        wait = int(round(self.p.early_s / d.p.hop_s))
         keep = self._end - int(self.p.history_s * self.rate)
         for key in [k for k in self._early if k[2] < keep]:
             del self._early[key]
             self.early["wasted"] += 1
         self._early_tried = {k for k in self._early_tried if k[2] >= keep}
-        for k, c in enumerate(d.chans):
-            if not c.active or newest - c.last_loud < wait or k in self._dead or k in self._unfit:
+        for k, start, end in d.quiet_for(self.p.early_s):
+            if k in self._dead or k in self._unfit:
                 continue
-            seg = Segment(k, d._sample(c.onset), d._sample(c.last_loud + 1), self.rate, d.offset)
+            seg = Segment(k, start, end, self.rate, d.offset)
             if (k, seg.start, seg.end) in self._early_tried:
                 continue
             self._early_tried.add((k, seg.start, seg.end))

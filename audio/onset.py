@@ -370,6 +370,16 @@ class OnsetDetector:
         frames = [c.onset if c.active else c.cand - back for c in self.chans if c.active or c.cand is not None]
         return self._sample(max(0, min(frames))) if frames else None
 
+    def quiet_for(self, wait_s: float) -> list[tuple[int, int, int]]:
+        """The open utterances with no loud frame for ``wait_s`` or more, as ``(channel, start
+        sample, end sample)`` — the segment each would close as now (onset to after its last
+        loud frame). What the listener's early start (``ListenParams.early_s``) decodes before
+        the detector decides the end; the detector's state stays its own."""
+        newest = self._frame - 1
+        wait = int(round(wait_s / self.p.hop_s))
+        return [(k, self._sample(c.onset), self._sample(c.last_loud + 1))
+                for k, c in enumerate(self.chans) if c.active and newest - c.last_loud >= wait]
+
     def walk_back_bound(self) -> int | None:
         """Sample index before which no utterance not yet returned can start, *including one
         not begun yet* (None before the first block): the hearing watermark's promise.

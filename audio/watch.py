@@ -55,6 +55,11 @@ class InputWatch:
         self._quiet: dict[int, float | None] = {}  # channel -> start of the current quiet stretch
         self._dead: set[int] = set()
 
+    def quiet_since(self) -> list[float]:
+        """Where each channel not yet declared dead went quiet (session seconds): a channel that
+        stays quiet is declared dead dated there, so the hearing's watermark waits for it."""
+        return [t for k, t in self._quiet.items() if t is not None and k not in self._dead]
+
     @property
     def warning(self):
         return getattr(self._source, "warning", None)
