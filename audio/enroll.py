@@ -81,16 +81,32 @@ def features(samples: np.ndarray, rate: int) -> np.ndarray:
 
 
 def dtw(a: np.ndarray, b: np.ndarray) -> float:
-    """DTW distance between two feature sequences, normalised by their total length."""
+    """DTW distance between two feature sequences, normalised by their total length.
+
+    Walked anti-diagonal by anti-diagonal (each needs only the two before it), each kept as
+    a row over ``i`` (``acc[i, d - i]``, inf outside the grid) so that a step is three
+    slices instead of gathers and a scatter: the same sums and minima in the same order as
+    the cell-by-cell recursion, bit for bit, ~3x faster (the verifier runs it ~24 times an
+    utterance: most of the enrolled demo's hearing CPU; ``tests/audio/test_enroll.py``)."""
     cost = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2))
     n, m = cost.shape
-    acc = np.full((n + 1, m + 1), np.inf)
-    acc[0, 0] = 0.0
-    for d in range(2, n + m + 1):  # anti-diagonals: each needs only the two before it
-        i = np.arange(max(1, d - m), min(n, d - 1) + 1)
-        j = d - i
-        acc[i, j] = cost[i - 1, j - 1] + np.minimum(np.minimum(acc[i - 1, j - 1], acc[i - 1, j]), acc[i, j - 1])
-    return float(acc[n, m] / (n + m))
+    i = np.arange(1, n + 1)
+    j = np.arange(n + m + 1)[:, None] - i[None, :]  # the column of cell (d, i)
+    inside = (j >= 1) & (j <= m)
+    skewed = np.full((n + m + 1, n + 1), np.inf)  # skewed[d, i] = cost[i - 1, d - i - 1]
+    skewed[:, 1:][inside] = cost[np.broadcast_to(i - 1, j.shape)[inside], j[inside] - 1]
+    before = np.full(n + 1, np.inf)  # diagonal 0: acc[0, 0] = 0, the rest outside
+    before[0] = 0.0
+    last = np.full(n + 1, np.inf)  # diagonal 1: acc[0, 1] and acc[1, 0], both inf
+    best = np.empty(n)
+    for d in range(2, n + m + 1):
+        cur = np.empty(n + 1)
+        cur[0] = np.inf  # acc[0, d]
+        np.minimum(before[:-1], last[:-1], out=best)  # acc[i-1, j-1], acc[i-1, j]
+        np.minimum(best, last[1:], out=best)  # acc[i, j-1]
+        np.add(skewed[d, 1:], best, out=cur[1:])
+        before, last = last, cur
+    return float(last[n] / (n + m))
 
 
 @dataclass(frozen=True)

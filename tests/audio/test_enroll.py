@@ -27,6 +27,25 @@ def test_dtw_is_zero_on_itself_and_symmetric():
     assert enroll.dtw(a, b) == pytest.approx(enroll.dtw(b, a))
 
 
+
+def _dtw_cell_by_cell(a, b):
+    """The textbook recursion, one cell at a time (the reference the fast walk must equal)."""
+    cost = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2))
+    n, m = cost.shape
+    acc = np.full((n + 1, m + 1), np.inf)
+    acc[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            acc[i, j] = cost[i - 1, j - 1] + min(min(acc[i - 1, j - 1], acc[i - 1, j]), acc[i, j - 1])
+    return float(acc[n, m] / (n + m))
+
+
+def test_dtw_equals_the_cell_by_cell_recursion_bit_for_bit():
+    rng = np.random.default_rng(3)
+    for n, m in [(1, 1), (1, 7), (7, 1), (2, 2), (30, 41), (41, 30), (55, 12)]:
+        a, b = rng.standard_normal((n, 80)), rng.standard_normal((m, 80))
+        assert enroll.dtw(a, b) == _dtw_cell_by_cell(a, b), (n, m)
+
 def test_short_calls_are_recognised_from_the_players_own_takes(enrolled):
     rng = np.random.default_rng(1)
     for text, token in CALLS:

@@ -24,6 +24,38 @@ def test_log_mel_has_whisper_shape_and_range():
     assert 10 <= int(np.argmax(m[:, :40].mean(axis=1))) <= 12  # 440 Hz: slaney bands ~37 Hz apart below 1 kHz
 
 
+def _mel_power_every_frame(x, frames):
+    """Whisper's mel power with every frame of the window transformed (the zero ones too)."""
+    from audio import whisper as w
+
+    n = frames * w.HOP
+    x = np.asarray(x, np.float32)[:n]
+    padded = np.pad(np.pad(x, (0, n - len(x))), (w.N_FFT // 2, w.N_FFT // 2), mode="reflect")
+    window = np.hanning(w.N_FFT + 1)[:-1].astype(np.float32)
+    idx = np.arange(w.N_FFT)[None, :] + w.HOP * np.arange(frames + 1)[:, None]
+    power = (np.abs(np.fft.rfft(padded[idx] * window, axis=1)[:-1]) ** 2).astype(np.float32).T
+    return w._mel_filters() @ power, -(-len(x) // w.HOP)
+
+
+def test_mel_power_skips_only_zero_frames_and_remembers_bit_for_bit():
+    from audio import whisper as w
+
+    rng = np.random.default_rng(5)
+    cases = [(rng.standard_normal(n) * 0.05, frames) for n, frames in [(0, 300), (1, 300), (17_600, 300),
+                                                                       (48_000, 300), (60_000, 300), (9_000, 50)]]
+    quiet_end = rng.standard_normal(20_000) * 0.05
+    quiet_end[12_000:] = 0.0  # the utterance's own trailing zeros
+    cases.append((quiet_end, 300))
+    for x, frames in cases:
+        w._MEL_MEMO.clear()
+        want, real = _mel_power_every_frame(x, frames)
+        got, got_real = w.mel_power(x, frames)
+        again, _ = w.mel_power(x, frames)  # from the memo
+        assert got_real == real and got.tobytes() == want.tobytes() and again.tobytes() == want.tobytes()
+        got[:] = 0  # a caller's change to its copy stays its own
+        assert w.mel_power(x, frames)[0].tobytes() == want.tobytes()
+
+
 def test_silence_is_no_speech(english):
     rng = np.random.default_rng(0)
     heard = english.decode(rng.standard_normal(16000) * 1e-4, 16000)
