@@ -85,14 +85,16 @@ class FileSource:
     recording on the session clock; from there samples are counted. ``offset`` adds the
     session time at which the file's time 0 lies (0 when the file starts the session).
 
-    ``rate``: the sample rate the blocks must have (the calibration's). A file recorded at
+    ``channels``: how many channels to hear (the seats' channels 0..n-1); a file with more
+    (an 8-input interface recorded whole) gives only those, so its unused inputs never take
+    part in the cross-talk cancellation. ``rate``: the sample rate the blocks must have (the calibration's). A file recorded at
     another rate is resampled on the fly (polyphase, :class:`Resampler`; ``resampled_from``
     then holds the file's own rate), so the onset detector, the speech model and the
     enrolled voices never hear a recording at a rate they were not set up for.
     """
 
     def __init__(self, path: str | Path, offset: float = 0.0, block_s: float = DEFAULT_BLOCK_S,
-                 rate: int | None = None):
+                 rate: int | None = None, channels: int | None = None):
         import av  # PyAV: FFmpeg bundled in the wheel
 
         self.path = Path(path)
@@ -108,10 +110,12 @@ class FileSource:
         self._stream = self._container.streams.audio[0]
         #: the file's own sample rate
         self.file_rate = int(self._stream.rate or 0)
-        self.channels = int(self._stream.codec_context.layout.nb_channels)
-        if self.file_rate <= 0 or self.channels <= 0:
+        #: the file's own channel count; ``channels`` (the seats' channels) keeps the first ones
+        self.file_channels = int(self._stream.codec_context.layout.nb_channels)
+        if self.file_rate <= 0 or self.file_channels <= 0:
             self._container.close()
             raise MediaError(f"{self.path}: audio track without a sample rate or channels")
+        self.channels = min(self.file_channels, channels) if channels else self.file_channels
         if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or not 1000 <= rate <= 384000):
             self._container.close()
             raise MediaError(f"{self.path}: cannot resample to {rate!r} Hz (a rate in 1000..384000 expected)")
@@ -140,7 +144,9 @@ class FileSource:
                 if first and frame.pts is not None and frame.time_base is not None:
                     start = float(frame.pts * frame.time_base)
                 first = False
-                yield start, _frame_array(frame)
+                data = _frame_array(frame)
+                yield start, (data if data.shape[1] == self.channels else
+                              np.ascontiguousarray(data[:, : self.channels]))
         except (av.error.FFmpegError, ValueError) as exc:
             raise MediaError(f"{self.path}: audio data is corrupt ({exc})") from None
         finally:

@@ -54,3 +54,15 @@ class MediaError(RefereeError):
 
 class CalibrationError(RefereeError):
     """A calibration file is missing, malformed, or made for another table."""
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was stopped from outside — Ctrl-C, or SIGTERM (``kill``, a service manager) —
+    which is not an error: the CLI says how it was stopped and what was kept (``kept``: where
+    the record up to then is), exit status 130 (143 for SIGTERM). A KeyboardInterrupt, so
+    every ``except KeyboardInterrupt`` (the live loop's) handles SIGTERM the same way."""
+
+    def __init__(self, how: str = "Ctrl-C", kept: str | None = None):
+        super().__init__(how)
+        self.how = how
+        self.kept = kept
