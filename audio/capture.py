@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from session.errors import DeviceError, MediaError
+from session.errors import DeviceError, MediaError, unreadable_reason
 
 #: Samples per block handed to the pipeline (latency cost: one block, 20 ms at 48 kHz).
 DEFAULT_BLOCK_S = 0.02
@@ -103,7 +103,7 @@ class FileSource:
         try:
             self._container = av.open(str(self.path))
         except (av.error.FFmpegError, ValueError, OSError) as exc:
-            raise MediaError(f"{self.path}: not a readable audio or video file ({exc})") from None
+            raise MediaError(f"{self.path}: not a readable audio or video file ({unreadable_reason(self.path, exc)})") from None
         if not self._container.streams.audio:
             self._container.close()
             raise MediaError(f"{self.path}: has no audio track")
@@ -304,8 +304,21 @@ def device_info(device) -> tuple[int, int]:
     try:
         info = sd.query_devices(device, "input")
     except Exception as exc:
-        raise DeviceError(f"audio device {device!r} not found ({exc})") from None
+        raise DeviceError(_no_input(sd, device, exc)) from None
     return int(info["max_input_channels"]), int(info["default_samplerate"])
+
+
+def _no_input(sd, device, exc) -> str:
+    """Why no input opened, in a person's words: which inputs there are, and what to pass."""
+    try:
+        inputs = [f"{i}: {d['name']}" for i, d in enumerate(sd.query_devices()) if d.get("max_input_channels", 0) > 0]
+    except Exception:
+        inputs = []
+    there = (f"inputs here: {'; '.join(inputs[:6])}" if inputs else
+             "this computer has no audio input PortAudio can see (plug in the seats' audio interface)")
+    if device is None:
+        return f"no default audio input ({exc}); {there}; or name one with --audio-device N"
+    return f"audio device {device!r} not found ({exc}); {there}"
 
 
 @dataclass(frozen=True)

@@ -66,3 +66,19 @@ class Stopped(KeyboardInterrupt):
         super().__init__(how)
         self.how = how
         self.kept = kept
+
+
+def unreadable_reason(path, exc: BaseException) -> str:
+    """Why a media file could not be opened, in words: ``the file is empty (0 bytes)``, or
+    the decoder's own reason without its error number and the path said again (FFmpeg's
+    ``[Errno 1094995529] Invalid data found when processing input: '/x.wav'`` becomes
+    ``invalid data found when processing input``)."""
+    import os
+
+    try:
+        if os.path.getsize(path) == 0:
+            return "an empty file, 0 bytes"
+    except OSError:
+        pass
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return reason[:1].lower() + reason[1:] if reason[:2] != reason[:2].upper() else reason
