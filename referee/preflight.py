@@ -14,6 +14,13 @@ Decisions (the spec is silent; also in docs/record.md and the README):
   another rate is *resampled* to it (``audio.capture.FileSource(rate=...)``, polyphase)
   with a warning, never heard at the wrong rate; ``Preflight.audio_rate`` is that rate
   (None: the calibration gives no rate, the file is heard at its own).
+- **Channels.** A recording with more channels than the seats use (an 8-input interface
+  recorded whole, a calibration of a smaller table) is heard on the seats' channels only
+  (``FileSource(channels=...)``), with a warning naming the others: unused inputs taking
+  part in the cross-talk cancellation made the seats' words unrecognised. Fewer channels:
+  the seats without one are "not heard" (said by the hearing).
+- **Frame rate.** The strides count frames and were measured at 30 fps: a slower video gets
+  strides of the same time (:func:`strides_for`), with a warning, never silently fewer looks.
 - **Zones.** A calibration without any card zone of its game would replay to a record
   without a single card and a judgement of nothing: an error. Some of the game's zones
   missing (e.g. MOKOCHAKA's ``token``) is a warning naming them (what they see is lost).

@@ -552,8 +552,8 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                 break
             if check is not None and (check.done(t_now) or t_now > SELFTEST_S):
                 break
-    except KeyboardInterrupt:
-        warnings.append("stopped by Ctrl-C")
+    except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
+        warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
     finally:
         camera.close()
         source.stop()
