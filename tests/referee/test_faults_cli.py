@@ -199,3 +199,18 @@ def test_an_8_khz_recording_says_what_resampling_cannot_give_back(tmp_path):
     assert warnings == ["audio: s8k.wav is recorded at 8000 Hz, the calibration at 16000 Hz: resampled to 16000 Hz; "
                         "a recording at 8000 Hz holds nothing above 4000 Hz, so words may be misheard: record at "
                         "16000 Hz"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "calibration file {p} is empty: write it with referee calibrate"),
+    (b"\x00\x01garbage\xff", "calibration file {p} is not text (byte 9 is not UTF-8): not a calibration; write one "
+                             "with referee calibrate"),
+    (None, "{p}: not JSON (line 10: a string never closed): the file ends in the middle (written only in part?); "
+           "calibrate the table again (referee calibrate)"),
+])
+def test_an_empty_garbled_or_half_written_calibration_is_one_line(run_cli, tmp_path, content, message):
+    p = tmp_path / "calibration.json"
+    p.write_bytes(content if content is not None else (DEMO / "calibration.json").read_bytes()[:120])
+    res = run_cli("replay", DEMO / "session.mp4", "--calibration", p, "--out", tmp_path / "o")
+    assert res.exit_code == 2
+    assert res.stderr.strip().splitlines() == [f"referee: error: {message.format(p=p)}"]
