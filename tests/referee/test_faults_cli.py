@@ -214,3 +214,13 @@ def test_an_empty_garbled_or_half_written_calibration_is_one_line(run_cli, tmp_p
     res = run_cli("replay", DEMO / "session.mp4", "--calibration", p, "--out", tmp_path / "o")
     assert res.exit_code == 2
     assert res.stderr.strip().splitlines() == [f"referee: error: {message.format(p=p)}"]
+
+
+def test_judging_a_wav_by_mistake_is_a_few_lines_not_one_per_line(run_cli, tmp_path):
+    res = run_cli("judge", DEMO / "seats.wav")
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) <= 4, lines[:8]  # (before: one "not UTF-8 text" line per line of the WAV, ~30000)
+    assert lines[-2].endswith("more line(s) are not record lines either: is it a session record (the session.jsonl "
+                              "referee replay or referee live writes)?")
+    assert lines[-1] == "referee: error: cannot judge a record without a valid session header on its first line"
