@@ -383,4 +383,24 @@ def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings:
     jobs = min(jobs or os.cpu_count() or 1, len(videos))
     tasks = [(v, calibration, base / v.stem, one) for v in videos]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        yield from pool.map(_replay_task, tasks)
+        try:
+            yield from pool.map(_replay_task, tasks)
+        except KeyboardInterrupt as exc:  # stopped: the sessions running stop too (keeping their records)
+            _stop_sessions(pool, getattr(exc, "how", "Ctrl-C"))
+            raise
+
+
+def _stop_sessions(pool, how: str) -> None:
+    """The sessions not started are not started; the running ones get a Ctrl-C of their own
+    when the replay was stopped by SIGTERM (a terminal's Ctrl-C reached them already), so
+    each keeps its record so far (:func:`replay`) instead of running to its end."""
+    import os
+    import signal
+
+    if how == "SIGTERM":
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            try:
+                os.kill(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
+    pool.shutdown(wait=True, cancel_futures=True)
