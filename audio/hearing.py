@@ -201,7 +201,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     if source.channels < width:
         lost = sorted(n for c, n in by_channel.items() if c >= source.channels)
         warnings.append(f"audio has {source.channels} channel(s); seat(s) {', '.join(lost)} (channels "
-                        f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard")
+                        f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard, "
+                        "and their voices leaking into the channels heard cannot be cancelled: a word of theirs "
+                        "may be heard as a word of the seat heard (give the recording of every seat's microphone)")
         width = source.channels
     else:
         lost = []

@@ -224,3 +224,12 @@ def test_judging_a_wav_by_mistake_is_a_few_lines_not_one_per_line(run_cli, tmp_p
     assert lines[-2].endswith("more line(s) are not record lines either: is it a session record (the session.jsonl "
                               "referee replay or referee live writes)?")
     assert lines[-1] == "referee: error: cannot judge a record without a valid session header on its first line"
+
+
+def test_a_mono_recording_says_the_seat_heard_may_take_a_neighbours_word(run_cli, clip, tmp_path):
+    mono = tmp_path / "mono.wav"
+    _seats_wav(mono, [0])
+    res = _replay(run_cli, clip, tmp_path / "o", "--audio", mono)
+    assert res.exit_code == 0, res.output
+    assert ("audio has 1 channel(s); seat(s) ben (channels 1) are not heard, and their voices leaking into the "
+            "channels heard cannot be cancelled: a word of theirs may be heard as a word of the seat heard") in res.stderr
