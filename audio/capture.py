@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from session.errors import DeviceError, MediaError
+from session.errors import DeviceError, MediaError, unreadable_reason
 
 #: Samples per block handed to the pipeline (latency cost: one block, 20 ms at 48 kHz).
 DEFAULT_BLOCK_S = 0.02
@@ -85,14 +85,16 @@ class FileSource:
     recording on the session clock; from there samples are counted. ``offset`` adds the
     session time at which the file's time 0 lies (0 when the file starts the session).
 
-    ``rate``: the sample rate the blocks must have (the calibration's). A file recorded at
+    ``channels``: how many channels to hear (the seats' channels 0..n-1); a file with more
+    (an 8-input interface recorded whole) gives only those, so its unused inputs never take
+    part in the cross-talk cancellation. ``rate``: the sample rate the blocks must have (the calibration's). A file recorded at
     another rate is resampled on the fly (polyphase, :class:`Resampler`; ``resampled_from``
     then holds the file's own rate), so the onset detector, the speech model and the
     enrolled voices never hear a recording at a rate they were not set up for.
     """
 
     def __init__(self, path: str | Path, offset: float = 0.0, block_s: float = DEFAULT_BLOCK_S,
-                 rate: int | None = None):
+                 rate: int | None = None, channels: int | None = None):
         import av  # PyAV: FFmpeg bundled in the wheel
 
         self.path = Path(path)
@@ -101,17 +103,19 @@ class FileSource:
         try:
             self._container = av.open(str(self.path))
         except (av.error.FFmpegError, ValueError, OSError) as exc:
-            raise MediaError(f"{self.path}: not a readable audio or video file ({exc})") from None
+            raise MediaError(f"{self.path}: not a readable audio or video file ({unreadable_reason(self.path, exc)})") from None
         if not self._container.streams.audio:
             self._container.close()
             raise MediaError(f"{self.path}: has no audio track")
         self._stream = self._container.streams.audio[0]
         #: the file's own sample rate
         self.file_rate = int(self._stream.rate or 0)
-        self.channels = int(self._stream.codec_context.layout.nb_channels)
-        if self.file_rate <= 0 or self.channels <= 0:
+        #: the file's own channel count; ``channels`` (the seats' channels) keeps the first ones
+        self.file_channels = int(self._stream.codec_context.layout.nb_channels)
+        if self.file_rate <= 0 or self.file_channels <= 0:
             self._container.close()
             raise MediaError(f"{self.path}: audio track without a sample rate or channels")
+        self.channels = min(self.file_channels, channels) if channels else self.file_channels
         if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int) or not 1000 <= rate <= 384000):
             self._container.close()
             raise MediaError(f"{self.path}: cannot resample to {rate!r} Hz (a rate in 1000..384000 expected)")
@@ -140,7 +144,9 @@ class FileSource:
                 if first and frame.pts is not None and frame.time_base is not None:
                     start = float(frame.pts * frame.time_base)
                 first = False
-                yield start, _frame_array(frame)
+                data = _frame_array(frame)
+                yield start, (data if data.shape[1] == self.channels else
+                              np.ascontiguousarray(data[:, : self.channels]))
         except (av.error.FFmpegError, ValueError) as exc:
             raise MediaError(f"{self.path}: audio data is corrupt ({exc})") from None
         finally:
@@ -298,8 +304,21 @@ def device_info(device) -> tuple[int, int]:
     try:
         info = sd.query_devices(device, "input")
     except Exception as exc:
-        raise DeviceError(f"audio device {device!r} not found ({exc})") from None
+        raise DeviceError(_no_input(sd, device, exc)) from None
     return int(info["max_input_channels"]), int(info["default_samplerate"])
+
+
+def _no_input(sd, device, exc) -> str:
+    """Why no input opened, in a person's words: which inputs there are, and what to pass."""
+    try:
+        inputs = [f"{i}: {d['name']}" for i, d in enumerate(sd.query_devices()) if d.get("max_input_channels", 0) > 0]
+    except Exception:
+        inputs = []
+    there = (f"inputs here: {'; '.join(inputs[:6])}" if inputs else
+             "this computer has no audio input PortAudio can see (plug in the seats' audio interface)")
+    if device is None:
+        return f"no default audio input ({exc}); {there}; or name one with --audio-device N"
+    return f"audio device {device!r} not found ({exc}); {there}"
 
 
 @dataclass(frozen=True)

@@ -60,11 +60,13 @@ class HearingPlan:
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
-                leakage_from: Path | None = None, rate: int | None = None):
+                leakage_from: Path | None = None, rate: int | None = None, channels: int | None = None):
     """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats):
     ``(source, heard_from)``, or ``(None, None)`` with a warning when there is no audio.
     ``rate``: the calibration's sample rate; a recording at another rate is resampled to it
     (``audio.capture.FileSource``; ``referee.preflight`` says so before the replay).
+    ``channels``: the seats' channels (0..n-1); a recording's further channels are not heard
+    (``referee.preflight`` says so too).
 
     Demixing reads the whole recording first (offline replay only) and measures the
     seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
@@ -73,10 +75,10 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
     from audio.watch import InputWatch
 
     if audio is not None:
-        source, heard_from = FileSource(audio, rate=rate), audio
+        source, heard_from = FileSource(audio, rate=rate, channels=channels), audio
     else:
         try:
-            source, heard_from = FileSource(video, rate=rate), video
+            source, heard_from = FileSource(video, rate=rate, channels=channels), video
         except MediaError as exc:
             warnings.append(f"no audio: {exc}; shouts are not heard (give the seats' recording with --audio)")
             return None, None
@@ -110,6 +112,8 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
         warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
                         "is measured on the session itself")
         return False
+    if samples.ndim == 2 and samples.shape[1] > source.channels:  # (unused inputs recorded too)
+        samples = samples[:, : source.channels]
     if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
         have = 1 if samples.ndim == 1 else samples.shape[1]
         warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
@@ -176,6 +180,12 @@ def unreferenced(source, fingerprint) -> None:
         source.cancel_unreferenced(fingerprint, seats)
 
 
+def seat_channels(plan: HearingPlan) -> int | None:
+    """How many channels the seats use (the highest seat channel + 1), None without any."""
+    used = [c for c in plan.channels.values() if c is not None]
+    return max(used) + 1 if used else None
+
+
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard); the
     calibration's leakage (``plan.leakage_from``) is the source's business (:func:`open_source`)."""
@@ -191,7 +201,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     if source.channels < width:
         lost = sorted(n for c, n in by_channel.items() if c >= source.channels)
         warnings.append(f"audio has {source.channels} channel(s); seat(s) {', '.join(lost)} (channels "
-                        f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard")
+                        f"{', '.join(str(c) for c, n in sorted(by_channel.items()) if n in lost)}) are not heard, "
+                        "and their voices leaking into the channels heard cannot be cancelled: a word of theirs "
+                        "may be heard as a word of the seat heard (give the recording of every seat's microphone)")
         width = source.channels
     else:
         lost = []

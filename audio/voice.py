@@ -246,7 +246,7 @@ class Voice:
 
     def _say_warning(self, why: str | None) -> None:
         if self.warning is None:
-            self.warning = f"voice off: {why}"
+            self.warning = f"voice off: {why}; the verdicts are shown, not spoken (--no-voice: no warning)"
             if self._warn:
                 self._warn(self.warning)
 

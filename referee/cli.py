@@ -23,7 +23,7 @@ import sys
 import click
 
 from referee import __version__
-from session.errors import RefereeError
+from session.errors import RefereeError, Stopped
 
 
 class LazyGroup(click.Group):
@@ -53,12 +53,17 @@ class LazyGroup(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         _safe_streams()
+        old_term = _stop_on_sigterm()
         try:
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             _flush(sys.stdout)
-        except click.exceptions.Abort:
-            click.echo("referee: aborted", err=True)
-            sys.exit(130)
+        except click.exceptions.Abort as exc:
+            stopped = exc.__cause__ if isinstance(exc.__cause__, Stopped) else Stopped()
+            if isinstance(exc.__cause__, EOFError):  # (an end of input where a prompt waited)
+                click.echo("referee: aborted (no more input)", err=True)
+                sys.exit(130)
+            click.echo(f"referee: stopped ({stopped.how})" + (f": {stopped.kept}" if stopped.kept else ""), err=True)
+            sys.exit(143 if stopped.how == "SIGTERM" else 130)
         except _NO_ARGS_HELP as exc:  # bare `referee`: the help, as click shows it
             exc.show()
             sys.exit(exc.exit_code)
@@ -79,7 +84,39 @@ class LazyGroup(click.Group):
                 sys.exit(1)
             click.echo(f"referee: error: cannot write the output: {exc.strerror or exc}", err=True)
             sys.exit(2)
+        finally:
+            _restore_sigterm(old_term)
         sys.exit(status if isinstance(status, int) else 0)
+
+
+def _stop_on_sigterm():
+    """SIGTERM (``kill PID``, a service manager, ``timeout``) stops a run as Ctrl-C does — the
+    record so far kept, the worker processes stopped, one line said — instead of killing the
+    process where it stands (its workers left running, its record in a hidden staging folder).
+    Returns the handler it replaced (None outside the main thread: nothing installed)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum, frame):
+        raise Stopped("SIGTERM")
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except (ValueError, OSError):
+        return None
+
+
+def _restore_sigterm(old) -> None:
+    import signal
+
+    if old is not None:
+        try:
+            signal.signal(signal.SIGTERM, old)
+        except (ValueError, OSError):
+            pass
 
 
 _NO_ARGS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

@@ -103,6 +103,8 @@ class OutputFolder:
         self.staging: Path | None = None
         self._lock_fd: int | None = None
         self._started = ""
+        #: where a stopped run's record was kept (:meth:`_keep_stopped`), else None
+        self.kept: Path | None = None
 
     # ------------------------------------------------------------------ enter / exit
     def __enter__(self) -> Path:
@@ -137,6 +139,9 @@ class OutputFolder:
         try:
             if kind is None:
                 self._commit()
+            elif issubclass(kind, KeyboardInterrupt) and self.staging is not None \
+                    and (self.staging / "session.jsonl").is_file():
+                self.kept = self._keep_stopped(getattr(exc, "how", "Ctrl-C"))
             elif self.staging is not None:
                 shutil.rmtree(self.staging, ignore_errors=True)
         finally:
@@ -202,12 +207,39 @@ class OutputFolder:
                 "give a new or empty folder (a run replaces its folder as a whole)")
 
     # ------------------------------------------------------------------ after the run
-    def _commit(self) -> None:
+    def _keep_stopped(self, how: str) -> Path:
+        """A run stopped from outside (Ctrl-C, SIGTERM) keeps its record up to the stop (the
+        events are flushed as they are released): into ``out`` when ``out`` holds no earlier
+        run, else beside it as ``<name>.stopped`` (an earlier run's complete folder is never
+        replaced by a part of one; an earlier ``<name>.stopped`` is). The marker says
+        ``"stopped": how``. Returns the folder."""
         assert self.staging is not None
-        files = sorted(p.name for p in self.staging.iterdir())
+        earlier = self.path.is_dir() and any(self.path.iterdir())
+        if not earlier:
+            self._commit(stopped=how)
+            return self.path
+        aside = self.parent / f"{self.name}.stopped"
+        if aside.is_dir() and (aside / MARKER).is_file():
+            shutil.rmtree(aside, ignore_errors=True)
+        if aside.exists():  # (not ours: the record stays in the staging folder, named)
+            kept = self.staging
+        else:
+            self._write_marker(stopped=how)
+            os.rename(self.staging, aside)
+            kept = aside
+        self.staging = None
+        return kept
+
+    def _write_marker(self, **extra) -> None:
+        assert self.staging is not None
+        files = sorted(p.name for p in self.staging.iterdir() if p.name != MARKER)
         marker = {"run": self.run_id, "pid": os.getpid(), "started": self._started, "finished": _now(),
-                  "files": files}
+                  "files": files, **extra}
         (self.staging / MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
+
+    def _commit(self, **extra) -> None:
+        assert self.staging is not None
+        self._write_marker(**extra)
         for p in self.staging.iterdir():
             _fsync(p)
         _fsync(self.staging)

@@ -14,6 +14,13 @@ Decisions (the spec is silent; also in docs/record.md and the README):
   another rate is *resampled* to it (``audio.capture.FileSource(rate=...)``, polyphase)
   with a warning, never heard at the wrong rate; ``Preflight.audio_rate`` is that rate
   (None: the calibration gives no rate, the file is heard at its own).
+- **Channels.** A recording with more channels than the seats use (an 8-input interface
+  recorded whole, a calibration of a smaller table) is heard on the seats' channels only
+  (``FileSource(channels=...)``), with a warning naming the others: unused inputs taking
+  part in the cross-talk cancellation made the seats' words unrecognised. Fewer channels:
+  the seats without one are "not heard" (said by the hearing).
+- **Frame rate.** The strides count frames and were measured at 30 fps: a slower video gets
+  strides of the same time (:func:`strides_for`), with a warning, never silently fewer looks.
 - **Zones.** A calibration without any card zone of its game would replay to a record
   without a single card and a judgement of nothing: an error. Some of the game's zones
   missing (e.g. MOKOCHAKA's ``token``) is a warning naming them (what they see is lost).
@@ -242,9 +249,55 @@ def check_audio(video: Path, audio: Path | None, cal, warnings: list[str]) -> tu
     have = src.file_rate
     src.close()
     if want is not None and have != want:
+        lower = (f"; a recording at {have} Hz holds nothing above {have // 2} Hz, so words may be misheard: "
+                 f"record at {want} Hz" if have < want else "")
         warnings.append(f"audio: {(audio or video).name} is recorded at {have} Hz, the calibration at {want} Hz: "
-                        f"resampled to {want} Hz")
+                        f"resampled to {want} Hz{lower}")
+    used = [s.channel for s in cal.seats if s.channel is not None]
+    if used and src.file_channels > max(used) + 1:
+        n = max(used) + 1
+        extra = list(range(n, src.file_channels))
+        names = ", ".join(str(c) for c in extra[:6]) + (", ..." if len(extra) > 6 else "")
+        made = (f" (the calibration was made with {cal.audio.channels})"
+                if cal.audio is not None and cal.audio.channels and cal.audio.channels != src.file_channels else "")
+        warnings.append(f"audio: {(audio or video).name} has {src.file_channels} channels but the calibration's seats "
+                        f"are on channels 0-{n - 1}{made}: channel(s) {names} are not heard and take no part in the "
+                        "cross-talk cancellation; if the seats are on other inputs, calibrate this table again")
     return want, have
+
+
+#: the frame rate the vision strides are set for (``--pose-every``/``--card-every`` count
+#: frames; their defaults and the hand tracker's timing were measured on 30 fps video)
+STRIDE_FPS = 30.0
+#: a video this much slower than :data:`STRIDE_FPS` gets strides scaled to the same time
+#: between analysed frames (29.97 or 25 fps video: 8 stays 8 or becomes 7)
+STRIDE_SLOWER = 0.9
+
+
+def strides_for(fps: float | None, pose_every: int, card_every: int, name: str) -> tuple[int, int, str | None]:
+    """``(pose_every, card_every, warning)`` for a video at ``fps``. At a lower frame rate
+    the strides (counted in frames) would span more of the table's time — at 15 fps pose on
+    every 8th frame is one look per seat every 0.53 s, and the demo's hands were missed —
+    so they are scaled to the time they span at 30 fps (every 4th at 15 fps), with a
+    warning; faster video keeps them (more looks, more CPU, the same hands)."""
+    if not fps or fps >= STRIDE_FPS * STRIDE_SLOWER:
+        return pose_every, card_every, None
+    pose = max(1, round(pose_every * fps / STRIDE_FPS))
+    card = max(1, round(card_every * fps / STRIDE_FPS))
+    if (pose, card) == (pose_every, card_every):
+        return pose_every, card_every, None
+    changed = [f"{what} on {_every(new)} (not {_every(old)})" for what, new, old in
+               (("each seat's pose", pose, pose_every), ("the cards", card, card_every)) if new != old]
+    return pose, card, (f"video: {name} is {fps:g} fps, not {STRIDE_FPS:g}: {' and '.join(changed)}, the same time "
+                        f"between looks as at {STRIDE_FPS:g} fps; record at {STRIDE_FPS:g} fps for the timing the "
+                        "referee was measured at")
+
+
+def _every(n: int) -> str:
+    if n == 1:
+        return "every frame"
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"every {n}{suffix} frame"
 
 
 # ----------------------------------------------------------------------------- output

@@ -41,13 +41,16 @@ Decisions (the spec is silent):
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from referee.pipeline.sinks import Sink
+from session.errors import Stopped
 from session.events import SessionHeader
+
 
 @dataclass
 class ReplaySettings:
@@ -178,11 +181,28 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     # and the reference images of the deck
     pre = check_replay(video, audio, cal, out, game=settings.game, annotated=settings.video)
     info, setup_warnings = pre.video_info, list(pre.warnings)
+    if not settings.pose_changes:  # (a live session's strides are followed as they were)
+        import dataclasses
+
+        from referee.preflight import strides_for
+
+        pose_every, card_every, slow = strides_for(info.fps, settings.pose_every, settings.card_every, video.name)
+        if slow is not None:
+            setup_warnings.append(slow)
+            settings = dataclasses.replace(settings, pose_every=pose_every, card_every=card_every)
     game = cal.game
     mode = settings.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
-    with OutputFolder(out) as staging:  # a run's files appear together, or not at all
-        result = _replay_into(staging, video, audio, cal, cal_path, info, game, mode, settings, setup_warnings,
-                              pre.audio_rate, t_start, on_progress, on_warning, sinks)
+    folder = OutputFolder(out)
+    try:
+        with folder as staging:  # a run's files appear together, or not at all
+            try:
+                result = _replay_into(staging, video, audio, cal, cal_path, info, game, mode, settings,
+                                      setup_warnings, pre.audio_rate, t_start, on_progress, on_warning, sinks)
+            except KeyboardInterrupt as exc:
+                _mark_stopped(staging / "session.jsonl", info.duration, getattr(exc, "how", "Ctrl-C"))
+                raise
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM: the record so far is kept and named
+        raise Stopped(getattr(exc, "how", "Ctrl-C"), kept=stopped_record(folder.kept)) from None
     folder = OutputFolder(out)
     result.out = folder.path
     for name in ("record", "report", "annotated"):
@@ -190,6 +210,58 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
         if p is not None:
             setattr(result, name, folder.path / Path(p).name)
     return result
+
+
+def _last_time(record: Path) -> tuple[float, int]:
+    """The latest event time in ``record`` and its number of events (lines cut short skipped)."""
+    last, count = 0.0, 0
+    try:
+        lines = record.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    except OSError:
+        return last, count
+    for line in lines:
+        try:
+            t = json.loads(line).get("t")
+        except (ValueError, AttributeError):
+            continue  # (a line cut by the stop)
+        count += 1
+        if isinstance(t, (int, float)):
+            last = max(last, float(t))
+    return last, count
+
+
+def _mark_stopped(record: Path, duration: float | None, how: str) -> None:
+    """A stopped replay's record ends with what was not perceived: ``skipped`` video and
+    audio from its last event to the video's end, so judging it never calls a player
+    "missed" whose reaction came after the stop (the judge says "not judged" there)."""
+    if not record.is_file():
+        return
+    from session.events import SkippedEvent
+
+    last, _ = _last_time(record)
+    end = max(last, float(duration or 0.0))
+    reason = f"stopped by {how}"
+    try:
+        cut = not record.read_bytes().endswith(b"\n")
+        with open(record, "ab") as f:
+            if cut:
+                f.write(b"\n")  # (a line cut by the stop stays a line of its own: reported, skipped)
+            for what in ("video", "audio"):
+                ev = SkippedEvent(t=round(last, 6), what=what, start=round(last, 6), stop=round(end, 6), reason=reason)
+                f.write((json.dumps(ev.to_dict(), ensure_ascii=False) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+def stopped_record(kept: Path | None) -> str:
+    """What a stopped replay kept, said to the person: where its record is, how far it goes
+    and how to judge it (no report is written for a part of a session)."""
+    if kept is None:
+        return "nothing was recorded yet"
+    record = kept / "session.jsonl"
+    last, _ = _last_time(record)
+    return (f"the record up to {last:.1f} s is in {record}; no report was written "
+            f"(judge it with: referee judge {record})")
 
 
 def _table_rule(game: str, options: dict, name: str):
@@ -311,4 +383,24 @@ def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings:
     jobs = min(jobs or os.cpu_count() or 1, len(videos))
     tasks = [(v, calibration, base / v.stem, one) for v in videos]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        yield from pool.map(_replay_task, tasks)
+        try:
+            yield from pool.map(_replay_task, tasks)
+        except KeyboardInterrupt as exc:  # stopped: the sessions running stop too (keeping their records)
+            _stop_sessions(pool, getattr(exc, "how", "Ctrl-C"))
+            raise
+
+
+def _stop_sessions(pool, how: str) -> None:
+    """The sessions not started are not started; the running ones get a Ctrl-C of their own
+    when the replay was stopped by SIGTERM (a terminal's Ctrl-C reached them already), so
+    each keeps its record so far (:func:`replay`) instead of running to its end."""
+    import os
+    import signal
+
+    if how == "SIGTERM":
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            try:
+                os.kill(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -504,12 +504,20 @@ def load(path: str | Path, games: Any = None) -> Calibration:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CalibrationError(f"calibration file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(f"calibration file {path} unreadable: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(f"calibration file {path} is not text (byte {exc.start} is not UTF-8): not a "
+                               "calibration; write one with referee calibrate") from None
+    except OSError as exc:
+        raise CalibrationError(f"calibration file {path} unreadable: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise CalibrationError(f"calibration file {path} is empty: write it with referee calibrate") from None
     try:
         obj = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise CalibrationError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+        cut = (": the file ends in the middle (written only in part?); calibrate the table again (referee calibrate)"
+               if not text[exc.pos:].strip() or exc.msg.startswith("Unterminated string") else "")
+        msg = "a string never closed" if exc.msg.startswith("Unterminated string") else exc.msg
+        raise CalibrationError(f"{path}: not JSON (line {exc.lineno}: {msg}){cut}") from None
     except (ValueError, RecursionError) as exc:  # NaN/Infinity, 4300+ digit numbers, deep nesting
         why = str(exc) if "JSON number" in str(exc) else "a number too long or nesting too deep"
         raise CalibrationError(f"{path}: not JSON ({why})") from None

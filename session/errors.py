@@ -54,3 +54,31 @@ class MediaError(RefereeError):
 
 class CalibrationError(RefereeError):
     """A calibration file is missing, malformed, or made for another table."""
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was stopped from outside — Ctrl-C, or SIGTERM (``kill``, a service manager) —
+    which is not an error: the CLI says how it was stopped and what was kept (``kept``: where
+    the record up to then is), exit status 130 (143 for SIGTERM). A KeyboardInterrupt, so
+    every ``except KeyboardInterrupt`` (the live loop's) handles SIGTERM the same way."""
+
+    def __init__(self, how: str = "Ctrl-C", kept: str | None = None):
+        super().__init__(how)
+        self.how = how
+        self.kept = kept
+
+
+def unreadable_reason(path, exc: BaseException) -> str:
+    """Why a media file could not be opened, in words: ``the file is empty (0 bytes)``, or
+    the decoder's own reason without its error number and the path said again (FFmpeg's
+    ``[Errno 1094995529] Invalid data found when processing input: '/x.wav'`` becomes
+    ``invalid data found when processing input``)."""
+    import os
+
+    try:
+        if os.path.getsize(path) == 0:
+            return "an empty file, 0 bytes"
+    except OSError:
+        pass
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return reason[:1].lower() + reason[1:] if reason[:2] != reason[:2].upper() else reason

@@ -82,6 +82,7 @@ def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | No
     what it can; the vision stage then names the mismatch)."""
     import cv2
 
+    _quiet_opencv(cv2)  # (a missing camera is said once, by Camera, not by OpenCV's log lines too)
     cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if hasattr(cv2, "CAP_V4L2") else cv2.VideoCapture(device)
     if size is not None:
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
@@ -89,6 +90,18 @@ def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | No
     if fps:
         cap.set(cv2.CAP_PROP_FPS, fps)
     return cap
+
+
+def _quiet_opencv(cv2) -> None:
+    """OpenCV's own log to errors only: a camera that does not open otherwise prints
+    ``[ WARN:0@7.8] global cap_v4l.cpp:913 open VIDEOIO(V4L2:/dev/video0): can't open camera
+    by index`` on stderr beside the referee's one line (and again at every reconnection try)."""
+    set_level = getattr(cv2, "setLogLevel", None)  # (cv2.utils.logging is absent in some wheels)
+    if callable(set_level):
+        try:
+            set_level(2)  # LOG_LEVEL_ERROR
+        except Exception:
+            pass
 
 
 class Camera:

@@ -23,6 +23,30 @@ from session.errors import RefereeError
 from vision.hands import Landmarks, pose_figures
 
 
+def start_without_sigint(process) -> None:
+    """Start a worker process that ignores Ctrl-C for its whole life: the terminal sends
+    SIGINT to every process of the group, and the parent, not each worker, must handle it
+    (stop the workers, keep the record, say one line) — otherwise each worker prints its
+    own KeyboardInterrupt traceback. SIGINT is ignored around ``start()`` so the spawned
+    interpreter inherits SIG_IGN (Python then installs no handler of its own); only the
+    main thread can change it, elsewhere the process starts as it is."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        process.start()
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        process.start()
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+#: what a worker's pipe raises when the parent is gone (killed): the worker ends quietly
+PARENT_GONE = (EOFError, ConnectionResetError, BrokenPipeError)
+
+
 class _Pool:
     """Seats split round-robin over worker processes, one pipe each: start, gather a
     result per seat, stop (the part both kinds of workers share)."""
@@ -39,7 +63,7 @@ class _Pool:
         for g in self.groups:
             parent, child = ctx.Pipe()
             p = ctx.Process(target=target, args=(child, *args_of_group(g)), daemon=True)
-            p.start()
+            start_without_sigint(p)
             child.close()
             self.procs.append(p)
             self.conns.append(parent)
@@ -93,6 +117,8 @@ def _worker(conn, boxes) -> None:
                 break
             conn.send([None if crop is None else est.estimate_crop(crop, box)
                        for est, (crop, box) in zip(ests, msg)])
+    except PARENT_GONE:
+        pass
     finally:
         for e in ests:
             e.close()
@@ -198,6 +224,8 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
             conn.send(out)
         ru = resource.getrusage(resource.RUSAGE_SELF)
         conn.send({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy, **pose_figures(seats)})
+    except PARENT_GONE:
+        pass
     finally:
         for s in seats:
             s.close()

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
-from session.errors import MediaError
+from session.errors import MediaError, unreadable_reason
 
 
 #: PyAV/FFmpeg decoder threading: "AUTO" = frame and slice threads (decoding one 720p frame
@@ -49,10 +49,12 @@ def _open(path: Path):
         container = av.open(str(path))
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         hint = ""
-        if isinstance(exc, av.error.InvalidDataError) and path.suffix.lower() in (".mp4", ".mov", ".m4v"):
+        reason = unreadable_reason(path, exc)
+        if isinstance(exc, (av.error.InvalidDataError, EOFError)) and path.stat().st_size > 0 \
+                and path.suffix.lower() in (".mp4", ".mov", ".m4v"):
             hint = (" (an MP4 cut short before its index was written cannot be read; this project writes its "
                     "own MP4s fragmented, so a cut one stays readable)")
-        raise MediaError(f"video {path} is unreadable: {exc}{hint}") from None
+        raise MediaError(f"video {path} is unreadable: {reason}{hint}") from None
     if not container.streams.video:
         container.close()
         raise MediaError(f"{path} holds no video stream")

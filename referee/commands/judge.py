@@ -19,8 +19,15 @@ DEMO_SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"
 def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> int:
     overrides = parse_option_args(options)
     record = read_record(path)
-    for issue in record.issues:
+    issues, others = record.issues, 0
+    if record.header is None:  # nothing will be judged: the first line's problem, not one per line of a WAV
+        issues = [i for i in record.issues if i.line == 1]
+        others = len({i.line for i in record.issues if i.line != 1})
+    for issue in issues:
         click.echo(f"{path}:{issue}", err=True)
+    if record.header is None and others:
+        click.echo(f"{path}: {others} more line(s) are not record lines either: is it a session record (the "
+                   "session.jsonl referee replay or referee live writes)?", err=True)
     if strict and record.errors:
         raise RecordError(f"{path}: {len(record.errors)} malformed line(s); not judged (--strict)")
     judgement = judge(record, overrides)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from session.errors import RefereeError
+from session.errors import RefereeError, Stopped
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "demo"
@@ -157,21 +157,32 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
     from referee.replay import replay_many
 
     base = out or Path("replay-out")
-    failed = 0
     click.echo(f"replaying {len(videos)} sessions, {min(jobs or os.cpu_count() or 1, len(videos))} at a time, "
                f"into {base}/", err=True)
-    for summary in replay_many(list(videos), cal, base, settings, jobs):
-        if summary.error is not None:
-            failed += 1
-            click.echo(f"referee: error: {summary.video}: {summary.error}", err=True)
-            continue
-        for w in summary.warnings:
-            click.echo(f"referee: warning: {summary.video}: {w}", err=True)
-        click.echo(f"== {summary.video}")
-        click.echo(summary.jsonl if as_json else announce.for_terminal(summary.table), nl=as_json is False)
-        click.echo(f"session record: {summary.record}\ndispute report: {summary.report}", err=True)
+    try:
+        summaries = list(_each_reported(replay_many(list(videos), cal, base, settings, jobs), as_json))
+    except KeyboardInterrupt as exc:  # (each session process keeps its own record so far)
+        raise Stopped(getattr(exc, "how", "Ctrl-C"), kept=f"each session stopped keeps its record so far in "
+                      f"{base}/<video name>/session.jsonl (judge it with: referee judge)") from None
+    failed = sum(1 for s in summaries if s.error is not None)
     if failed:
         raise RefereeError(f"{failed} of {len(videos)} sessions could not be replayed (see above)")
+
+
+def _each_reported(summaries, as_json: bool):
+    """Print each session's result as it comes; yields the summaries."""
+    from referee import announce
+
+    for summary in summaries:
+        if summary.error is not None:
+            click.echo(f"referee: error: {summary.video}: {summary.error}", err=True)
+        else:
+            for w in summary.warnings:
+                click.echo(f"referee: warning: {summary.video}: {w}", err=True)
+            click.echo(f"== {summary.video}")
+            click.echo(summary.jsonl if as_json else announce.for_terminal(summary.table), nl=as_json is False)
+            click.echo(f"session record: {summary.record}\ndispute report: {summary.report}", err=True)
+        yield summary
 
 
 @click.command("demo")

@@ -184,9 +184,33 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
     return watch, tap_box["heard_from"]
 
 
-def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,
-             view_factory: Callable | None = None, selftest=None,
-             setup_warnings_in: Sequence[str] = (), engines=None) -> LiveResult:
+def run_live(opts: LiveOptions, **kwargs) -> LiveResult:
+    """Run one live session (:func:`_run_live`); a start that fails (no camera, no display)
+    leaves no empty output folder behind — a folder holding a record is always kept."""
+    made = not Path(opts.out).exists()
+    try:
+        return _run_live(opts, **kwargs)
+    except BaseException:
+        if made:
+            _remove_empty(Path(opts.out))
+        raise
+
+
+def _remove_empty(folder: Path) -> None:
+    """Remove ``folder`` and its sub-folders if they hold no file at all."""
+    try:
+        if any(p.is_file() for p in folder.rglob("*")):
+            return
+        for d in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            d.rmdir()
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callable[[str], None] = print,
+              view_factory: Callable | None = None, selftest=None,
+              setup_warnings_in: Sequence[str] = (), engines=None) -> LiveResult:
     """Run one live session until the recording ends, the table quits, or Ctrl-C.
 
     With ``selftest`` (:class:`referee.live.selftest.SelfTestParams`) it runs the pre-game
@@ -229,6 +253,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
     game = cal.game
     mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
     players = [s.name for s in cal.seats]
+    # the microphones' device before any folder or window: no input is one line, nothing left behind
+    device = capture.device_info(opts.audio_device) if opts.audio is None else None
     out = Path(opts.out) / "selftest" if selftest is not None else Path(opts.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -263,7 +289,12 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
             demix_from = rec if rec.is_file() else demix_from
     else:
         factory = None
-        channels, rate = capture.device_info(opts.audio_device)
+        channels, rate = device
+        used = [s.channel for s in cal.seats if s.channel is not None]
+        if used and channels > max(used) + 1:  # an interface with more inputs: the seats' only (see replay)
+            setup_warnings.append(f"audio: the input has {channels} channels, the calibration's seats are on "
+                                  f"0-{max(used)}: only those are heard")
+            channels = max(used) + 1
         if cal.audio is not None and cal.audio.rate:
             rate = cal.audio.rate
         heard_from = None
@@ -521,8 +552,8 @@ def run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Callab
                 break
             if check is not None and (check.done(t_now) or t_now > SELFTEST_S):
                 break
-    except KeyboardInterrupt:
-        warnings.append("stopped by Ctrl-C")
+    except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
+        warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
     finally:
         camera.close()
         source.stop()

@@ -84,6 +84,8 @@ class LiveState:
         self.headline: Headline | None = None
         self.history: collections.deque[str] = collections.deque(maxlen=HISTORY)
         self.warnings: collections.deque[str] = collections.deque(maxlen=WARNINGS_SHOWN)
+        #: the pose stride the adaptive pose rate last set (None: not changed yet)
+        self.pose_every: int | None = None
         self.now = 0.0
         self.fps: float | None = None
         self.dropped = 0
@@ -126,6 +128,9 @@ class LiveState:
             seat = self.seats[ev.player]
             if seat.words_t is None or ev.t >= seat.words_t:
                 seat.words, seat.words_t = " ".join(ev.words) or (ev.text or ""), ev.t
+        elif isinstance(ev, WarningEvent) and (ev.extra or {}).get("source") == "pose":
+            # the adaptive pose rate at work, not a fault: in the status line, never as a WARNING
+            self.pose_every = (ev.extra or {}).get("pose_every", self.pose_every)
         elif isinstance(ev, WarningEvent):
             self.warnings.append(ev.message)
         elif isinstance(ev, AudioStatusEvent) and ev.state in ("lost", "ok", "overflow"):
@@ -246,6 +251,8 @@ class LiveState:
         parts = [f"camera {fps} fps", f"dropped {self.dropped}", f"skipped {self.skipped}"]
         if self.lag_ms is not None:
             parts.append(f"lag {self.lag_ms:.0f} ms")
+        if self.pose_every is not None:
+            parts.append(f"pose every {self.pose_every} frames")
         return "  ".join(parts)
 
 

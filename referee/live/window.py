@@ -132,6 +132,30 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
         _text(cv2, img, "field" + (f": {state.card}" if state.card else ""), (x1 + 6, y1 - 8), 0.7, YELLOW, 2)
 
 
+#: lines under the headline for the verdict's reasons (the field below moves down for them)
+NOTE_LINES = 7
+
+
+def _note_lines(cv2, notes: list[str], width: int) -> list[tuple[str, str]]:
+    """``(note, line)`` to draw: every reason whole while :data:`NOTE_LINES` allow (a reason
+    cut after two lines read "said tako," without what was expected); what does not fit
+    ends with "…" and stays in the record and the RECENT lines."""
+    out: list[tuple[str, str]] = []
+    for note in notes:
+        lines = _wrap(cv2, note, width, 0.62)
+        room = NOTE_LINES - len(out)
+        if room <= 0:
+            if out:
+                n, last = out[-1]
+                out[-1] = (n, last.rstrip(" ,;") + " ...")
+            break
+        if len(lines) > room:
+            lines = lines[:room]
+            lines[-1] = lines[-1].rstrip(" ,;") + " ..."
+        out += [(note, line) for line in lines]
+    return out
+
+
 def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
     width = right - x
     y = 44
@@ -148,10 +172,9 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
         scale = _fit(cv2, h.text, width, 1.6, 3, BOLD)
         _text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
         y += 66
-        for note in h.notes[:4]:
-            for line in _wrap(cv2, note, width, 0.62)[:2]:
-                _text(cv2, img, line, (x, y), 0.62, RED if " wrong" in note or "missed" in note else WHITE, 1)
-                y += 24
+        for note, line in _note_lines(cv2, h.notes, width):
+            _text(cv2, img, line, (x, y), 0.62, RED if " wrong" in note or "missed" in note else WHITE, 1)
+            y += 24
     y = max(y + 16, 230)
     _text(cv2, img, "FIELD", (x, y), 0.55, GREY, 1)
     y += 28

@@ -94,6 +94,8 @@ def _send_error(sink, kind: str, exc: BaseException, done: dict | None = None) -
 def _hear_process(conn, *args) -> None:
     try:
         hear(conn, *args)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        pass  # the replay is gone (stopped or killed): nobody to tell
     finally:
         conn.close()
 
@@ -109,11 +111,13 @@ class HearingJob:
         if process:
             import multiprocessing as mp
 
+            from vision.parallel import start_without_sigint
+
             ctx = mp.get_context("spawn")
             self.conn, child = ctx.Pipe(duplex=False)
             self.proc = ctx.Process(target=_hear_process, args=(child, open_source, plan, batch_s), name="referee-hearing",
                                     daemon=True)
-            self.proc.start()
+            start_without_sigint(self.proc)  # Ctrl-C is the replay's to handle, not the hearing's
             child.close()
         else:
             self.q: queue.Queue = queue.Queue()

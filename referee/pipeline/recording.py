@@ -99,13 +99,14 @@ class RecordingRun:
 
 
 def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None,
-               leakage_from: Path | None = None):
+               leakage_from: Path | None = None, channels: int | None = None):
     """The recording's audio source (picklable as a partial: it runs in the hearing process),
     resampled to ``rate`` when given, cross-talk cancelled with the leakage measured on the
     calibration recording ``leakage_from`` when given."""
     from audio import hearing
 
-    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate, leakage_from=leakage_from)
+    return hearing.open_source(video, audio, warnings, demix=demix, rate=rate, leakage_from=leakage_from,
+                               channels=channels)
 
 
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
@@ -131,9 +132,12 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     expected_end = rec.info.duration
     job = None
     if rec.hearing is not None:
+        from audio.hearing import seat_channels
+
         job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
                                                             rate=rec.audio_rate,
-                                                            leakage_from=rec.hearing.leakage_from), rec.hearing)
+                                                            leakage_from=rec.hearing.leakage_from,
+                                                            channels=seat_channels(rec.hearing)), rec.hearing)
     else:  # seeing only (``referee watch``): nothing to wait for before the header
         pipe.start(make_header(out))
         pipe.push("setup", setup)

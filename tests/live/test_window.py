@@ -215,3 +215,31 @@ def test_a_coop_player_not_heard_reads_as_not_judged_not_as_a_miss():
     heard = {k: x for k, x in v.items() if k != "unjudged"}  # heard saying nothing: a miss, as before
     h = verdict_headline(heard)
     assert h.text == "ben MISS" and h.kind == "wrong" and h.notes == ["said nothing, expected 5"]
+
+
+def test_the_adaptive_pose_rate_is_status_not_a_warning():
+    """A stride change is the referee keeping up, not a fault: "WARNING: pose every 6 frames:
+    the pose workers keep up" in orange made a table wonder what was wrong."""
+    from referee.live.terminal import render_text
+
+    s = _state(until=1.0, camera={"fps": 30.0, "dropped": 0, "skipped": 0})
+    s.event(WarningEvent(t=1.0, message="pose every 6 frames: the pose workers keep up (lag 41 ms)",
+                         extra={"source": "pose", "pose_every": 6, "lag_ms": 41}))
+    assert not s.warnings and s.status_line() == "camera 30 fps  dropped 0  skipped 0  pose every 6 frames"
+    assert not any("WARNING" in line for line in render_text(s))
+    s.event(WarningEvent(t=1.5, message="camera 0 lost: stopped delivering frames"))
+    assert list(s.warnings) == ["camera 0 lost: stopped delivering frames"]
+
+
+def test_a_verdicts_reasons_are_drawn_whole_not_cut_mid_sentence():
+    import cv2
+
+    from referee.live.window import NOTE_LINES, _note_lines
+
+    notes = ["chie wrong: raised left hand, expected right hand; said tako, expected ika",
+             "ben wrong: raised right hand, expected left hand; said ika, expected tako"]
+    lines = _note_lines(cv2, notes, 340)
+    assert 4 < len(lines) <= NOTE_LINES  # (two lines each cut "said tako," off before)
+    assert " ".join(line for note, line in lines if note == notes[0]).split() == notes[0].split()
+    many = _note_lines(cv2, notes * 4, 340)
+    assert len(many) == NOTE_LINES and many[-1][1].endswith(" ...")
