@@ -2,3 +2,5 @@
 
 The only package that imports vosk or sounddevice.
 """
+
+import session as _session  # noqa: F401 - one BLAS thread whatever was imported first (session.threads)

@@ -7,6 +7,8 @@ one of its zones. The referee's commands read calibrations through it.
 
 from __future__ import annotations
 
+import session as _session  # noqa: F401 - one BLAS thread whatever was imported first (session.threads)
+
 from pathlib import Path
 
 

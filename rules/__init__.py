@@ -10,6 +10,8 @@ report all ask here. Adding a game is one rules module (and its judging module,
 
 from __future__ import annotations
 
+import session as _session  # noqa: F401 - one BLAS thread whatever was imported first (session.threads)
+
 import importlib
 import pkgutil
 from functools import lru_cache

@@ -8,4 +8,10 @@ record reader and streaming writer (:mod:`session.record`), the calibration file
 This package imports nothing else of the project, so ``rules/``, ``vision/`` and ``audio/``
 can build and read events without climbing up into the application (``referee/``); the
 layer contract in ``tests/test_layers.py`` keeps it that way.
+
+(:mod:`session.threads` also sets one BLAS thread for the whole process, here at the bottom
+that every package imports: the same recording gives the same record whatever was imported
+first.)
 """
+
+from session import threads as _threads  # noqa: F401 - one BLAS thread, see its docstring
