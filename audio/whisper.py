@@ -13,7 +13,9 @@ measured by ``benchmarks/bench_hearing.py``). How, as measured there:
   stand in a noisy room, the utterance is scored again through a lighter subtraction and
   then Whisper's own features (``WhisperParams.second_views``: the same digits at 10 dB,
   91 -> 106 of 132), then the utterance brought to a level (106 -> 109; the check half 80 ->
-  83 of 108);
+  83 of 108) — and first of those looks, one averaged inside the model: the mean of the
+  encoder outputs of Whisper's own features started 0, 5 and 15 ms later (:class:`ShiftedMean`;
+  110 -> 111, the check half 84 -> 86);
 - the language is given, and the game's words are the *previous text* prompt, which pulls
   the model towards them;
 - the call is not read from what the model writes but *scored* (:mod:`audio.whisper_calls`):
