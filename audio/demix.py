@@ -374,6 +374,12 @@ class DemixedSource:
             self._residual = residual_db(self.data, self._params) if self.applied else None
         return self._residual
 
+    @residual_db.setter
+    def residual_db(self, value: float | None) -> None:
+        """The residual measured elsewhere (the calibration recording cancelled with its own
+        leakage, ``audio.hearing.use_calibration_leakage``): not refitted on this session."""
+        self._residual = value
+
     @property
     def noise_ratio_db(self) -> float | None:
         """The seats' median speech-to-noise ratio (dB, :func:`noise_ratio_db`) of the
