@@ -88,6 +88,17 @@ class WhisperParams:
     #: ``window_s``). 0.5 s, half A: 123 / 86 digits, 180 -> 151 ms: the model wants some of
     #: the window's silence after the word. Not on.
     window_step_s: float | None = None
+    #: ... but never shorter than this (s; None: ``window_step_s``; without ``window_step_s``
+    #: nothing): with a step of 0.5 s, the shortest of 2.0 / 2.5 / 3.0 s that holds the whole
+    #: utterance handed to Whisper. Why: the encoder's cost grows with the window (2 s 23 ms,
+    #: 3 s 37 ms) and so does every decoder pass (41 / 51 ms: the cross-attention reads every
+    #: frame). Issue 13, ``bench_hearing --limit 80`` against 3 s (both halves, one run each):
+    #: 2.0 s: real digits 73/80 quiet kept, 62 -> 61/80 at 10 dB white (B), English talk in
+    #: quiet 0 -> 1/15 (A), Japanese talk at 10 dB 2 -> 1/103; demo Whisper 4.12 -> 3.50 CPU-s
+    #: (RTF 0.160 -> 0.126, the load moving 5.8 -> 8.0), its record byte for byte the same.
+    #: 2.5 s: 73 -> 74 quiet, 62 -> 60 at 10 dB, talk 0 -> 1/15 and 2 -> 3/103; Whisper
+    #: 3.62 -> 3.21 CPU-s. Not on: the words change both ways and talk gets through more.
+    window_min_s: float | None = None
     #: audio before the onset and after the end handed to the model (s). Before: 0.6 s of the
     #: room's own sound lets the model tell the noise from the word (real English digits at
     #: 10 dB white, best call: 0.2 s 43/66, 0.4 s 52/66, 0.6 s 57/66, 0.8 s 57/66); it costs no
@@ -104,8 +115,12 @@ class WhisperParams:
     #: ... and only those within this many nats of the best prefix (on a clear word one
     #: survives: one pass instead of three; in noise the distribution is flat and more do).
     #: 2 instead of 4: the same calls on a bench_hearing subset (87 clips x quiet / white
-    #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240.
-    prune: float = 2.0
+    #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240. 1 instead of 2 (issue 13,
+    #: ``bench_hearing --limit 80``, one run): every count the same on both halves (digits 73/80
+    #: quiet, 62/80 at 10 dB white, talk 0/15, 1/15, 4/103, 2/103), demo Whisper 3.63 -> 3.45
+    #: CPU-s (RTF 0.134 -> 0.127), its record byte for byte the same. Cost: in noise, where the
+    #: first tokens' distribution is flat, a right call more than 1 nat behind is not followed.
+    prune: float = 1.0
     #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the one
     #: whose distribution it needs (:func:`audio.whisper_calls.search`): the model's own path
     #: is then scored in the same pass. Same scores either way; a pass costs ~20 ms fixed, a
@@ -247,6 +262,10 @@ class WhisperParams:
     def __post_init__(self):
         if self.prior_s <= 0 or self.prior_s > self.window_s:
             raise ValueError(f"WhisperParams.prior_s must be in (0, window_s], got {self.prior_s}")
+        if self.window_step_s is not None and not 0 < self.window_step_s <= self.window_s:
+            raise ValueError(f"WhisperParams.window_step_s must be in (0, window_s] or None, got {self.window_step_s}")
+        if self.window_min_s is not None and not 0 < self.window_min_s <= self.window_s:
+            raise ValueError(f"WhisperParams.window_min_s must be in (0, window_s] or None, got {self.window_min_s}")
         if self.prior_db >= 0:
             raise ValueError(f"WhisperParams.prior_db must be below 0 dB full scale, got {self.prior_db}")
         if self.min_lift is not None and not math.isfinite(self.min_lift):
@@ -468,7 +487,7 @@ class WhisperRecognizer:
         denoise = p.denoise if view == "first" else view
         if isinstance(denoise, ShiftedMean):
             denoise = denoise.denoise
-        key = (str(self.folder), self.lang, call, p.prior_s, p.prior_db, p.window_s, p.window_step_s, denoise)
+        key = (str(self.folder), self.lang, call, p.prior_s, p.prior_db, p.window_s, p.window_step_s, p.window_min_s, denoise)
         if key not in _PRIORS:
             if _EMPTY.get(key[3:]) is None:
                 hiss = np.random.default_rng(0).standard_normal(int(p.prior_s * RATE)) * 10 ** (p.prior_db / 20)
@@ -565,7 +584,8 @@ class WhisperRecognizer:
         if self.p.window_step_s is None:
             return full
         step = int(round(self.p.window_step_s * RATE / HOP))
-        return min(full, max(step, -(-(-(-n // HOP)) // step) * step))
+        least = step if self.p.window_min_s is None else int(round(self.p.window_min_s * RATE / HOP))
+        return min(full, max(least, -(-(-(-n // HOP)) // step) * step))
 
     def _talk(self, encoded) -> str:
         """What the model writes without the prompt (for the record, when no call stands)."""

@@ -120,11 +120,16 @@ def test_the_window_step_rounds_the_utterance_up_and_stays_within_the_window():
     from audio.whisper import WhisperParams, WhisperRecognizer
 
     frames = lambda n, **kw: WhisperRecognizer.frames(SimpleNamespace(p=WhisperParams(**kw)), n)  # noqa: E731
-    assert frames(RATE) == 300  # the full 3 s window by default
-    assert frames(int(1.2 * RATE), window_step_s=0.5) == 150
-    assert frames(int(1.5 * RATE), window_step_s=0.5) == 150
-    assert frames(10 * RATE, window_step_s=0.5) == 300
-    assert frames(10, window_step_s=0.5) == 50
+    assert frames(RATE, window_step_s=None) == 300  # the full 3 s window without a step
+    assert frames(int(1.2 * RATE), window_step_s=0.5, window_min_s=None) == 150
+    assert frames(int(1.5 * RATE), window_step_s=0.5, window_min_s=None) == 150
+    assert frames(10 * RATE, window_step_s=0.5, window_min_s=None) == 300
+    assert frames(10, window_step_s=0.5, window_min_s=None) == 50
+    # the shortest of 2.0 / 2.5 / 3.0 s that holds the utterance
+    assert frames(int(1.2 * RATE), window_step_s=0.5, window_min_s=2.0) == 200
+    assert frames(int(2.1 * RATE), window_step_s=0.5, window_min_s=2.0) == 250
+    assert frames(int(2.6 * RATE), window_step_s=0.5, window_min_s=2.0) == 300
+    assert frames(10 * RATE, window_step_s=0.5, window_min_s=2.0) == 300
 
 
 def test_the_noise_margin_tells_a_noisy_room_from_a_quiet_one():

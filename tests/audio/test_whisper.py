@@ -109,7 +109,8 @@ def test_params_are_validated():
 
     for bad in ({"prior_s": 0.0}, {"prior_s": 4.0}, {"prior_db": 3.0}, {"min_lift": float("inf")},
                 {"second_views": [None]}, {"second_views": ("raw",)}, {"second_views": (DenoiseParams, None)},
-                {"views_noise_db": float("nan")}):
+                {"views_noise_db": float("nan")}, {"window_step_s": 0.0}, {"window_step_s": 4.0},
+                {"window_min_s": 0.0}, {"window_min_s": 3.5}):
         with pytest.raises(ValueError):
             WhisperParams(**bad)
     WhisperParams(denoise=None)  # one view then (the second views need a denoised first one)
