@@ -198,6 +198,8 @@ class OnsetParams:
             raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
         if not 0 <= self.end_quiet_db <= self.start_db:
             raise ValueError(f"end_quiet_db must be between 0 and start_db, got {self.end_quiet_db}")
+        if self.refine_all_speaking_db > 0:  # (over the speakers' median: a soft start never the seat's)
+            raise ValueError(f"refine_all_speaking_db must be <= 0, got {self.refine_all_speaking_db}")
 
 
 @dataclass(frozen=True)
