@@ -157,7 +157,7 @@ class OnsetParams:
     #: when it stands ``refine_dominance_db`` over the median of the other channels *not
     #: speaking* (below their seat's speech level + ``refine_speaking_db``; room babble reaches
     #: every mic alike, a neighbour's word raises only its own; every other speaking: the
-    #: median of all, as before — a dead seat's leak its fingerprint could not cancel is then
+    #: median of all plus ``refine_all_speaking_db`` — a dead seat's leak its fingerprint could not cancel is then
     #: louder than the leak test expects, demo ben muted: dai 53 ms early) and
     #: ``refine_leak_db`` over the loudest other channel minus ``crosstalk_db`` (the leak the
     #: cancellation leaves, with its margin). Why: with two neighbours speaking the others'
@@ -172,6 +172,16 @@ class OnsetParams:
     #: within 5 ms of the truth, unchanged / babble 20 dB): -10: 33 / 30 of 35; -15: 31 / 26;
     #: -20: 30 / 23 (a neighbour's soft syllable left out, the quiet median rose to a speaker's).
     refine_speaking_db: float = -10.0
+    #: every other channel speaking (``refine_leak_db`` on): the fallback bar is the others'
+    #: median plus this (dB), then ``refine_dominance_db`` over it. Why: that median is a
+    #: speaker's own level, and a soft start under three speakers was walked back to only once
+    #: it was as loud as theirs (demo card 5: chie 34 ms late when aki's or dai's shout moved
+    #: 40 ms). Measured (onsets alone, within 5 ms of the truth, unchanged / ben muted /
+    #: clipped / dai delayed; neighbour onsets within 5 ms): 0: 33/22/27/30, 82 of 88; -3:
+    #: 33/23/29/30, 84; -4.5: 83 of 88; -6: 33/24/28/30; -10: 34/23/25/32 (a dead seat's leak the
+    #: fingerprint could not cancel passes the bar: clipped ben 41 ms early). Cost: a
+    #: neighbour's leak 3 dB softer than the speakers' median is walked into. Latency: none.
+    refine_all_speaking_db: float = -3.0
     #: on cancelled audio (``audio.demix.onset_params``): when a run reached its seat's speech
     #: level (``own_level_db``) later than it began, the walk back is also made from where it
     #: reached it, and that onset is kept when it lands more than ``refine_gap_s`` after the
@@ -188,6 +198,8 @@ class OnsetParams:
             raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
         if not 0 <= self.end_quiet_db <= self.start_db:
             raise ValueError(f"end_quiet_db must be between 0 and start_db, got {self.end_quiet_db}")
+        if self.refine_all_speaking_db > 0:  # (over the speakers' median: a soft start never the seat's)
+            raise ValueError(f"refine_all_speaking_db must be <= 0, got {self.refine_all_speaking_db}")
 
 
 @dataclass(frozen=True)
@@ -622,10 +634,11 @@ class OnsetDetector:
         if p.refine_leak_db is None:
             return _others_median(others, axis=axis) + p.refine_dominance_db
         quiet = _others_median(np.where(speaking, SILENT_DB, others), axis=axis)
-        # every live other channel speaking: no quiet one to judge by, the others' median as before
+        # every live other channel speaking: no quiet one to judge by, the others' median (lowered
+        # by refine_all_speaking_db: it is a speaker's own level)
         # (a dead seat's leak its fingerprint could not cancel is then louder than the leak test
         # expects: demo, ben muted, dai's channel under three speakers walked 53 ms early on it)
-        quiet = np.where(quiet <= NEG_DB, _others_median(others, axis=axis), quiet)
+        quiet = np.where(quiet <= NEG_DB, _others_median(others, axis=axis) + p.refine_all_speaking_db, quiet)
         return np.maximum(quiet + p.refine_dominance_db, others.max(axis=axis) - p.crosstalk_db + p.refine_leak_db)
 
     def _speaking(self, voice: np.ndarray) -> np.ndarray:

@@ -115,3 +115,28 @@ def test_a_run_begun_on_a_leak_is_walked_from_where_it_reaches_the_seat_s_level(
     assert len(new) == 1 and abs(new[0].t - 0.50) <= 0.005, [s.t for s in new]
     # from the run's start: the leak's first frame is the onset (0.475 s)
     assert len(old) == 1 and 0.50 - old[0].t >= 0.015, [s.t for s in old]
+
+
+def test_under_three_speakers_the_walk_s_bar_is_under_their_median():
+    """Every other seat speaking: no quiet channel to judge by, and their median is a
+    speaker's own level; the bar a frame must reach to be the seat's own sound is that median
+    lowered by ``refine_all_speaking_db`` (then ``refine_dominance_db`` over it), so a start
+    as loud as a speaker's is the seat's (demo card 5: chie 34 ms late when a neighbour's
+    shout moved). With one other quiet, the quiet median decides as before."""
+    det = OnsetDetector(4, RATE, CANCELLED, speech_db=[SPEECH_DB] * 4)
+
+    def bar_of(d, others):  # seat 0's bar, the other three channels' levels given (one frame)
+        row = np.array([[-60.0] + others])
+        return d._others_ref(row[:, 1:], np.delete(d._speaking(row), 0, axis=1), axis=1)[0]
+
+    speakers = [SPEECH_DB - 1.0, SPEECH_DB, SPEECH_DB + 1.0]
+    bar = bar_of(det, speakers)
+    assert bar == SPEECH_DB + CANCELLED.refine_all_speaking_db + CANCELLED.refine_dominance_db
+    assert bar <= SPEECH_DB  # a frame at a speaker's level passes (against the median +3 dB it did not)
+    old = OnsetParams(crosstalk_db=19.0, dominance_db=-6.0, refine_leak_db=1.0, refine_all_speaking_db=0.0)
+    det_old = OnsetDetector(4, RATE, old, speech_db=[SPEECH_DB] * 4)
+    assert bar_of(det_old, speakers) == SPEECH_DB + 3.0
+    one_quiet = [SPEECH_DB - 30.0, SPEECH_DB, SPEECH_DB + 1.0]
+    for d in (det, det_old):  # the quiet one's level (+3 dB) or the leak test, whichever is higher
+        assert bar_of(d, one_quiet) == max(
+            SPEECH_DB - 27.0, SPEECH_DB + 1.0 - 19.0 + 1.0)
