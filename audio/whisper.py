@@ -534,26 +534,24 @@ class WhisperRecognizer:
                 return None
         if isinstance(denoise, ShiftedMean):
             return self._shifted_mean(x, denoise)
-        levelled = mel
-        if denoise is not None and denoise.level_db is not None:
-            levelled, _ = mel_power(to_level(x, denoise.level_db), self.frames(len(x)))
-        feats = log_of(levelled, real, denoise)
+        feats = self._features_of(x, denoise)
         if denoise == self.p.denoise or np.array_equal(feats, log_of(mel, real, self.p.denoise)):
             return None
         return self._encode_features(feats)
+
+    def _features_of(self, x: np.ndarray, denoise: DenoiseParams | None) -> np.ndarray:
+        """The log-mel features of 16 kHz samples ``x`` through the front-end ``denoise``, the
+        samples brought to ``denoise.level_db`` first where it says so (its window: ``x``'s)."""
+        y = to_level(x, denoise.level_db) if denoise is not None and denoise.level_db is not None else x
+        return log_of(*mel_power(y, self.frames(len(x))), denoise)
 
     def _shifted_mean(self, x: np.ndarray, look: ShiftedMean):
         """The mean of the encoder outputs of 16 kHz samples ``x`` through ``look.denoise``, started
         at each of ``look.shifts_s`` (:class:`ShiftedMean`)."""
         import ctranslate2
 
-        outs = []
-        for t in look.shifts_s:
-            y = x[int(round(t * RATE)):]
-            d = look.denoise
-            mel, real = mel_power(to_level(y, d.level_db) if d is not None and d.level_db is not None else y,
-                                  self.frames(len(y)))
-            outs.append(np.asarray(self._encode_features(log_of(mel, real, d)), np.float32))
+        outs = [np.asarray(self._encode_features(self._features_of(x[int(round(t * RATE)):], look.denoise)), np.float32)
+                for t in look.shifts_s]
         return ctranslate2.StorageView.from_array(np.ascontiguousarray(np.mean(outs, axis=0, dtype=np.float32)))
 
     def _first_look(self, samples: np.ndarray, rate: int):
