@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from session.calibration import channels_used
 from session.errors import MediaError
 
 #: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
@@ -187,8 +188,7 @@ def unreferenced(source, fingerprint) -> None:
 
 def seat_channels(plan: HearingPlan) -> int | None:
     """How many channels the seats use (the highest seat channel + 1), None without any."""
-    used = [c for c in plan.channels.values() if c is not None]
-    return max(used) + 1 if used else None
+    return channels_used(plan.channels)
 
 
 def make_listener(plan: HearingPlan, source, warnings: list[str]):

@@ -253,9 +253,8 @@ def check_audio(video: Path, audio: Path | None, cal, warnings: list[str]) -> tu
                  f"record at {want} Hz" if have < want else "")
         warnings.append(f"audio: {(audio or video).name} is recorded at {have} Hz, the calibration at {want} Hz: "
                         f"resampled to {want} Hz{lower}")
-    used = [s.channel for s in cal.seats if s.channel is not None]
-    if used and src.file_channels > max(used) + 1:
-        n = max(used) + 1
+    n = cal.seat_channels
+    if n is not None and src.file_channels > n:
         extra = list(range(n, src.file_channels))
         names = ", ".join(str(c) for c in extra[:6]) + (", ..." if len(extra) > 6 else "")
         made = (f" (the calibration was made with {cal.audio.channels})"

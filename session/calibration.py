@@ -197,6 +197,13 @@ def migrate_v1(obj: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def channels_used(channels: dict[str, int | None]) -> int | None:
+    """How many channels seats on ``channels`` (``{player: channel}``) use: the highest + 1 (an
+    interface with more inputs is heard on those only), None where no seat has one."""
+    used = [c for c in channels.values() if c is not None]
+    return max(used) + 1 if used else None
+
+
 @dataclass(frozen=True)
 class Calibration:
     """One table's calibration; build with :func:`load` or :meth:`from_dict`."""
@@ -229,6 +236,11 @@ class Calibration:
     def channels(self) -> dict[str, int]:
         """``{player: channel}`` for the seats whose channel is known."""
         return {s.name: s.channel for s in self.seats if s.channel is not None}
+
+    @property
+    def seat_channels(self) -> int | None:
+        """How many channels the seats use (:func:`channels_used` of :attr:`channels`)."""
+        return channels_used(self.channels)
 
     @property
     def players(self) -> list[str]:

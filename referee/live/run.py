@@ -290,11 +290,11 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     else:
         factory = None
         channels, rate = device
-        used = [s.channel for s in cal.seats if s.channel is not None]
-        if used and channels > max(used) + 1:  # an interface with more inputs: the seats' only (see replay)
+        used = cal.seat_channels
+        if used is not None and channels > used:  # an interface with more inputs: the seats' only (see replay)
             setup_warnings.append(f"audio: the input has {channels} channels, the calibration's seats are on "
-                                  f"0-{max(used)}: only those are heard")
-            channels = max(used) + 1
+                                  f"0-{used - 1}: only those are heard")
+            channels = used
         if cal.audio is not None and cal.audio.rate:
             rate = cal.audio.rate
         heard_from = None
