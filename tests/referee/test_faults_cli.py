@@ -189,12 +189,9 @@ def test_an_8_khz_recording_says_what_resampling_cannot_give_back(tmp_path):
     from referee.preflight import check_audio
     from session.calibration import load
 
-    wav = tmp_path / "s8k.wav"
-    with wave.open(str(wav), "wb") as f:
-        f.setnchannels(4)
-        f.setsampwidth(2)
-        f.setframerate(8000)
-        f.writeframes(b"\x00" * 8 * 8000)
+    from audio.synth import write_wav
+
+    wav = write_wav(tmp_path / "s8k.wav", np.zeros((8000, 4)), rate=8000)  # 1 s of 4 silent seats
     warnings: list[str] = []
     assert check_audio(wav, wav, load(DEMO / "calibration.json"), warnings) == (16000, 8000)
     assert warnings == ["audio: s8k.wav is recorded at 8000 Hz, the calibration at 16000 Hz: resampled to 16000 Hz; "
