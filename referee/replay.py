@@ -212,22 +212,21 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
     return result
 
 
-def _last_time(record: Path) -> tuple[float, int]:
-    """The latest event time in ``record`` and its number of events (lines cut short skipped)."""
-    last, count = 0.0, 0
+def _last_time(record: Path) -> float:
+    """The latest event time in ``record`` (lines cut short skipped)."""
+    last = 0.0
     try:
         lines = record.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
     except OSError:
-        return last, count
+        return last
     for line in lines:
         try:
             t = json.loads(line).get("t")
         except (ValueError, AttributeError):
             continue  # (a line cut by the stop)
-        count += 1
         if isinstance(t, (int, float)):
             last = max(last, float(t))
-    return last, count
+    return last
 
 
 def _mark_stopped(record: Path, duration: float | None, how: str) -> None:
@@ -237,8 +236,9 @@ def _mark_stopped(record: Path, duration: float | None, how: str) -> None:
     if not record.is_file():
         return
     from session.events import SkippedEvent
+    from session.record import dumps
 
-    last, _ = _last_time(record)
+    last = _last_time(record)
     end = max(last, float(duration or 0.0))
     reason = f"stopped by {how}"
     try:
@@ -248,7 +248,7 @@ def _mark_stopped(record: Path, duration: float | None, how: str) -> None:
                 f.write(b"\n")  # (a line cut by the stop stays a line of its own: reported, skipped)
             for what in ("video", "audio"):
                 ev = SkippedEvent(t=round(last, 6), what=what, start=round(last, 6), stop=round(end, 6), reason=reason)
-                f.write((json.dumps(ev.to_dict(), ensure_ascii=False) + "\n").encode("utf-8"))
+                f.write((dumps(ev) + "\n").encode("utf-8"))
     except OSError:
         pass
 
@@ -259,7 +259,7 @@ def stopped_record(kept: Path | None) -> str:
     if kept is None:
         return "nothing was recorded yet"
     record = kept / "session.jsonl"
-    last, _ = _last_time(record)
+    last = _last_time(record)
     return (f"the record up to {last:.1f} s is in {record}; no report was written "
             f"(judge it with: referee judge {record})")
 
