@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import textwrap
 import threading
 from dataclasses import dataclass
 from typing import IO, Any
@@ -85,7 +86,8 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     out.append("")
     if state.history:
         out.append("RECENT:")
-        out += [f"  {line}" for line in list(state.history)[-3:]]
+        for line in list(state.history)[-3:]:  # wrapped, not cut: a person reads each verdict whole
+            out += [f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
         out.append("")
     out.append(state.status_line())
     if state.warnings:

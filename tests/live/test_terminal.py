@@ -81,3 +81,16 @@ def test_not_a_terminal_prints_nothing_while_running():
         drive(view, until=10.0)
         view.event(WarningEvent(t=10.0, message="camera lost"))
     assert out.getvalue() == ""
+
+
+def test_a_long_recent_verdict_is_wrapped_whole_not_cut():
+    """The view cuts every line at its width; a verdict in RECENT longer than that is wrapped
+    onto indented lines, so its end ("no reaction was due") is still read."""
+    s = _state(until=24.5)
+    long = "card mirror: no point | ben wrong: reacted to the trouble card mirror (raised left hand, said tako); no reaction was due"
+    s.history.append(long)
+    lines = render_text(s, TerminalParams(width=60))
+    at = next(i for i, line in enumerate(lines) if line.startswith("  card mirror: no point | ben wrong: reacted"))
+    assert all(len(line) <= 60 for line in lines[at:at + 3])
+    words = " ".join(line.strip() for line in lines[at:at + 3])
+    assert long in words
