@@ -125,8 +125,11 @@ class WhisperParams:
     #: whose distribution it needs (:func:`audio.whisper_calls.search`): the model's own path
     #: is then scored in the same pass. Same scores either way; a pass costs ~20 ms fixed, a
     #: token ~5-8 ms, and the demo's names took no fewer passes with more (the second pass is
-    #: for the beam's *other* prefixes): 0 (demo subset: ~6 % less CPU than 1).
-    lookahead: int = 0
+    #: for the beam's *other* prefixes): 0 (demo subset: ~6 % less CPU than 1). 0 -> 1 (with
+    #: ``prune`` 1; issue 13): the demo's 35 prompted searches identical (every call, score and
+    #: no-speech probability), 33 -> 25 ``generate`` calls, 92 -> 72 rows, 1.82 -> 1.46 CPU-s
+    #: (median of 5 interleaved rounds, load < 1).
+    lookahead: int = 1
     #: the unprompted gate scores every spelling of the call in one batched pass when it has
     #: at most this many (a digit has 3, a name 8), else it searches them like the prompted
     #: pass. One pass of n rows ~20 + 7n ms against ~35 ms per search pass; the batch is exact
