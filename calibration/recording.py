@@ -228,7 +228,7 @@ def table_leakage(audio: str | Path, samples: np.ndarray, rate: int, channels: d
     """The calibration file's ``audio.leakage`` (``session.calibration.LeakMeasurement``):
     the seat-to-seat leak paths, speech levels and residual measured on the seats' channels of
     this recording (``audio.hearing.measure_calibration``), once here instead of at every
-    replay (~1 CPU-s of a replay's hearing for the demo's 37 s); None with fewer than two seat
+    replay (~0.8 CPU-s of a replay's hearing for the demo's 37 s); None with fewer than two seat
     channels (nothing to cancel)."""
     from audio.hearing import measure_calibration
     from session.calibration import channels_used
