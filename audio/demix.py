@@ -604,15 +604,17 @@ def fit_report(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = 
     return Leakage(fir=fir, solo_frames=leakage.solo_frames, params=p), dropped, judged
 
 
-def unfit_channels(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> list[int]:
+def unfit_channels(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None,
+                   report: tuple[Leakage, list, list] | None = None) -> list[int]:
     """Channels of the session ``x`` none of whose leak paths fit the calibration's, into it
     and out of it, each way judged on at least :data:`UNFIT_MIN_PAIRS` pairs: the channel's
     sound is not where and when the calibration heard it — delayed by more than the leak
     paths (a channel seconds late), or another microphone. Its seat's timing cannot be
     trusted: it is not heard (``audio.hearing``). A muted channel is not one (nothing leaves
     it to judge; the raw input's watch says it is dead); a swapped pair is found before
-    (:func:`find_swap`). ``solo``: as for :func:`check_fit`."""
-    _, dropped, judged = fit_report(leakage, x, solo)
+    (:func:`find_swap`). ``solo``: as for :func:`check_fit`; ``report``: :func:`fit_report` of
+    the same, when already known (:func:`find_swap` judged the same pairs)."""
+    _, dropped, judged = fit_report(leakage, x, solo) if report is None else report
     out = []
     for k in range(leakage.channels):
         into = [pr for pr in judged if pr[0] == k]
@@ -746,7 +748,8 @@ def swap_order(swap: tuple[int, int], channels: int) -> list[int]:
     return order
 
 
-def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
+def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None,
+              report: tuple[Leakage, list, list] | None = None) -> tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]:
     """Are two channels of the session ``x`` exchanged since ``leakage`` was measured? The
     leak paths (each seat's delay and level into every other mic) are a fingerprint of where
     the microphones stand: when the measured leakage fits the session (:func:`check_fit`)
@@ -755,9 +758,10 @@ def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = N
     or None, the leakage to cancel with (fitted pairs only: the exchanged one when swapped),
     and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
     Cost: one :func:`check_fit` per pair of channels (6 for 4 seats); ``solo``: as there
-    (the channels' solo frames do not depend on the order tried)."""
+    (the channels' solo frames do not depend on the order tried); ``report``: :func:`fit_report`
+    of ``leakage`` on ``x``, when already known."""
     solo = _solo_frames(x, leakage.params) if solo is None else solo
-    fitted, dropped = check_fit(leakage, x, solo)
+    fitted, dropped, _ = fit_report(leakage, x, solo) if report is None else report
     best = (None, fitted, dropped)
     c = leakage.channels
     if not dropped:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from session.calibration import channels_used
+from session.calibration import LeakMeasurement, channels_used, file_fingerprint
 from session.errors import MediaError
 
 #: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
@@ -58,16 +58,22 @@ class HearingPlan:
     #: then stays local, and a cut recording hears what the whole one heard. None: measured on
     #: the session (the earlier behaviour), with a warning saying so.
     leakage_from: Path | None = None
+    #: what calibration measured on ``leakage_from`` (the calibration file's ``audio.leakage``:
+    #: leak paths, speech levels, residual), used instead of measuring it again when the
+    #: recording is still the one measured (:func:`use_calibration_leakage`); None: measured
+    leakage_measured: LeakMeasurement | None = None
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
-                leakage_from: Path | None = None, rate: int | None = None, channels: int | None = None):
+                leakage_from: Path | None = None, rate: int | None = None, channels: int | None = None,
+                measured: LeakMeasurement | None = None):
     """The recording's audio blocks, with cross-talk cancelled when ``demix`` (several seats):
     ``(source, heard_from)``, or ``(None, None)`` with a warning when there is no audio.
     ``rate``: the calibration's sample rate; a recording at another rate is resampled to it
     (``audio.capture.FileSource``; ``referee.preflight`` says so before the replay).
     ``channels``: the seats' channels (0..n-1); a recording's further channels are not heard
-    (``referee.preflight`` says so too).
+    (``referee.preflight`` says so too). ``measured``: the calibration's stored measurement of
+    ``leakage_from`` (:attr:`HearingPlan.leakage_measured`).
 
     Demixing reads the whole recording first (offline replay only) and measures the
     seat-to-seat leakage from the moments a seat speaks alone (``audio.demix``).
@@ -90,7 +96,7 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
         source = DemixedSource(source)
         source.watch = watch
         if leakage_from is not None:
-            use_calibration_leakage(source, leakage_from, warnings)
+            use_calibration_leakage(source, leakage_from, warnings, measured)
         if not source.applied:
             warnings.append("audio: seat-to-seat leakage could not be measured (no seat speaks alone, or the "
                             "channels are not close microphones); heard without cross-talk cancellation")
@@ -98,43 +104,134 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
     return source, heard_from
 
 
-def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> bool:
+def table_leakage(samples):
+    """What a calibration recording ``samples[samples, channels]`` says of the table: its
+    leakage (:func:`audio.demix.estimate`), the seats' speech levels
+    (:func:`audio.demix.speech_levels`) and the leak its own cancellation leaves
+    (:func:`audio.demix.residual_db`; None when the leakage is not usable). One solo test for
+    all of them."""
+    from audio import demix
+
+    solo = demix.solo_frames(samples)
+    leakage = demix.estimate(samples, solo=solo)
+    levels = demix.speech_levels(samples, solo=solo)
+    # what the cancellation leaves (the onset detector's allowance, ``audio.demix.onset_params``):
+    # measured on the calibration recording as its leakage is, not refitted on the session — on
+    # the session it depended on what was said where (a shout moved 40 ms changed it by 11 dB
+    # on a 4-s excerpt of the demo, and with it every seat's onset test)
+    residual = demix.residual_db(leakage.demix(samples)) if leakage.usable else None
+    return leakage, levels, residual
+
+
+def _params():
+    from dataclasses import astuple, fields
+
+    from audio.demix import DemixParams
+
+    p = DemixParams()
+    return tuple(zip((f.name for f in fields(p)), astuple(p)))
+
+
+def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
+    """The calibration file's ``audio.leakage`` for the calibration recording ``recording``
+    (``samples`` as read, the seats' channels only): :func:`table_leakage` as plain numbers,
+    with the file's fingerprint (``referee calibrate`` writes it)."""
+    import numpy as np
+
+    leakage, levels, residual = table_leakage(samples)
+    paths = []
+    c = leakage.channels
+    for i in range(c):
+        for j in range(c):
+            nz = np.flatnonzero(leakage.fir[i, j])
+            if len(nz):
+                paths.append((i, j, int(nz[0]), tuple(float(g) for g in leakage.fir[i, j, nz[0] : nz[-1] + 1])))
+    size, sha = file_fingerprint(recording)
+    return LeakMeasurement(size=size, sha256=sha, rate=int(rate), channels=c, params=_params(), paths=tuple(paths),
+                           solo_frames=tuple(leakage.solo_frames), speech_db=tuple(levels), residual_db=residual)
+
+
+def stored_leakage(measured: LeakMeasurement):
+    """:func:`table_leakage`'s ``(leakage, levels, residual)`` rebuilt from a stored
+    :class:`~session.calibration.LeakMeasurement` (the same numbers exactly)."""
+    import numpy as np
+
+    from audio.demix import DemixParams, Leakage
+
+    p = DemixParams()
+    fir = np.zeros((measured.channels, measured.channels, p.taps))
+    for i, j, k, gains in measured.paths:
+        fir[i, j, k : k + len(gains)] = gains
+    leakage = Leakage(fir=fir, solo_frames=tuple(measured.solo_frames), params=p)
+    return leakage, list(measured.speech_db), measured.residual_db
+
+
+def _still_measured(measured: LeakMeasurement | None, recording: Path, source, warnings: list[str]) -> bool:
+    """Whether the stored ``measured`` is what measuring ``recording`` now would give: the
+    same channels and rate as the session hears (else the recording is measured as it always
+    was, which says what does not fit), the same estimate parameters, the same file (size and
+    sha256); a changed file or parameters are said in ``warnings`` (measured again)."""
+    if measured is None or measured.channels != source.channels or measured.rate != source.rate:
+        return False
+    if dict(measured.params) != dict(_params()):
+        warnings.append("audio: the calibration's stored leakage (audio.leakage) was measured with other parameters "
+                        f"than this referee's; measured again on {recording} (calibrate again to store it)")
+        return False
+    try:
+        fingerprint = file_fingerprint(recording)
+    except OSError:
+        return False  # (measuring it says why it cannot be read)
+    if fingerprint != (measured.size, measured.sha256):
+        warnings.append(f"audio: the calibration recording {recording} changed since the table was calibrated (its "
+                        "size or sha256 is not audio.leakage's); its leakage is measured on it again (calibrate "
+                        "again to store it)")
+        return False
+    return True
+
+
+def use_calibration_leakage(source, recording: Path, warnings: list[str],
+                            measured: LeakMeasurement | None = None) -> bool:
     """Cancel ``source`` (a :class:`audio.demix.DemixedSource`) with the leakage measured on
     the calibration ``recording``; False with a warning (the session's own estimate stays)
-    when that recording is missing or does not fit."""
+    when that recording is missing or does not fit. ``measured``: the calibration's stored
+    measurement of ``recording`` (:func:`measure_calibration`), used when it is still the
+    recording's (:func:`_still_measured`) instead of reading and measuring it again."""
     from audio import demix
     from audio.capture import read_all
 
     if getattr(source, "measured_on", None) != "session":
         return False
-    try:
-        samples, rate = read_all(Path(recording))
-    except MediaError as exc:
-        warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
-                        "is measured on the session itself")
-        return False
-    if samples.ndim == 2 and samples.shape[1] > source.channels:  # (unused inputs recorded too)
-        samples = samples[:, : source.channels]
-    if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
-        have = 1 if samples.ndim == 1 else samples.shape[1]
-        warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
-                        f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session itself")
-        return False
-    solo = demix.solo_frames(samples)  # one solo test for the leakage and the speech levels
-    leakage = demix.estimate(samples, solo=solo)
-    if not leakage.usable:
+    if _still_measured(measured, recording, source, warnings):
+        calibration, levels, residual = stored_leakage(measured)
+    else:
+        try:
+            samples, rate = read_all(Path(recording))
+        except MediaError as exc:
+            warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
+                            "is measured on the session itself")
+            return False
+        if samples.ndim == 2 and samples.shape[1] > source.channels:  # (unused inputs recorded too)
+            samples = samples[:, : source.channels]
+        if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
+            have = 1 if samples.ndim == 1 else samples.shape[1]
+            warnings.append(f"audio: the calibration recording {recording} has {have} channel(s) at {rate} Hz, the "
+                            f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session "
+                            "itself")
+            return False
+        calibration, levels, residual = table_leakage(samples)
+    if not calibration.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
         return False
-    calibration = leakage
-    session_solo = source.solo_frames(leakage.params)  # every fit check below looks at the same
-    swap, fitted, dropped = demix.find_swap(leakage, source.raw, solo=session_solo)
+    session_solo = source.solo_frames(calibration.params)  # every fit check below looks at the same
+    report = demix.fit_report(calibration, source.raw, session_solo)  # the unswapped fit, judged once
+    swap, fitted, dropped = demix.find_swap(calibration, source.raw, solo=session_solo, report=report)
     if swap is not None:
         source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
     else:
         # said per seat by the listener too (audio.listen.Listener.unfit): not heard
-        source.unfit = demix.unfit_channels(leakage, source.raw, solo=session_solo)
-        fitted, dropped = demix.realign_unfit(source, leakage, warnings) or (fitted, dropped)
+        source.unfit = demix.unfit_channels(calibration, source.raw, solo=session_solo, report=report)
+        fitted, dropped = demix.realign_unfit(source, calibration, warnings) or (fitted, dropped)
     leakage = fitted
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
@@ -143,15 +240,10 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str]) -> boo
                         "calibration); those leaks are not cancelled")
     source.use_leakage(leakage, str(recording))
     unreferenced(source, calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)))
-    levels = demix.speech_levels(samples, solo=solo)
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
-    # what the cancellation leaves (the onset detector's allowance, ``audio.demix.onset_params``):
-    # measured on the calibration recording as its leakage is, not refitted on the session — on
-    # the session it depended on what was said where (a shout moved 40 ms changed it by 11 dB
-    # on a 4-s excerpt of the demo, and with it every seat's onset test)
-    source.residual_db = demix.residual_db(calibration.demix(samples))
+    source.residual_db = residual  # the calibration recording's (table_leakage), not refitted on the session
     return True
 
 

@@ -190,20 +190,39 @@ def measure_speech(limit: int | None) -> dict:
 
 
 def measure_rtf(enrolled: bool) -> dict:
+    """The demo's hearing as ``referee replay``/``demo`` hears it: the plan the replay makes of
+    the demo's calibration (``referee.replay.hearing_plan``), so the seat-to-seat leakage is
+    the calibration recording's (``leakage_from`` = ``seats.wav``) — taken from the
+    calibration file's stored measurement (``audio.leakage``) where the tree has one, as the
+    replay does — and the session-side checks (swap, unfit, dead seats) run on the session.
+    (Until this tree it measured the session's own leakage, which the replay never uses.)"""
+    import inspect
+
     from audio import hearing
     from session.calibration import load
 
     cal = load(DEMO / "calibration.json")
-    plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
-                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
-                               enroll=DEMO / "enroll" if enrolled else None)
+    try:
+        from referee.replay import ReplaySettings, hearing_plan
+
+        plan = hearing_plan(cal, "ikatako", "versus", ReplaySettings(enroll=DEMO / "enroll" if enrolled else None,
+                                                                     no_enroll=not enrolled), DEMO / "calibration.json")
+    except ImportError:  # (a tree before the replay's plan)
+        plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
+                                   names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
+                                   enroll=DEMO / "enroll" if enrolled else None, leakage_from=DEMO / "seats.wav")
     from audio import lexicon
 
     # the model loaded before the clock starts (once per process, ~4 s)
     hearing.make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    extra = {}
+    if "measured" in inspect.signature(hearing.open_source).parameters:
+        extra["measured"] = getattr(plan, "leakage_measured", None)
     c0 = time.process_time()
     warnings: list[str] = []
-    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True)
+    source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True,
+                                    leakage_from=plan.leakage_from, rate=cal.audio.rate,
+                                    channels=hearing.seat_channels(plan), **extra)
     listener = hearing.make_listener(plan, source, warnings)
     decode_s: list[float] = []
     timed(listener, decode_s)

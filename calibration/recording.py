@@ -205,6 +205,9 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
         leak = steps.crosstalk_db(samples, rate, [channels.get(n_) for n_ in names])
         if leak is not None:
             audio_info["crosstalk_db"] = leak  # the onset detector subtracts this much of a neighbour
+        measured = table_leakage(audio, samples, rate, channels)
+        if measured is not None:
+            audio_info["leakage"] = measured
     else:
         checks.append(Check("channels", "warn", "no audio given (--audio SEATS.wav): seat channels left unknown"))
         checks.extend(steps.av_offset_checks(None))
@@ -219,6 +222,21 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     if offset is not None:
         cal["av_offset"] = offset
     return Result(cal, captured, checks, time.perf_counter() - t0, n)
+
+
+def table_leakage(audio: str | Path, samples: np.ndarray, rate: int, channels: dict[str, int | None]) -> dict | None:
+    """The calibration file's ``audio.leakage`` (``session.calibration.LeakMeasurement``):
+    the seat-to-seat leak paths, speech levels and residual measured on the seats' channels of
+    this recording (``audio.hearing.measure_calibration``), once here instead of at every
+    replay (~0.8 CPU-s of a replay's hearing for the demo's 37 s); None with fewer than two seat
+    channels (nothing to cancel)."""
+    from audio.hearing import measure_calibration
+    from session.calibration import channels_used
+
+    used = channels_used(channels)
+    if used is None or used < 2 or samples.ndim != 2 or samples.shape[1] < used:
+        return None
+    return measure_calibration(samples[:, :used], rate, Path(audio)).to_dict()
 
 
 def find_slap(showings: Sequence[Showing]) -> Showing | None:

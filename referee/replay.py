@@ -148,13 +148,15 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
         if not folder.is_absolute():
             folder = cal_path.parent / folder
     # the seat-to-seat leakage is measured on the calibration recording (the seats' test
-    # words), never fitted over the session being judged, when the calibration names one
+    # words), never fitted over the session being judged, when the calibration names one;
+    # what calibration measured there (audio.leakage) is used while the file is unchanged
     recorded = cal.audio.file if getattr(cal, "audio", None) is not None else None
     leakage_from = cal_path.parent / recorded if recorded and (cal_path.parent / recorded).is_file() else None
     return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
                        names=tuple(s.name for s in cal.seats), crosstalk_db=leak,
                        enroll=None if settings.no_enroll else folder, model=settings.model, lang=settings.lang,
-                       demix=settings.demix, leakage_from=leakage_from)
+                       demix=settings.demix, leakage_from=leakage_from,
+                       leakage_measured=cal.audio.leakage if leakage_from is not None else None)
 
 
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,

@@ -27,7 +27,10 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   sounddevice index or name, null = the default input), ``rate``, ``channels``, and for a
   recorded table the ``file`` it was calibrated from; ``crosstalk_db``: the seat-to-seat
   leakage measured at calibration (the loudest other channel while a seat speaks, worst
-  seat; e.g. -10), which replay's onset detector subtracts. Decision (the issue says "device
+  seat; e.g. -10), which replay's onset detector subtracts; ``leakage``: what the
+  recording ``file`` says of the leak paths, the seats' speech levels and the leak the
+  cancellation leaves (:class:`LeakMeasurement`, written by ``referee calibrate``; without
+  it they are measured on ``file`` at every replay). Decision (the issue says "device
   and channel per seat"): one device for all seats, since the onset detector and speaker
   attribution need every seat on one sample clock; the seat carries only its channel.
 - ``deck``: the deck's name (default: the game's); ``references``: a folder (relative to
@@ -130,6 +133,118 @@ class Seat:
     channel: int | None = None
 
 
+def file_fingerprint(path: str | Path) -> tuple[int, str]:
+    """``(size in bytes, sha256 hex)`` of a file: what a stored measurement of it
+    (:class:`LeakMeasurement`) was made on. Cost: one read of the file (~10 ms for the demo's
+    37 s of 4 channels), far less than decoding and measuring it again."""
+    import hashlib
+
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+            size += len(chunk)
+    return size, h.hexdigest()
+
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_LEAK_KEYS = ("file", "rate", "channels", "params", "paths", "solo_frames", "speech_db", "residual_db")
+
+
+@dataclass(frozen=True)
+class LeakMeasurement:
+    """What the calibration recording (``audio.file``) says of the table's microphones,
+    measured once when the table is calibrated (``audio.leakage`` of the file; README
+    "Calibration file"): the seat-to-seat leak paths (:class:`audio.demix.Leakage`: per
+    (mic, seat) pair its impulse response's non-zero taps), each seat's solo frames counted,
+    the seats' speech levels (:func:`audio.demix.speech_levels`) and the leak the
+    cancellation leaves (:func:`audio.demix.residual_db`). Plain numbers only; the hearing
+    rebuilds the leakage from them exactly (floats round-trip through JSON). ``size`` and
+    ``sha256`` are the recording's (:func:`file_fingerprint`): a recording changed since is
+    measured again, never heard with another recording's numbers; ``params``: the estimate's
+    parameters by name (``audio.demix.DemixParams``), measured again when they changed."""
+
+    size: int
+    sha256: str
+    rate: int
+    channels: int
+    #: (name, value) of each estimate parameter, in the dataclass's order
+    params: tuple[tuple[str, float], ...]
+    #: (mic, seat, first tap, gains from that tap on): the response from seat to mic
+    paths: tuple[tuple[int, int, int, tuple[float, ...]], ...]
+    solo_frames: tuple[int, ...]
+    speech_db: tuple[float | None, ...]
+    residual_db: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": {"size": self.size, "sha256": self.sha256}, "rate": self.rate, "channels": self.channels,
+                "params": dict(self.params),
+                "paths": [[i, j, k, list(g)] for i, j, k, g in self.paths],
+                "solo_frames": list(self.solo_frames), "speech_db": list(self.speech_db),
+                "residual_db": self.residual_db}
+
+    @staticmethod
+    def from_dict(obj: Any, name: str = "audio.leakage") -> "LeakMeasurement":
+        """Validate a stored measurement; :class:`CalibrationError` names the bad field."""
+        def number(v: Any) -> bool:
+            return not isinstance(v, bool) and isinstance(v, (int, float)) and v == v and abs(v) < 1e300
+
+        if not isinstance(obj, dict):
+            raise CalibrationError(f"{name}: an object expected (written by referee calibrate), got {obj!r}")
+        bad = sorted(set(obj) ^ set(_LEAK_KEYS))
+        if bad:
+            what = "unknown" if bad[0] in obj else "missing"
+            raise CalibrationError(f"{name}.{bad[0]}: {what} field ({', '.join(_LEAK_KEYS)}); calibrate the table "
+                                   "again (referee calibrate) or delete audio.leakage to measure it at replay")
+        f = obj["file"]
+        if not isinstance(f, dict) or sorted(f) != ["sha256", "size"]:
+            raise CalibrationError(f"{name}.file: {{\"size\": bytes, \"sha256\": hex}} expected, got {f!r}")
+        size = _int(f["size"], f"{name}.file.size", 0)
+        sha = f["sha256"]
+        if not isinstance(sha, str) or not _SHA256.match(sha):
+            raise CalibrationError(f"{name}.file.sha256: 64 lowercase hex digits expected, got {sha!r}")
+        rate = _int(obj["rate"], f"{name}.rate", 8000, 384000, "a sample rate in Hz")
+        c = _int(obj["channels"], f"{name}.channels", 2, 64, "a channel count")
+        params = obj["params"]
+        if not isinstance(params, dict) or not all(isinstance(k, str) and number(v) for k, v in params.items()):
+            raise CalibrationError(f"{name}.params: an object of parameter name -> number expected, got {params!r}")
+        taps = _int(params.get("taps"), f"{name}.params.taps", 1, 1 << 16, "a tap count")
+        paths = obj["paths"]
+        if not isinstance(paths, list):
+            raise CalibrationError(f"{name}.paths: a list of [mic, seat, tap, [gain, ...]] expected, got {paths!r}")
+        out_paths = []
+        for n, pth in enumerate(paths):
+            where = f"{name}.paths[{n}]"
+            if not isinstance(pth, list) or len(pth) != 4 or not isinstance(pth[3], list):
+                raise CalibrationError(f"{where}: [mic, seat, tap, [gain, ...]] expected, got {pth!r}")
+            i = _int(pth[0], f"{where} mic", 0, c - 1)
+            j = _int(pth[1], f"{where} seat", 0, c - 1)
+            k = _int(pth[2], f"{where} tap", 0, taps - 1)
+            gains = pth[3]
+            if i == j:
+                raise CalibrationError(f"{where}: mic {i} is the seat's own (a leak path joins two channels)")
+            if not gains or k + len(gains) > taps or not all(number(g) for g in gains):
+                raise CalibrationError(f"{where}: 1..{taps - k} finite gains expected from tap {k}, got {gains!r}")
+            if any(p[0] == i and p[1] == j for p in out_paths):
+                raise CalibrationError(f"{where}: the path {j}->{i} is given twice")
+            out_paths.append((i, j, k, tuple(float(g) for g in gains)))
+        solo = obj["solo_frames"]
+        if not isinstance(solo, list) or len(solo) != c:
+            raise CalibrationError(f"{name}.solo_frames: {c} frame counts expected, got {solo!r}")
+        counts = tuple(_int(v, f"{name}.solo_frames[{n}]", 0) for n, v in enumerate(solo))
+        levels = obj["speech_db"]
+        if not isinstance(levels, list) or len(levels) != c or not all(v is None or number(v) for v in levels):
+            raise CalibrationError(f"{name}.speech_db: {c} levels in dB (or null) expected, got {levels!r}")
+        res = obj["residual_db"]
+        if res is not None and (not number(res) or not -200 <= res <= 60):
+            raise CalibrationError(f"{name}.residual_db: a level in dB or null expected, got {res!r}")
+        return LeakMeasurement(size=size, sha256=sha, rate=rate, channels=c,
+                               params=tuple((k, v) for k, v in params.items()), paths=tuple(out_paths),
+                               solo_frames=counts, speech_db=tuple(None if v is None else float(v) for v in levels),
+                               residual_db=None if res is None else float(res))
+
+
 @dataclass(frozen=True)
 class AudioSetup:
     """The one multi-channel input every seat microphone is on."""
@@ -139,6 +254,8 @@ class AudioSetup:
     channels: int | None = None
     file: str | None = None
     crosstalk_db: float | None = None  # measured seat-to-seat leakage (negative dB), see the module docstring
+    #: what the calibration recording ``file`` says of the leak paths (None: measured at replay)
+    leakage: LeakMeasurement | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"device": self.device, "rate": self.rate, "channels": self.channels}
@@ -146,6 +263,8 @@ class AudioSetup:
             out["file"] = self.file
         if self.crosstalk_db is not None:
             out["crosstalk_db"] = self.crosstalk_db
+        if self.leakage is not None:
+            out["leakage"] = self.leakage.to_dict()
         return out
 
 
@@ -193,7 +312,7 @@ def migrate_v1(obj: Mapping[str, Any]) -> dict[str, Any]:
     aud = obj.get("audio")
     if isinstance(aud, dict):
         out["audio"] = {"device": aud.get("device"), "rate": aud.get("rate"), "channels": aud.get("channels"),
-                        **{k: aud[k] for k in ("file", "crosstalk_db") if k in aud}}
+                        **{k: aud[k] for k in ("file", "crosstalk_db", "leakage") if k in aud}}
     return out
 
 
@@ -326,9 +445,10 @@ class Calibration:
         if aud is not None:
             if not isinstance(aud, dict):
                 raise CalibrationError("audio: expected {\"device\": ..., \"rate\": ..., \"channels\": ...}")
-            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file", "crosstalk_db"})
+            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file", "crosstalk_db", "leakage"})
             if bad:
-                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file, crosstalk_db)")
+                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file, crosstalk_db, "
+                                       "leakage)")
             dev = aud.get("device")
             if dev is not None and not (isinstance(dev, str) and dev) and (
                     isinstance(dev, bool) or not isinstance(dev, int) or dev < 0):
@@ -346,7 +466,15 @@ class Calibration:
             if leak is not None and (isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0):
                 raise CalibrationError(f"audio.crosstalk_db: the seat-to-seat leakage in dB, a number in -60..0 "
                                        f"(e.g. -10), got {leak!r}")
-            audio = AudioSetup(dev, rate, nch, f, None if leak is None else float(leak))
+            measured = aud.get("leakage")
+            if measured is not None:
+                if f is None:
+                    raise CalibrationError("audio.leakage: a measurement of the calibration recording, but audio.file "
+                                           "names none")
+                measured = LeakMeasurement.from_dict(measured)
+                if rate is not None and measured.rate != rate:
+                    raise CalibrationError(f"audio.leakage.rate: {measured.rate} Hz, but audio.rate is {rate}")
+            audio = AudioSetup(dev, rate, nch, f, None if leak is None else float(leak), measured)
 
         seats_obj = obj.get("seats")
         if not isinstance(seats_obj, list) or not seats_obj:

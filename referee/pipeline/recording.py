@@ -99,14 +99,15 @@ class RecordingRun:
 
 
 def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str], rate: int | None = None,
-               leakage_from: Path | None = None, channels: int | None = None):
+               leakage_from: Path | None = None, channels: int | None = None, measured=None):
     """The recording's audio source (picklable as a partial: it runs in the hearing process),
     resampled to ``rate`` when given, cross-talk cancelled with the leakage measured on the
-    calibration recording ``leakage_from`` when given."""
+    calibration recording ``leakage_from`` when given (``measured``: the calibration's stored
+    measurement of it, ``HearingPlan.leakage_measured``)."""
     from audio import hearing
 
     return hearing.open_source(video, audio, warnings, demix=demix, rate=rate, leakage_from=leakage_from,
-                               channels=channels)
+                               channels=channels, measured=measured)
 
 
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
@@ -137,6 +138,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
                                                             rate=rec.audio_rate,
                                                             leakage_from=rec.hearing.leakage_from,
+                                                            measured=rec.hearing.leakage_measured,
                                                             channels=seat_channels(rec.hearing)), rec.hearing)
     else:  # seeing only (``referee watch``): nothing to wait for before the header
         pipe.start(make_header(out))

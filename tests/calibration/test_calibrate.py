@@ -4,6 +4,7 @@ field, channel map and references good enough to read every card of the demo dec
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -96,6 +97,18 @@ def test_the_written_file_is_v2_with_relative_references(calibrated):
     # the seat-to-seat leakage, measured on the test words (the demo mixes neighbours at -10 dB)
     assert -12.0 <= obj["audio"]["crosstalk_db"] <= -8.0
     assert cal.audio.crosstalk_db == obj["audio"]["crosstalk_db"]
+    # what the recording says of the leak paths, stored once for every replay (audio.leakage)
+    from audio.capture import read_all
+    from audio.hearing import measure_calibration, stored_leakage
+    from session.calibration import file_fingerprint
+
+    wav = Path(cal.audio.file)
+    m = cal.audio.leakage
+    assert m is not None and (m.size, m.sha256) == file_fingerprint(wav) and m.channels == 4
+    x, rate = read_all(wav)
+    assert m == measure_calibration(x, rate, wav)
+    leakage, levels, residual = stored_leakage(m)
+    assert leakage.usable and len(m.paths) == 12 and residual < -15 and None not in levels
 
 
 def test_a_missing_card_in_the_recording_is_named(recording, run_cli, tmp_path):
