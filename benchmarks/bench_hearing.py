@@ -1,6 +1,6 @@
 """Hearing a real table, before (main's code) and after (this tree), in one run.
 
-    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--skip-speech] [--skip-onset] [--limit N] [--show-false]
+    python benchmarks/bench_hearing.py [--before REV] [--skip-variants] [--skip-speech] [--skip-onset] [--limit N] [--show-false] [--show-missed]
 
 Prints, for each code tree, with counts and the load average:
 
@@ -109,11 +109,22 @@ def timed(listener, decode_s: list[float]):
     return inner
 
 
-def hear_clip(listener_for, x: np.ndarray, decode_s: list[float]) -> tuple[list[dict], list[float], list[float]]:
+def hear_clip(listener_for, x: np.ndarray, decode_s: list[float], seen: list | None = None
+              ) -> tuple[list[dict], list[float], list[float]]:
     """Events of one clip, the word latency of each shout (wait for the utterance's end +
-    processing) and the engine's decoding time of each shout."""
+    processing) and the engine's decoding time of each shout. ``seen``: a list, filled with
+    ``(segment, engine window, heard)`` of every utterance whose words were read (--show-missed)."""
     listener = listener_for()
     inner = timed(listener, decode_s)
+    if seen is not None:
+        finish = listener._finish
+
+        def _finish(job, group, heard):
+            seen.append((job[0], job[4], heard))
+            return finish(job, group, heard)
+
+        listener._finish = _finish
+        seen.append(listener)
     events, lat, dec = [], [], []
     src = ArraySource(x[:, None], RATE)
     try:
@@ -142,7 +153,65 @@ def half_of(path: str) -> str:
     return "AB"[zlib.crc32(path.encode()) % 2]
 
 
-def measure_speech(limit: int | None) -> dict:
+def voiced(x: np.ndarray, below_db: float = 40.0) -> tuple[float, float]:
+    """The clip's voiced stretch (s): its first and last 10 ms frame within ``below_db`` of the loudest."""
+    n = len(x) // 160
+    e = 10 * np.log10((x[: n * 160].reshape(n, 160) ** 2).mean(axis=1) + 1e-20)
+    on = np.flatnonzero(e >= e.max() - below_db)
+    return on[0] * 0.01, (on[-1] + 1) * 0.01
+
+
+def diagnose(listener, seen: list, call: tuple[str, ...], truth: tuple[float, float], events: list[dict]) -> dict:
+    """Why a digit clip was missed (--show-missed): what was heard, which gate refused, the
+    onset detector's segment against the clip's voiced stretch, and the right call's scores
+    through the first look of each window the engine read."""
+    from audio.whisper_calls import score_all_many
+
+    rec = listener.recognizer
+    p = getattr(rec, "p", None)
+    shouts = [e for e in events if e.get("type") == "shout"]
+    out = {"heard": [" ".join(e["words"]) if e.get("words") else f"talk '{e.get('text', '')}'" for e in shouts],
+           "dropped": dict(listener.dropped), "utterances": []}
+    for seg, window, heard in seen:
+        ex = dict(getattr(heard, "extra", {}))
+        u = {"seg": [round(seg.t, 3), round(seg.t_end, 3)], "lead_ms": round((truth[0] - seg.t) * 1000),
+             "tail_ms": round((seg.t_end - truth[1]) * 1000), "window_s": round(len(window) / RATE, 3),
+             "best": " ".join(heard.words) or " ".join(ex.get("below_conf", [])) or "-",
+             "view": ex.get("view", 1)}
+        for key in ("call_logprob", "unprompted_logprob", "lift", "goes_on", "no_speech", "rejected"):
+            if key in ex:
+                u[key] = ex[key]
+        if p is not None and hasattr(rec, "room_margin_db"):
+            u["margin_db"] = round(rec.room_margin_db(window, RATE), 1)
+        if p is not None and not heard.words:  # which gate refused the best call
+            if "call_logprob" not in ex:
+                u["gate"] = "no call" if ex.get("speech", True) else "no speech (no call)"
+            elif ex["call_logprob"] < p.min_prompted:
+                u["gate"] = "prompted floor"
+            elif ex.get("unprompted_logprob", 0) < p.min_unprompted:
+                u["gate"] = "unprompted floor"
+            elif p.min_lift is not None and ex.get("lift", 99) < p.min_lift:
+                u["gate"] = "lift"
+            elif p.max_goes_on is not None and ex.get("goes_on", -99) > p.max_goes_on:
+                u["gate"] = "max_goes_on"
+            else:
+                u["gate"] = "a later look's"
+            if ex.get("speech") is False:
+                u["gate"] += ", then no speech"
+        if p is not None:  # the right call through the first look
+            enc = rec.encode(window, RATE)
+            one = rec._call_trie(call)
+            prompted = score_all_many(rec.model, [(enc, list(one.leaves))], rec._prompt, one.end_ids)[0]
+            goes: list = []
+            unprompted = rec._unprompted_many([(enc, call)], goes)[0]
+            u["right"] = {"prompted": round(max(prompted), 3) if prompted else None, "unprompted": round(unprompted, 3),
+                          "lift": round(unprompted - rec._prior(call), 3),
+                          "goes_on": round(goes[0], 3) if goes and goes[0] is not None else None}
+        out["utterances"].append(u)
+    return out
+
+
+def measure_speech(limit: int | None, show_missed: bool = False, only: tuple[str, ...] = ()) -> dict:
     from audio import hearing
     from audio.capture import read_all
 
@@ -162,9 +231,13 @@ def measure_speech(limit: int | None) -> dict:
     kinds = {"keyword": [r for r in rows if r["kind"] == "keyword"],
              "false": [r for r in rows if r["kind"] in ("other", "sentence") and r["text"] != "one"]}
     for kind, sel in kinds.items():
+        if only and kind not in only:
+            continue
         if limit:
             sel = sel[:: max(1, len(sel) // limit)]
         for cond, snr in (("quiet", None), ("white10", 10.0)):
+            if only and cond not in only:
+                continue
             for i, r in enumerate(sel):
                 x, rate = read_all(SPEECH / r["file"])
                 x = x.mean(axis=1).astype(np.float64)
@@ -173,8 +246,10 @@ def measure_speech(limit: int | None) -> dict:
 
                     x = signal.resample_poly(x, RATE, rate)
                 pad = np.zeros(int(0.8 * RATE))
+                truth = tuple(t + len(pad) / RATE for t in voiced(x))
                 x = with_noise(np.concatenate([pad, x, pad]), snr, seed=i)
-                events, lat, dec = hear_clip(listener_for(r["lang"]), x, out["decode_s"])
+                seen = [] if show_missed and kind == "keyword" else None
+                events, lat, dec = hear_clip(listener_for(r["lang"]), x, out["decode_s"], seen)
                 calls = {tuple(e["words"]) for e in events if e.get("type") == "shout" and e.get("words")}
                 ok = calls == {(r["token"],)} if kind == "keyword" else bool(calls)
                 cell = out["cells"].setdefault(f"{kind}|{r['lang']}|{cond}|{half_of(r['file'])}", [0, 0])
@@ -183,6 +258,10 @@ def measure_speech(limit: int | None) -> dict:
                 if kind == "false" and ok:  # which talk was heard as a call (--show-false)
                     out.setdefault("false_heard", []).append([r["file"], r["text"], half_of(r["file"]), cond,
                                                               sorted(" ".join(c) for c in calls)])
+                if seen is not None and not ok:  # why a digit was missed (--show-missed)
+                    out.setdefault("missed", []).append(dict(diagnose(seen[0], seen[1:], (r["token"],), truth, events),
+                                                             file=r["file"], half=half_of(r["file"]), cond=cond,
+                                                             token=r["token"]))
                 if cond == "quiet":
                     out["latency"] += lat
                     out["decode_per_word"] += dec
@@ -305,7 +384,7 @@ def measure_onset_shift() -> dict:
 def inside(args) -> int:
     out = {"load": os.getloadavg()}
     out["speech"] = ({"cells": {}, "decode_s": [], "latency": [], "decode_per_word": []} if args.skip_speech
-                     else measure_speech(args.limit))
+                     else measure_speech(args.limit, args.show_missed))
     out["rtf"] = measure_rtf(enrolled=False)
     out["rtf_enrolled"] = measure_rtf(enrolled=True)
     out["onset_shift"] = {"neighbours": 0, "moves_ms": []} if args.skip_onset else measure_onset_shift()
@@ -317,7 +396,8 @@ def inside(args) -> int:
 # ----------------------------------------------------------------- the run
 def run_tree(tree: Path, args) -> dict:
     return run_inside(tree, Path(__file__), (["--limit", str(args.limit)] if args.limit else [])
-                      + (["--skip-onset"] if args.skip_onset else []) + (["--skip-speech"] if args.skip_speech else []))
+                      + (["--skip-onset"] if args.skip_onset else []) + (["--skip-speech"] if args.skip_speech else [])
+                      + (["--show-missed"] if args.show_missed else []))
 
 
 def run_inside(tree: Path, script: Path, options: list[str]) -> dict:
@@ -345,6 +425,9 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-onset", action="store_true", help="skip the overlapping-onset measure (the ears' figure)")
     ap.add_argument("--limit", type=int, default=None, help="at most about N clips per set (quick look)")
     ap.add_argument("--show-false", action="store_true", help="list the non-game clips heard as a call, per tree")
+    ap.add_argument("--show-missed", action="store_true",
+                    help="per digit clip missed, per tree: what was heard, the gate that refused it, the onset "
+                         "detector's segment against the clip's voiced stretch, the right call's scores")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.inside:
@@ -416,6 +499,14 @@ def main(argv=None) -> int:
                 for name, r in res.items():
                     print(f"{name}: heard as a call: " + "; ".join(f"{h}/{c} {f.split('/')[-1]} ({t[:12]}) -> {', '.join(k)}"
                                                                  for f, t, h, c, k in r["speech"].get("false_heard", [])))
+            if a.show_missed:
+                for name, r in res.items():
+                    print(f"{name}: digits missed:")
+                    for m in r["speech"].get("missed", []):
+                        print(f"  {m['half']}/{m['cond']} {m['file'].split('/')[-1]} ({m['token']}): heard "
+                              f"{', '.join(m['heard']) or 'nothing'}; dropped {m['dropped'] or '-'}")
+                        for u in m["utterances"]:
+                            print("    " + json.dumps(u, ensure_ascii=False))
             print("load average during: " + "; ".join(f"{k} {' '.join(f'{v:.1f}' for v in r['load'])}"
                                                       for k, r in res.items()))
         if not a.skip_variants:
