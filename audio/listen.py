@@ -147,13 +147,16 @@ class Listener:
         verifier=None,
         watch=None,
         speech_db=None,
+        leak_db=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
         self.verifier = verifier
         self.p = params or ListenParams()
         self.used = 1 if room else min(channels, len(seats))
-        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db)
+        # (leak_db: what each seat may leave on each mic after cancellation, OnsetDetector's)
+        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db,
+                                      leak_db=None if room else leak_db)
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
         #: each kept block's end (sample index after it), to find a span's first block by
         #: bisection; ``_ordered``: every block began where the one before ended or later
