@@ -292,6 +292,7 @@ class Listener:
         if k >= self.used or self.room:
             return
         self._unfit.add(k)
+        self.detector.fingerprinted = frozenset(self._dead | self._unfit)
         seat = self._seat(k)
         self._initial.append(AudioStatusEvent(
             t=0.0, state="lost", detail=f"{seat}: channel {k} does not fit the calibration's seat-to-seat leakage "
@@ -323,10 +324,12 @@ class Listener:
                                         extra=dict(extra, kind="clipping")).to_dict())
             elif n.what == "dead":
                 self._dead.add(n.channel)
+                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
                 out.append(AudioStatusEvent(t=n.t, state="lost", detail=f"{who}: {n.detail}; not heard",
                                             extra=extra).to_dict())
             elif n.what == "alive":
                 self._dead.discard(n.channel)
+                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
                 if n.channel in self._unfit:
                     continue  # still not heard: its channel fits no calibration leak path
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())

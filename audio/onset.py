@@ -263,6 +263,12 @@ class OnsetDetector:
         #: on mic's channel after cancellation (measured per pair, its margin included); None:
         #: ``-crosstalk_db`` for every pair (the loudest pair's)
         self._allow = None if leak_db is None or p.refine_leak_db is None else np.asarray(leak_db, dtype=np.float64)[:channels, :channels]
+        #: channels whose seat is cancelled from the others by its fingerprint, not by its own
+        #: channel (dead, unfit: ``audio.demix.cancel_unreferenced``; the listener keeps it):
+        #: while any is, every pair is allowed ``-crosstalk_db`` — what the fingerprint leaves
+        #: is not what the calibration measured per pair (demo, ben muted, the per-pair
+        #: allowances: aki walked 9 and 24 ms early onto ben's leftover, cards イカ and イカ)
+        self.fingerprinted: frozenset[int] = frozenset()
         #: per channel: the seat's speech level (dB) or None (see ``OnsetParams.own_level_db``)
         levels = list(speech_db or [])[:channels]
         levels += [None] * (channels - len(levels))
@@ -680,7 +686,7 @@ class OnsetDetector:
     def _allow_of(self, k: int) -> np.ndarray | None:
         """What each other seat's voice may leave on channel ``k`` (dB, the others in channel
         order; see ``OnsetDetector(leak_db=...)``), or None: ``-crosstalk_db`` for every one."""
-        return None if self._allow is None else np.delete(self._allow[k], k)
+        return None if self._allow is None or self.fingerprinted else np.delete(self._allow[k], k)
 
     def _delayed(self, levels: np.ndarray, i: int, j: int) -> np.ndarray:
         """Rows i .. j-1 of kept ``levels`` (dB): each the loudest over itself and the

@@ -69,3 +69,31 @@ def test_against_the_speaker_s_level_at_the_same_frame_its_leftover_s_tail_is_wa
     same_frame = replace(CANCELLED, refine_leak_delay_s=0.0)
     onsets = [_onset0(_table(shift), same_frame) for shift in (0.0, 0.04)]
     assert min(0.50 - t for t in onsets) > 0.005, onsets
+
+
+def test_while_a_seat_is_cancelled_by_its_fingerprint_every_pair_is_allowed_the_loudest_leak():
+    """A dead or unfit seat (``OnsetDetector.fingerprinted``, kept by the listener) is cancelled
+    from the others by its fingerprint, which leaves more than the calibration measured per
+    pair: here seat 1's leftover on mic 0 is 20 dB down where its pair's allowance says 40. With
+    the per-pair allowance the leftover is seat 0's sound (its onset 0.3 s early or a word of
+    its own); told seat 1 is fingerprinted, the one allowance holds and the onset stays."""
+    from audio.listen import Listener
+
+    low = ALLOW.copy()
+    low[0, 1] = -40.0
+    x = _table(0.0)
+
+    def first0(det):
+        segs = []
+        for i in range(0, len(x), 320):
+            segs += det.update(Block(i, x[i : i + 320], RATE))
+        return min(s.t for s in segs + det.flush() if s.channel == 0)
+
+    assert first0(OnsetDetector(4, RATE, CANCELLED, speech_db=[SPEECH_DB] * 4, leak_db=low)) < 0.45
+    det = OnsetDetector(4, RATE, CANCELLED, speech_db=[SPEECH_DB] * 4, leak_db=low)
+    det.fingerprinted = frozenset({1})
+    assert abs(first0(det) - 0.50) <= 0.005
+    listener = Listener(["a", "b", "c", "d"], 4, RATE, recognizer=None, onset=CANCELLED, speech_db=[SPEECH_DB] * 4,
+                        leak_db=low)
+    listener.unfit(1)  # (a dead channel's notice does the same: audio.listen.Listener._notices)
+    assert listener.detector.fingerprinted == {1} and abs(first0(listener.detector) - 0.50) <= 0.005
