@@ -540,12 +540,50 @@ def onset_params(residual_db: float, noise_ratio_db: float | None = None,
 
 def residual_db(demixed: np.ndarray, params: DemixParams | None = None) -> float | None:
     """The loudest leak left in ``demixed`` (dB), measured where a seat speaks alone."""
+    return worst_leak_db(residual_leaks_db(demixed, params))
+
+
+def residual_leaks_db(demixed: np.ndarray, params: DemixParams | None = None) -> np.ndarray:
+    """The leak left in ``demixed`` per (mic, seat) pair (dB; NaN on the diagonal and for a
+    seat never heard alone), measured where a seat speaks alone."""
     residual = estimate(demixed, params)
-    c = demixed.shape[1]
-    measured = [j for j, n in enumerate(residual.solo_frames) if n >= residual.params.min_solo_frames]
-    leak = residual.leak_db()
-    values = [leak[i, j] for j in measured for i in range(c) if i != j]
-    return float(max(values)) if values else None
+    leak = residual.leak_db().astype(np.float64)
+    for j, n in enumerate(residual.solo_frames):
+        if n < residual.params.min_solo_frames:
+            leak[:, j] = np.nan
+    np.fill_diagonal(leak, np.nan)
+    return leak
+
+
+def worst_leak_db(leaks: np.ndarray | None) -> float | None:
+    """The loudest of :func:`residual_leaks_db`'s pairs (None: none measured)."""
+    if leaks is None or not np.isfinite(leaks).any():
+        return None
+    return float(np.nanmax(leaks))
+
+
+#: a pair's leak allowance (:func:`leak_allowances`) is never under this (dB): a cancellation
+#: measured 40-77 dB deep on the calibration recording (the demo's quiet pairs) is not trusted
+#: so deep in a session (a voice louder or nearer than at calibration leaves more)
+PAIR_LEAK_FLOOR_DB = -40.0
+
+
+def leak_allowances(leaks: np.ndarray | None) -> np.ndarray | None:
+    """What each seat's voice may leave on each mic after cancellation, per (mic, seat) pair
+    (dB; ``audio.onset.OnsetDetector(leak_db=...)``, the onset walk's leak test): the pair's
+    measured leak (:func:`residual_leaks_db`) plus :data:`RESIDUAL_MARGIN_DB`, no lower than
+    :data:`PAIR_LEAK_FLOOR_DB`, no higher than the one allowance for every pair
+    (:func:`onset_params`' ``crosstalk_db``); a pair not measured: that one allowance. Why per
+    pair: the loudest pair's allowance (demo: aki into chie, 22 dB down) let the walk judge
+    every other pair's leftover (40-77 dB down) as that loud, and a soft start under a
+    neighbour's word came late (aki card 2, ``OnsetParams.refine_leak_delay_s``)."""
+    worst = worst_leak_db(leaks)
+    if worst is None:
+        return None
+    one = -float(max(1.0, -worst - RESIDUAL_MARGIN_DB))
+    out = np.where(np.isfinite(leaks), np.clip(leaks + RESIDUAL_MARGIN_DB, PAIR_LEAK_FLOOR_DB, one), one)
+    np.fill_diagonal(out, 0.0)
+    return out
 
 
 def blocks_of(x: np.ndarray, rate: int, block: int, index: int = 0, offset: float = 0.0) -> Iterable[Block]:

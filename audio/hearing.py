@@ -107,9 +107,10 @@ def open_source(video: Path, audio: Path | None, warnings: list[str], demix: boo
 def table_leakage(samples):
     """What a calibration recording ``samples[samples, channels]`` says of the table: its
     leakage (:func:`audio.demix.estimate`), the seats' speech levels
-    (:func:`audio.demix.speech_levels`) and the leak its own cancellation leaves
-    (:func:`audio.demix.residual_db`; None when the leakage is not usable). One solo test for
-    all of them."""
+    (:func:`audio.demix.speech_levels`), the leak its own cancellation leaves
+    (:func:`audio.demix.residual_db`) and that leak per (mic, seat) pair
+    (:func:`audio.demix.residual_leaks_db`; both None when the leakage is not usable). One
+    solo test for all of them."""
     from audio import demix
 
     solo = demix.solo_frames(samples)
@@ -119,8 +120,8 @@ def table_leakage(samples):
     # measured on the calibration recording as its leakage is, not refitted on the session — on
     # the session it depended on what was said where (a shout moved 40 ms changed it by 11 dB
     # on a 4-s excerpt of the demo, and with it every seat's onset test)
-    residual = demix.residual_db(leakage.demix(samples)) if leakage.usable else None
-    return leakage, levels, residual
+    leaks = demix.residual_leaks_db(leakage.demix(samples)) if leakage.usable else None
+    return leakage, levels, demix.worst_leak_db(leaks), leaks
 
 
 def _params():
@@ -138,7 +139,7 @@ def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
     with the file's fingerprint (``referee calibrate`` writes it)."""
     import numpy as np
 
-    leakage, levels, residual = table_leakage(samples)
+    leakage, levels, residual, leaks = table_leakage(samples)
     paths = []
     c = leakage.channels
     for i in range(c):
@@ -148,12 +149,15 @@ def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
                 paths.append((i, j, int(nz[0]), tuple(float(g) for g in leakage.fir[i, j, nz[0] : nz[-1] + 1])))
     size, sha = file_fingerprint(recording)
     return LeakMeasurement(size=size, sha256=sha, rate=int(rate), channels=c, params=_params(), paths=tuple(paths),
-                           solo_frames=tuple(leakage.solo_frames), speech_db=tuple(levels), residual_db=residual)
+                           solo_frames=tuple(leakage.solo_frames), speech_db=tuple(levels), residual_db=residual,
+                           residual_leaks_db=None if leaks is None else tuple(
+                               tuple(float(v) if np.isfinite(v) else None for v in row) for row in leaks))
 
 
 def stored_leakage(measured: LeakMeasurement):
-    """:func:`table_leakage`'s ``(leakage, levels, residual)`` rebuilt from a stored
-    :class:`~session.calibration.LeakMeasurement` (the same numbers exactly)."""
+    """:func:`table_leakage`'s ``(leakage, levels, residual, leaks)`` rebuilt from a stored
+    :class:`~session.calibration.LeakMeasurement` (the same numbers exactly; ``leaks`` None
+    when the file has no per-pair leaks: an older calibration file)."""
     import numpy as np
 
     from audio.demix import DemixParams, Leakage
@@ -163,7 +167,11 @@ def stored_leakage(measured: LeakMeasurement):
     for i, j, k, gains in measured.paths:
         fir[i, j, k : k + len(gains)] = gains
     leakage = Leakage(fir=fir, solo_frames=tuple(measured.solo_frames), params=p)
-    return leakage, list(measured.speech_db), measured.residual_db
+    leaks = None
+    if measured.residual_leaks_db is not None:
+        leaks = np.array([[np.nan if v is None else v for v in row] for row in measured.residual_leaks_db],
+                         dtype=np.float64)
+    return leakage, list(measured.speech_db), measured.residual_db, leaks
 
 
 def _still_measured(measured: LeakMeasurement | None, recording: Path, source, warnings: list[str]) -> bool:
@@ -189,6 +197,26 @@ def _still_measured(measured: LeakMeasurement | None, recording: Path, source, w
     return True
 
 
+def _pairs_again(calibration, recording: Path, source, warnings: list[str]):
+    """The per-pair leaks (:func:`audio.demix.residual_leaks_db`) of a calibration file older
+    than ``audio.leakage.residual_leaks_db``: measured on ``recording`` cancelled with the
+    stored leakage (what calibrating now would store; a note in ``warnings``), or None when
+    it cannot be read (the onset walk then allows every pair the loudest pair's leak, as
+    before the pairs were measured)."""
+    from audio import demix
+    from audio.capture import read_all
+
+    try:
+        samples, _ = read_all(Path(recording))
+    except MediaError as exc:
+        warnings.append(f"audio: the calibration file has no per-pair leaks (audio.leakage.residual_leaks_db) and "
+                        f"its recording cannot be read ({exc}); every pair is allowed the loudest pair's leak")
+        return None
+    warnings.append("audio: the calibration file has no per-pair leaks (audio.leakage.residual_leaks_db, an older "
+                    f"file); measured on {recording} again (calibrate again to store them)")
+    return demix.residual_leaks_db(calibration.demix(samples[:, : source.channels]))
+
+
 def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             measured: LeakMeasurement | None = None) -> bool:
     """Cancel ``source`` (a :class:`audio.demix.DemixedSource`) with the leakage measured on
@@ -202,7 +230,9 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     if getattr(source, "measured_on", None) != "session":
         return False
     if _still_measured(measured, recording, source, warnings):
-        calibration, levels, residual = stored_leakage(measured)
+        calibration, levels, residual, leaks = stored_leakage(measured)
+        if leaks is None and calibration.usable:
+            leaks = _pairs_again(calibration, recording, source, warnings)
     else:
         try:
             samples, rate = read_all(Path(recording))
@@ -218,7 +248,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session "
                             "itself")
             return False
-        calibration, levels, residual = table_leakage(samples)
+        calibration, levels, residual, leaks = table_leakage(samples)
     if not calibration.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
@@ -243,6 +273,12 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
     source.speech_db = levels
+    if swap is not None and leaks is not None:  # (the seats' pairs, as the levels above)
+        import numpy as np
+
+        order = demix.swap_order(swap, len(leaks))
+        leaks = leaks[np.ix_(order, order)]
+    source.residual_leaks_db = leaks  # per (mic, seat) pair: the onset walk's leak test (demix.leak_allowances)
     source.residual_db = residual  # the calibration recording's (table_leakage), not refitted on the session
     return True
 
@@ -322,11 +358,13 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     params = ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
                           early_s=None if offline else LIVE_EARLY_S)
     if onset is not None:
+        from audio.demix import leak_allowances
         from audio.trim import TrimmingListener
 
         listener = TrimmingListener(chan_names, width, source.rate, recognizer, verifier=verifier, onset=onset,
                                     crosstalk_db=-onset.crosstalk_db, watch=getattr(source, "watch", None),
-                                    params=params, speech_db=getattr(source, "speech_db", None))
+                                    params=params, speech_db=getattr(source, "speech_db", None),
+                                    leak_db=leak_allowances(getattr(source, "residual_leaks_db", None)))
     else:
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
                             watch=getattr(source, "watch", None), params=params,
@@ -437,11 +475,13 @@ def demixed_from(source, recording: Path, channels: int):
     if not leakage.usable:
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
-    left = demix.residual_db(leakage.demix(samples))
+    leaks = demix.residual_leaks_db(leakage.demix(samples))
+    left = demix.worst_leak_db(leaks)
     from audio.watch import InputWatch
 
     watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
     live = LiveDemixed(watch, leakage, unreferenced=True)
     live.watch = watch
     live.speech_db = demix.speech_levels(samples, solo=solo)  # the seats' levels, as a replay measures them
+    live.residual_leaks_db = leaks  # per pair, as a replay measures them (the onset walk's leak test)
     return live, (demix.onset_params(left) if left is not None else None), left

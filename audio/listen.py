@@ -147,13 +147,16 @@ class Listener:
         verifier=None,
         watch=None,
         speech_db=None,
+        leak_db=None,
     ):
         self.seats, self.rate, self.room = list(seats), rate, room
         self.recognizer = recognizer
         self.verifier = verifier
         self.p = params or ListenParams()
         self.used = 1 if room else min(channels, len(seats))
-        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db)
+        # (leak_db: what each seat may leave on each mic after cancellation, OnsetDetector's)
+        self.detector = OnsetDetector(self.used, rate, onset, speech_db=None if room else speech_db,
+                                      leak_db=None if room else leak_db)
         self._blocks: deque[tuple[int, np.ndarray]] = deque()
         #: each kept block's end (sample index after it), to find a span's first block by
         #: bisection; ``_ordered``: every block began where the one before ended or later
@@ -289,6 +292,7 @@ class Listener:
         if k >= self.used or self.room:
             return
         self._unfit.add(k)
+        self.detector.fingerprinted = frozenset(self._dead | self._unfit)
         seat = self._seat(k)
         self._initial.append(AudioStatusEvent(
             t=0.0, state="lost", detail=f"{seat}: channel {k} does not fit the calibration's seat-to-seat leakage "
@@ -320,10 +324,12 @@ class Listener:
                                         extra=dict(extra, kind="clipping")).to_dict())
             elif n.what == "dead":
                 self._dead.add(n.channel)
+                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
                 out.append(AudioStatusEvent(t=n.t, state="lost", detail=f"{who}: {n.detail}; not heard",
                                             extra=extra).to_dict())
             elif n.what == "alive":
                 self._dead.discard(n.channel)
+                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
                 if n.channel in self._unfit:
                     continue  # still not heard: its channel fits no calibration leak path
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())

@@ -192,6 +192,17 @@ class OnsetParams:
     #: ms early (card 2). Within ``refine_gap_s``: the plain walk, the run's start as before (a
     #: soft first frame or two under the test: ben 30.913 would move 3 ms). Latency: none.
     refine_from_level: bool = False
+    #: ``refine_leak_db`` on: the leak test takes each other channel's loudest level over the
+    #: last ``refine_leak_delay_s`` (s) up to the frame, not at the frame: a seat's voice reaches
+    #: a neighbour's mic a few ms after its own (the table's geometry; the demo's leak paths are
+    #: 2-4 ms), and so does what the cancellation leaves of it — judged against the speaker's
+    #: level at the same frame, the tail of its leftover (its voice already falling) passed as
+    #: the neighbour's own sound (demo: chie walked onto aki's leftover 10 and 21 ms early,
+    #: cards イカ and タコ). Cost: measured with one leak allowance for every pair (the loudest
+    #: pair's) aki card 2 came 6 ms late (a leftover 40 dB down judged as one 22 dB down);
+    #: with the per-pair allowances (``OnsetDetector(leak_db=...)``) the quiet pairs' bar stays
+    #: under the seat's sound. 0 = the frame alone. Latency: none.
+    refine_leak_delay_s: float = 0.004
 
     def __post_init__(self):
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
@@ -246,8 +257,18 @@ class OnsetDetector:
     """Streaming onset/offset detection over all channels of one interface."""
 
     def __init__(self, channels: int, rate: int, params: OnsetParams | None = None, offset: float = 0.0,
-                 speech_db=None):
+                 speech_db=None, leak_db=None):
         self.p = p = params or OnsetParams()
+        #: ``leak_db[mic][seat]`` (dB, optional; ``refine_leak_db`` on): what seat's voice may leave
+        #: on mic's channel after cancellation (measured per pair, its margin included); None:
+        #: ``-crosstalk_db`` for every pair (the loudest pair's)
+        self._allow = None if leak_db is None or p.refine_leak_db is None else np.asarray(leak_db, dtype=np.float64)[:channels, :channels]
+        #: channels whose seat is cancelled from the others by its fingerprint, not by its own
+        #: channel (dead, unfit: ``audio.demix.cancel_unreferenced``; the listener keeps it):
+        #: while any is, every pair is allowed ``-crosstalk_db`` — what the fingerprint leaves
+        #: is not what the calibration measured per pair (demo, ben muted, the per-pair
+        #: allowances: aki walked 9 and 24 ms early onto ben's leftover, cards イカ and イカ)
+        self.fingerprinted: frozenset[int] = frozenset()
         #: per channel: the seat's speech level (dB) or None (see ``OnsetParams.own_level_db``)
         levels = list(speech_db or [])[:channels]
         levels += [None] * (channels - len(levels))
@@ -444,12 +465,16 @@ class OnsetDetector:
         own = voice[:, k] >= self._floor[i:j, k] + p.refine_db
         speaking = None if self.p.refine_leak_db is None else np.delete(self._speaking(voice), k, axis=1)
         if self.channels > 1:
-            own &= voice[:, k] >= self._others_ref(np.delete(voice, k, axis=1), speaking, axis=1)
+            own &= voice[:, k] >= self._others_ref(np.delete(voice, k, axis=1), speaking, axis=1,
+                                                   loud=np.delete(self._delayed(self._edb, i, j), k, axis=1),
+                                                   allow=self._allow_of(k))
         if self.bands == 2:
             hf = self._hfdb[i:j]
             hf_own = hf[:, k] >= NEG_DB + p.refine_db
             if self.channels > 1:
-                hf_own &= hf[:, k] >= self._others_ref(np.delete(hf, k, axis=1), speaking, axis=1)
+                hf_own &= hf[:, k] >= self._others_ref(np.delete(hf, k, axis=1), speaking, axis=1,
+                                                       loud=np.delete(self._delayed(self._hfdb, i, j), k, axis=1),
+                                                       allow=self._allow_of(k))
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
         first, _ = _walk_back(own, len(own) - 1, step)
@@ -621,15 +646,25 @@ class OnsetDetector:
         if self.channels > 1:
             speaking = None if p.refine_leak_db is None else \
                 np.delete(self._speaking(self._edb[i:j]), k, axis=1)[:, None, :].repeat(self.bands, axis=1)
-            own &= level[:, :, k] >= self._others_ref(np.delete(level, k, axis=2), speaking, axis=2)
+            loud = None
+            if p.refine_leak_db is not None:  # each band's loudest over the leak's delay, [frames, band, channel]
+                loud = np.stack([self._delayed(self._edb, i, j)] + ([self._delayed(self._hfdb, i, j)] if self.bands == 2 else []),
+                                axis=1)
+                loud = np.delete(loud, k, axis=2)
+            own &= level[:, :, k] >= self._others_ref(np.delete(level, k, axis=2), speaking, axis=2, loud=loud,
+                                                      allow=self._allow_of(k))
         own = own.any(axis=1)
         return own
 
-    def _others_ref(self, others: np.ndarray, speaking: np.ndarray | None, axis: int) -> np.ndarray:
+    def _others_ref(self, others: np.ndarray, speaking: np.ndarray | None, axis: int, loud: np.ndarray | None = None,
+                    allow: np.ndarray | float | None = None) -> np.ndarray:
         """The level (dB) a frame of a channel must reach to be its own sound in the walk, from
         the other channels' levels ``others`` along ``axis`` and which of them are speaking
         (``speaking``, the same shape: at their seat's speech level; see
-        ``OnsetParams.refine_leak_db``; None, not computed, where that is off)."""
+        ``OnsetParams.refine_leak_db``; None, not computed, where that is off). The leak test
+        takes ``loud`` (the others' loudest over ``refine_leak_delay_s``; default ``others``)
+        plus ``allow`` (what each other seat's voice may leave on the channel, dB, along
+        ``axis``; default ``-crosstalk_db`` for every one)."""
         p = self.p
         if p.refine_leak_db is None:
             return _others_median(others, axis=axis) + p.refine_dominance_db
@@ -639,7 +674,31 @@ class OnsetDetector:
         # (a dead seat's leak its fingerprint could not cancel is then louder than the leak test
         # expects: demo, ben muted, dai's channel under three speakers walked 53 ms early on it)
         quiet = np.where(quiet <= NEG_DB, _others_median(others, axis=axis) + p.refine_all_speaking_db, quiet)
-        return np.maximum(quiet + p.refine_dominance_db, others.max(axis=axis) - p.crosstalk_db + p.refine_leak_db)
+        loud = others if loud is None else loud
+        if allow is None:
+            leak = loud.max(axis=axis) - p.crosstalk_db
+        else:
+            shape = [1] * loud.ndim
+            shape[axis] = -1
+            leak = (loud + np.reshape(allow, shape)).max(axis=axis)
+        return np.maximum(quiet + p.refine_dominance_db, leak + p.refine_leak_db)
+
+    def _allow_of(self, k: int) -> np.ndarray | None:
+        """What each other seat's voice may leave on channel ``k`` (dB, the others in channel
+        order; see ``OnsetDetector(leak_db=...)``), or None: ``-crosstalk_db`` for every one."""
+        return None if self._allow is None or self.fingerprinted else np.delete(self._allow[k], k)
+
+    def _delayed(self, levels: np.ndarray, i: int, j: int) -> np.ndarray:
+        """Rows i .. j-1 of kept ``levels`` (dB): each the loudest over itself and the
+        ``refine_leak_delay_s`` of rows before it (kept ones; never a row after it)."""
+        d = int(round(self.p.refine_leak_delay_s / self.p.hop_s)) if self.p.refine_leak_db is not None else 0
+        out = levels[i:j].copy()
+        for lag in range(1, d + 1):
+            a = max(i - lag, 0)
+            prev = levels[a : j - lag]  # rows r - lag for r from i + (a - (i - lag)) on
+            if len(prev):
+                np.maximum(out[len(out) - len(prev) :], prev, out=out[len(out) - len(prev) :])
+        return out
 
     def _speaking(self, voice: np.ndarray) -> np.ndarray:
         """Per frame and channel of voice-band levels ``voice`` (dB): at its seat's speech level

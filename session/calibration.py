@@ -149,7 +149,10 @@ def file_fingerprint(path: str | Path) -> tuple[int, str]:
 
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_LEAK_KEYS = ("file", "rate", "channels", "params", "paths", "solo_frames", "speech_db", "residual_db")
+_LEAK_KEYS = ("file", "rate", "channels", "params", "paths", "solo_frames", "speech_db", "residual_db",
+              "residual_leaks_db")
+#: ``audio.leakage`` fields an older calibration file may lack (the hearing measures them again)
+_LEAK_OPTIONAL = ("residual_leaks_db",)
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,8 @@ class LeakMeasurement:
     "Calibration file"): the seat-to-seat leak paths (:class:`audio.demix.Leakage`: per
     (mic, seat) pair its impulse response's non-zero taps), each seat's solo frames counted,
     the seats' speech levels (:func:`audio.demix.speech_levels`) and the leak the
-    cancellation leaves (:func:`audio.demix.residual_db`). Plain numbers only; the hearing
+    cancellation leaves (:func:`audio.demix.residual_db`), also per (mic, seat) pair
+    (:func:`audio.demix.residual_leaks_db`: the onset walk's leak test). Plain numbers only; the hearing
     rebuilds the leakage from them exactly (floats round-trip through JSON). ``size`` and
     ``sha256`` are the recording's (:func:`file_fingerprint`): a recording changed since is
     measured again, never heard with another recording's numbers; ``params``: the estimate's
@@ -176,13 +180,21 @@ class LeakMeasurement:
     solo_frames: tuple[int, ...]
     speech_db: tuple[float | None, ...]
     residual_db: float | None
+    #: ``[mic][seat]``: the leak the cancellation leaves of seat's voice on mic's channel (dB;
+    #: None on the diagonal and for a seat never heard alone; ``residual_db`` is the loudest);
+    #: None: not stored (a calibration file older than the field, or no usable leakage) — the
+    #: hearing then measures the pairs on the recording again (``audio.hearing``)
+    residual_leaks_db: tuple[tuple[float | None, ...], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": {"size": self.size, "sha256": self.sha256}, "rate": self.rate, "channels": self.channels,
-                "params": dict(self.params),
-                "paths": [[i, j, k, list(g)] for i, j, k, g in self.paths],
-                "solo_frames": list(self.solo_frames), "speech_db": list(self.speech_db),
-                "residual_db": self.residual_db}
+        out = {"file": {"size": self.size, "sha256": self.sha256}, "rate": self.rate, "channels": self.channels,
+               "params": dict(self.params),
+               "paths": [[i, j, k, list(g)] for i, j, k, g in self.paths],
+               "solo_frames": list(self.solo_frames), "speech_db": list(self.speech_db),
+               "residual_db": self.residual_db}
+        if self.residual_leaks_db is not None:
+            out["residual_leaks_db"] = [list(row) for row in self.residual_leaks_db]
+        return out
 
     @staticmethod
     def from_dict(obj: Any, name: str = "audio.leakage") -> "LeakMeasurement":
@@ -192,7 +204,7 @@ class LeakMeasurement:
 
         if not isinstance(obj, dict):
             raise CalibrationError(f"{name}: an object expected (written by referee calibrate), got {obj!r}")
-        bad = sorted(set(obj) ^ set(_LEAK_KEYS))
+        bad = sorted((set(obj) ^ set(_LEAK_KEYS)) - (set(_LEAK_OPTIONAL) - set(obj)))
         if bad:
             what = "unknown" if bad[0] in obj else "missing"
             raise CalibrationError(f"{name}.{bad[0]}: {what} field ({', '.join(_LEAK_KEYS)}); calibrate the table "
@@ -239,10 +251,26 @@ class LeakMeasurement:
         res = obj["residual_db"]
         if res is not None and (not number(res) or not -200 <= res <= 60):
             raise CalibrationError(f"{name}.residual_db: a level in dB or null expected, got {res!r}")
+        pairs = obj.get("residual_leaks_db")
+        if pairs is not None:
+            where = f"{name}.residual_leaks_db"
+            if not isinstance(pairs, list) or len(pairs) != c or not all(isinstance(r, list) and len(r) == c for r in pairs):
+                raise CalibrationError(f"{where}: {c} rows of {c} levels in dB (or null) expected, got {pairs!r}")
+            for i, row in enumerate(pairs):
+                for j, v in enumerate(row):
+                    if i == j and v is not None:
+                        raise CalibrationError(f"{where}[{i}][{j}]: null expected (a seat's own channel), got {v!r}")
+                    if v is not None and (not number(v) or not -200 <= v <= 60):
+                        raise CalibrationError(f"{where}[{i}][{j}]: a level in dB or null expected, got {v!r}")
+            given = [v for row in pairs for v in row if v is not None]
+            if (max(given) if given else None) != res:
+                raise CalibrationError(f"{where}: its loudest pair ({max(given) if given else None!r}) is not "
+                                       f"residual_db ({res!r}); calibrate the table again (referee calibrate)")
+            pairs = tuple(tuple(None if v is None else float(v) for v in row) for row in pairs)
         return LeakMeasurement(size=size, sha256=sha, rate=rate, channels=c,
                                params=tuple((k, v) for k, v in params.items()), paths=tuple(out_paths),
                                solo_frames=counts, speech_db=tuple(None if v is None else float(v) for v in levels),
-                               residual_db=None if res is None else float(res))
+                               residual_db=None if res is None else float(res), residual_leaks_db=pairs)
 
 
 @dataclass(frozen=True)

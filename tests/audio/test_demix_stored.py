@@ -34,14 +34,14 @@ def _hear(session: Path, calibration: Path, measured, rate: int | None = None):
 
 def _state(source):
     return (source.applied, source.leakage.fir, source.leakage.solo_frames, source.speech_db, source.residual_db,
-            source.noise_ratio_db, source.data, getattr(source, "unfit", None), getattr(source, "swapped", None))
+            getattr(source, "residual_leaks_db", None), source.noise_ratio_db, source.data, getattr(source, "unfit", None), getattr(source, "swapped", None))
 
 
 def _same(a, b):
     assert len(a) == len(b)
     for x, y in zip(a, b):
         if isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and np.array_equal(x, y)
+            assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
         else:
             assert x == y
 
@@ -76,6 +76,30 @@ def test_a_stored_measurement_hears_as_measuring_the_recording_does(tmp_path):
         _same(_state(stored), _state(measured))
 
 
+def test_an_older_file_without_the_pairs_measures_them_on_the_recording_again():
+    """``audio.leakage`` without ``residual_leaks_db`` (a file calibrated before it): the stored
+    leak paths are used, the per-pair leaks measured on the recording again (one read, a note);
+    the hearing is the hearing of a file that has them. Unreadable: every pair is allowed the
+    loudest pair's leak (``residual_leaks_db`` None), as before the pairs were measured."""
+    from session.errors import MediaError
+
+    old = replace(_stored(), residual_leaks_db=None)
+    new, w0, reads0 = _hear(DEMO / "seats.wav", DEMO / "seats.wav", _stored())
+    heard, w1, reads1 = _hear(DEMO / "seats.wav", DEMO / "seats.wav", old)
+    assert (reads0, reads1) == (0, 1) and w0 == []
+    assert len(w1) == 1 and "no per-pair leaks" in w1[0] and "measured on" in w1[0]
+    _same(_state(heard), _state(new))
+    assert np.isfinite(new.residual_leaks_db).sum() == 12  # (4 seats, each heard alone)
+    with mock.patch("audio.capture.read_all", side_effect=MediaError("unreadable")):
+        from audio import hearing
+
+        w2: list[str] = []
+        blind, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", w2, demix=True,
+                                       leakage_from=DEMO / "seats.wav", channels=4, measured=old)
+    assert blind.applied and blind.residual_leaks_db is None and blind.residual_db == new.residual_db
+    assert len(w2) == 1 and "cannot be read" in w2[0] and "loudest pair's leak" in w2[0]
+
+
 def test_a_swapped_session_is_found_with_the_stored_measurement_too(tmp_path):
     from audio.capture import read_all
     from audio.synth import write_wav
@@ -87,6 +111,13 @@ def test_a_swapped_session_is_found_with_the_stored_measurement_too(tmp_path):
     stored, w1, _ = _hear(swapped, DEMO / "seats.wav", _stored())
     assert measured.swapped == stored.swapped and measured.swapped and w0 == w1
     _same(_state(stored), _state(measured))
+    # the pairs follow the seats: the swapped seats' rows and columns exchanged
+    from audio.demix import swap_order
+
+    unswapped, _, _ = _hear(DEMO / "seats.wav", DEMO / "seats.wav", _stored())
+    order = swap_order(stored.swapped[0], 4)
+    assert order != [0, 1, 2, 3]
+    assert np.array_equal(stored.residual_leaks_db, unswapped.residual_leaks_db[np.ix_(order, order)], equal_nan=True)
 
 
 def test_a_changed_recording_warns_and_is_measured_again(tmp_path):

@@ -107,8 +107,9 @@ def test_the_written_file_is_v2_with_relative_references(calibrated):
     assert m is not None and (m.size, m.sha256) == file_fingerprint(wav) and m.channels == 4
     x, rate = read_all(wav)
     assert m == measure_calibration(x, rate, wav)
-    leakage, levels, residual = stored_leakage(m)
+    leakage, levels, residual, leaks = stored_leakage(m)
     assert leakage.usable and len(m.paths) == 12 and residual < -15 and None not in levels
+    assert np.nanmax(leaks) == residual and np.isnan(np.diag(leaks)).all()
 
 
 def test_a_missing_card_in_the_recording_is_named(recording, run_cli, tmp_path):

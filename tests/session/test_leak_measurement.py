@@ -21,7 +21,9 @@ def _block() -> dict:
     return {"file": {"size": 1234, "sha256": "ab" * 32}, "rate": 16000, "channels": 3,
             "params": {"nperseg": 512, "hop": 128, "taps": 96, "ridge": 1e-06},
             "paths": [[0, 1, 32, [0.31620014348238396]], [2, 0, 40, [0.1, 0.0, -0.023]], [1, 2, 0, [1 / 3]]],
-            "solo_frames": [60, 0, 44], "speech_db": [-21.37, None, -18.64], "residual_db": -22.0960134565303}
+            "solo_frames": [60, 0, 44], "speech_db": [-21.37, None, -18.64], "residual_db": -22.0960134565303,
+            "residual_leaks_db": [[None, None, -40.78036563629212], [-32.26623907007296, None, -79.0994979567935],
+                                  [-22.0960134565303, None, None]]}
 
 
 def _cal(tmp_path: Path, leakage) -> dict:
@@ -39,11 +41,27 @@ def test_the_block_round_trips_exactly_through_the_file(tmp_path):
     m = cal.audio.leakage
     assert m.paths[0] == (0, 1, 32, (0.31620014348238396,)) and m.paths[2][3] == (1 / 3,)
     assert m.speech_db == (-21.37, None, -18.64) and m.solo_frames == (60, 0, 44)
+    assert m.residual_leaks_db[1] == (-32.26623907007296, None, -79.0994979567935)
     assert m.to_dict() == _block()  # every float the same (JSON writes repr, which reads back exactly)
     save(cal, tmp_path / "again.json")
     again = load(tmp_path / "again.json")
     assert again.audio.leakage == m and again == cal
     assert json.loads((tmp_path / "again.json").read_text())["audio"]["leakage"] == _block()
+
+
+def test_an_older_block_without_the_pairs_is_read_and_written_as_it_was(tmp_path):
+    """A calibration file from before ``residual_leaks_db``: accepted (the hearing measures the
+    pairs on the recording again, tests/audio/test_demix_stored.py) and saved without it."""
+    old = _block()
+    del old["residual_leaks_db"]
+    m = LeakMeasurement.from_dict(old)
+    assert m.residual_leaks_db is None and m.to_dict() == old
+    p = tmp_path / "calibration.json"
+    p.write_text(json.dumps(_cal(tmp_path, old)))
+    save(load(p), tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["audio"]["leakage"] == old
+    none = dict(old, residual_leaks_db=None)  # (null: not measured, as absent)
+    assert LeakMeasurement.from_dict(none) == m
 
 
 def test_the_demo_calibration_carries_its_measurement():
@@ -52,6 +70,10 @@ def test_the_demo_calibration_carries_its_measurement():
     assert m is not None and m.channels == 4 and m.rate == 16000
     assert (m.size, m.sha256) == file_fingerprint(DEMO / "seats.wav")
     assert len(m.paths) == 12 and m.residual_db < -15
+    pairs = m.residual_leaks_db  # every seat heard alone: every pair measured, the loudest the residual
+    assert [row[i] for i, row in enumerate(pairs)] == [None] * 4
+    assert max(v for row in pairs for v in row if v is not None) == m.residual_db
+    assert all(v is not None for i, row in enumerate(pairs) for j, v in enumerate(row) if i != j)
     assert Calibration.from_dict(cal.to_dict(base=DEMO), base=DEMO).audio.leakage == m
 
 
@@ -96,6 +118,16 @@ def _set(path, value):
     (_set(["speech_db"], [-20, "loud", None]), "audio.leakage.speech_db"),
     (_set(["residual_db"], float("inf")), "audio.leakage.residual_db"),
     (_set(["residual_db"], "-22"), "audio.leakage.residual_db"),
+    (_set(["residual_leaks_db"], [[None, -30, -40], [-30, None, -40]]), "audio.leakage.residual_leaks_db: 3 rows of 3"),
+    (_set(["residual_leaks_db", 1], [-30, None]), "audio.leakage.residual_leaks_db: 3 rows of 3"),
+    (_set(["residual_leaks_db"], -22.0960134565303), "audio.leakage.residual_leaks_db: 3 rows of 3"),
+    (_set(["residual_leaks_db", 1, 1], -50.0), r"audio.leakage.residual_leaks_db\[1\]\[1\]: null expected"),
+    (_set(["residual_leaks_db", 0, 2], "loud"), r"audio.leakage.residual_leaks_db\[0\]\[2\]: a level"),
+    (_set(["residual_leaks_db", 0, 2], float("nan")), r"audio.leakage.residual_leaks_db\[0\]\[2\]: a level"),
+    (_set(["residual_leaks_db", 0, 2], True), r"audio.leakage.residual_leaks_db\[0\]\[2\]: a level"),
+    (_set(["residual_leaks_db", 0, 2], -300.0), r"audio.leakage.residual_leaks_db\[0\]\[2\]: a level"),
+    (_set(["residual_leaks_db", 0, 2], -10.0), "audio.leakage.residual_leaks_db: its loudest pair .* is not residual_db"),
+    (_set(["residual_leaks_db", 2, 0], -23.0), "audio.leakage.residual_leaks_db: its loudest pair .* is not residual_db"),
 ])
 def test_a_bad_block_is_refused_naming_the_field(tmp_path, change, field):
     block = _block()
