@@ -23,8 +23,13 @@ from session.errors import MediaError
 DEFAULT_ENGINE = "whisper-base"
 WHISPER_NAMES = ("whisper-base", "whisper")
 #: a recording's utterances wait up to this much audio to be decoded together
-#: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0
-OFFLINE_HOLD_S = 1.0
+#: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0. Each set of
+#: utterances decoded together pays ~0.2 CPU-s of fixed ``generate`` work (a call ~20 ms, ~10
+#: calls), so the longer the hold the less CPU: the demo's Whisper CPU at 1 / 5 / 10 / 40 s,
+#: the same events: 3.30 / 2.76 / 2.64 / 2.38 CPU-s (load ~3.5). Cost: a replay's words (and
+#: the pipeline's verdicts after them) come out up to this much audio later (~1 s of wall time
+#: at RTF 0.1); the memory is capped by ``WhisperParams.batch_utterances``. 1.0 before.
+OFFLINE_HOLD_S = 10.0
 #: live: each word decoded once its utterance's end is suspected (``ListenParams.early_s``;
 #: README "Hearing a real table", CPU and latency). On (0.1 s): a player waits for the word,
 #: and on the real clips the median wait fell 717 -> 456 ms (load ~10) with the same counts;

@@ -184,6 +184,16 @@ class WhisperParams:
     denoise: DenoiseParams | None = field(default_factory=DenoiseParams)
     #: CTranslate2 intra-op threads (the machine is shared: 1).
     threads: int = 1
+    #: :meth:`WhisperRecognizer.decode_many` reads at most this many utterances in one set of
+    #: ``generate`` calls (more are read in chunks of this many, in order; each utterance gets
+    #: the same calls, scores and gates whatever the chunk). Why a cap: each row of a call holds
+    #: its own cross-attention keys and values (~3.7 MB for the 3 s window), and the unprompted
+    #: gate has a row per spelling, so a long replay hold (``audio.hearing.OFFLINE_HOLD_S``) of a
+    #: busy table could ask for gigabytes: the demo's 35 utterances in one chunk +209 MB of
+    #: resident memory, 16 +37 MB. Why 16: the fixed ~20 ms a call costs is then shared by
+    #: enough rows (demo's Whisper CPU, interleaved rounds, load ~5: chunks of 4 ~3.2 CPU-s,
+    #: 12 ~2.6, 16 ~2.7, 35 ~2.7). Lower: less memory, more calls.
+    batch_utterances: int = 16
     calls: CallParams = field(default_factory=CallParams)
     #: more looks when no call stands: the utterance is scored again through other front-ends
     #: (each a ``DenoiseParams``, or None: Whisper's features as they are, no denoising), in
@@ -263,6 +273,8 @@ class WhisperParams:
     noisy_first: DenoiseParams | None = None
 
     def __post_init__(self):
+        if self.batch_utterances < 1:
+            raise ValueError(f"WhisperParams.batch_utterances must be at least 1, got {self.batch_utterances}")
         if self.prior_s <= 0 or self.prior_s > self.window_s:
             raise ValueError(f"WhisperParams.prior_s must be in (0, window_s], got {self.prior_s}")
         if self.window_step_s is not None and not 0 < self.window_step_s <= self.window_s:
@@ -621,7 +633,15 @@ class WhisperRecognizer:
         decoder pass holds the rows of every utterance (:func:`audio.whisper_calls.search_many`),
         so the ~20 ms of fixed work a ``generate`` call costs is paid once per pass, not once
         per utterance. The same calls, scores and gates as one at a time. The encoder runs one
-        utterance at a time: batched it costs as much per utterance or more (README)."""
+        utterance at a time: batched it costs as much per utterance or more (README). At most
+        ``batch_utterances`` utterances share the calls (more: in chunks, in order)."""
+        n = self.p.batch_utterances
+        if len(items) > n:
+            return [h for i in range(0, len(items), n) for h in self._decode_chunk(items[i:i + n])]
+        return self._decode_chunk(items)
+
+    def _decode_chunk(self, items: list[tuple[np.ndarray, int]]) -> list[Heard]:
+        """:meth:`decode_many` for at most ``batch_utterances`` utterances."""
         p = self.p
         if not items:
             return []

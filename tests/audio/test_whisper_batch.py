@@ -82,6 +82,32 @@ def test_decode_many_hears_each_utterance_as_decode_alone_in_fewer_calls(english
     assert english.decode_many([]) == []
 
 
+def test_decode_many_reads_at_most_batch_utterances_together_and_hears_the_same(english):
+    """More utterances than ``WhisperParams.batch_utterances``: read in chunks of that many, in
+    order (a cap on the rows, hence the memory, of one call), each heard as in one batch."""
+    from dataclasses import replace
+
+    from audio.whisper import WhisperParams
+
+    clips = _clips()[:7]
+    items = [(x, 16000) for x in clips]
+    english.decode(clips[0], 16000)  # the priors cached before counting
+    whole = english.decode_many(items)
+    params, chunks, chunk = english.p, [], english._decode_chunk
+    english.p = replace(params, batch_utterances=3)
+    english._decode_chunk = lambda part: chunks.append(len(part)) or chunk(part)
+    try:
+        capped = english.decode_many(items)
+    finally:
+        english.p = params
+        del english._decode_chunk
+    assert chunks == [3, 3, 1]
+    for a, b in zip(whole, capped, strict=True):
+        _same(a, b)
+    with pytest.raises(ValueError, match="batch_utterances"):
+        WhisperParams(batch_utterances=0)
+
+
 def test_search_many_gives_each_utterance_its_own_search(english):
     encs = [english.encode(_voice(s), 16000) for s in range(3)]
     tries = [english.trie, english._call_trie(("4",)), english.trie]
