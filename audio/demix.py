@@ -851,19 +851,36 @@ def find_swap(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = N
     and its dropped pairs. Nothing is fitted on the session: each candidate is only checked.
     Cost: one :func:`check_fit` per pair of channels (6 for 4 seats); ``solo``: as there
     (the channels' solo frames do not depend on the order tried); ``report``: :func:`fit_report`
-    of ``leakage`` on ``x``, when already known."""
+    of ``leakage`` on ``x``, when already known. Of several exchanges that fit equally well
+    the first (in channel order) is returned: :func:`find_swaps` gives them all."""
+    return find_swaps(leakage, x, solo, report)[0]
+
+
+def find_swaps(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = None,
+               report: tuple[Leakage, list, list] | None = None
+               ) -> list[tuple[tuple[int, int] | None, Leakage, list[tuple[int, int]]]]:
+    """:func:`find_swap`, with every exchange that fits as well as the best one: ``[(None,
+    fitted, dropped)]`` when none fits better than the channels as they are, else one
+    ``((a, b), leakage, dropped)`` per equally good exchange, the first the one
+    :func:`find_swap` returns. Why: on a table whose seats stand symmetrically (the demo's
+    square: aki-dai mirror ben-chie) the leak paths cannot tell ben↔chie from aki↔dai — both
+    exchanges cancel the session as well — so the hearing must say both, not name one pair
+    for sure (``audio.listen.Listener.swapped``'s ``alternatives``)."""
     solo = _solo_frames(x, leakage.params) if solo is None else solo
     fitted, dropped, _ = fit_report(leakage, x, solo) if report is None else report
-    best = (None, fitted, dropped)
-    c = leakage.channels
     if not dropped:
-        return best
+        return [(None, fitted, dropped)]
+    c = leakage.channels
+    tried = []
     for a in range(c):
         for b in range(a + 1, c):
             lk, dr = check_fit(permuted(leakage, swap_order((a, b), c)), x, solo)
-            if len(dr) < len(best[2]) and not any(a in pair or b in pair for pair in dr):
-                best = ((a, b), lk, dr)
-    return best
+            if len(dr) < len(dropped) and not any(a in pair or b in pair for pair in dr):
+                tried.append(((a, b), lk, dr))
+    if not tried:
+        return [(None, fitted, dropped)]
+    least = min(len(dr) for _, _, dr in tried)
+    return [(ab, lk, dr) for ab, lk, dr in tried if len(dr) == least]
 
 
 def frame_levels(x: np.ndarray, params: DemixParams | None = None) -> np.ndarray:

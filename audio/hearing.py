@@ -260,9 +260,10 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
         return False
     session_solo = source.solo_frames(calibration.params)  # every fit check below looks at the same
     report = demix.fit_report(calibration, source.raw, session_solo)  # the unswapped fit, judged once
-    swap, fitted, dropped = demix.find_swap(calibration, source.raw, solo=session_solo, report=report)
+    swaps = demix.find_swaps(calibration, source.raw, solo=session_solo, report=report)
+    swap, fitted, dropped = swaps[0]  # several: a symmetric table; all fit alike, cancelled with the first
     if swap is not None:
-        source.swapped = [swap]  # said per seat by the listener (audio.listen.Listener.swapped)
+        source.swapped = [ab for ab, _, _ in swaps]  # said per seat by the listener (Listener.swapped)
     else:
         # said per seat by the listener too (audio.listen.Listener.unfit): not heard
         source.unfit = demix.unfit_channels(calibration, source.raw, solo=session_solo, report=report)
@@ -376,8 +377,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
                             speech_db=getattr(source, "speech_db", None))
     if not offline:  # live: told when it is behind, so what is released meanwhile is decoded together
         listener.backlog = backlog_of(source)
-    for a, b in getattr(source, "swapped", ()):
-        listener.swapped(a, b)
+    swapped = list(getattr(source, "swapped", ()))
+    for a, b in swapped:  # one exchange, or several that fit alike (each says the others)
+        listener.swapped(a, b, alternatives=[ab for ab in swapped if ab != (a, b)])
     for k in getattr(source, "unfit", ()):
         listener.unfit(k)
     listener.not_heard(lost, "the recording has no channel for this seat")

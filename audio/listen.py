@@ -262,25 +262,40 @@ class Listener:
         self._initial += [AudioStatusEvent(t=0.0, state="lost", detail=f"{n}: {why}; not heard",
                                            extra={"player": n}).to_dict() for n in seats]
 
-    def swapped(self, a: int, b: int) -> None:
+    def swapped(self, a: int, b: int, alternatives: list[tuple[int, int]] = ()) -> None:
         """Channels ``a`` and ``b`` carry each other's microphones (the calibration's leak paths
         fit with them exchanged, :func:`audio.demix.find_swap`): a ``warning`` (``kind:
         channels_swapped``) at the start for each of the two seats, naming the other. Shouts
         stay credited to the channel's seat (the calibration's mapping), so both seats' verdicts
-        rest on the other's voice: the warning says so; fix the cables or the calibration."""
+        rest on the other's voice: the warning says so; fix the cables or the calibration.
+        ``alternatives``: other exchanges that fit exactly as well (:func:`audio.demix.find_swaps`:
+        seats placed symmetrically, e.g. ben↔chie looks like aki↔dai on a square table) — the
+        warning then says the swap is one of them, not which (an enrolled voice's
+        ``voice_mismatch`` tells), and lists them in ``extra.or_swapped`` as seat pairs."""
         from session.events import WarningEvent
 
+        others = [(self._seat(c) or f"channel {c}", self._seat(d) or f"channel {d}") for c, d in alternatives]
+        maybe = "".join(f" — or {self._seat(c) or 'channel'}'s ({c}) and {self._seat(d) or 'channel'}'s ({d})"
+                        for c, d in alternatives)
         for k, other in ((a, b), (b, a)):
             seat, seat_other = self._seat(k), self._seat(other)
             if seat is None:
                 continue
-            self._initial.append(WarningEvent(
-                t=0.0, message=f"audio: {seat}'s channel ({k}) and {seat_other or f'channel {other}'}'s ({other}) look "
-                               "swapped (the seat-to-seat leakage measured at calibration fits this recording with them "
-                               f"exchanged): shouts heard on channel {k} are credited to {seat} but may be "
-                               f"{seat_other or 'the other seat'}'s; check the cables",
-                extra={"kind": "channels_swapped", "player": seat, "channel": k, "swapped_with": seat_other,
-                       "other_channel": other}).to_dict())
+            if others:
+                message = (f"audio: {seat}'s channel ({k}) and {seat_other or 'channel'}'s ({other}) look swapped{maybe}: "
+                           "the seat-to-seat leakage measured at calibration fits this recording as well with either "
+                           "exchange (the seats stand symmetrically), so which pair is not known; shouts heard on "
+                           f"channel {k} are credited to {seat} but may be another seat's; check the cables")
+            else:
+                message = (f"audio: {seat}'s channel ({k}) and {seat_other or f'channel {other}'}'s ({other}) look "
+                           "swapped (the seat-to-seat leakage measured at calibration fits this recording with them "
+                           f"exchanged): shouts heard on channel {k} are credited to {seat} but may be "
+                           f"{seat_other or 'the other seat'}'s; check the cables")
+            extra = {"kind": "channels_swapped", "player": seat, "channel": k, "swapped_with": seat_other,
+                     "other_channel": other}
+            if others:
+                extra["or_swapped"] = [list(pair) for pair in others]
+            self._initial.append(WarningEvent(t=0.0, message=message, extra=extra).to_dict())
 
     def unfit(self, k: int) -> None:
         """Channel ``k``'s sound fits none of the calibration's leak paths, into it or out of

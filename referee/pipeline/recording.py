@@ -151,8 +151,15 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
 
     def heard_events(dicts) -> list[Event]:
         """What the hearing gave — shouts, and its audio_status and warnings, all timed on
-        the audio clock — on the video clock (the calibration's audio–video offset)."""
-        return shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset, kinds="all")
+        the audio clock — on the video clock (the calibration's audio–video offset). Its
+        warnings (channels swapped, a voice on the wrong channel, a microphone clipping) are
+        also said as they come (``on_warning``: the terminal; the report's warnings), not only
+        written in the record: a user settling a dispute must see them."""
+        events = shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset, kinds="all")
+        for e in events:
+            if isinstance(e, WarningEvent):
+                warn(e.message if e.t <= 0 else f"at {e.t:.2f} s: {e.message}")
+        return events
 
     def take(msg) -> None:
         kind = msg[0]

@@ -313,3 +313,33 @@ class _Blocks:
         from audio.demix import blocks_of
 
         return iter(blocks_of(self.x, RATE, 320))
+
+
+def _square_table(rng, seconds=7.0):
+    """Four seats around a square, mirror-symmetric: seat 0 stands to 3 as 1 to 2, so every
+    leak path (mic i, seat j) equals the path (σi, σj) with σ = (0 3)(1 2)."""
+    n = int(seconds * RATE)
+    sources = np.stack([_bursts(rng, [0.5 + 0.6 * j, 4.0 + 0.07 * j], n) for j in range(4)])
+    half = {(0, 1): (20, -8), (1, 0): (24, -9), (0, 2): (60, -14), (2, 0): (56, -13), (0, 3): (40, -11),
+            (3, 0): (40, -11), (1, 2): (28, -10), (2, 1): (28, -10)}
+    sigma = [3, 2, 1, 0]
+    paths = dict(half)
+    paths.update({(sigma[i], sigma[j]): v for (i, j), v in half.items() if (sigma[i], sigma[j]) not in half})
+    x = sources.copy()
+    for (i, j), (d, db) in paths.items():
+        x[i, d:] += 10 ** (db / 20) * sources[j, :-d]
+    return (x + 1e-4 * rng.standard_normal(x.shape)).T.astype(np.float32)
+
+
+def test_exchanges_a_symmetric_table_cannot_tell_apart_are_all_given():
+    from audio.demix import find_swap, find_swaps
+
+    leak = estimate(_square_table(np.random.default_rng(1)))
+    session = _square_table(np.random.default_rng(2))
+    assert find_swaps(leak, session)[0][0] is None  # the same table: nothing exchanged
+    found = find_swaps(leak, session[:, [0, 2, 1, 3]])  # ben and chie exchanged
+    assert sorted(ab for ab, _, _ in found) == [(0, 3), (1, 2)]  # aki<->dai fits as well: both said
+    assert all(dropped == [] for _, _, dropped in found)
+    assert find_swap(leak, session[:, [0, 2, 1, 3]])[0] == found[0][0]
+    # an exchange the mirror does not hide is one answer
+    assert [ab for ab, _, _ in find_swaps(leak, session[:, [1, 0, 2, 3]])] == [(0, 1)]

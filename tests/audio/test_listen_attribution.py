@@ -291,3 +291,16 @@ def test_a_seat_whose_channel_is_alive_is_not_cancelled_by_fingerprint(tmp_path)
     x[:, 1] = _mix(s, np.random.default_rng(8))[:, 1]  # ben's microphone working
     wavfile.write(session, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
     assert np.array_equal(_open(tmp_path, session).data, _open(tmp_path, session, fingerprint=False).data)
+
+
+def test_exchanges_that_fit_alike_are_each_said_with_the_others():
+    # a symmetric table: ben<->chie fits the calibration's leak paths as well as aki<->dai
+    lis = Listener(("aki", "ben", "chie", "dai"), 4, RATE, SaysIka())
+    lis.swapped(0, 3, alternatives=[(1, 2)])
+    lis.swapped(1, 2, alternatives=[(0, 3)])
+    events = list(listen(_Source(np.zeros((RATE // 2, 4), np.float32)), lis))
+    warned = [e for e in events if e.get("kind") == "channels_swapped"]
+    assert [(e["player"], e["swapped_with"], e["or_swapped"]) for e in warned] == [
+        ("aki", "dai", [["ben", "chie"]]), ("dai", "aki", [["ben", "chie"]]),
+        ("ben", "chie", [["aki", "dai"]]), ("chie", "ben", [["aki", "dai"]])]
+    assert "or ben's (1) and chie's (2)" in warned[0]["message"] and "which pair is not known" in warned[0]["message"]

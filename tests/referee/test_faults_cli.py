@@ -231,3 +231,27 @@ def test_a_mono_recording_says_the_seat_heard_may_take_a_neighbours_word(run_cli
     assert res.exit_code == 0, res.output
     assert ("audio has 1 channel(s); seat(s) ben (channels 1) are not heard, and their voices leaking into the "
             "channels heard cannot be cancelled: a word of theirs may be heard as a word of the seat heard") in res.stderr
+
+
+def test_what_the_hearing_warns_of_is_said_on_the_terminal_and_in_the_report(run_cli, clip, tmp_path):
+    # the clip's audio 8x louder: both microphones clip. The hearing's warning (a record event
+    # timed where it clips) must reach the person replaying, not only the record
+    loud = tmp_path / "loud.wav"
+    _seats_wav(loud, [0, 1])
+    with wave.open(str(loud)) as w:
+        params, x = w.getparams(), np.frombuffer(w.readframes(w.getnframes()), "<i2")
+    with wave.open(str(loud), "wb") as f:
+        f.setparams(params)
+        f.writeframes(np.clip(x.astype(np.int32) * 8, -32768, 32767).astype("<i2").tobytes())
+    res = _replay(run_cli, clip, tmp_path / "o", "--audio", loud)
+    assert res.exit_code == 0, res.output
+    recorded = [e["message"] for e in _lines(tmp_path / "o" / "session.jsonl")
+                if e["type"] == "warning" and "clips" in e["message"]]
+    assert recorded, "the record says the microphones clip"
+    said = [line for line in res.stderr.splitlines() if line.startswith("referee: warning: at ") and "clips" in line]
+    assert len(said) == len(recorded)
+    assert all(any(m in line for line in said) for m in recorded)
+    import html
+
+    report = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert all(html.escape(m) in report for m in recorded)
