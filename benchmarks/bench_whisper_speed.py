@@ -198,8 +198,8 @@ def hear_demo(live: bool) -> dict:
     from audio import hearing
     from session.calibration import load
 
-    demo = ROOT / "fixtures" / "demo"
-    cal = load(demo / "calibration.json")
+    demo = Path.cwd() / "fixtures" / "demo"  # the measured tree's own (run_inside: cwd = the tree): a newer
+    cal = load(demo / "calibration.json")  # calibration file has fields an older tree rejects
     plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
                                names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0, enroll=None)
     METER.reset()
