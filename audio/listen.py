@@ -297,6 +297,11 @@ class Listener:
                 extra["or_swapped"] = [list(pair) for pair in others]
             self._initial.append(WarningEvent(t=0.0, message=message, extra=extra).to_dict())
 
+    def _tell_fingerprinted(self) -> None:
+        """The detector's seats cancelled by their fingerprint (dead or unfit channels): its leak
+        test then allows every pair the loudest pair's leak (``OnsetDetector.fingerprinted``)."""
+        self.detector.fingerprinted = frozenset(self._dead | self._unfit)
+
     def unfit(self, k: int) -> None:
         """Channel ``k``'s sound fits none of the calibration's leak paths, into it or out of
         it (:func:`audio.demix.unfit_channels`: delayed by seconds, or another microphone): its
@@ -307,7 +312,7 @@ class Listener:
         if k >= self.used or self.room:
             return
         self._unfit.add(k)
-        self.detector.fingerprinted = frozenset(self._dead | self._unfit)
+        self._tell_fingerprinted()
         seat = self._seat(k)
         self._initial.append(AudioStatusEvent(
             t=0.0, state="lost", detail=f"{seat}: channel {k} does not fit the calibration's seat-to-seat leakage "
@@ -339,12 +344,12 @@ class Listener:
                                         extra=dict(extra, kind="clipping")).to_dict())
             elif n.what == "dead":
                 self._dead.add(n.channel)
-                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
+                self._tell_fingerprinted()
                 out.append(AudioStatusEvent(t=n.t, state="lost", detail=f"{who}: {n.detail}; not heard",
                                             extra=extra).to_dict())
             elif n.what == "alive":
                 self._dead.discard(n.channel)
-                self.detector.fingerprinted = frozenset(self._dead | self._unfit)
+                self._tell_fingerprinted()
                 if n.channel in self._unfit:
                     continue  # still not heard: its channel fits no calibration leak path
                 out.append(AudioStatusEvent(t=n.t, state="ok", detail=f"{who}: {n.detail}", extra=extra).to_dict())
