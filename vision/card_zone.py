@@ -140,9 +140,15 @@ class CardZoneWatcher:
         self._last_analysed, self._last_result = small, res
         return res
 
+    def keep(self, index: int, t: float, frame: np.ndarray) -> None:
+        """``frame`` into the ring only, not analysed (live, the zones behind: a frame they had
+        no time for). The walk-back still finds a card's first frame among such frames, where
+        a frame never given would leave a gap the card's time falls into."""
+        self.ring.append(_Slot(index, t, self._crop(frame).copy()))
+
     def update(self, index: int, t: float, frame: np.ndarray) -> list[Event]:
-        crop = self._crop(frame).copy()
-        self.ring.append(_Slot(index, t, crop))
+        self.keep(index, t, frame)
+        crop = self.ring[-1].image
         if index % self.every:
             return []
         m = self._analyse(crop)

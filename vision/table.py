@@ -73,16 +73,19 @@ class TableLayout:
                            Path(table.references) if table.references is not None else None)
 
 
-#: frames that may wait for the card zones' thread (live, :class:`CardThread`); more are not
-#: given to the zones (counted in ``CardThread.dropped``; a frame a zone analyses waits up to
-#: twice this many) — the seats still get them. Why:
-#: while a zone recognises a newly revealed card (0.2–2.2 s under load) the frames pile up,
-#: and working through them all afterwards kept the cards' watermark — and every verdict —
-#: 0.8–1.0 s behind at load 9–10 (the zones then saw every frame the loop took, where the
-#: stalled loop before took fewer). Latency cost: at most this many frames of zone work
-#: after a recognition (~0.1 s); accuracy cost: a zone misses the frames of a stall, which
-#: come after the reveal it is recognising (a second change in them is timed at the first
-#: frame the zone sees of it, as with a stalled loop before). None: unbounded (tests).
+#: frames that may wait for the card zones' thread (live, :class:`CardThread`) to be
+#: analysed; beyond it a frame is only *kept* in the zones' rings, not analysed (counted in
+#: ``CardThread.dropped``; a frame a zone analyses waits up to twice this many) — the seats
+#: still get every frame. Why: while a zone recognises a newly revealed card (0.2–2.2 s under
+#: load; 2–8 s on a slow 2-core machine) the frames pile up, and analysing them all
+#: afterwards kept the cards' watermark — and every verdict — 0.8–1.0 s behind at load 9–10.
+#: Latency cost: at most this many frames of zone work after a recognition (~0.1 s). The
+#: kept frames cost a crop's copy each, and the walk-back searches them for the card's first
+#: frame as it searches any frame in the ring: before, such frames were not given at all,
+#: and on a machine whose zones were always behind (a 2-GHz AVX2 EPYC, 2026-12-03: 390 of
+#: 641 frames) a card revealed in them was timed at the next frame the zones analysed, up to
+#: 1.9 s late — the players' reactions then fell to the card before (5 of the demo's 10
+#: verdicts wrong). None: unbounded (tests).
 CARD_BACKLOG_FRAMES = 6
 
 
@@ -100,56 +103,65 @@ class CardThread:
     def __init__(self, cards, max_backlog: int | None = CARD_BACKLOG_FRAMES):
         self.cards = cards
         self.max_backlog = max_backlog
-        self.dropped = 0  # frames not given to the zones (the backlog was full)
+        self.dropped = 0  # frames only kept in the zones' rings, not analysed (the backlog was full)
         self._in: queue.Queue = queue.Queue()
         self._out: queue.Queue = queue.Queue()
         #: the zones' bound as of the last frame whose events were taken (-inf: none yet)
         self.bound = float("-inf")
         self.seconds = 0.0  # CPU seconds of the zones (thread time)
         self.backlog_max = 0  # the most frames waiting for the zones (a figure)
-        self._submitted = self._taken = 0
+        self._submitted = self._taken = 0  # every frame, kept or analysed
+        self._waiting = 0  # frames to analyse not yet taken back (what the backlog bounds)
         #: per zone, its warnings as of the last frame taken (the caller sees those only)
         self.said = [len(c.warnings) for c in cards]
         self._thread = threading.Thread(target=self._run, daemon=True, name="card-zones")
         self._thread.start()
 
     def submit(self, index: int, t: float, image) -> None:
-        backlog = self._submitted - self._taken
+        backlog = self._waiting
         if self.max_backlog is not None and backlog >= self.max_backlog:
             # a frame some zone analyses (``index % every == 0``) waits up to twice as long:
             # dropping those could leave a zone reading none of the frames it is given
             due = any(index % c.every == 0 for c in self.cards)
             if not due or backlog >= 2 * self.max_backlog:
                 self.dropped += 1
+                self._in.put((index, t, image, False))  # into the rings only: the walk-back's
+                self._submitted += 1
                 return
-        self._in.put((index, t, image))
+        self._in.put((index, t, image, True))
         self._submitted += 1
-        self.backlog_max = max(self.backlog_max, self._submitted - self._taken)
+        self._waiting += 1
+        self.backlog_max = max(self.backlog_max, self._waiting)
 
     def _run(self) -> None:
         while True:
             item = self._in.get()
             if item is None:
                 return
-            index, t, image = item
+            index, t, image, analyse = item
             c0 = time.thread_time()
             try:
                 events: list[Event] = []
                 for c in self.cards:
-                    events.extend(c.update(index, t, image))
+                    if analyse:
+                        events.extend(c.update(index, t, image))
+                    else:
+                        c.keep(index, t, image)
                 marks = [c.earliest_event_t() for c in self.cards]
                 said = [len(c.warnings) for c in self.cards]
-                self._out.put((events, min(marks) if marks else float("inf"), said, None))
+                self._out.put((events, min(marks) if marks else float("inf"), said, analyse, None))
             except BaseException as exc:  # raised in the caller's thread by take()
-                self._out.put(([], self.bound, None, exc))
+                self._out.put(([], self.bound, None, analyse, exc))
             self.seconds += time.thread_time() - c0
 
     def _one(self, timeout: float | None) -> list[Event] | None:
         try:
-            events, bound, said, exc = self._out.get(timeout=timeout) if timeout != 0 else self._out.get_nowait()
+            events, bound, said, analysed, exc = self._out.get(timeout=timeout) if timeout != 0 \
+                else self._out.get_nowait()
         except queue.Empty:
             return None
         self._taken += 1
+        self._waiting -= analysed
         if exc is not None:
             raise exc
         self.bound, self.said = bound, said
@@ -174,7 +186,8 @@ class CardThread:
 
     @property
     def backlog(self) -> int:
-        return self._submitted - self._taken
+        """Frames waiting to be analysed (those only kept are quick and not counted)."""
+        return self._waiting
 
     def close(self) -> None:
         self._in.put(None)
