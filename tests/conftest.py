@@ -20,6 +20,19 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+_MADE: dict = {}
+
+
+def once(key: str, make):
+    """``make()`` once per test process: for a module or session fixture that replays or
+    renders something heavy. pytest-xdist tears a worker's fixtures down whenever its queue
+    runs dry and makes them again for the next test (the demo's replay was made twice per
+    run: 50 s of a 2-GHz core each time); their folders live as long as the session."""
+    if key not in _MADE:
+        _MADE[key] = make()
+    return _MADE[key]
+
+
 @pytest.fixture
 def run_cli():
     """Run the referee CLI in-process: ``run_cli("judge", path, "--json")`` -> click Result."""

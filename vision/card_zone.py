@@ -56,6 +56,18 @@ WALK_GAP = 2
 
 
 
+#: a card whose first recognised frame comes more than this long (s) after the frame before
+#: it in the ring — frames the live referee had no time to take (it fell behind), or the
+#: walk-back ran out of ring — may have come up to that much earlier than it is timed: the
+#: zone says so in a ``warning`` event (``extra``: ``card_time_uncertain``, ``earliest``)
+#: next to the card event, so the table, the report and the record know its verdict rests
+#: on an uncertain time. 0.15 s: no player reacts sooner (the players' reactions are timed
+#: against the card; a card timed at most this late still has every reaction after it). A
+#: replay gives the zones every frame: never, unless the ring runs out.
+CARD_GAP_S = 0.15
+
+
+
 #: a zone whose mean absolute change since the last analysis (grey levels, on a 4x
 #: reduced image scaled to mean 128, so that a light change alone does not count) is below
 #: this is not re-analysed (saves most of the cost between cards)
@@ -177,8 +189,30 @@ class CardZoneWatcher:
         self.pending = (None, 0)
         self._accounted, self._change_t = self._thumb, None
         first, conf = self._walk_back(code, m.score, m.quad)
-        return out + [CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
-                                extra={"frame": first.index})]
+        card = CardEvent(t=round(first.t, 6), card=code, zone=self.zone, conf=round(conf, 3),
+                         extra={"frame": first.index})
+        return out + [card] + self._uncertain_time(card, first)
+
+    def _uncertain_time(self, card: CardEvent, first: _Slot) -> list[Event]:
+        """The warning of :data:`CARD_GAP_S`: the card's first frame follows a gap in the
+        frames seen, or is the oldest of a full ring."""
+        slots = list(self.ring)
+        k = next(i for i, s in enumerate(slots) if s is first)
+        if k > 0:
+            earliest = slots[k - 1].t
+        elif len(slots) == self.ring.maxlen:
+            earliest = None  # the ring ran out: how much earlier is not known
+        else:
+            return []  # the zone's first frame: nothing came before it
+        if earliest is not None and first.t - earliest <= CARD_GAP_S:
+            return []
+        since = "an unknown time" if earliest is None else f"up to {first.t - earliest:.2f} s"
+        why = ("the frames before it are no longer kept" if earliest is None
+               else "the frames before it were not seen: the referee fell behind")
+        return [WarningEvent(t=card.t, message=f"card {card.card} in the {self.zone} timed at {card.t:.3f} s may "
+                             f"have come {since} earlier ({why}); its verdict rests on that time",
+                             extra={"zone": self.zone, "card": card.card, "card_time_uncertain": True,
+                                    "earliest": None if earliest is None else round(earliest, 6)})]
 
     def earliest_event_t(self) -> float:
         """No card event of this zone not yet returned can be timed before this (the

@@ -112,6 +112,10 @@ class CardThread:
         self.backlog_max = 0  # the most frames waiting for the zones (a figure)
         self._submitted = self._taken = 0  # every frame, kept or analysed
         self._waiting = 0  # frames to analyse not yet taken back (what the backlog bounds)
+        #: the input has ended (:meth:`drain`): frames still waiting are analysed, kept ones too
+        #: — nothing to hurry for, and a card revealed in the last second is confirmed as the
+        #: unhurried zones confirm it (before, one could stay unread under load)
+        self._finishing = False
         #: per zone, its warnings as of the last frame taken (the caller sees those only)
         self.said = [len(c.warnings) for c in cards]
         self._thread = threading.Thread(target=self._run, daemon=True, name="card-zones")
@@ -125,13 +129,18 @@ class CardThread:
             due = any(index % c.every == 0 for c in self.cards)
             if not due or backlog >= 2 * self.max_backlog:
                 self.dropped += 1
-                self._in.put((index, t, image, False))  # into the rings only: the walk-back's
-                self._submitted += 1
+                self.keep(index, t, image)  # into the rings only: the walk-back's
                 return
         self._in.put((index, t, image, True))
         self._submitted += 1
         self._waiting += 1
         self.backlog_max = max(self.backlog_max, self._waiting)
+
+    def keep(self, index: int, t: float, image) -> None:
+        """A frame into the zones' rings only, in order with the submitted ones (live: one the
+        loop skipped; the walk-back may find a card's first frame in it)."""
+        self._in.put((index, t, image, False))
+        self._submitted += 1
 
     def _run(self) -> None:
         while True:
@@ -143,7 +152,7 @@ class CardThread:
             try:
                 events: list[Event] = []
                 for c in self.cards:
-                    if analyse:
+                    if analyse or self._finishing:
                         events.extend(c.update(index, t, image))
                     else:
                         c.keep(index, t, image)
@@ -176,12 +185,16 @@ class CardThread:
 
     def drain(self) -> list[Event]:
         """Every frame submitted done: their events (the end of the input)."""
+        self._finishing = True
         out: list[Event] = []
-        while self._taken < self._submitted:
-            got = self._one(5.0)
-            if got is None and not self._thread.is_alive():
-                break
-            out.extend(got or [])
+        try:
+            while self._taken < self._submitted:
+                got = self._one(5.0)
+                if got is None and not self._thread.is_alive():
+                    break
+                out.extend(got or [])
+        finally:
+            self._finishing = False  # (a caller that goes on after a drain: hurried again)
         return out
 
     @property

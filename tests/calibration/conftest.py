@@ -6,6 +6,8 @@ import shutil
 
 import pytest
 
+from tests.conftest import once
+
 CHANNELS = (2, 0, 3, 1)  # seat i speaks on channel CHANNELS[i]: the map must be found, not assumed
 
 
@@ -16,6 +18,8 @@ def recording(tmp_path_factory):
         pytest.skip("espeak-ng is not installed (apt-get install -y espeak-ng): the test voices need it")
     from fixtures.demo import make_calibration
 
-    out = tmp_path_factory.mktemp("calrec")
-    truth = make_calibration.write(out, CHANNELS)
-    return out, truth
+    def make():
+        out = tmp_path_factory.mktemp("calrec")
+        return out, make_calibration.write(out, CHANNELS)
+
+    return once("calibration.recording", make)

@@ -20,6 +20,7 @@ import pytest
 
 from session.record import read_record
 from vision.video import read_frames
+from tests.conftest import once
 from tests.live.helpers import DEMO, ROOT, demo_clip
 
 SECONDS = 12.0
@@ -29,7 +30,7 @@ CAL = DEMO / "calibration.json"
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
     """The demo's first 12 s (video and the seats' WAV), made from the repo's own fixture."""
-    return demo_clip(tmp_path_factory.mktemp("clip"), SECONDS)
+    return once("test_live_cli.clip", lambda: demo_clip(tmp_path_factory.mktemp("clip"), SECONDS))
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +39,19 @@ def live_run(clip, tmp_path_factory):
 
     from referee.cli import cli
 
-    out = tmp_path_factory.mktemp("live") / "out"
-    video, wav = clip
-    # a fixed pose stride: the replay of what was written analyses every 8th frame, so the
-    # live run must too for both to look at the same frames (the adaptive rate is tested
-    # in test_overload.py; with it a replay may analyse other frames — see the README)
-    res = CliRunner().invoke(cli, ["live", "--from-video", str(video), "--audio", str(wav), "--calibration", str(CAL),
-                                   "--no-window", "--no-voice", "--fixed-pose-rate", "--out", str(out)],
-                             catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    return out, res
+    def make():
+        out = tmp_path_factory.mktemp("live") / "out"
+        video, wav = clip
+        # a fixed pose stride: the replay of what was written analyses every 8th frame, so the
+        # live run must too for both to look at the same frames (the adaptive rate is tested
+        # in test_overload.py; with it a replay may analyse other frames — see the README)
+        res = CliRunner().invoke(cli, ["live", "--from-video", str(video), "--audio", str(wav), "--calibration",
+                                       str(CAL), "--no-window", "--no-voice", "--fixed-pose-rate", "--out", str(out)],
+                                 catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return out, res
+
+    return once("test_live_cli.live_run", make)
 
 
 def test_the_live_run_says_where_its_files_are(live_run):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from session.record import read_record
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, once
 
 DEMO = FIXTURES / "demo"
 
@@ -29,10 +29,13 @@ def demo_out(tmp_path_factory):
 
     from referee.cli import cli
 
-    out = tmp_path_factory.mktemp("demo")
-    res = CliRunner().invoke(cli, ["demo", "--out", str(out), "--json"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    return out, res
+    def make():
+        out = tmp_path_factory.mktemp("demo")
+        res = CliRunner().invoke(cli, ["demo", "--out", str(out), "--json"], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return out, res
+
+    return once("test_replay.demo_out", make)
 
 
 def _verdict_view(v: dict) -> dict:
