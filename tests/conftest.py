@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,18 @@ def run_cli():
         return runner.invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
 
     return run
+
+
+def start_xvfb(screen: str = "1000x720x24") -> tuple[subprocess.Popen, str]:
+    """An Xvfb on a display number it picks itself (``-displayfd``: no two tests, on two test
+    workers, race for one number), once it is ready: (process, ":N")."""
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", screen, "-nolisten", "tcp"],
+                            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    with os.fdopen(r) as f:
+        number = f.readline().strip()
+    if not number:
+        proc.kill()
+        pytest.skip("Xvfb did not start")
+    return proc, f":{number}"

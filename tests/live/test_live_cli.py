@@ -20,7 +20,7 @@ import pytest
 
 from session.record import read_record
 from vision.video import read_frames
-from tests.conftest import once
+from tests.conftest import once, start_xvfb
 from tests.live.helpers import DEMO, ROOT, demo_clip
 
 SECONDS = 12.0
@@ -215,11 +215,8 @@ def test_the_window_path_runs_under_xvfb_and_judges_the_same_cards(live_run, cli
 
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    display = ":97"
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1400x800x24"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    xvfb, display = start_xvfb("1400x800x24")
     try:
-        time.sleep(1.0)
         video, wav = clip
         env = dict(os.environ, PYTHONPATH=str(ROOT), DISPLAY=display)
         proc = subprocess.run([sys.executable, "-m", "referee", "live", "--from-video", str(video), "--audio", str(wav),

@@ -9,18 +9,14 @@ import time
 import numpy as np
 import pytest
 
+from tests.conftest import start_xvfb
+
 
 @pytest.fixture(scope="module")  # one display per process: HighGUI's Qt cannot move to another
 def xvfb():
     if not (shutil.which("Xvfb") and shutil.which("import")):
         pytest.skip("Xvfb or ImageMagick's import is not installed (apt-get install xvfb imagemagick)")
-    free = [n for n in range(90, 140) if not os.path.exists(f"/tmp/.X{n}-lock")]
-    if not free:
-        pytest.skip("no free X display number for Xvfb")
-    display = f":{free[0]}"
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1000x720x24"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
+    proc, display = start_xvfb("1000x720x24")
     old = os.environ.get("DISPLAY")
     os.environ["DISPLAY"] = display
     yield display
