@@ -173,7 +173,7 @@ def main() -> int:
             print(f"  {name} run {k + 1}: load {figs['_load'][0]:.2f}->{figs['_load'][1]:.2f}, verdicts "
                   f"{figs['_same']}/{figs['_want']} as the demo's, late {figs.get('late')}, frames "
                   f"{figs.get('captured')}/{figs.get('processed')}/{figs.get('skipped')}/{figs.get('dropped')} "
-                  f"(captured/analysed/skipped/dropped), card zones' frames dropped {figs.get('card_frames_dropped', '-')}; window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
+                  f"(captured/analysed/skipped/dropped), card zones' frames not analysed {figs.get('card_frames_unanalysed', figs.get('card_frames_dropped', '-'))}; window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
                   f"first {fmt(lat.get('first_announced_after_reaction_and_tie_ms'))}, hearing lag "
                   f"{fmt(_get(lat, ('watermark_lag_ms', 'hearing')))}, vision lag {fmt(_get(lat, ('watermark_lag_ms', 'vision')))}"
                   + (f"; window announcements superseded by a newer first {figs['sound_ms'].get('superseded', '-')}"

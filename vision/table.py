@@ -75,7 +75,7 @@ class TableLayout:
 
 #: frames that may wait for the card zones' thread (live, :class:`CardThread`) to be
 #: analysed; beyond it a frame is only *kept* in the zones' rings, not analysed (counted in
-#: ``CardThread.dropped``; a frame a zone analyses waits up to twice this many) — the seats
+#: ``CardThread.unanalysed``; a frame a zone analyses waits up to twice this many) — the seats
 #: still get every frame. Why: while a zone recognises a newly revealed card (0.2–2.2 s under
 #: load; 2–8 s on a slow 2-core machine) the frames pile up, and analysing them all
 #: afterwards kept the cards' watermark — and every verdict — 0.8–1.0 s behind at load 9–10.
@@ -103,7 +103,7 @@ class CardThread:
     def __init__(self, cards, max_backlog: int | None = CARD_BACKLOG_FRAMES):
         self.cards = cards
         self.max_backlog = max_backlog
-        self.dropped = 0  # frames only kept in the zones' rings, not analysed (the backlog was full)
+        self.unanalysed = 0  # frames only kept in the zones' rings, not analysed (the backlog was full)
         self._in: queue.Queue = queue.Queue()
         self._out: queue.Queue = queue.Queue()
         #: the zones' bound as of the last frame whose events were taken (-inf: none yet)
@@ -128,7 +128,7 @@ class CardThread:
             # dropping those could leave a zone reading none of the frames it is given
             due = any(index % c.every == 0 for c in self.cards)
             if not due or backlog >= 2 * self.max_backlog:
-                self.dropped += 1
+                self.unanalysed += 1
                 self.keep(index, t, image)  # into the rings only: the walk-back's
                 return
         self._in.put((index, t, image, True))

@@ -592,7 +592,7 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     cards_thread = getattr(getattr(stage, "tw", None), "card_thread", None)
     if cards_thread is not None:  # the most frames that waited for the card zones' thread
         figures["card_backlog_max"] = cards_thread.backlog_max
-        figures["card_frames_dropped"] = cards_thread.dropped  # (a full backlog: not given to the zones)
+        figures["card_frames_unanalysed"] = cards_thread.unanalysed  # (a full backlog: kept, not analysed)
     for s in extra_sinks:  # "sound starts": the voice's first sample handed to the output (referee.live.voice)
         sound = s.sound_figures() if hasattr(s, "sound_figures") else None
         if sound is not None:

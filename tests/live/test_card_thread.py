@@ -119,17 +119,17 @@ def test_a_full_backlog_keeps_frames_in_the_rings_without_analysing_them(frames)
         for f in frames[:40]:
             tw.update(f)
         # at most 6 frames wait, and up to 6 more the zones analyse (every 2nd: card_every)
-        assert tw.card_thread.backlog <= 12 and tw.card_thread.dropped >= 40 - 13
+        assert tw.card_thread.backlog <= 12 and tw.card_thread.unanalysed >= 40 - 13
         gate.set()
         tw.finish()
         assert tw.card_thread.backlog == 0
         # every frame reached the rings, analysed or not (before: the dropped ones never did)
         assert [s.index for s in tw.cards[0].ring] == [f.index for f in frames[:40]]
-        dropped = tw.card_thread.dropped
+        unanalysed = tw.card_thread.unanalysed
         for f in frames[40:60]:  # free again, one frame at a time: every frame to the zones
             tw.update(f)
             tw.finish()
-        assert tw.card_thread.dropped == dropped
+        assert tw.card_thread.unanalysed == unanalysed
         # the watermark is the zones' own bound as of the last frame they did
         assert tw.watermark() == min(c.earliest_event_t() for c in tw.cards)
     finally:
@@ -153,7 +153,7 @@ def test_a_card_revealed_while_the_zones_are_behind_is_timed_at_its_first_frame(
     try:
         for f in frames[:90]:  # to 3 s: the zones stuck on the first frame meanwhile
             events += tw.update(f)
-        assert tw.card_thread.dropped > 60  # most of them only kept
+        assert tw.card_thread.unanalysed > 60  # most of them only kept
         gate.set()
         for f in frames[90:120]:  # free again
             events += tw.update(f)
@@ -205,7 +205,7 @@ def test_at_the_end_of_the_input_the_kept_frames_are_analysed(frames):
     _busy(tw, gate)
     try:
         events = [e for f in frames[:80] for e in tw.update(f)]  # the zones stuck on the first frame
-        assert tw.card_thread.dropped > 50
+        assert tw.card_thread.unanalysed > 50
         gate.set()
         events += tw.finish()
     finally:
