@@ -27,7 +27,7 @@ import numpy as np
 @dataclass(frozen=True)
 class DenoiseParams:
     """Spectral subtraction in the mel-power domain (figures: ``benchmarks/bench_hearing.py``;
-    tuned on half A of ``../shared/data/speech``, see the README's "Hearing a real table")."""
+    tuned on half A of ``../shared/data/speech``, see docs/hearing.md)."""
 
     #: the leading part of the utterance that measures the noise (s): within the listener's
     #: 0.6 s pre-roll (the onset may be walked back up to 0.25 s, so its end is avoided)

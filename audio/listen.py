@@ -87,7 +87,7 @@ class ListenParams:
     #: voice, a muted neighbour's leak): not credited. Accuracy cost: a player who speaks
     #: this much quieter than at calibration is not heard. Demo: all 35 genuine shouts'
     #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
-    #: the speech made bursts at -10 to -25 dB (README "Hearing a real table"). None: off.
+    #: the speech made bursts at -10 to -25 dB (docs/hearing.md). None: off.
     own_level_db: float | None = -10.0
     #: offline replay: an utterance whose words the engine must read waits until this much audio
     #: after its end (s), so that the engine decodes several at once (a Whisper ``generate``
@@ -109,7 +109,7 @@ class ListenParams:
     #: window is as before). None: off (the words as before, byte for byte). Latency: the
     #: decoding overlaps the detector's wait; cost: a decoding wasted where the word goes on
     #: after a pause this long; accuracy: in quiet the window's last 0-0.17 s of room sound is
-    #: not heard (README "Hearing a real table", CPU and latency). Must be at most
+    #: not heard (docs/hearing.md, CPU and latency). Must be at most
     #: ``OnsetParams.quick_end_s`` (then the window has arrived by release).
     early_s: float | None = None
     #: ... where the recognizer measures the utterance's loud frames at least this far (dB)
@@ -662,7 +662,7 @@ class Listener:
 
     def _needs_engine(self, job: tuple) -> bool:
         """False when the seat's own enrolled voice names the call and it would win anyway: the
-        costly engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see README)."""
+        costly engine is not run (Whisper: ~0.1 CPU-s per utterance; the demo's RTF 0.20 -> see docs/hearing.md)."""
         verdict = job[2]
         return not (verdict is not None and verdict.tokens is not None
                     and getattr(self.recognizer, "enrolled_first", False))

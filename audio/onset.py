@@ -51,7 +51,7 @@ not crossed to. The walk never goes before the channel's previous utterance.
 On cancelled audio (``refine_leak_db``, ``refine_from_level``) the others' median of that test
 becomes what the neighbours can *leave* on the channel (their loudest minus the allowed leak,
 and the median of the channels not speaking), and a run that began on a leak is walked from
-where it reached its seat's speech level: an onset is not pulled by a neighbour's shout. Measured effect in ``python -m audio.bench`` (README "Audio").
+where it reached its seat's speech level: an onset is not pulled by a neighbour's shout. Measured effect in ``python -m audio.bench`` (docs/hearing.md).
 
 Implementation: the vector work (filters, per-frame energies, smoothing, own energy, dB)
 is done once per block; only the floor and run state machine, which depend on the frame
@@ -111,7 +111,7 @@ class OnsetParams:
     #: utterance has ended (same end sample: the last loud frame). 0 = off (``hangover_s``
     #: alone). Latency cost: this instead of ``hangover_s`` wherever the level really falls
     #: (a word in quiet); accuracy cost: a word with a pause longer than this at the floor
-    #: inside it (a geminate っ is ~0.1 s) is heard as two — see README "Hearing a real table".
+    #: inside it (a geminate っ is ~0.1 s) is heard as two — see docs/hearing.md.
     quick_end_s: float = 0.10
     end_quiet_db: float = 3.0
     #: with the seats' speech levels known (``OnsetDetector(speech_db=...)``, measured on the

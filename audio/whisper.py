@@ -167,7 +167,7 @@ class WhisperParams:
     #: passed 2.36 — おんど, 一夫多妻 heard as "1" — to 4.8; Japanese talk in quiet 1 -> 0/100,
     #: digits 126 / 106 of 132 kept). Half B, one full bench run: digits 100 -> 98 quiet and
     #: 80 -> 79 of 108 at 10 dB, Japanese talk 6/105 and 7/105 unchanged. A stricter lift for
-    #: the ``second_views`` only (a multiple-testing correction) did not pay either (README).
+    #: the ``second_views`` only (a multiple-testing correction) did not pay either (docs/hearing.md).
     min_lift: float | None = 2.25
     #: the empty audio of the prior: about an utterance's length (``pre_roll_s`` + ``post_roll_s``)
     #: at the level of a microphone's own hiss
@@ -633,7 +633,7 @@ class WhisperRecognizer:
         decoder pass holds the rows of every utterance (:func:`audio.whisper_calls.search_many`),
         so the ~20 ms of fixed work a ``generate`` call costs is paid once per pass, not once
         per utterance. The same calls, scores and gates as one at a time. The encoder runs one
-        utterance at a time: batched it costs as much per utterance or more (README). At most
+        utterance at a time: batched it costs as much per utterance or more (docs/hearing.md). At most
         ``batch_utterances`` utterances share the calls (more: in chunks, in order)."""
         n = self.p.batch_utterances
         if len(items) > n:

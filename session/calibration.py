@@ -159,7 +159,7 @@ _LEAK_OPTIONAL = ("residual_leaks_db",)
 class LeakMeasurement:
     """What the calibration recording (``audio.file``) says of the table's microphones,
     measured once when the table is calibrated (``audio.leakage`` of the file; README
-    "Calibration file"): the seat-to-seat leak paths (:class:`audio.demix.Leakage`: per
+    "Replay and dispute report"): the seat-to-seat leak paths (:class:`audio.demix.Leakage`: per
     (mic, seat) pair its impulse response's non-zero taps), each seat's solo frames counted,
     the seats' speech levels (:func:`audio.demix.speech_levels`) and the leak the
     cancellation leaves (:func:`audio.demix.residual_db`), also per (mic, seat) pair

@@ -39,7 +39,7 @@ def _format(event: dict) -> str:
 @click.option("--enroll", "enroll_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside the speech engine.")
 @click.option("--min-conf", default=0.0, type=click.FloatRange(0.0, 1.0), show_default=True,
-              help="Vosk confidence gate: a call heard below it becomes a shout without words (see README Audio).")
+              help="Vosk confidence gate: a call heard below it becomes a shout without words (see docs/hearing.md).")
 @click.option("--demix-from", "demix_from", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="A recording of this table where each seat spoke alone (the calibration recording): the "
                    "seat-to-seat leakage measured there is cancelled as the audio comes.")
