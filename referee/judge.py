@@ -171,6 +171,8 @@ class IncrementalJudge:
             self.session.senses.note(event)
             if event.type == "warning" and event.extra.get("unread"):
                 return self._judge.unread_card(event)
+            if event.type == "warning" and event.extra.get("card_time_uncertain"):
+                return self._judge.card_seen_late(event)
             return []
         return self._judge.feed(event)
 

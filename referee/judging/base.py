@@ -40,6 +40,12 @@ class GameJudge:
         ``unread``; ``zone`` in its extra). Default: nothing (the game has no use for it)."""
         return []
 
+    def card_seen_late(self, warning: Event) -> list[dict[str, Any]]:
+        """The camera may have seen the next card late (a ``warning`` event with
+        ``card_time_uncertain``, ``earliest``, ``zone``; it comes just before that card's event).
+        Default: nothing (the card's time stands as recorded)."""
+        return []
+
     def announce(self, t: float) -> list[dict[str, Any]]:
         """Provisional announcements that can be said at watermark ``t`` (each once), before
         the verdict line is final: e.g. ``{"type": "announce", "what": "first", ...}`` when the

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.judging.base import GameJudge
-from referee.judging.view import fastest_heard
+from referee.judging.view import fastest_heard, lack_text
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
@@ -60,6 +60,9 @@ from rules import ikatako as rk
 
 SIDES = ("left", "right")
 US = 1_000_000
+#: hands and shouts before the first card are kept this long (seconds) in case the first card
+#: turns out to have been seen late (a camera gap is at most the camera's 2-s ring)
+BEFORE_FIRST_CARD_S = 30.0
 
 
 def us(t: float) -> int:
@@ -74,12 +77,48 @@ def sec(t_us: int) -> float:
 
 @dataclass
 class Slot:
-    """One card event and the events that follow it until the next card or the end."""
+    """One card event and the events that follow it until the next card or the end.
+
+    A card the camera saw late (a ``card_time_uncertain`` warning) may have come at any moment
+    since the warning's ``earliest`` (:meth:`Judge._late_span`): ``t0`` is then where its
+    window surely starts (its reactions count from there), ``seen`` the card event's own time
+    (the window's length counts from it: nobody is late on that evidence), and, when the
+    earliest moment lies inside the card before's window, ``doubt_from`` is that moment and
+    ``doubt_events`` the hands and shouts from then to ``t0``, which could be reactions to
+    either card (they stay with the card before). On the card before, ``next_card`` is the late
+    card's code, seen time and ``doubt_from``."""
 
     card: CardEvent
     t0: int
     stop: int | None  # next card / end, exclusive; None: the record's last events
     events: list[Event] = field(default_factory=list)
+    seen: int | None = None
+    doubt_from: int | None = None
+    doubt_events: list[Event] = field(default_factory=list)
+    next_card: tuple[str, int, int] | None = None
+
+    @property
+    def at(self) -> int:
+        """The card event's time (what the verdict is dated by)."""
+        return self.t0 if self.seen is None else self.seen
+
+    def take_reactions_from(self, start: int) -> list[Event]:
+        """Remove and return the hands and shouts at or after ``start`` (a later card surely
+        came by then); the table's decisions and choices stay with this card."""
+        moved = [e for e in self.events if _reaction(e) and us(e.t) >= start]
+        self.events = [e for e in self.events if not (_reaction(e) and us(e.t) >= start)]
+        return moved
+
+    def late_note(self) -> dict[str, float] | None:
+        """The verdict's ``card_time_uncertain`` (None for a card seen on time)."""
+        if self.seen is None:
+            return None
+        earliest = self.t0 if self.doubt_from is None else self.doubt_from
+        return {"earliest": sec(earliest), "seen": sec(self.seen), "counted_from": sec(self.t0)}
+
+
+def _reaction(e: Event) -> bool:
+    return isinstance(e, (HandEvent, ShoutEvent))
 
 
 @dataclass
@@ -177,7 +216,7 @@ def _hand_problem(act: Act, required: frozenset[str], moment: int) -> str | None
 
 
 def _window(slot: Slot, seconds: float) -> int:
-    end = slot.t0 + us(seconds)
+    end = slot.at + us(seconds)
     return end if slot.stop is None else min(end, slot.stop)
 
 
@@ -241,6 +280,55 @@ def _unjudged(session, player: str, act: Act, expected, status: str, why, t0: in
         + "; no penalty"
 
 
+def _span_act(events: list[Event], player: str) -> Act | None:
+    """A player's hands and shouts of a doubted span as one act (a hand going up there is
+    taken as raised: the benefit of the doubt), or None when they did nothing there."""
+    act = Act()
+    for e in events:
+        if e.player != player:
+            continue
+        if isinstance(e, HandEvent) and e.state == "up":
+            act.ups.setdefault(e.side, us(e.t))
+        elif isinstance(e, ShoutEvent):
+            act.shouts.append(e)
+    return act if act.did_something() else None
+
+
+def _late_doubt(slot: Slot, player: str, status: str, why, expected, cid: str, window_end: int, window_s: float,
+                players, before: "_Hands | None", could: dict[str, int]):
+    """A verdict that rests on which of two cards a reaction was for (the later one seen late,
+    its earliest moment inside the earlier one's window): *not judged*, no penalty, when the
+    other reading would not penalise the player. On the late card: a wrong or missed player
+    whose reactions of the doubted span would be right for it (``could`` gets when). On the
+    card before: a wrong player who, without their reactions of that span, is right or had
+    nothing to do (``could`` gets when they were right). Otherwise both readings penalise and
+    the verdict stands as the record's order gives it."""
+    if status not in ("wrong", "missed"):
+        return status, why
+    act = _span_act(slot.doubt_events, player) if slot.doubt_from is not None else None
+    if act is not None:
+        other, when = _assess_versus(act, expected, cid, window_end, window_s)
+        if other == "correct":
+            could[player] = when
+            first = min([*act.ups.values(), *(us(sh.t) for sh in act.shouts)])
+            return "unjudged", (f"reacted at {sec(first):.2f} s, when this card may already have been there "
+                                f"(seen late, at {sec(slot.at):.2f} s); no penalty")
+    if slot.next_card is not None and before is not None and status == "wrong":
+        code, seen, start = slot.next_card
+        span = [e for e in slot.events if _reaction(e) and e.player == player and us(e.t) >= start]
+        if span:
+            rest = Slot(slot.card, slot.t0, slot.stop, [e for e in slot.events if not any(e is x for x in span)],
+                        slot.seen)
+            other, when = _assess_versus(_collect(rest, players, before.copy(), window_end)[player], expected, cid,
+                                         window_end, window_s)
+            if other in ("correct", "idle"):
+                if other == "correct":
+                    could[player] = when
+                return "unjudged", (f"the reaction at {span[0].t:.2f} s may have been to the next card, {code} "
+                                    f"(seen late, at {sec(seen):.2f} s); no penalty")
+    return status, why
+
+
 def _ranking(correct: dict[str, int], players: list[str], tie_us: int) -> tuple[list[str], list[str]]:
     """Correct players fastest first (ties broken by seat), and the tie (empty: none)."""
     order = sorted(correct, key=lambda p: (correct[p], players.index(p)))
@@ -277,14 +365,19 @@ def _could_have_been_first(session, player: str, act: Act, expected, t0: int, de
 
 
 def _first_unknown(session, unjudged, acts, expected, t0: int, correct: dict[str, int], order, players,
-                   tie_us: int) -> list[str]:
+                   tie_us: int, could: dict[str, int] | None = None) -> list[str]:
     """The unjudged players who could have beaten or tied the fastest heard correct one
-    (seat order); empty when nobody heard was correct (the card goes to nobody anyway)."""
+    (seat order); empty when nobody heard was correct (the card goes to nobody anyway). A
+    player not judged around a card seen late (``could``: when their reaction would have been
+    complete and correct, :func:`_late_doubt`) could have been first when that is by then — or
+    at all, when nobody else was right."""
+    could = could or {}
     if not order:
-        return []
+        return [p for p in players if p in unjudged and p in could]
     deadline = t0 + correct[order[0]] + tie_us
     return [p for p in players if p in unjudged
-            and _could_have_been_first(session, p, acts[p], expected, t0, deadline)]
+            and ((p in could and could[p] <= deadline)
+                 or _could_have_been_first(session, p, acts[p], expected, t0, deadline))]
 
 
 def _tie_with_unknown(tie: list[str], order: list[str], unknown: list[str]) -> list[str]:
@@ -327,14 +420,18 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     troubles = reveal["troubles"]
     expected = rk.expected_reaction(cid, troubles)
     window_end = _window(slot, opts["window"])
+    before = hands.copy() if slot.next_card else None
     acts = _collect(slot, players, hands, window_end)
     correct: dict[str, int] = {}
     wrong: dict[str, str] = {}
     missed: dict[str, str] = {}
     unjudged: dict[str, str] = {}
+    could: dict[str, int] = {}
     for p in players:
         status, value = _assess_versus(acts[p], expected, cid, window_end, opts["window"])
         status, value = _unjudged(session, p, acts[p], expected, status, value, slot.t0, window_end)
+        status, value = _late_doubt(slot, p, status, value, expected, cid, window_end, opts["window"], players,
+                                    before, could)
         if status == "unjudged":
             unjudged[p] = value
         elif status == "correct":
@@ -345,7 +442,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
             missed[p] = value
     tie_us = round(opts["tie_ms"] * 1000)
     order, tie = _ranking(correct, players, tie_us)
-    unknown = _first_unknown(session, unjudged, acts, expected, slot.t0, correct, order, players, tie_us)
+    unknown = _first_unknown(session, unjudged, acts, expected, slot.t0, correct, order, players, tie_us, could)
     if unknown:
         tie = _tie_with_unknown(tie, order, unknown)
     first = order[0] if order and not tie else None
@@ -356,7 +453,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         if isinstance(ev, DecisionEvent):
             if not tie:
                 session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, but card {cid} "
-                             f"(t={sec(slot.t0):.3f} s) has no tie; ignored", ev)
+                             f"(t={sec(slot.at):.3f} s) has no tie; ignored", ev)
             elif ev.first not in tie:
                 who = (f"who could not have been first (only {', '.join(tie)} could)" if unknown
                        else f"who is not in the tie ({', '.join(tie)})")
@@ -400,7 +497,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
     why = {p: wrong[p] if p in wrong else missed[p] for p in players if p in wrong or p in missed}
     verdict = {
         "type": "verdict",
-        "t": sec(slot.t0),
+        "t": sec(slot.at),
         "card": cid,
         "by": reveal.get("by"),
         "expected": expected.to_dict(),
@@ -423,6 +520,8 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         verdict["unjudged"] = {p: unjudged[p] for p in players if p in unjudged}
     if unknown:
         verdict["first_unknown"] = unknown
+    if slot.late_note():
+        verdict["card_time_uncertain"] = slot.late_note()
     return verdict
 
 
@@ -458,6 +557,18 @@ def _coop_not_heard(session, player: str, act: Act, expected, problems: list[str
     return "; ".join(x for x in (f"not heard: {deaf}", blind and f"not seen: {blind}") if x) + "; no miss"
 
 
+def _coop_doubted(slot: Slot, player: str, expected, seconds: float, window_end: int,
+                  problems: list[str]) -> str | None:
+    """A co-op miss on a card seen late whose doubted span (:class:`Slot`) holds the active
+    player's right declaration for it: no miss (the reading that penalises is not sure)."""
+    act = _span_act(slot.doubt_events, player) if problems and slot.doubt_from is not None else None
+    if act is None or _assess_coop(act, expected, seconds, window_end)[0]:
+        return None
+    first = min([*act.ups.values(), *(us(sh.t) for sh in act.shouts)])
+    return (f"declared at {sec(first):.2f} s, when this card may already have been there (seen late, at "
+            f"{sec(slot.at):.2f} s); no miss")
+
+
 def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float):
     player = state.active_player
     expected = state.expected()
@@ -470,7 +581,8 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
             session.warn(f"{ev.type} at t={ev.t:.3f} s means nothing in {state.mode}; ignored "
                          "(effects follow a correct declaration by themselves)", ev)
     ok = not problems
-    unheard = _coop_not_heard(session, player, act, expected, problems, slot.t0, window_end)
+    unheard = _coop_not_heard(session, player, act, expected, problems, slot.t0, window_end) \
+        or _coop_doubted(slot, player, expected, seconds, window_end, problems)
     if unheard is not None:
         # not heard: no miss (no penalty on missing evidence) and not a correct declaration (the
         # score does not rise on it); the table, which heard the player, played on, so the
@@ -485,7 +597,7 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
         why = None if ok else "; ".join(problems)
     verdict = {
         "type": "verdict",
-        "t": sec(slot.t0),
+        "t": sec(slot.at),
         "card": rk.check_card(slot.card.card),
         "player": player,
         "expected": expected.to_dict(),
@@ -498,6 +610,8 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     }
     if unheard is not None:
         verdict["unjudged"] = {player: unheard}
+    if slot.late_note():
+        verdict["card_time_uncertain"] = slot.late_note()
     return verdict
 
 
@@ -590,6 +704,8 @@ class Judge(GameJudge):
         self._unattributed: list[float] = []
         self._after_end = 0
         self._watermark: float | None = None
+        self._late: tuple[float, float | None] | None = None  # the next card's time, its earliest
+        self._before: list[Event] = []  # hands and shouts before the first card (hands not applied yet)
 
     # --------------------------------------------------------------- events in
     def _known(self, ev: Event, name: str | None) -> bool:
@@ -623,16 +739,76 @@ class Judge(GameJudge):
         if not self._counts(event):
             return []
         if isinstance(event, CardEvent):
+            start, doubt_from = self._late_span(event)
+            moved = self._reactions_from(start)
+            doubt: list[Event] = []
             if self.slot is not None:
-                self.slot.stop = us(event.t)
+                self.slot.stop = start
+                if doubt_from is not None:
+                    doubt = [e for e in self.slot.events if _reaction(e) and us(e.t) >= doubt_from]
+                    self.slot.next_card = (event.card, us(event.t), doubt_from)
             out = self._close()
-            self._reveal(event)
+            self._reveal(event, start, moved, doubt_from, doubt)
             return out
         if self.slot is not None:
             self.slot.events.append(event)
-        elif isinstance(event, HandEvent):  # before the first card: only the hands matter
-            self.hands.update(event)
+        elif isinstance(event, (HandEvent, ShoutEvent)):  # before the first card: kept a while, in
+            self._before.append(event)  # case the first card was seen late
+            while self._before and self._before[0].t < event.t - BEFORE_FIRST_CARD_S:
+                self._apply_before(self._before.pop(0))
         return []
+
+    def card_seen_late(self, warning: Event) -> list[dict[str, Any]]:
+        """The camera may have seen the next field card late (a ``warning`` with
+        ``card_time_uncertain``, just before the card event at the same time): see
+        :meth:`_late_span`."""
+        if not self.ended and warning.extra.get("zone", "field") == "field":
+            earliest = warning.extra.get("earliest")
+            self._late = (warning.t, float(earliest) if isinstance(earliest, (int, float)) else None)
+        return []
+
+    def _late_span(self, card: CardEvent) -> tuple[int, int | None]:
+        """Where ``card``'s window surely starts, and where it may start when that is earlier
+        (None: it starts at the card's time, or surely where it starts).
+
+        Decision (the rulebook is silent; a window ends "when the next card is revealed"): a
+        card the camera saw after a gap in the frames it was given may have come at any moment
+        of that gap, from the warning's ``earliest``. The hands and shouts of the gap that the
+        card before can no longer count (after its window) were reactions to this card: they
+        count for it, and its reaction times are measured from where they start. Those still
+        inside the card before's window could be to either card: they stay with the card
+        before, and a verdict that would rest on them — wrong or missed on either card — is
+        *not judged* instead (no penalty); such a player who reacted before the fastest correct
+        one makes this card's first unknown. The window's length still counts from the time the
+        card was seen, so nobody is late on that evidence. A warning without ``earliest`` (the
+        frames before were no longer kept) moves only what the card before cannot count."""
+        late, self._late = self._late, None
+        t = us(card.t)
+        if late is None or late[0] != card.t:
+            return t, None
+        prev = self.slot
+        if prev is None:  # the first card: nothing before it to share the gap with
+            return (t, None) if late[1] is None else (min(us(late[1]), t), None)
+        prev_end = prev.at + us(self.seconds)
+        earliest = prev_end if late[1] is None else max(us(late[1]), prev.at + 1)
+        sure = min(max(earliest, prev_end), t)
+        return sure, (earliest if earliest < sure else None)
+
+    def _reactions_from(self, start: int) -> list[Event]:
+        """The hands and shouts from ``start`` on, taken from the card before (or from the time
+        before the first card, whose other hands are applied now)."""
+        if self.slot is not None:
+            return self.slot.take_reactions_from(start)
+        moved = [e for e in self._before if us(e.t) >= start]
+        for ev in self._before:
+            if us(ev.t) < start:
+                self._apply_before(ev)
+        self._before = []
+        return moved
+
+    def _apply_before(self, ev: Event) -> None:
+        if isinstance(ev, HandEvent):  # before the first card only the hands matter
+            self.hands.update(ev)
 
     def unread_card(self, warning: Event) -> list[dict[str, Any]]:
         """The camera saw a card arrive in the field but could not read it (a ``warning``
@@ -640,17 +816,21 @@ class Judge(GameJudge):
         reactions are not merged into the card before — and gets no verdict."""
         if self.ended or warning.extra.get("zone", "field") != "field":
             return []
+        moved = self._reactions_from(us(warning.t))  # none but what waited for a first card
         if self.slot is not None:
             self.slot.stop = us(warning.t)
         out = self._close()
-        self.slot = Slot(CardEvent(t=warning.t, card="?", zone="field", line=warning.line), us(warning.t), None)
+        self.slot = Slot(CardEvent(t=warning.t, card="?", zone="field", line=warning.line), us(warning.t), None, moved)
         self.open = None
         self.session.warn(f"a card came into the field at t={warning.t:.3f} s but was not recognised; no verdict "
                           "for it (the reactions after it do not count for the card before)", warning)
         return out
 
-    def _reveal(self, card: CardEvent) -> None:
-        self.slot = Slot(card, us(card.t), None)
+    def _reveal(self, card: CardEvent, start: int, moved: list[Event], doubt_from: int | None = None,
+                doubt: list[Event] | None = None) -> None:
+        t = us(card.t)
+        late = start < t or doubt_from is not None
+        self.slot = Slot(card, start, None, list(moved), t if late else None, doubt_from, list(doubt or []))
         self.open = None
         by = _flipper(self.session, card)
         if self.mode != "versus" and self.state.is_over:
@@ -703,11 +883,12 @@ class Judge(GameJudge):
             return []
         horizon = us(t)
         slot = live.slot
-        seen = Slot(slot.card, slot.t0, None, [e for e in slot.events if us(e.t) < horizon])
+        seen = Slot(slot.card, slot.t0, None, [e for e in slot.events if us(e.t) < horizon], slot.seen,
+                    slot.doubt_from, slot.doubt_events)
         window_end = _window(seen, self.seconds)
         acts = _collect(seen, self.players, self.hands.copy(), window_end)
         closed = horizon > window_end
-        base = {"type": "announce", "t": t, "card": live.cid, "card_t": sec(slot.t0)}
+        base = {"type": "announce", "t": t, "card": live.cid, "card_t": sec(slot.at)}
         if self.mode == "versus":
             found = self._announce_versus(live, acts, window_end, closed, horizon)
         else:
@@ -721,8 +902,12 @@ class Judge(GameJudge):
 
     def _announce_versus(self, live: _Open, acts, window_end: int, closed: bool, horizon: int):
         t0, expected = live.slot.t0, live.expected
-        status = {p: _unjudged(self.session, p, acts[p], expected,
-                               *_assess_versus(acts[p], expected, live.cid, window_end, self.seconds), t0, window_end)
+        could: dict[str, int] = {}
+        status = {p: _late_doubt(live.slot, p,
+                                 *_unjudged(self.session, p, acts[p], expected,
+                                            *_assess_versus(acts[p], expected, live.cid, window_end, self.seconds),
+                                            t0, window_end),
+                                 expected, live.cid, window_end, self.seconds, self.players, None, could)
                   for p in self.players}
         correct = {p: v - t0 for p, (s, v) in status.items() if s == "correct"}
         tie_us = round(self.session.options["tie_ms"] * 1000)
@@ -730,10 +915,14 @@ class Judge(GameJudge):
         found = []
         if order and (closed or horizon > t0 + correct[order[0]] + tie_us):
             unjudged = {p for p, (s, _) in status.items() if s == "unjudged"}
-            unknown = _first_unknown(self.session, unjudged, acts, expected, t0, correct, order, self.players, tie_us)
+            unknown = _first_unknown(self.session, unjudged, acts, expected, t0, correct, order, self.players, tie_us,
+                                     could)
             if unknown:
+                lacks = {p: lack_text(str(status[p][1])) for p in unknown}
                 found.append(("first", {"what": "tie", "players": _tie_with_unknown(tie, order, unknown),
-                                        "time": sec(correct[order[0]]), "first_unknown": unknown}))
+                                        "time": sec(correct[order[0]]), "first_unknown": unknown,
+                                        # what was lacking, when it is not the usual "not heard"
+                                        **({"lacks": lacks} if set(lacks.values()) != {"not heard"} else {})}))
             elif tie:
                 found.append(("first", {"what": "tie", "players": tie, "time": sec(correct[order[0]])}))
             else:
@@ -755,8 +944,9 @@ class Judge(GameJudge):
         complete = done_at is not None and all(s in act.ups for s in expected.sides)
         if not (closed or complete):
             return []
-        if _coop_not_heard(self.session, live.player, act, expected, problems, live.slot.t0, window_end):
-            return []  # not heard: no miss to announce (the verdict says why)
+        if _coop_not_heard(self.session, live.player, act, expected, problems, live.slot.t0, window_end) \
+                or _coop_doubted(live.slot, live.player, expected, self.seconds, window_end, problems):
+            return []  # not heard, or a card seen late: no miss to announce (the verdict says why)
         if problems:
             return [("declaration", {"what": "miss", "player": live.player, "why": "; ".join(problems)})]
         time = max([done_at] + [act.ups[s] for s in expected.sides]) - live.slot.t0
@@ -772,16 +962,25 @@ def first_unknown_text(v: dict[str, Any]) -> str:
     unjudged = v.get("unjudged") or {}
     unknown = v["first_unknown"]
 
-    def lack(p: str) -> str:
-        why = unjudged.get(p, "")
-        return " and ".join(x for x in ("not heard", "not seen") if x in why) or "not judged"
-
     heard = fastest_heard(v)
-    text = (f"first unknown: {', '.join(f'{p} {lack(p)}' for p in unknown)} (could have been first); "
-            f"{' / '.join(heard)} fastest heard")
+    who = ", ".join(f"{p} {lack_text(unjudged.get(p, ''))}" for p in unknown)
+    text = (f"first unknown: {who} (could have been first); "
+            + (f"{' / '.join(heard)} fastest heard" if heard else "nobody else was right"))
     if v.get("first"):
         return f"{text} — decided: {v['first']}"
     return f"{text} — settle with a decision"
+
+
+def late_text(v: dict[str, Any]) -> str | None:
+    """``card seen late (at 5.900 s): it may have come from 4.600 s; reactions from 4.600 s
+    count for it, timed from then`` for a verdict with ``card_time_uncertain``, else None."""
+    late = v.get("card_time_uncertain")
+    if not late:
+        return None
+    counted = late.get("counted_from", late["earliest"])
+    text = (f"card seen late (at {late['seen']:.3f} s): it may have come from {late['earliest']:.3f} s; reactions "
+            f"from {counted:.3f} s count for it, timed from then")
+    return text + "; earlier ones stay with the card before" if counted > late["earliest"] else text
 
 
 def _first_cell(v: dict[str, Any]) -> str:
@@ -815,6 +1014,8 @@ def _table_versus(lines, header) -> str:
         notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
         if v.get("first_unknown"):
             notes.insert(0, first_unknown_text(v))
+        if late_text(v):
+            notes.insert(0, late_text(v))
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
         by_reason: dict[str, list[str]] = {}
@@ -855,6 +1056,8 @@ def _table_coop(lines, mode) -> str:
             note = f"NOT JUDGED: {note}"
         elif not v["ok"]:
             note = f"MISS ({v['miss_piles']} pile(s)): {note}"
+        if late_text(v):
+            note = f"{note}; {late_text(v)}" if note else late_text(v)
         time = f"{v['time']:.3f}" if v["time"] is not None else "-"
         out.append(f"{i:>3}  {v['t']:>8.3f}  {v['player']:<10} {v['card']:<9} "
                    f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unjudged') else 'NO':<4} "
@@ -911,8 +1114,9 @@ def describe(v: dict[str, Any]):
             title=str(v.get("card")),
             columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
                      ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
-            facts=[("active player", view.text(p)), ("expected", view.text(expected)),
-                   ("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
+            facts=[("active player", view.text(p)), ("expected", view.text(expected))]
+            + ([("card time", view.text(late_text(v)))] if late_text(v) else [])
+            + [("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
             + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
             + [("miss piles", view.text(v.get("miss_piles", 0)))],
             status={p: "ok" if ok else "miss" if v.get("unjudged") else "bad"})
@@ -927,6 +1131,8 @@ def describe(v: dict[str, Any]):
              (view.HEARD, None)]
     if v.get("unjudged"):
         facts.insert(5, ("not judged", [[(p, None), (f": {r}", None)] for p, r in v["unjudged"].items()]))
+    if late_text(v):
+        facts.insert(1, ("card time", view.text(late_text(v))))
     pens = v.get("penalties") or {}
     if pens:
         facts.append(("penalty cards", view.text(", ".join(

@@ -30,6 +30,12 @@ def fastest_heard(verdict: Mapping[str, Any]) -> list[str]:
     return [p for p in verdict.get("tie") or [] if p not in unknown]
 
 
+def lack_text(why: str) -> str:
+    """What an unjudged player's reason says was lacking: ``not heard``, ``not seen``, both, or
+    ``not judged`` (a card seen late)."""
+    return " and ".join(x for x in ("not heard", "not seen") if x in why) or "not judged"
+
+
 def text(s: Any) -> Cell:
     """A cell of one plain line."""
     return [[(str(s), None)]]

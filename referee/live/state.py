@@ -21,7 +21,7 @@ from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
                             HandEvent, SessionHeader, ShoutEvent, WarningEvent)
 
-from referee.judging.view import fastest_heard
+from referee.judging.view import fastest_heard, lack_text
 from referee.pipeline.sinks import Sink
 
 #: how long a seat's last words stay on screen (s of session time): long enough to read a
@@ -294,6 +294,10 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
             notes.append(f"{p} wrong: {why.get(p, '')}".rstrip(": "))
     if v.get("missed"):
         notes.append(f"missed: {', '.join(v['missed'])}")
+    late = v.get("card_time_uncertain")
+    if isinstance(late, dict) and isinstance(late.get("counted_from", late.get("earliest")), (int, float)):
+        # the camera saw the card late: the reactions since then counted (referee.judging.ikatako)
+        notes.append(f"card seen late: reactions from {late.get('counted_from', late.get('earliest')):.2f} s counted")
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
         unheard = (v.get("unjudged") or {}).get(v["player"])
         if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)
@@ -316,7 +320,10 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
         # short: the window gives a verdict's first note two lines (the headline says "not heard")
         notes.insert(0, f"{', '.join(unknown)} could have been first; "
                         f"{', '.join(heard) or 'nobody'} fastest heard: t+seat settles")
-        return Headline(f"first unknown: {', '.join(unknown)} not heard", notes, card, v.get("t", 0.0), kind="tie")
+        reasons = v.get("unjudged") or {}
+        lacks = {lack_text(str(reasons[p])) if reasons.get(p) else "not heard" for p in unknown}
+        return Headline(f"first unknown: {', '.join(unknown)} {' / '.join(sorted(lacks))}", notes, card,
+                        v.get("t", 0.0), kind="tie")
     if v.get("tie") and v.get("unsettled"):
         return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")
     if first:
@@ -337,7 +344,9 @@ def announce_headline(a: dict[str, Any]) -> Headline | None:
         who = who if isinstance(who, str) else ", ".join(who or [])
         unknown = a.get("first_unknown") or []
         if unknown:  # a seat not heard could have been first: the table settles it like a tie
-            h = Headline(f"first unknown: {', '.join(unknown)} not heard",
+            lacks = a.get("lacks") if isinstance(a.get("lacks"), dict) else {}
+            lack = " / ".join(sorted({str(lacks.get(p) or "not heard") for p in unknown}))
+            h = Headline(f"first unknown: {', '.join(unknown)} {lack}",
                          [f"{who}: settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
         else:
             h = Headline(f"tie: {who}", ["settle with the tie key"], a.get("card"), a.get("t", 0.0), True, "tie")
