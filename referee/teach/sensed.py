@@ -42,7 +42,7 @@ from referee.teach.drills.ikatako import VersusDrill
 from referee.teach.progress import Progress
 from referee.teach.scheduler import Scheduler
 from session.errors import RefereeError
-from session.events import CardEvent, EndEvent, Event, HandEvent, SessionHeader, ShoutEvent
+from session.events import CardEvent, EndEvent, Event, HandEvent, SessionHeader, ShoutEvent, WarningEvent
 
 RIVAL = "rival"  # versus needs two players: the drill record's second, who never acts
 #: the help line under a card (the keyboard drill's keys do not apply: hands and voice do)
@@ -107,6 +107,7 @@ class SensedDrill(Sink):
         self.window_s = params.window_s
         self.mine: list[Event] = []  # the learner seat's hand and shout events
         self.seen_cards: list[CardEvent] = []  # the recording's cards (paced)
+        self.seen_late: list[WarningEvent] = []  # their "card seen late" warnings (the judge reads them)
         self.cards: list[_Card] = []
         self.pending: list[_Card] = []
         self.done_cards: list[_Card] = []
@@ -139,6 +140,9 @@ class SensedDrill(Sink):
     def event(self, ev: Event) -> None:
         if isinstance(ev, (HandEvent, ShoutEvent)) and ev.player == self.seat:
             self.mine.append(ev)
+        elif isinstance(ev, WarningEvent) and ev.extra.get("card_time_uncertain") and self.paced \
+                and ev.extra.get("zone", "field") == "field":
+            self.seen_late.append(replace(ev, line=0))
         elif isinstance(ev, CardEvent) and self.paced and ev.zone in (None, "field"):
             self.seen_cards.append(replace(ev, by=None, line=0))
             self.watermark = max(self.watermark, ev.t)
@@ -261,6 +265,8 @@ class SensedDrill(Sink):
                                extra={"teach": {"seat": self.seat, "from": "recording"}})
             evs: list[Event] = [*cards, *nxt]
             stop = nxt[0].t if nxt else t_end
+            # a card seen late counts the reactions of the gap before it, as the live judge does
+            evs += [w for w in self.seen_late if w.t <= stop + 1e-9]
             evs += [e for e in self.mine if e.t < stop]
             evs.append(EndEvent(t=rt(max(t_end, stop))))
             return [hd, *evs]
@@ -282,14 +288,15 @@ class SensedDrill(Sink):
         v = _verdict_near(lines, card.shown) or {}
         if card.sit is None or not v:
             return
-        acts = [e for e in self.mine if card.shown <= e.t <= end]
+        since = (v.get("card_time_uncertain") or {}).get("counted_from", card.shown)  # (a card seen late)
+        acts = [e for e in self.mine if since <= e.t <= end]
         shout = next((e for e in acts if isinstance(e, ShoutEvent)), None)
         hands = {e.side for e in acts if isinstance(e, HandEvent) and e.state == "up"}
-        hands |= _still_up(self.mine, card.shown, shout.t if shout else end)
+        hands |= _still_up(self.mine, since, shout.t if shout else end)
         words = list(shout.words) if shout else []
         early = [] if card.ready is None else [
             e for e in self.mine if card.ready <= e.t < card.shown and getattr(e, "state", "up") == "up"]
-        first = rt(min(e.t for e in acts) - card.shown) if acts else None
+        first = rt(min(e.t for e in acts) - since) if acts else None
         fb = self.drill.explain(card.sit, v, self.seat, hands, words, self.lang, early=bool(early), last=first)
         fb.record, fb.lines = rec, lines
         card.fb = fb

@@ -78,6 +78,35 @@ def test_only_the_learners_seat_counts(tmp_path):
     assert not any(getattr(e, "player", "aki") not in ("aki", None) for e in tako.fb.record[1:])
 
 
+def test_a_card_seen_late_is_judged_as_the_referee_judges_it(tmp_path):
+    """The camera saw the demo's third card (ika, 9.03 s) only at 9.80 s, after aki's reaction
+    (9.61 s): the referee counts the gap's reactions for it (a ``card_time_uncertain``
+    warning), and so does the drill — before, the drill said "missed" where the referee said
+    "correct"."""
+    from dataclasses import replace
+
+    from referee.judge import judge
+    from session.events import CardEvent, WarningEvent
+    from session.order import sort_key
+    from session.record import Entry, Record
+
+    rec = read_record(DEMO / "truth.jsonl")
+    events = [replace(e, t=9.8) if isinstance(e, CardEvent) and e.card == "ika" and abs(e.t - 9.033) < 0.01 else e
+              for e in rec.events]
+    events.append(WarningEvent(t=9.8, message="card ika in the field timed at 9.800 s may have come up to 1.20 s "
+                               "earlier", extra={"zone": "field", "card": "ika", "card_time_uncertain": True,
+                                                 "earliest": 8.6}))
+    events.sort(key=sort_key)
+    late = Record(header=rec.header, entries=[Entry(i + 2, e) for i, e in enumerate(events)])
+    referee = next(v for v in judge(late).lines if v.get("type") == "verdict" and v["t"] == 9.8)
+    assert "aki" in referee["correct"] and referee["card_time_uncertain"]["counted_from"] == 8.6
+    drill = S.SensedDrill("aki", TerminalView(io.StringIO(), game="ikatako"), paced=True)
+    _drive(drill, late)
+    ika = next(c for c in drill.done_cards if c.card == "ika" and c.shown == 9.8)
+    assert ika.fb.verdict == "correct"
+    assert ika.fb.reaction == pytest.approx(referee["times"]["aki"], abs=0.001)
+
+
 class _Clock:
     def __init__(self):
         self.t = 100.0

@@ -6,7 +6,6 @@ import shutil
 import subprocess
 import time
 
-import numpy as np
 import pytest
 
 from tests.conftest import start_xvfb
