@@ -36,8 +36,9 @@ class InkParams:
     winner's) is not accepted: uncertain, naming the best code of the face's ink (a card
     whose own code is missing from the references read as a look-alike of another colour).
 
-    Measured (``benchmarks/bench_seeing.py --stills``): see docs/seeing.md. Cost: one mean over the face's dark pixels per face tested (well under 1 ms), the
-    references' inks once per deck; a right card whose ink reads as another's would be
+    Measured (``benchmarks/bench_seeing.py --stills``): see docs/seeing.md. Cost: one mean
+    over the face's dark pixels per face tested (well under 1 ms), the references' inks once
+    per deck; a right card whose ink reads as another's would be
     uncertain (a warning), never misread."""
 
     on: bool = True

@@ -133,6 +133,10 @@ class Act:
     def did_something(self) -> bool:
         return bool(self.ups) or bool(self.shouts)
 
+    def began(self) -> int:
+        """When the player first did something (a hand going up or a shout; did_something())."""
+        return min([*self.ups.values(), *(us(sh.t) for sh in self.shouts)])
+
     def stale_raised(self, moment: int) -> set[str]:
         """Sides that were up at the reveal and still up at ``moment`` (not raised anew)."""
         return {s for s in self.stale if s not in self.ups and (s not in self.downs or self.downs[s] > moment)}
@@ -310,8 +314,7 @@ def _late_doubt(slot: Slot, player: str, status: str, why, expected, cid: str, w
         other, when = _assess_versus(act, expected, cid, window_end, window_s)
         if other == "correct":
             could[player] = when
-            first = min([*act.ups.values(), *(us(sh.t) for sh in act.shouts)])
-            return "unjudged", (f"reacted at {sec(first):.2f} s, when this card may already have been there "
+            return "unjudged", (f"reacted at {sec(act.began()):.2f} s, when this card may already have been there "
                                 f"(seen late, at {sec(slot.at):.2f} s); no penalty")
     if slot.next_card is not None and before is not None and status == "wrong":
         code, seen, start = slot.next_card
@@ -520,8 +523,8 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
         verdict["unjudged"] = {p: unjudged[p] for p in players if p in unjudged}
     if unknown:
         verdict["first_unknown"] = unknown
-    if slot.late_note():
-        verdict["card_time_uncertain"] = slot.late_note()
+    if late := slot.late_note():
+        verdict["card_time_uncertain"] = late
     return verdict
 
 
@@ -564,8 +567,7 @@ def _coop_doubted(slot: Slot, player: str, expected, seconds: float, window_end:
     act = _span_act(slot.doubt_events, player) if problems and slot.doubt_from is not None else None
     if act is None or _assess_coop(act, expected, seconds, window_end)[0]:
         return None
-    first = min([*act.ups.values(), *(us(sh.t) for sh in act.shouts)])
-    return (f"declared at {sec(first):.2f} s, when this card may already have been there (seen late, at "
+    return (f"declared at {sec(act.began()):.2f} s, when this card may already have been there (seen late, at "
             f"{sec(slot.at):.2f} s); no miss")
 
 
@@ -610,8 +612,8 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float)
     }
     if unheard is not None:
         verdict["unjudged"] = {player: unheard}
-    if slot.late_note():
-        verdict["card_time_uncertain"] = slot.late_note()
+    if late := slot.late_note():
+        verdict["card_time_uncertain"] = late
     return verdict
 
 

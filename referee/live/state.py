@@ -295,9 +295,9 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
     if v.get("missed"):
         notes.append(f"missed: {', '.join(v['missed'])}")
     late = v.get("card_time_uncertain")
-    if isinstance(late, dict) and isinstance(late.get("counted_from", late.get("earliest")), (int, float)):
-        # the camera saw the card late: the reactions since then counted (referee.judging.ikatako)
-        notes.append(f"card seen late: reactions from {late.get('counted_from', late.get('earliest')):.2f} s counted")
+    since = late.get("counted_from", late.get("earliest")) if isinstance(late, dict) else None
+    if isinstance(since, (int, float)):  # the camera saw the card late (referee.judging.ikatako)
+        notes.append(f"card seen late: reactions from {since:.2f} s counted")
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
         unheard = (v.get("unjudged") or {}).get(v["player"])
         if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)

@@ -198,6 +198,11 @@ def test_a_reaction_in_the_doubtful_span_right_for_the_late_card_is_not_penalise
     assert ika["first_unknown"] == ["ben"] and ika["tie"] == ["chie", "ben"] and ika["first"] is None
     # on tako ben is penalised either way (a wrong reaction, or none at all): the record's reading stands
     assert tako["first"] == "aki" and tako["wrong"] == ["ben"] and tako["missed"] == ["chie"]
+    # what each view says counts: from 5.0 s (the earlier reactions stay with tako)
+    from referee.live.state import verdict_headline
+    from referee.teach.explain import _ikatako
+    assert "card seen late: reactions from 5.00 s counted" in verdict_headline(ika).notes
+    assert any("reactions from 5.00 s count" in line for line in _ikatako(2, ika, "en", []))
 
 
 def test_a_reaction_in_the_doubtful_span_after_a_trouble_card_is_not_penalised_on_either():
