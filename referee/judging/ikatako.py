@@ -766,7 +766,12 @@ class Judge(GameJudge):
         :meth:`_late_span`."""
         if not self.ended and warning.extra.get("zone", "field") == "field":
             earliest = warning.extra.get("earliest")
-            self._late = (warning.t, float(earliest) if isinstance(earliest, (int, float)) else None)
+            if earliest is not None and (isinstance(earliest, bool) or not isinstance(earliest, (int, float))
+                                         or not earliest <= warning.t):
+                self.session.warn(f"card-time warning at t={warning.t:.3f} s: earliest {earliest!r} is not a time "
+                                  "at or before the card's; taken as not known", warning)
+                earliest = None
+            self._late = (warning.t, None if earliest is None else float(earliest))
         return []
 
     def _late_span(self, card: CardEvent) -> tuple[int, int | None]:

@@ -5,6 +5,8 @@ without such warnings judges exactly as before."""
 
 import json
 
+import pytest
+
 from referee.judge import IncrementalJudge, judge
 from referee.judging.ikatako import format_table
 from session.record import parse_lines
@@ -241,3 +243,13 @@ def test_the_live_view_says_not_judged_not_not_heard_for_a_card_seen_late():
     assert announce_headline(tie).text == "first unknown: ben not judged"
     ika = [v for v in inc.finish().lines if v.get("card") == "ika"][0]
     assert verdict_headline(ika).text == "first unknown: ben not judged"
+
+
+@pytest.mark.parametrize("earliest", ["abc", True, 7.5])
+def test_an_earliest_that_is_no_time_before_the_card_is_a_warning_and_taken_as_not_known(earliest):
+    events = _with([_late(5.9, "ika", earliest), _card(5.9, "ika")])
+    j = judge(parse_lines([json.dumps(HEADER)] + [json.dumps(e) for e in events]))
+    notes = [str(n) for n in j.notes]
+    assert any(f"earliest {earliest!r} is not a time at or before the card's; taken as not known" in n for n in notes)
+    ika = [v for v in j.lines if v.get("card") == "ika"][0]
+    assert ika["card_time_uncertain"]["earliest"] == 4.0  # as a warning without earliest: after 1.0 + 3 s
