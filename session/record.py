@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
 from session.errors import EventError, RecordError
-from session.events import Event, SessionHeader
+from session.events import Event, SessionHeader, UnknownEvent
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,11 @@ def _parse(numbered: Iterable[tuple[int, str | None, str | None]]) -> Record:
         if not seen_content:
             record.issues.append(RecordIssue(number, "the first line must be the session header (type 'session')"))
         seen_content = True
+        if "said_t" in obj and isinstance(event, UnknownEvent):
+            # a line the live referee appended as it said it (a verdict, an announcement): dated
+            # by its card, written when said; not an observation, so not in the events' time order
+            record.entries.append(Entry(number, event))
+            continue
         if event.t < last_t:
             record.issues.append(
                 RecordIssue(number, f"t={event.t:g} is earlier than an event before it; judged in time order", "warning")

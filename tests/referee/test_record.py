@@ -122,3 +122,23 @@ def test_status_events_are_typed_and_written_back_as_read():
     assert (skipped.what, skipped.start, skipped.stop, skipped.reason) == ("audio", 18.5, 37.0, "ends early")
     assert (status.state, status.detail) == ("lost", "device 3")
     assert [json.dumps(e.to_dict(), ensure_ascii=False) for e in rec.events] == src[1:]
+
+
+def test_the_live_referees_said_lines_are_not_out_of_time_order():
+    """A live record appends each verdict as it is said (``said_t``), dated by its card: after
+    later events, but no observation, so no "earlier than an event before it" warning for it
+    (``referee judge`` of a live record gave one per card); observations still get it."""
+    from session.record import parse_lines
+
+    header = json.dumps({"t": 0.0, "type": "session", "game": "ikatako", "players": ["aki", "ben"]})
+    lines = [header, json.dumps({"t": 2.0, "type": "card", "card": "3", "zone": "field"}),
+             json.dumps({"t": 5.6, "type": "card", "card": "tako", "zone": "field"}),
+             json.dumps({"type": "verdict", "t": 2.0, "card": "3", "said_t": 5.7}),
+             json.dumps({"t": 5.9, "type": "shout", "player": "aki", "words": ["tako"]}),
+             json.dumps({"type": "verdict", "t": 1.0, "card": "x"}),  # no said_t: not the referee's
+             json.dumps({"t": 5.8, "type": "hand", "player": "ben", "side": "left", "state": "up"})]
+    record = parse_lines(lines)
+    assert [(i.line, i.message) for i in record.issues] == [
+        (6, "t=1 is earlier than an event before it; judged in time order"),
+        (7, "t=5.8 is earlier than an event before it; judged in time order")]
+    assert len(record.entries) == 6
