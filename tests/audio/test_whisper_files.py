@@ -3,7 +3,6 @@
 import hashlib
 
 import numpy as np
-
 import pytest
 
 from audio import whisper_files as wf
@@ -19,7 +18,7 @@ def _fake_parts(tmp_path, monkeypatch, part2=b"second half"):
     for name, data in files1.items():
         (d1 / name).write_bytes(data)
     (d2 / "model.bin.part2").write_bytes(part2)
-    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    sha = lambda b: hashlib.sha256(b).hexdigest()
     parts = (wf.Part("fake-part1", "fake_part1", {n: sha(b) for n, b in files1.items()}),
              wf.Part("fake-part2", "fake_part2", {"model.bin.part2": sha(b"second half")}))
     monkeypatch.setattr(wf, "PARTS", parts)
@@ -149,3 +148,42 @@ def test_a_damaged_cache_of_the_right_size_is_joined_again_when_it_cannot_be_loa
     assert model is not None and tok.encode("ika").ids
     assert wf._sha256(folder / "model.bin") == wf.MODEL_SHA256
     assert wf.repair(folder) is False  # intact now: nothing to do
+
+
+def test_a_first_listen_with_no_network_joins_the_model_and_hears(tmp_path):
+    """No network at run time: in a network namespace of its own (``unshare -n``: not even a
+    loopback that is up), a first ``referee listen`` joins the installed parts into an empty
+    cache and hears the demo's first shouts with Whisper. Anything that reached for the
+    network (a model download, a tokenizer fetched from a hub) would fail here."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import wave
+
+    from tests.conftest import FIXTURES
+
+    try:
+        [wf.part_dir(p) for p in wf.PARTS]
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True, check=False).returncode != 0:
+        pytest.skip("unshare -n is not permitted here (a network namespace needs root or user namespaces)")
+    with wave.open(str(FIXTURES / "demo" / "seats.wav")) as w:  # the demo's first 3.5 s: card 1, '3' x 4
+        params, frames = w.getparams(), w.readframes(int(3.5 * w.getframerate()))
+    with wave.open(str(tmp_path / "first.wav"), "wb") as w:
+        w.setparams(params)
+        w.writeframes(frames)
+    env = dict(os.environ, REFEREE_CACHE=str(tmp_path / "cache"))
+    run = subprocess.run([unshare, "-n", sys.executable, "-m", "referee", "listen", "--wav", str(tmp_path / "first.wav"),
+                          "--seats", "aki,ben,chie,dai", "--game", "ikatako", "--json"],
+                         capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    joined = list((tmp_path / "cache").glob("whisper-base-*/model.bin"))
+    assert len(joined) == 1 and joined[0].stat().st_size == wf.MODEL_SIZE
+    shouts = [e for e in map(json.loads, run.stdout.splitlines()) if e.get("type") == "shout"]
+    assert shouts and {e["engine"] for e in shouts} == {"whisper-base"}
+    assert all(1.9 < e["t"] < 3.5 for e in shouts)  # the four '3's after card 1 at 2.0 s, nothing before
