@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.judging.base import GameJudge
-from referee.judging.view import fastest_heard, lack_text
+from referee.judging.view import counted_from, fastest_heard, lack_text
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
@@ -984,7 +984,7 @@ def late_text(v: dict[str, Any]) -> str | None:
     late = v.get("card_time_uncertain")
     if not late:
         return None
-    counted = late.get("counted_from", late["earliest"])
+    counted = counted_from(v)
     text = (f"card seen late (at {late['seen']:.3f} s): it may have come from {late['earliest']:.3f} s; reactions "
             f"from {counted:.3f} s count for it, timed from then")
     return text + "; earlier ones stay with the card before" if counted > late["earliest"] else text
@@ -1021,8 +1021,8 @@ def _table_versus(lines, header) -> str:
         notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
         if v.get("first_unknown"):
             notes.insert(0, first_unknown_text(v))
-        if late_text(v):
-            notes.insert(0, late_text(v))
+        if late := late_text(v):
+            notes.insert(0, late)
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
         by_reason: dict[str, list[str]] = {}
@@ -1063,8 +1063,8 @@ def _table_coop(lines, mode) -> str:
             note = f"NOT JUDGED: {note}"
         elif not v["ok"]:
             note = f"MISS ({v['miss_piles']} pile(s)): {note}"
-        if late_text(v):
-            note = f"{note}; {late_text(v)}" if note else late_text(v)
+        if late := late_text(v):
+            note = f"{note}; {late}" if note else late
         time = f"{v['time']:.3f}" if v["time"] is not None else "-"
         out.append(f"{i:>3}  {v['t']:>8.3f}  {v['player']:<10} {v['card']:<9} "
                    f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unjudged') else 'NO':<4} "
@@ -1112,6 +1112,7 @@ def describe(v: dict[str, Any]):
 
     exp = v.get("expected")
     expected = describe_expected(exp) if exp else "-"
+    late = late_text(v)
     if "ok" in v:  # co-op / solo: one active player per card
         p, ok = v["player"], v["ok"]
         said = [[(p, "ok" if ok else "miss" if v.get("unjudged") else "bad"),
@@ -1122,7 +1123,7 @@ def describe(v: dict[str, Any]):
             columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
                      ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
             facts=[("active player", view.text(p)), ("expected", view.text(expected))]
-            + ([("card time", view.text(late_text(v)))] if late_text(v) else [])
+            + ([("card time", view.text(late))] if late else [])
             + [("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
             + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
             + [("miss piles", view.text(v.get("miss_piles", 0)))],
@@ -1138,8 +1139,8 @@ def describe(v: dict[str, Any]):
              (view.HEARD, None)]
     if v.get("unjudged"):
         facts.insert(5, ("not judged", [[(p, None), (f": {r}", None)] for p, r in v["unjudged"].items()]))
-    if late_text(v):
-        facts.insert(1, ("card time", view.text(late_text(v))))
+    if late:
+        facts.insert(1, ("card time", view.text(late)))
     pens = v.get("penalties") or {}
     if pens:
         facts.append(("penalty cards", view.text(", ".join(

@@ -30,6 +30,14 @@ def fastest_heard(verdict: Mapping[str, Any]) -> list[str]:
     return [p for p in verdict.get("tie") or [] if p not in unknown]
 
 
+def counted_from(verdict: Mapping[str, Any]) -> float | None:
+    """Where a card seen late (``card_time_uncertain``) counts reactions from: its
+    ``counted_from``, else its ``earliest``; None for a card seen in time (or no number)."""
+    late = verdict.get("card_time_uncertain")
+    since = late.get("counted_from", late.get("earliest")) if isinstance(late, Mapping) else None
+    return since if isinstance(since, (int, float)) else None
+
+
 def lack_text(why: str) -> str:
     """What an unjudged player's reason says was lacking: ``not heard``, ``not seen``, both, or
     ``not judged`` (a card seen late)."""

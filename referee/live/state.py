@@ -21,7 +21,7 @@ from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
                             HandEvent, SessionHeader, ShoutEvent, WarningEvent)
 
-from referee.judging.view import fastest_heard, lack_text
+from referee.judging.view import counted_from, fastest_heard, lack_text
 from referee.pipeline.sinks import Sink
 
 #: how long a seat's last words stay on screen (s of session time): long enough to read a
@@ -294,9 +294,8 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
             notes.append(f"{p} wrong: {why.get(p, '')}".rstrip(": "))
     if v.get("missed"):
         notes.append(f"missed: {', '.join(v['missed'])}")
-    late = v.get("card_time_uncertain")
-    since = late.get("counted_from", late.get("earliest")) if isinstance(late, dict) else None
-    if isinstance(since, (int, float)):  # the camera saw the card late (referee.judging.ikatako)
+    since = counted_from(v)
+    if since is not None:  # the camera saw the card late (referee.judging.ikatako)
         notes.append(f"card seen late: reactions from {since:.2f} s counted")
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
         unheard = (v.get("unjudged") or {}).get(v["player"])

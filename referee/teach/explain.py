@@ -77,9 +77,9 @@ def _ikatako(n: int, v: dict[str, Any], lang: str, drills: list[str]) -> list[st
     exp = R.expected_reaction(card, troubles)
     rule, _ = _rule(card, troubles, lang)
     lines = [f"{n:3}  {v['t']:8.3f}  {rule}: {_fact(card, exp, lang)}"]
-    late = v.get("card_time_uncertain")
-    if late:  # the reactions counted for it start at counted_from (earliest when nothing was shared)
-        since = late.get("counted_from", late["earliest"])
+    if v.get("card_time_uncertain"):  # the camera saw the card late
+        from referee.judging.view import counted_from
+        since = counted_from(v)
         lines.append("      " + text(lang, f"the camera saw the card late: reactions from {since:.2f} s count",
                                      f"カードの検出が遅れた: {since:.2f} 秒からの反応を数える"))
     if v.get("first_unknown"):
