@@ -38,6 +38,7 @@ from typing import Iterable, Iterator
 import numpy as np
 from scipy.signal import stft
 
+from audio import kernels
 from audio.capture import Block
 from session.errors import MediaError
 
@@ -122,7 +123,8 @@ class Leakage:
         out = np.empty(x.shape, np.float64)
         # The transfer's inverse per FFT size (the blocks share one but the ends), computed
         # once and applied per block: one solve per block against the same matrices cost ~10x
-        # the product (the cancelled audio equal to the solve's to ~1e-15, float32 out).
+        # the product (the cancelled audio equal to the solve's to ~1e-15, float32 out). Both
+        # elementwise (audio.kernels): the same bits on every CPU, BLAS's would not be.
         # scipy's FFT: numpy's took ~2x as long on these (size, C) blocks.
         from scipy import fft as sfft
 
@@ -134,8 +136,8 @@ class Leakage:
             size = 1 << int(np.ceil(np.log2(len(seg) + p.taps)))
             X = sfft.rfft(seg, size, axis=0)  # (F, C)
             if size not in inverse:
-                inverse[size] = np.linalg.inv(self.transfer(size))
-            S = (inverse[size] @ X[:, :, None])[:, :, 0]
+                inverse[size] = kernels.inverse(self.transfer(size))
+            S = kernels.apply(inverse[size], X)
             y = sfft.irfft(S, size, axis=0)
             out[a:b] = y[a - lo : b - lo]
         return out.astype(x.dtype, copy=False)

@@ -157,6 +157,13 @@ class Said:
     longer: tuple = ()
 
 
+#: A template distance is rounded to this many decimals before it is ranked or compared with
+#: ``max_distance``/``min_margin``: the features pass through BLAS (another computer's kernels
+#: move a distance by ~1e-15), so a distance on a threshold's edge would decide differently
+#: there; rounded, only one within ~1e-15 of a rounding midpoint can (odds ~1e-9 per distance).
+DISTANCE_DECIMALS = 6
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The verifier's answer: a call (tokens) or None (abstains), and why."""
@@ -252,10 +259,11 @@ class Enrollment:
         return out
 
     def _ranked(self, player: str, said: Said) -> list[tuple[tuple[str, ...], float]]:
-        """``player``'s calls by their nearest take's distance to ``said``, nearest first."""
+        """``player``'s calls by their nearest take's distance to ``said`` (rounded to
+        :data:`DISTANCE_DECIMALS`: the same ranking on every computer), nearest first."""
         best: dict[tuple[str, ...], float] = {}
         for i, (tokens, _) in enumerate(self.templates.get(player, [])):
-            d = dtw(said.feats, self._template(player, i, said))
+            d = round(float(dtw(said.feats, self._template(player, i, said))), DISTANCE_DECIMALS)
             best[tokens] = min(d, best.get(tokens, np.inf))
         return sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
 
@@ -273,13 +281,13 @@ class Enrollment:
         if not ranked:
             return Verdict(None, float("inf"), 0.0)
         d0 = ranked[0][1]
-        margin = (ranked[1][1] - d0) if len(ranked) > 1 else float("inf")
-        ok = d0 <= self.max_distance and margin >= self.min_margin
+        margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
+        ok = d0 <= self.max_distance and margin >= self.min_margin  # rounded: see DISTANCE_DECIMALS
         return Verdict(ranked[0][0] if ok else None, round(d0, 3), round(min(margin, 1e9), 3))
 
 
 def _margin(ranked: list[tuple[tuple[str, ...], float]]) -> float:
-    return ranked[1][1] - ranked[0][1] if len(ranked) > 1 else float("inf")
+    return round(ranked[1][1] - ranked[0][1], DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
 
 
 def _speech_power(mel: np.ndarray) -> float:

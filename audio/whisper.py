@@ -41,6 +41,7 @@ from math import gcd
 
 import numpy as np
 
+from audio import kernels
 from audio.calls import CallMatcher, CallParams
 from audio.denoise import DenoiseParams, noise_margin_db, suppress, to_level
 from audio.whisper_calls import goes_on, score_all_many, search_many, word_tokens
@@ -371,7 +372,7 @@ def mel_power(x: np.ndarray, frames: int) -> tuple[np.ndarray, int]:
         idx = np.arange(N_FFT)[None, :] + HOP * np.arange(live)[:, None]
         spec = np.fft.rfft(padded[idx] * window, axis=1)
         power[:live] = (np.abs(spec) ** 2).astype(np.float32)
-    mel = _FILTERS @ power.T
+    mel = kernels.product(_FILTERS, power.T)  # float64 then float32: the same on every CPU
     if len(_MEL_MEMO) >= _MEL_MEMO_SIZE:
         del _MEL_MEMO[next(iter(_MEL_MEMO))]
     _MEL_MEMO[key] = (mel, real_frames)
@@ -382,7 +383,7 @@ def log_of(mel: np.ndarray, real_frames: int, denoise: DenoiseParams | None = No
     """Whisper's log-mel normalisation of a mel power, denoised first with ``denoise``."""
     if denoise is not None:
         mel = suppress(mel, real_frames, denoise, HOP / RATE)
-    log = np.log10(np.maximum(mel, 1e-10))
+    log = kernels.log10(np.maximum(mel, 1e-10))  # float64 then float32: the same on every CPU
     log = np.maximum(log, log.max() - 8.0)
     return ((log + 4.0) / 4.0).astype(np.float32)
 

@@ -47,3 +47,13 @@ def test_without_the_limit_numpy_first_would_run_more_threads():
                          capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stderr
     assert any(threads > 1 for _, _, threads in json.loads(run.stdout))
+
+
+def test_onednn_runs_its_avx2_kernels_in_every_referee_process():
+    """Whisper's int8 products (oneDNN inside CTranslate2) are held at the AVX2 kernels every
+    supported computer has (session.threads.ONEDNN_ISA), a user's own setting overridden."""
+    code = "import os, audio, ctranslate2; print(os.environ['ONEDNN_MAX_CPU_ISA'])"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE_VNNI"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["AVX2"]
