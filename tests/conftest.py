@@ -25,6 +25,51 @@ def shared_path(*parts: str) -> Path:
 _MADE: dict = {}
 
 
+#: A value that passed through BLAS, FFT, resampling or int8 kernels differs between machines in
+#: its last bits (numpy's OpenBLAS picks SkylakeX kernels on AVX-512, Haswell's on AVX2): such
+#: values are compared with these tolerances, never ``==``. ``KERNEL_REL``: a float64 (a level
+#: in dB, a filter tap) within 1e-9 of its size; ``KERNEL_ABS32``: a float32 sample (full scale
+#: 1.0) within 1e-6, some eight of its last bits at half scale.
+KERNEL_REL = 1e-9
+KERNEL_ABS32 = 1e-6
+
+
+def assert_close(a, b, where: str = "value") -> None:
+    """Assert ``a`` and ``b`` are equal, floats and float arrays within the kernel tolerances
+    (:data:`KERNEL_REL`, :data:`KERNEL_ABS32`; NaN equals NaN), through dataclasses, tuples,
+    lists and dicts; ints, strings, None and the shapes compared exactly. The message names
+    where they differ."""
+    import dataclasses
+    import math
+
+    import numpy as np
+
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        assert type(a) is type(b), f"{where}: {type(a).__name__} against {type(b).__name__}"
+        for f in dataclasses.fields(a):
+            assert_close(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, f"{where}: {a.shape} {a.dtype} against {b.shape} {b.dtype}"
+        if a.dtype.kind == "f":
+            tol = dict(rtol=0, atol=KERNEL_ABS32) if a.dtype == np.float32 else dict(rtol=KERNEL_REL, atol=1e-12)
+            assert np.allclose(a, b, equal_nan=True, **tol), f"{where}: max difference {np.nanmax(np.abs(a - b))}"
+        else:
+            assert np.array_equal(a, b), f"{where} differs"
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), f"{where}: keys differ"
+        for k in a:
+            assert_close(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert isinstance(b, (list, tuple)) and len(a) == len(b), f"{where}: {a!r} against {b!r}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, (bool, str, type(None))):
+        assert math.isclose(a, b, rel_tol=KERNEL_REL, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b)), f"{where}: {a!r} against {b!r}"
+    else:
+        assert a == b, f"{where}: {a!r} against {b!r}"
+
+
 def once(key: str, make):
     """``make()`` once per test process: for a module or session fixture that replays or
     renders something heavy. pytest-xdist tears a worker's fixtures down whenever its queue

@@ -13,7 +13,7 @@ import pytest
 
 from referee.judge import judge
 from session.record import read_record
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, assert_close
 
 DEMO = FIXTURES / "demo"
 
@@ -84,8 +84,9 @@ def test_committed_truth_calibration_and_intent_are_what_the_script_writes(md, b
     assert _load(DEMO / "truth.jsonl") == [md.header()] + built.events
     assert _load(DEMO / "expected.jsonl") == md.expected()
     committed = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
-    # audio.leakage: what seats.wav says of the leak paths, as a fresh measurement gives it
-    assert committed == md.calibration(md.measured_leakage(DEMO / "seats.wav"))
+    # audio.leakage: what seats.wav says of the leak paths, as a fresh measurement gives it (on
+    # another machine's kernels: equal to their last bits, tests.conftest.assert_close)
+    assert_close(committed, md.calibration(md.measured_leakage(DEMO / "seats.wav")), "calibration.json")
 
 
 # ----------------------------------------------------------------------------- calibration
