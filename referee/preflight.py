@@ -184,13 +184,20 @@ def is_card(game: str, code: str) -> bool:
 
 
 def check_references(cal, warnings: list[str]) -> None:
-    """Every card of the table's deck has a reference image (else it cannot be recognised)."""
+    """Every card of the table's deck has a reference image (else it cannot be recognised).
+    An image there that cannot be read, or a folder without any, is not warned of here: the
+    vision stage refuses it with one line (``vision.card_references``), and a warning that
+    the card has no image would contradict it."""
     if not cal.card_zones or cal.references is None or not Path(cal.references).is_dir():
         return
     import rules
+    from vision.card_references import reference_files
 
+    files = reference_files(Path(cal.references))
+    if not files:
+        return
     deck = set(cal.cards or rules.get(cal.game).faces)  # the table's own faces, else the game's
-    have = {p.stem.split("_")[0] for p in Path(cal.references).iterdir() if p.is_file()}
+    have = {p.stem.split("_")[0] for p in files}
     missing = sorted(deck - have)
     if missing:
         warnings.append(f"references: no image for card(s) {', '.join(missing)} in {cal.references}: "

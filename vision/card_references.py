@@ -51,6 +51,13 @@ _IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 
+def reference_files(folder: Path) -> list[Path]:
+    """The entries of a reference folder that :meth:`References.from_folder` reads, by name
+    (an image's suffix), readable or not: one that is not is its error, never skipped."""
+    return [p for p in sorted(Path(folder).iterdir()) if p.suffix.lower() in _IMAGE_EXT]
+
+
+
 def warp_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card inside ``quad`` warped to the canonical portrait size."""
     dst = np.float32([[0, 0], [CANON_W - 1, 0], [CANON_W - 1, CANON_H - 1], [0, CANON_H - 1]])
@@ -148,9 +155,7 @@ class References:
         if not folder.is_dir():
             raise MediaError(f"reference folder {folder} not found")
         images = {}
-        for p in sorted(folder.iterdir()):
-            if p.suffix.lower() not in _IMAGE_EXT:
-                continue
+        for p in reference_files(folder):
             img = cv2.imread(str(p), cv2.IMREAD_COLOR)
             if img is None:
                 raise MediaError(f"reference image {p} is unreadable")

@@ -63,6 +63,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # research: avoids 100 ms st
 import cv2
 import numpy as np
 
+from session.closing import close_all
 from session.errors import ModelMissing
 from session.events import HandEvent
 
@@ -660,7 +661,5 @@ class SeatHands:
         return _crossing(frames[lo][0], lift_lo, frames[hi][0], lift_hi, level)
 
     def close(self) -> None:
-        if self._refiner is not None:
-            self._refiner.close()
-        if self._estimator is not None:
-            self._estimator.close()
+        close_all(self._refiner is not None and self._refiner.close,
+                  self._estimator is not None and self._estimator.close)

@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from session.closing import close_all, stop_process
 from session.errors import RefereeError
 from vision.hands import Landmarks, pose_figures
 
@@ -63,8 +64,13 @@ class _Pool:
         for g in self.groups:
             parent, child = ctx.Pipe()
             p = ctx.Process(target=target, args=(child, *args_of_group(g)), daemon=True)
-            start_without_sigint(p)
-            child.close()
+            try:
+                start_without_sigint(p)
+            except BaseException:
+                parent.close()
+                raise
+            finally:
+                child.close()
             self.procs.append(p)
             self.conns.append(parent)
 
@@ -92,9 +98,7 @@ class _Pool:
             for conn in self.conns:
                 last(conn)
         for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
+            stop_process(p, timeout=5)
         for conn in self.conns:
             conn.close()
         self.procs, self.conns = [], []
@@ -332,9 +336,10 @@ class SeatWorkers(_Pool):
             except (EOFError, OSError):
                 pass
 
-        self._stop(figures)
-        if self.shm is not None:
-            del self.ring
-            self.shm.close()
-            self.shm.unlink()
-            self.shm = None
+        try:
+            self._stop(figures)
+        finally:  # (the ring is freed even when stopping a worker failed)
+            if self.shm is not None:
+                self.ring = None
+                shm, self.shm = self.shm, None
+                close_all(shm.close, shm.unlink)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from session.calibration import Box
+from session.closing import close_all
 from session.events import Event
 from session.order import sort_key
 from vision.cards import CardZoneWatcher, References
@@ -370,12 +371,10 @@ class TableWatcher:
         return self.card_thread.take() if self.card_thread is not None else []
 
     def close(self) -> None:
-        if self.card_thread is not None:
-            self.card_thread.close()
-        if self.workers is not None:
-            self.workers.close()
-        for s in self.seats:
-            s.close()
+        """Stop the card thread, the pose workers and the seats' pose, each whether or not
+        it started (:func:`session.closing.close_all`: one failing leaves none running)."""
+        close_all(self.card_thread is not None and self.card_thread.close,
+                  self.workers is not None and self.workers.close, *(s.close for s in self.seats))
 
     def pose_stats(self) -> dict:
         """Pose figures (benchmark): inferences, due frames skipped by the motion gate, frames re-analysed, and with workers their

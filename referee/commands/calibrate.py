@@ -2,8 +2,10 @@
 
 Writes ``OUT/calibration.json`` (schema version 2) and ``OUT/refs/CODE.png``. Every step
 checks itself and prints what to fix; the file is written only when no check failed
-(``--force`` writes it anyway), and it is loaded back through the schema before the
-command reports success.
+(``--force`` writes it anyway), and it is loaded back through the schema, and its card
+references read back as a replay reads them, before the command reports success: a
+reference that cannot be read (a write cut short, an earlier calibration's image left in
+``OUT/refs``) or a folder without any is one clear error now, not at the first replay.
 """
 
 from __future__ import annotations
@@ -114,18 +116,16 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         cal_obj["enroll"] = str(enroll.resolve())
     written = None
     if not fails or force:
-        import cv2
-
         refs = out / "refs"
         refs.mkdir(exist_ok=True)
         for code, img in res.references.items():
-            cv2.imwrite(str(refs / f"{code}.png"), img, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+            _write_reference(refs / f"{code}.png", img)
         if cal_obj.get("audio", {}).get("file") and audio is not None:
             cal_obj["audio"]["file"] = str(Path(audio).resolve())
         cal = schema.Calibration.from_dict(cal_obj, base=out)  # the schema checks what the steps built
         written = out / "calibration.json"
         schema.save(cal, written)
-        schema.load(written, games=rules)
+        _read_back(schema.load(written, games=rules))
     if as_json:
         click.echo(json.dumps({"checks": [c.to_dict() for c in res.checks], "calibration": cal_obj,
                                "written": str(written) if written else None, "seconds": round(res.seconds, 2),
@@ -140,6 +140,28 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     if fails and not force:
         raise CalibrationError(f"calibration not written: {len(fails)} check(s) failed (see above; --force writes it "
                                f"anyway)")
+
+
+def _write_reference(path: Path, image) -> None:
+    """One captured reference as PNG; a write that fails (OpenCV only returns False: a full
+    disk, a folder in the way) is said, not left for the first replay to find."""
+    import cv2
+
+    from session.errors import MediaError
+
+    if not cv2.imwrite(str(path), image, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
+        raise MediaError(f"cannot write the reference image {path}")
+
+
+def _read_back(cal) -> None:
+    """The written calibration's card references, read as every replay and live session will
+    (``vision.card_references.References.from_folder``): an image that cannot be read, or no
+    image at all, raises its one-line error here."""
+    if not cal.card_zones or cal.references is None:  # (a game without card zones never reads them)
+        return
+    from vision.cards import References
+
+    References.from_folder(cal.references)
 
 
 def _own_audio(video: Path):

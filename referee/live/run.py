@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from session.closing import close_all
 from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
                             WarningEvent)
@@ -138,15 +139,24 @@ class _Tap:
         self.rate, self.channels = source.rate, source.channels
         self.writer = None
         self.warning = None
+        self.closed = False  # closed before the session started: nothing is read (close())
         #: each channel's loudest block level (dBFS) since the start: the self-test's meter
         self.peaks: list[float | None] = [None] * self.channels
 
     def __iter__(self):
         self.gate.wait()
         try:
-            yield from self._items()
+            if not self.closed:
+                yield from self._items()
         finally:
             self.ended = True
+
+    def close(self) -> None:
+        """No session will start (it failed, or was stopped, before its start): the hearing
+        thread waiting at the gate hears nothing and ends, instead of waiting for ever."""
+        if not self.gate.is_set():
+            self.closed = True
+            self.gate.set()
 
     def _items(self):
         from audio.capture import Block, levels_dbfs
@@ -319,11 +329,7 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                                                                      fps=cal.fps), params=cam_params)
 
     say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
-    # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
-    job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
-                                                                 "demix_from": demix_from}), plan,
-                     batch_s=HEARING_BATCH_S)
-    stage = None
+    job = stage = None
     own_engines = engines is None
     engines = engines or LiveEngines()
     session_clock = {"start": None}
@@ -340,9 +346,15 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     wav = None
     figures: dict[str, Any] = {}
     try:
-        # the pose workers load while the speech model does
+        # the stage first: it reads the card references, and a damaged one is then said before
+        # the hearing starts (a thread, which cannot be stopped while its model loads)
         stage = VisionStage(TableLayout.of(cal), fps=fps, workers=0, card_every=opts.card_every,
                             pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
+        # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
+        job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
+                                                                     "demix_from": demix_from}), plan,
+                         batch_s=HEARING_BATCH_S)
+        # the pose workers load while the speech model does
         if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session
             stage.tw.workers = engines.lend(stage.tw, opts.workers)
         # the card zones on a thread of their own: recognising a new card no longer stalls the
@@ -554,34 +566,25 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                 break
     except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
         warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
-    finally:
-        camera.close()
-        source.stop()
-        if stage is not None:
+    finally:  # every part stopped, started or not; a failure here never hides the first error
+        try:
+            close_all(camera.close, source.stop, tap.close)
             try:
-                if pipe.header is not None:
+                if stage is not None and pipe.header is not None:
                     pipe.push("vision", stage.finish())
             finally:
-                stage.close()
-        if own_engines:
-            engines.close()
-        if pipe.header is not None:
-            pipe.close("vision")
-            for msg in _wait_done(job, timeout=10.0):
-                if msg[0] in ("events", "done"):
-                    evs = msg[1] if msg[0] == "events" else msg[1]["events"]
-                    pipe.push("hearing", [Event.from_dict(d) for d in evs])
-            judgement = pipe.finish()
-        else:
+                close_all(stage is not None and stage.close, own_engines and engines.close)
             judgement = None
-        job.close()
-        for s in sinks:
-            try:
-                s.close()
-            except Exception:
-                pass
-        if wav is not None:
-            wav.close()
+            if pipe.header is not None:
+                pipe.close("vision")
+                for msg in _wait_done(job, timeout=10.0):
+                    if msg[0] in ("events", "done"):
+                        evs = msg[1] if msg[0] == "events" else msg[1]["events"]
+                        pipe.push("hearing", [Event.from_dict(d) for d in evs])
+                judgement = pipe.finish()
+        finally:
+            close_all(job is not None and job.close, *(functools.partial(_close_sink, s) for s in sinks),
+                      wav is not None and wav.close)
     figures.update(camera.status())
     figures["processed"] = locals().get("processed", 0) - locals().get("warm", 0)
     figures["warm_up_frames"] = locals().get("warm", 0)
@@ -620,6 +623,15 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
                       judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
                       new_game=locals().get("new_game", False))
+
+
+def _close_sink(sink: Sink) -> None:
+    """A sink's close, whose failure is not the run's (a window already gone, the voice's
+    device unplugged): the record and the verdicts are kept all the same."""
+    try:
+        sink.close()
+    except Exception:
+        pass
 
 
 def _collect_ready(stage) -> list[Event]:

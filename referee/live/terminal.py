@@ -25,6 +25,7 @@ from typing import IO, Any
 from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.state import LiveState, StateSink
 from referee.live.window import METER_FLOOR_DB
+from session.closing import join_thread
 
 GREEN, ORANGE, RED, YELLOW, DIMC, RESET = "\x1b[32;1m", "\x1b[33m", "\x1b[31m", "\x1b[33;1m", "\x1b[2m", "\x1b[0m"
 
@@ -211,7 +212,7 @@ class TerminalView(ControlledView, StateSink):
         self._stop.set()
         self._dirty.set()
         for t in self._threads:
-            t.join(timeout=2.0)
+            join_thread(t, timeout=2.0)  # (one may not have started: open() failed after making it)
         if self._saved_tty is not None:
             import termios
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from audio.voice import VoiceParams
 from referee.pipeline.sinks import Sink
+from session.closing import close_all
 from session.events import AudioStatusEvent, WarningEvent
 
 #: utterances waiting to be said (a teaching drill keeps 2 and drops older ones; at a table
@@ -230,9 +231,7 @@ class VoiceSink(Sink):
         wait = getattr(self.voice, "wait", None)
         if wait is not None:
             wait(3.0)
-        self.voice.close()
-        if self.output is not None:
-            self.output.close()
+        close_all(self.voice.close, self.output is not None and self.output.close)
 
 
 def _earlier(card_t: Any, than: Any) -> bool:

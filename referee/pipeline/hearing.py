@@ -20,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+from session.closing import join_thread, stop_process
 from session.errors import RefereeError
 
 #: audio between two ``events`` messages (latency of the watermark; cost: one message each)
@@ -34,9 +35,10 @@ class _ThreadSink:
         self.q.put(msg)
 
 
-def hear(sink, open_source, plan, batch_s: float = BATCH_S) -> None:
+def hear(sink, open_source, plan, batch_s: float = BATCH_S, stop: threading.Event | None = None) -> None:
     """The hearing job's body: ``open_source(warnings) -> (source, heard_from)``; an
-    ``events`` message every ``batch_s`` of audio."""
+    ``events`` message every ``batch_s`` of audio. ``stop`` (a thread's job): set, the
+    hearing ends at its next block — a thread cannot be terminated as a process is."""
     from audio import hearing
 
     stats: dict[str, float] = {}
@@ -62,6 +64,8 @@ def hear(sink, open_source, plan, batch_s: float = BATCH_S) -> None:
     if source is not None and listener is not None:
         try:
             for block in source:
+                if stop is not None and stop.is_set():
+                    break
                 end = block.offset + (block.index + len(block.data)) / block.rate
                 batch.extend(listener.update(block))
                 if end - sent_at >= batch_s:
@@ -108,6 +112,7 @@ class HearingJob:
     def __init__(self, process: bool, open_source, plan, batch_s: float = BATCH_S):
         self.proc = self.thread = None
         self.finished = False
+        self._stop = threading.Event()
         if process:
             import multiprocessing as mp
 
@@ -117,12 +122,17 @@ class HearingJob:
             self.conn, child = ctx.Pipe(duplex=False)
             self.proc = ctx.Process(target=_hear_process, args=(child, open_source, plan, batch_s), name="referee-hearing",
                                     daemon=True)
-            start_without_sigint(self.proc)  # Ctrl-C is the replay's to handle, not the hearing's
-            child.close()
+            try:
+                start_without_sigint(self.proc)  # Ctrl-C is the replay's to handle, not the hearing's
+            except BaseException:
+                self.conn.close()
+                raise
+            finally:
+                child.close()
         else:
             self.q: queue.Queue = queue.Queue()
-            self.thread = threading.Thread(target=hear, args=(_ThreadSink(self.q), open_source, plan, batch_s),
-                                           name="referee-hearing", daemon=True)
+            self.thread = threading.Thread(target=hear, args=(_ThreadSink(self.q), open_source, plan, batch_s,
+                                                              self._stop), name="referee-hearing", daemon=True)
             self.thread.start()
 
     def _get(self, timeout: float | None):
@@ -167,9 +177,11 @@ class HearingJob:
         return out
 
     def close(self) -> None:
+        """Stop the hearing, finished or not (a run that failed before reading its result):
+        a process is terminated, a thread told to stop at its next block and left to end by
+        itself (a speech model still loading cannot be interrupted; the thread is a daemon)."""
+        self._stop.set()
         if self.proc is not None:
-            self.proc.join(timeout=0 if not self.finished else 5)
-            if self.proc.is_alive():
-                self.proc.terminate()
-                self.proc.join(timeout=5)
+            stop_process(self.proc, timeout=0 if not self.finished else 5)
             self.conn.close()
+        join_thread(self.thread, timeout=5 if self.finished else 0)

@@ -31,6 +31,7 @@ from referee.pipeline.hearing import HearingJob
 from referee.pipeline.sinks import Sink
 from referee.pipeline.vision import FrameReader, VisionStage
 from session.calibration import shift_audio_events
+from session.closing import close_all
 from session.errors import RefereeError
 from session.events import Event, SessionHeader, SkippedEvent, WarningEvent
 
@@ -270,12 +271,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         for msg in job.wait() if job is not None else ():
             take(msg)
         out.stats["audio_wait"] = time.perf_counter() - t_wait
-    finally:
-        reader.stop()
-        if job is not None:
-            job.close()
-        if stage is not None:
-            stage.close()
+    finally:  # (each closer runs, and none hides the error that brought us here)
+        close_all(reader.stop, job is not None and job.close, stage is not None and stage.close)
     if job is not None and not heard["done"]:
         raise RefereeError("hearing ended without a result")
     out.stats.update(decode_cpu=reader.cpu, **stage.stats())

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from session.closing import join_thread
 from session.events import Event, WarningEvent
 
 #: frames decoded ahead of the watcher (memory: ~2.7 MB each at 1280x720)
@@ -57,8 +58,9 @@ class FrameReader:
         return self.q.get()
 
     def stop(self) -> None:
+        """Stop decoding; safe before :meth:`start` (a run that failed while setting up)."""
         self._stop.set()
-        self._thread.join(timeout=5)
+        join_thread(self._thread, timeout=5)
 
 
 class VisionStage:
