@@ -177,6 +177,11 @@ class CardThread:
         self.bound, self.said = bound, said
         return events
 
+    @property
+    def in_flight(self) -> int:
+        """Frames given to the thread whose events have not been taken back yet."""
+        return self._submitted - self._taken
+
     def take(self) -> list[Event]:
         """The events of the frames the zones have done (never waits)."""
         out: list[Event] = []
@@ -364,6 +369,22 @@ class TableWatcher:
         while self._pending:
             events.extend(self._collect())
         return events
+
+    def collect_ready(self) -> list[Event]:
+        """The pose workers' results that are already there (frames in flight answered), taken
+        now instead of when more frames push them out — live, that wait was 130–200 ms of
+        every hand's latency for nothing. Never waits."""
+        out: list[Event] = []
+        while self.workers is not None and self._pending and self.workers.ready():
+            out.extend(self._collect())
+        return out
+
+    @property
+    def in_flight(self) -> int:
+        """Frames given to the card thread or the pose workers whose events are not back yet:
+        while any is, the watermark must not pass them (live: at the video's end, an advance by
+        the clock alone let a card confirmed late come after its promise)."""
+        return (self.card_thread.in_flight if self.card_thread is not None else 0) + len(self._pending)
 
     def take_cards(self) -> list[Event]:
         """The card thread's events ready now (none without it): the live loop takes them

@@ -493,7 +493,7 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                 # frame skipped because the referee was busy must not shift that count
                 c0 = time.perf_counter()
                 events = stage.update(Frame(processed, frame.t, frame.image))
-                events += _collect_ready(stage)
+                events += stage.tw.collect_ready()
                 probe.stage_ms.append((time.perf_counter() - c0) * 1000)
                 probe.taken_t.append(frame.t)
                 probe.frame_age_ms.append((now() - frame.t) * 1000)
@@ -522,14 +522,18 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                 pipe.advance("vision", stage.watermark(frame.t))
                 probe.marks["vision"] = stage.watermark(frame.t)
                 pipe.frame(frame, events)
-            if frame is None and last_t is not None and stage.tw.card_thread is not None:
-                # between frames: what the card zones finished meanwhile (a card known sooner)
-                cards_now = stage.tw.take_cards()
-                if cards_now:
-                    probe.found(cards_now)
-                    pipe.push("vision", [e for e in cards_now if keep(e)])
+            if frame is None and last_t is not None:
+                # between frames: what the card zones and the pose workers finished meanwhile
+                # (a card or a hand known sooner), then vision's promise as of the last frame
+                ready = stage.tw.take_cards() + stage.tw.collect_ready()
+                if ready:
+                    probe.found(ready)
+                    pipe.push("vision", [e for e in ready if keep(e)])
                 pipe.advance("vision", stage.watermark(last_t))
-            if frame is None and not camera.online:  # judging goes on with what is heard
+            if frame is None and not camera.online and not stage.tw.in_flight:
+                # judging goes on with what is heard — once every frame given to vision is
+                # back: advanced by the clock before, a card the zones were still reading at
+                # the video's end came after the promise (late)
                 pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
             if not hearing_done and audio_lost:  # judging goes on with what is seen
                 pipe.advance("hearing", t_now - source.stall_s - 1.0)
@@ -632,21 +636,6 @@ def _close_sink(sink: Sink) -> None:
         sink.close()
     except Exception:
         pass
-
-
-def _collect_ready(stage) -> list[Event]:
-    """The pose workers' results that are already there (frames in flight answered), taken
-    now instead of when :data:`LIVE_PIPELINE` more frames push them out — at 20–30 frames a
-    second that wait was 130–200 ms of every hand's latency for nothing. The frames in
-    flight still bound how far the workers may run behind.
-
-    Uses the table watcher's own collection step (``TableWatcher._collect``; a public
-    ``collect_ready`` there would be cleaner — vision/table.py is not this module's)."""
-    tw = stage.tw
-    out: list[Event] = []
-    while tw.workers is not None and getattr(tw, "_pending", None) and tw.workers.ready():
-        out.extend(tw._collect())
-    return out
 
 
 def _slow_down(stage, seconds: float) -> None:

@@ -94,10 +94,11 @@ def test_a_busy_zone_does_not_hold_up_the_caller(frames):
         for f in first:  # returns at once: the frames wait for the zones on their thread
             assert tw.update(f) == []
         assert tw.card_thread.backlog >= 89
+        assert tw.in_flight == len(first)  # (the live loop holds vision's clock advance while any is)
         assert tw.watermark() == float("-inf")  # nothing promised for frames the zones have not done
         gate.set()
         later = tw.finish()
-        assert tw.card_thread.backlog == 0 and tw.watermark() > first[0].t - 1
+        assert tw.card_thread.backlog == 0 and tw.watermark() > first[0].t - 1 and tw.in_flight == 0
         assert any(e.type == "card" for e in later)
         assert later == _run(first, False)[0]
     finally:

@@ -107,13 +107,13 @@ def test_lent_pose_workers_are_reset_for_the_next_session_in_the_same_processes(
             tw2.update(Frame(k, k / 30, np.zeros((layout.height, layout.width, 3), np.uint8)))
         assert len(tw2._pending) == 2 and tw2.workers.collected_t == 1 / 30
         import time
-        from types import SimpleNamespace
 
+        assert tw2.in_flight == 2  # (no card thread here: the pose frames not back yet)
         deadline = time.monotonic() + 20
         while not tw2.workers.ready() and time.monotonic() < deadline:
             time.sleep(0.01)
-        live_run._collect_ready(SimpleNamespace(tw=tw2))  # answered frames are taken without more frames
-        assert tw2.workers.collected_t >= 2 / 30
+        tw2.collect_ready()  # answered frames are taken without more frames
+        assert tw2.workers.collected_t >= 2 / 30 and tw2.in_flight < 2
         tw2.finish()
         assert tw2.workers.collected_t == 3 / 30 and not tw2.workers.ready()
         tw2.close()
