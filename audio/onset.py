@@ -694,8 +694,10 @@ class OnsetDetector:
         d = int(round(self.p.refine_leak_delay_s / self.p.hop_s)) if self.p.refine_leak_db is not None else 0
         out = levels[i:j].copy()
         for lag in range(1, d + 1):
-            a = max(i - lag, 0)
-            prev = levels[a : j - lag]  # rows r - lag for r from i + (a - (i - lag)) on
+            a, end = max(i - lag, 0), j - lag
+            # rows r - lag for r from i + (a - (i - lag)) on; none while j - lag ≤ 0 (the
+            # recording's first rows: a negative end would count from the other end)
+            prev = levels[a:end] if end > a else levels[:0]
             if len(prev):
                 np.maximum(out[len(out) - len(prev) :], prev, out=out[len(out) - len(prev) :])
         return out

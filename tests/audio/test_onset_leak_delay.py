@@ -97,3 +97,22 @@ def test_while_a_seat_is_cancelled_by_its_fingerprint_every_pair_is_allowed_the_
                         leak_db=low)
     listener.unfit(1)  # (a dead channel's notice does the same: audio.listen.Listener._notices)
     assert listener.detector.fingerprinted == {1} and abs(first0(listener.detector) - 0.50) <= 0.005
+
+
+def test_the_delayed_levels_of_the_recordings_first_rows_look_back_at_no_later_row():
+    """The leak test's look-back (``_delayed``) at the recording's very first rows, where the
+    look-back reaches before row 0: each row is the loudest of itself and the kept rows
+    before it — never a row from the other end (a negative slice end once took 19 rows for 2:
+    a replay with loud babble from its first sample stopped with a ValueError)."""
+    import numpy as np
+
+    from audio.onset import OnsetDetector, OnsetParams
+
+    det = OnsetDetector(4, 16000, OnsetParams(refine_leak_db=0.0))  # (the leak test on: the look-back runs)
+    d = int(round(det.p.refine_leak_delay_s / det.p.hop_s))
+    assert d >= 2
+    levels = np.arange(20 * 4, dtype=float).reshape(20, 4)[::-1].copy()  # falling: a later row is softer
+    for j in range(1, d + 2):
+        out = det._delayed(levels, 0, j)
+        want = np.stack([levels[max(0, r - d) : r + 1].max(axis=0) for r in range(j)])
+        assert np.array_equal(out, want), j
