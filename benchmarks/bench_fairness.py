@@ -366,13 +366,13 @@ def truth_verdicts() -> tuple[list[dict], list[str]]:
 
 def replay(inputs: Inputs, out: Path) -> tuple[list[dict], list[str]]:
     """``python -m referee replay`` of ``inputs`` into ``out``: its verdicts and the warnings
-    it printed ("referee: warning: …"). Its stderr goes to
-    ``out/stderr.txt``; a clear referee error is :class:`Refused`, anything else a RuntimeError
-    carrying the stderr's end."""
+    it printed ("referee: warning: …"). Its stdout (the verdicts) goes to ``out/verdicts.jsonl``,
+    its stderr to ``out/stderr.txt``; a clear referee error ("referee: error: …", exit status 2)
+    is :class:`Refused`, anything else a RuntimeError carrying the stderr's last line and end."""
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "referee", "replay", str(inputs.video), "--audio", str(inputs.audio),
            "--calibration", str(CAL), "--out", str(out), "--json", *inputs.args]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(x for x in (str(ROOT), os.environ.get("PYTHONPATH")) if x))
     p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     (out / "stderr.txt").write_text(p.stderr, encoding="utf-8")
     warned = [ln.removeprefix("referee: warning:").strip() for ln in p.stderr.splitlines()
@@ -381,7 +381,9 @@ def replay(inputs: Inputs, out: Path) -> tuple[list[dict], list[str]]:
         errors = [ln for ln in p.stderr.splitlines() if ln.startswith("referee: error:")]
         if p.returncode == 2 and errors:
             raise Refused(errors[-1].removeprefix("referee: error:").strip())
-        raise RuntimeError(f"exit status {p.returncode}:\n{p.stderr[-3000:]}")
+        last = next((ln.strip() for ln in reversed(p.stderr.splitlines()) if ln.strip()), "")
+        raise RuntimeError(f"exit status {p.returncode}: {last}\n{p.stderr[-3000:]}")
+    (out / "verdicts.jsonl").write_text(p.stdout, encoding="utf-8")
     return [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")], warned
 
 
