@@ -1,0 +1,68 @@
+"""The counting of ``benchmarks/bench_fairness.py`` on hand-made verdicts (the benchmark itself
+replays the demo under twelve conditions and prints the table; too slow for the tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from tests.conftest import ROOT
+
+PLAYERS = ["aki", "ben", "chie", "dai"]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_fairness", ROOT / "benchmarks" / "bench_fairness.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_fairness", mod)  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def v(card, first=None, correct=(), wrong=(), missed=(), **more):
+    return {"type": "verdict", "card": card, "first": first, "correct": list(correct), "wrong": list(wrong),
+            "missed": list(missed), **more}
+
+
+TRUTH = [
+    v("3", "ben", correct=["ben", "aki", "chie", "dai"]),
+    v("tako", "chie", correct=["chie", "ben", "dai"], wrong=["aki"]),
+    v("ika", "aki", correct=["aki", "chie"], wrong=["dai"], missed=["ben"]),
+    v("2", None, correct=["ben", "dai", "aki", "chie"], tie=["ben", "dai"], unsettled=True),
+]
+
+
+def test_unjust_and_abstentions_are_counted_per_player_card():
+    got = [
+        # card 3: the first and ben's word unclear (the field being added), aki made wrong
+        v("3", None, correct=["chie", "dai"], wrong=["aki"], first_unclear=True,
+          unclear={"ben": "heard a shout, the word was unclear"}),
+        # card tako: not seen at all (no verdict)
+        # card ika: dai (truth wrong) awarded first and correct, chie (truth correct) missed,
+        # ben (truth missed) correct
+        v("ika", "dai", correct=["dai", "aki", "ben"], missed=["chie"]),
+        # card 2: the truth's unsettled tie given to ben; chie not heard (today's unjudged)
+        v("2", "ben", correct=["ben", "dai", "aki"], unjudged={"chie": "not heard: no audio"}),
+        # a card the truth does not have: aki penalised on it
+        v("5", None, wrong=["aki"]),
+    ]
+    c = _bench().count(got, TRUTH, PLAYERS)
+    assert c.player_cards == 16
+    assert (c.made_wrong, c.made_missed, c.wrong_first, c.false_award) == (1 + 1, 1, 2, 1)
+    assert c.unjust == 6
+    assert (c.abstain, c.first_unclear) == (1, 1)
+    assert c.as_dict()["abstain_pct"] == 6.2
+    assert (c.unseen, c.extra, c.misread) == (1, 1, 0)
+    assert (c.unjudged, c.first_withheld) == (1, 1)
+    # the truth against itself: nothing unjust, nothing abstained
+    same = _bench().count(TRUTH, TRUTH, PLAYERS)
+    assert (same.unjust, same.abstain, same.first_unclear, same.unseen, same.extra) == (0, 0, 0, 0, 0)
+
+
+def test_a_misread_card_is_judged_against_the_truths_card_in_its_place():
+    got = [v("3", "ben", correct=["ben", "aki", "chie", "dai"]),
+           v("ika", None, wrong=["chie", "ben", "dai"], missed=["aki"]),  # tako read as ika
+           TRUTH[2], TRUTH[3]]
+    c = _bench().count(got, TRUTH, PLAYERS)
+    assert (c.misread, c.unseen, c.extra) == (1, 0, 0)
+    assert (c.made_wrong, c.made_missed, c.wrong_first, c.false_award) == (3, 0, 0, 0)
