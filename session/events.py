@@ -433,6 +433,27 @@ class SkippedEvent(StatusEvent):
 
 
 @dataclass(frozen=True)
+class SeatStatusEvent(StatusEvent):
+    """The camera lost sight of a seat's player (``lost``: no person found there, timed at the
+    first frame without one) or saw them again (``ok``). Why: a player the camera cannot see
+    raised no hand that it could see — "missed" or "wrong hand" would need evidence of
+    absence, and a blocked seat gives none (RULES.md §0)."""
+
+    player: str = ""
+    state: str = ""
+    detail: str | None = None
+
+    type: ClassVar[str] = "seat_status"
+    _optional: ClassVar[frozenset[str]] = frozenset({"detail"})
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        detail = obj.get("detail")
+        return cls(t=t, extra=extra, player=_text(obj.get("player"), "player"), state=_text(obj.get("state"), "state"),
+                   detail=None if detail in (None, "") else str(detail))
+
+
+@dataclass(frozen=True)
 class AudioStatusEvent(StatusEvent):
     """The audio input dropped (``lost``), came back (``ok``) or dropped samples (``overflow``)."""
 

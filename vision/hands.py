@@ -65,7 +65,7 @@ import numpy as np
 
 from session.closing import close_all
 from session.errors import ModelMissing
-from session.events import HandEvent
+from session.events import Event, HandEvent, SeatStatusEvent
 
 #: re-analysis at reduced rate finds the crossing by halving the interval between the two
 #: analysed frames (log2(every) + 2 inferences per state change instead of every + 1);
@@ -479,6 +479,15 @@ def pose_figures(seats: Iterable["SeatHands"]) -> dict[str, int]:
             "reanalysed": sum(s.reanalysed for s in seats)}
 
 
+#: A seat where pose finds no person on the analysed frames for this long (s) is reported
+#: ``seat_status`` ``lost`` (timed at the first such frame), and ``ok`` when one is found again:
+#: the judge then neither penalises nor credits that player's hands there. Shorter would
+#: report a single missed detection (a blur, an arm across the face); longer lets a blocked
+#: seat's missing raise count as "missed". Cost: while a person is missing, this seat's
+#: watermark waits up to this long (the lost event would be timed at the gap's start).
+UNSEEN_S = 0.5
+
+
 class SeatHands:
     """One seat: ``update(index, t, frame) -> [HandEvent]``; ``observe(t, landmarks)`` does
     the same from landmarks computed elsewhere (a worker process).
@@ -494,8 +503,15 @@ class SeatHands:
     """
 
     def __init__(self, player: str, box: tuple[int, int, int, int], *, estimator: PoseEstimator | None = None,
-                 every: int = 1, phase: int = 0, reanalyse: bool = True, **thresholds: Any):
+                 every: int = 1, phase: int = 0, reanalyse: bool = True, unseen_s: float = UNSEEN_S,
+                 **thresholds: Any):
+        if not unseen_s > 0:
+            raise ValueError(f"unseen_s must be a positive number of seconds, got {unseen_s!r}")
         self.player = player
+        self.unseen_s = unseen_s
+        #: the first analysed frame of the current run without a person, and whether it is reported
+        self._missing_since: float | None = None
+        self._lost_said = False
         self.every, self.phase = max(1, every), phase
         self.box = tuple(int(v) for v in box)
         self._estimator = estimator
@@ -574,16 +590,32 @@ class SeatHands:
         :meth:`ArmTracker.earliest_event_t`, else the last analysed frame; ``-inf`` before
         the first)."""
         marks = [m for m in (a.earliest_event_t() for a in self.arms.values()) if m is not None]
+        if self._missing_since is not None and not self._lost_said:  # a seat_status lost may follow
+            marks.append(self._missing_since)
         return min(marks + [self._last_t])
 
-    def observe(self, t: float, landmarks: Landmarks | None) -> list[HandEvent]:
+    def _seen(self, t: float, found: bool) -> list[Event]:
+        """The seat's ``seat_status`` change on this analysed frame, if any (:data:`UNSEEN_S`)."""
+        if found:
+            back = self._lost_said
+            self._missing_since, self._lost_said = None, False
+            return [SeatStatusEvent(t=round(t, 6), player=self.player, state="ok")] if back else []
+        if self._missing_since is None:
+            self._missing_since = t
+        if not self._lost_said and t - self._missing_since >= self.unseen_s - 1e-9:
+            self._lost_said = True
+            return [SeatStatusEvent(t=round(self._missing_since, 6), player=self.player, state="lost",
+                                    detail=f"no person found at {self.player}'s seat")]
+        return []
+
+    def observe(self, t: float, landmarks: Landmarks | None) -> list[Event]:
         self.frames += 1
         self._last_t = t
         self.landmarks = landmarks
         if landmarks is None:
-            return []
+            return self._seen(t, False)
         self.found += 1
-        out = []
+        out: list[Event] = self._seen(t, True)
         h = self.box[3] - self.box[1]
         for side, arm in self.arms.items():
             change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility,

@@ -4,7 +4,8 @@ was not there.
 
 ``skipped`` events (``what``: ``audio``/``video``, ``from``/``to``, ``reason``; a ``player``
 field narrows an audio stretch to that seat) and ``audio_status`` events (``lost`` until the
-next ``ok``; a ``player`` field narrows it to that seat) are noted as they are fed. Decision
+next ``ok``; a ``player`` field narrows it to that seat) are noted as they are fed, and so are
+``seat_status`` events (the camera found no person at a seat: ``lost`` until the next ``ok``). Decision
 (the rulebook is silent): a player whose audio was missing at any moment of a card's window
 and who was heard saying nothing is *not heard* on that card — no penalty, and not correct
 either; what the camera did see still counts (a wrong hand is still wrong). Likewise a
@@ -16,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from session.events import AudioStatusEvent, Event, SkippedEvent
+from session.events import AudioStatusEvent, Event, SeatStatusEvent, SkippedEvent
 
 
 #: a missing stretch's reason longer than this is not repeated in every verdict (the record's
@@ -31,6 +32,8 @@ class Senses:
     gaps: dict[str, list[tuple[float, float, str | None, str]]] = field(
         default_factory=lambda: {"audio": [], "video": []})
     _lost: dict[str | None, tuple[float, str]] = field(default_factory=dict)
+    #: seats the camera lost sight of (``seat_status`` lost, until its ok): player → (since, why)
+    _unseen: dict[str | None, tuple[float, str]] = field(default_factory=dict)
 
     def note(self, event: Event) -> None:
         player = event.extra.get("player") if isinstance(event.extra.get("player"), str) else None
@@ -42,12 +45,18 @@ class Senses:
             elif event.state == "ok" and player in self._lost:
                 t0, why = self._lost.pop(player)
                 self.gaps["audio"].append((t0, event.t, player, why))
+        elif isinstance(event, SeatStatusEvent) and event.player:
+            if event.state == "lost":
+                self._unseen.setdefault(event.player, (event.t, event.detail or f"{event.player}'s seat not seen"))
+            elif event.state == "ok" and event.player in self._unseen:
+                t0, why = self._unseen.pop(event.player)
+                self.gaps["video"].append((t0, event.t, event.player, why))
 
     def missing(self, sense: str, player: str, start: float, stop: float) -> str | None:
         """Why ``sense`` was missing for ``player`` during [start, stop], or None."""
         spans = list(self.gaps[sense])
-        if sense == "audio":
-            spans += [(t0, math.inf, p, why) for p, (t0, why) in self._lost.items()]
+        open_now = self._lost if sense == "audio" else self._unseen
+        spans += [(t0, math.inf, p, why) for p, (t0, why) in open_now.items()]
         for a, b, p, why in spans:
             if (p is None or p == player) and a < stop and b > start:
                 until = "" if b == math.inf else f" to {b:.2f} s"

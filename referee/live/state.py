@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
-                            HandEvent, SessionHeader, ShoutEvent, WarningEvent)
+                            HandEvent, SeatStatusEvent, SessionHeader, ShoutEvent, WarningEvent)
 
 from referee.judging.view import counted_from, fastest_heard, lack_text
 from referee.pipeline.sinks import Sink
@@ -136,6 +136,10 @@ class LiveState:
         elif isinstance(ev, AudioStatusEvent) and ev.state in ("lost", "ok", "overflow"):
             text = {"lost": "microphones lost", "ok": "microphones back", "overflow": "audio overflow"}[ev.state]
             self.warnings.append(text + (f": {ev.detail}" if ev.detail else ""))
+        elif isinstance(ev, SeatStatusEvent) and ev.state in ("lost", "ok"):
+            # at once: the table should know the camera cannot see a player (not judged on hands)
+            self.warnings.append(f"camera: {ev.player}'s seat not seen — hands not judged" if ev.state == "lost"
+                                 else f"camera: {ev.player}'s seat seen again")
         elif isinstance(ev, DecisionEvent):
             self.message = f"tie settled: {ev.first} takes it"
         elif isinstance(ev, CorrectionEvent):

@@ -94,3 +94,15 @@ def test_a_long_recent_verdict_is_wrapped_whole_not_cut():
     assert all(len(line) <= 60 for line in lines[at:at + 3])
     words = " ".join(line.strip() for line in lines[at:at + 3])
     assert long in words
+
+
+def test_a_seat_the_camera_lost_is_said_at_once_in_the_text():
+    """A ``seat_status`` lost shows as it comes: the table knows that player's hands are not
+    judged (and when the seat is seen again)."""
+    from session.events import SeatStatusEvent
+
+    s = _state(until=10.0)
+    s.event(SeatStatusEvent(t=10.0, player="dai", state="lost", detail="no person found at dai's seat"))
+    assert "camera: dai's seat not seen — hands not judged" in "\n".join(render_text(s))
+    s.event(SeatStatusEvent(t=12.0, player="dai", state="ok"))
+    assert "camera: dai's seat seen again" in "\n".join(render_text(s))

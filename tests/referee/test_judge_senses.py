@@ -58,6 +58,25 @@ def test_one_seats_lost_microphone_touches_only_that_seat():
     assert third["missed"] == ["aki", "chie"]
 
 
+def test_a_seat_the_camera_lost_is_not_judged_on_hands_it_could_not_see():
+    """``seat_status`` lost/ok (vision found no person at ben's seat): on the card in that
+    stretch ben said the right word and no hand was seen — unjudged (not seen), where with the
+    seat in view the same record makes him wrong (no hand); after the ok he is judged as
+    before. The others' verdicts do not change."""
+    lost = {"t": 4.8, "type": "seat_status", "player": "ben", "state": "lost", "detail": "no person found at ben's seat"}
+    ok = {"t": 8.0, "type": "seat_status", "player": "ben", "state": "ok"}
+    said = {"t": 5.4, "type": "shout", "player": "ben", "words": ["tako"]}
+    events = [*BASE[:2], *BASE[2:], said, _card(9.0, "2")]
+    plain, _ = _verdicts(*events)
+    verdicts, _ = _verdicts(*events[:2], lost, *events[2:], ok)
+    assert "ben" in plain[1]["wrong"] and "no hand" in plain[1]["why"]["ben"]
+    second = verdicts[1]
+    assert "ben" not in second["wrong"] and "ben" not in second["missed"]
+    assert "not seen" in second["unjudged"]["ben"] and "no person found at ben's seat" in second["unjudged"]["ben"]
+    assert second["first"] == plain[1]["first"] and [p for p in second["wrong"]] == [p for p in plain[1]["wrong"] if p != "ben"]
+    assert verdicts[0] == plain[0] and verdicts[2] == plain[2]
+
+
 def test_the_incremental_judge_says_the_same_with_status_events():
     skip = {"t": 4.0, "type": "skipped", "what": "audio", "from": 4.0, "to": 40.0, "reason": "the recording ends"}
     events = [*BASE[:2], skip, *BASE[2:]]

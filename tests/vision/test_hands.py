@@ -367,3 +367,28 @@ def test_a_reading_that_may_yet_be_dropped_as_a_glitch_holds_the_arms_promise_a_
     got = [arm.observe(k / 30, high) for k in (4, 5, 6)]
     up = next(c for c in got if c is not None)
     assert up[0] == "up" and 2 / 30 <= up[1] < 3 / 30  # timed before the dropped frame: the promise was needed
+
+
+def test_a_seat_without_a_person_for_half_a_second_is_reported_lost_then_ok():
+    """No person found at a seat for ``UNSEEN_S`` (0.5 s) of analysed frames: one
+    ``seat_status`` lost timed at the first such frame, then ok when one is found again; a
+    single missed detection says nothing; the seat's watermark stays at or before the gap's
+    start while a lost may still follow."""
+    seat = hands.SeatHands("dai", (0, 0, 600, 400))
+    out = []
+    for k in range(3):
+        out += seat.observe(k / 30, _lm(-1.5))
+    out += seat.observe(3 / 30, None)  # one blink: nothing
+    out += seat.observe(4 / 30, _lm(-1.5))
+    assert out == []
+    gap = [k / 30 for k in range(5, 5 + 16)]  # 15/30 s after the first: just 0.5 s
+    for t in gap[:-1]:
+        out += seat.observe(t, None)
+    assert out == [] and seat.earliest_event_t() <= gap[0]
+    out += seat.observe(gap[-1], None)
+    assert [(e.type, e.player, e.state, e.t) for e in out] == [("seat_status", "dai", "lost", round(gap[0], 6))]
+    out += seat.observe(gap[-1] + 1 / 30, None)
+    out += seat.observe(gap[-1] + 2 / 30, _lm(-1.5))
+    assert [(e.state, e.t) for e in out[1:]] == [("ok", round(gap[-1] + 2 / 30, 6))]
+    with pytest.raises(ValueError, match="unseen_s"):
+        hands.SeatHands("dai", (0, 0, 600, 400), unseen_s=0)
