@@ -70,6 +70,19 @@ def assert_close(a, b, where: str = "value") -> None:
         assert a == b, f"{where}: {a!r} against {b!r}"
 
 
+def load_benchmark(name: str):
+    """The module ``benchmarks/NAME.py`` (benchmarks are scripts, not a package), registered
+    under its name first: its dataclasses look their module up there."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def once(key: str, make):
     """``make()`` once per test process: for a module or session fixture that replays or
     renders something heavy. pytest-xdist tears a worker's fixtures down whenever its queue

@@ -3,20 +3,14 @@ replays the demo under twelve conditions and prints the table; too slow for the 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
-from tests.conftest import ROOT
+from tests.conftest import load_benchmark
 
 PLAYERS = ["aki", "ben", "chie", "dai"]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_fairness", ROOT / "benchmarks" / "bench_fairness.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_fairness", mod)  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("bench_fairness")
 
 
 def v(card, first=None, correct=(), wrong=(), missed=(), **more):

@@ -3,20 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import load_benchmark
 
 
 def _fuzz():
-    spec = importlib.util.spec_from_file_location("fuzz_records", ROOT / "benchmarks" / "fuzz_records.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("fuzz_records", mod)  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("fuzz_records")
 
 
 @pytest.mark.parametrize("seed", [11, 12])
