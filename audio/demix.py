@@ -655,6 +655,11 @@ def blocks_of(x: np.ndarray, rate: int, block: int, index: int = 0, offset: floa
 FIT_MIN_DB = 3.0
 #: ... judged only on at least this many of the session's solo frames of seat j
 FIT_MIN_FRAMES = 12
+#: a solo frame where mic i's mean power is below this (``audio.watch.WatchParams.dead_db``,
+#: -90 dB: digital silence) says nothing of the pair: mic i was dead there (unplugged or muted
+#: part of the session). Counted, the silence "did not fit" and the pair went uncancelled for
+#: the whole session, also before the microphone was unplugged.
+DEAD_POWER = 10 ** (-90.0 / 10)
 
 
 def check_fit(leakage: Leakage, x: np.ndarray,
@@ -690,7 +695,10 @@ def fit_report(leakage: Leakage, x: np.ndarray, solo: list[np.ndarray] | None = 
             # per solo frame (the median: a frame where seat i also speaks does not decide)
             before = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
             after = ((xf[idx, i] - pred) ** 2).reshape(-1, p.hop).sum(axis=1)
-            change = float(np.median(10 * np.log10((after + 1e-20) / (before + 1e-20))))
+            live = before > p.hop * DEAD_POWER  # mic i dead there (unplugged, muted): no evidence
+            if live.sum() < FIT_MIN_FRAMES:
+                continue
+            change = float(np.median(10 * np.log10((after[live] + 1e-20) / (before[live] + 1e-20))))
             judged.append((i, j))
             if change > -FIT_MIN_DB:
                 fir[i, j] = 0.0

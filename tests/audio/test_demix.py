@@ -204,10 +204,27 @@ def test_a_channel_seconds_late_fits_none_of_the_calibration_s_leak_paths():
     assert unfit_channels(leak, session) == []
     late = session.copy()
     d = int(1.5 * RATE)
-    late[d:, 2], late[:d, 2] = session[:-d, 2], 0.0
+    # the channel 1.5 s late (what came before it: the recording's own end, not digital
+    # silence — silence is no evidence of a leak path, fitting or not)
+    late[d:, 2], late[:d, 2] = session[:-d, 2], session[-d:, 2]
     swap, _, dropped = find_swap(leak, late)
     assert swap is None and {(0, 2), (1, 2), (2, 0), (2, 1)} <= set(dropped)
     assert unfit_channels(leak, late) == [2]
+
+
+def test_a_microphone_unplugged_half_way_keeps_its_leak_paths():
+    """Channel 2 digital silence from the middle on (unplugged): its solo frames there are no
+    evidence, so every pair still fits and is cancelled before the unplug (counted, the
+    silence "did not fit" and the pairs into channel 2 went uncancelled for the whole session
+    — a wrong word before the unplug, bench_fairness's 'unplugged')."""
+    from audio.demix import fit_report
+
+    leak = estimate(_asymmetric_table(np.random.default_rng(1))[0])
+    session = _asymmetric_table(np.random.default_rng(2), seconds=8.0)[0]
+    cut = session.copy()
+    cut[RATE:, 2] = 0.0  # dead from 1 s on: seat 0's first burst (0.5 s) still heard on it, seat 1's not
+    _, dropped, judged = fit_report(leak, cut)
+    assert dropped == [] and (2, 0) in judged
 
 
 def test_a_channel_seconds_late_is_found_and_moved_back_by_its_leak_paths():
@@ -218,7 +235,9 @@ def test_a_channel_seconds_late_is_found_and_moved_back_by_its_leak_paths():
     assert channel_lag(leak, session, 2, RATE) is None  # on time: no lag beyond the paths' own
     d = int(1.5 * RATE)
     late = session.copy()
-    late[d:, 2], late[:d, 2] = session[:-d, 2], 0.0
+    # (before it: the recording's own end, not digital silence — silence is no evidence of a
+    # leak path, and this short table leaves too few solo frames after it to judge seat 1)
+    late[d:, 2], late[:d, 2] = session[:-d, 2], session[-d:, 2]
     assert channel_lag(leak, late, 2, RATE) == d
     e = int(0.25 * RATE)  # (early by seconds, the seat's first words would be before the start)
     early = session.copy()
