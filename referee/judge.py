@@ -224,9 +224,12 @@ class IncrementalJudge:
     def finish(self) -> "Judgement":
         if not self.finished:
             self._take(self._judge.finish())
+            takes = getattr(self._judge, "takes_answers", False)
             for a in self.session.answers.untaken():
-                self.session.warn(f"{a.describe()}: there is no verdict {a.card_index} to answer about; ignored",
-                                  a.line)
+                why = (f"there is no verdict {a.card_index} to answer about" if takes
+                       else f"{self.header.game} verdicts take no answers (IKATAKO and MOKOCHAKA weigh "
+                       "unclear observations)")
+                self.session.warn(f"{a.describe()}: {why}; ignored", a.line)
             self.finished = True
         return Judgement(game=self.header.game, lines=list(self.lines), notes=self.session.notes)
 

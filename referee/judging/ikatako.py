@@ -1062,6 +1062,8 @@ class Judge(GameJudge):
     verdict says. The verdict line is always what counts.
     """
 
+    takes_answers = True
+
     def __init__(self, session) -> None:
         super().__init__(session)
         self.mode = session.header.mode or "versus"

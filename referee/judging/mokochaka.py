@@ -136,6 +136,8 @@ class Judge(GameJudge):
     always what counts.
     """
 
+    takes_answers = True
+
     def __init__(self, session) -> None:
         super().__init__(session)
         self.players = session.players

@@ -79,3 +79,12 @@ def test_answers_per_card_the_last_one_counts_and_untaken_ones_are_kept():
     assert one.verdicts["ben"].verdict == "wrong" and one.first.first == "aki" and bool(one)
     assert not answers.card(2)
     assert [a.card_index for a in answers.untaken()] == [5]
+
+
+def test_a_game_that_takes_no_answers_warns_about_them():
+    from referee.judge import judge
+    from session.record import read_record
+    from tests.conftest import FIXTURES
+
+    j = judge(read_record(FIXTURES / "sessions" / "takoyaki_two_players.jsonl"), answers=[uc.Answer(1, "aki", "correct")])
+    assert any("takoyaki verdicts take no answers" in n.message for n in j.notes)
