@@ -40,11 +40,11 @@ truth's by card order and card id (:func:`align`):
   missed), **wrong first** (the verdict names the player first, the truth names another or
   no one: tie, unsettled), **false award** (the verdict has the player correct where the
   truth does not);
-* ABSTENTION: a player in the verdict's ``unclear`` dict; **first unclear**: a verdict with
-  ``"first_unclear": true`` (counted per card). Today's judge gives neither: 0;
-* shown beside them, counted in neither: **unjudged** (a player in the verdict's
-  ``unjudged``: not heard or not seen, today's way of not judging a player) and **first
-  withheld** (the truth names a first, the verdict none: a tie, ``first_unknown``).
+* ABSTENTION: a player in the verdict's ``unclear`` (or ``unjudged``) dict; **first unclear**:
+  a verdict with ``"first_unclear": true`` (counted per card);
+* shown beside them: **unjudged**, the abstentions for a missing sense (a player in the
+  verdict's ``unjudged``: not heard or not seen; the judge lists them in ``unclear`` too), and
+  **first withheld** (the truth names a first, the verdict none: a tie, ``first_unknown``).
 
 Each row also gives the seconds the condition took (making its inputs and the replay); below
 the table, every unjust player-card, abstention, unseen or extra card, and the warnings the
@@ -181,7 +181,7 @@ def count(got: list[dict], truth: list[dict], players: list[str]) -> Count:
             c.details.append(f"{where}: first unclear")
         if t.get("first") and not v.get("first"):
             c.first_withheld += 1
-        unclear = v.get("unclear") or {}
+        unclear = {**(v.get("unjudged") or {}), **(v.get("unclear") or {})}  # (the judge lists both in unclear)
         for p in players:
             if p in unclear:
                 c.abstain += 1

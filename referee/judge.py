@@ -10,6 +10,12 @@ Steps, the same for every game:
 3. hand them to the game's judging module (``referee.judging.<game>``), which returns
    ``verdict`` objects and one final ``result``.
 
+The table's answers about unclear observations (``decision`` events with ``card_index``,
+and ``referee judge --decide``) are not fed as events: they are gathered first into
+``Session.answers`` (:mod:`referee.judging.unclear`), and the game judge applies a card's
+answers when it judges that card. A live answer arriving after the card's verdict re-judges
+the session, as a correction does.
+
 Same record and options, same output, byte for byte: nothing here reads a clock, and
 every collection that reaches the output is ordered.
 """
@@ -17,14 +23,15 @@ every collection that reaches the output is ordered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import rules
 from session.errors import EventError, RecordError, RulesError
-from session.events import CorrectionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
+from session.events import CorrectionEvent, DecisionEvent, Event, SessionHeader, StatusEvent, UnknownEvent
 from session.order import sort_key
 from referee.judging.base import GameJudge
 from referee.judging.senses import Senses
+from referee.judging.unclear import Answer, Answers, Clarity
 from session.record import Entry, Record, RecordIssue, dumps
 
 
@@ -39,6 +46,10 @@ class Session:
     notes: list[RecordIssue] = field(default_factory=list)
     #: the stretches where a sense was missing (from the record's status events, as fed)
     senses: Senses = field(default_factory=Senses)
+    #: how sure an observation must be for a verdict to rest on it
+    clarity: Clarity = field(default_factory=Clarity)
+    #: the table's answers about unclear observations, by card number
+    answers: Answers = field(default_factory=Answers)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -114,10 +125,13 @@ class IncrementalJudge:
     """
 
     def __init__(self, header: SessionHeader, options: Mapping[str, Any] | None = None,
-                 notes: list[RecordIssue] | None = None):
+                 notes: list[RecordIssue] | None = None, clarity: Clarity | None = None,
+                 answers: Sequence[Answer] = ()):
         game = rules.get(header.game)
         self.header = header
         self.options = game.resolve_options({**header.options, **(options or {})})
+        self.clarity = clarity or Clarity()
+        self._given = list(answers)  # --decide: after the record's own answers, so they win
         self._base_notes = list(notes or [])
         self._entries: list = []  # (line, event) of every event fed, corrections included
         self._line = 1
@@ -125,7 +139,8 @@ class IncrementalJudge:
         self._reset()
 
     def _reset(self) -> None:
-        self.session = Session(header=self.header, options=self.options, events=[], notes=list(self._base_notes))
+        self.session = Session(header=self.header, options=self.options, events=[], notes=list(self._base_notes),
+                               clarity=self.clarity, answers=Answers(list(self._given)))
         self._judge = game_judge(self.session)
         self.lines: list[dict[str, Any]] = []
         self._last_key: tuple | None = None
@@ -148,7 +163,7 @@ class IncrementalJudge:
         if event.line == 0:
             event = replace(event, line=self._line)
         self._entries.append(event)
-        if isinstance(event, CorrectionEvent):
+        if isinstance(event, CorrectionEvent) or _is_answer(event):
             return self._rejudge()
         if isinstance(event, UnknownEvent):
             return []
@@ -158,8 +173,12 @@ class IncrementalJudge:
         return self._take(self._feed_in_order(event, key))
 
     def feed_sorted(self, events) -> None:
-        """Every event of a finished record (corrections applied), in canonical order."""
-        keyed = sorted(((sort_key(e), e) for e in events if not isinstance(e, UnknownEvent)), key=lambda ke: ke[0])
+        """Every event of a finished record (corrections applied), in canonical order; the
+        table's answers among them first (a card is judged with its answers)."""
+        answers = [Answer.of(e) for e in events if _is_answer(e)]
+        self.session.answers.items[:0] = sorted(answers, key=lambda a: a.line)
+        keyed = sorted(((sort_key(e), e) for e in events if not isinstance(e, UnknownEvent) and not _is_answer(e)),
+                       key=lambda ke: ke[0])
         for key, ev in keyed:
             self.lines.extend(self._feed_in_order(ev, key))
 
@@ -205,12 +224,26 @@ class IncrementalJudge:
     def finish(self) -> "Judgement":
         if not self.finished:
             self._take(self._judge.finish())
+            takes = getattr(self._judge, "takes_answers", False)
+            for a in self.session.answers.untaken():
+                why = (f"there is no verdict {a.card_index} to answer about" if takes
+                       else f"{self.header.game} verdicts take no answers (IKATAKO and MOKOCHAKA weigh "
+                       "unclear observations)")
+                self.session.warn(f"{a.describe()}: {why}; ignored", a.line)
             self.finished = True
         return Judgement(game=self.header.game, lines=list(self.lines), notes=self.session.notes)
 
 
-def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement:
-    """Judge a parsed record; ``options`` override the header's rule options.
+def _is_answer(event: Event) -> bool:
+    """A ``decision`` about a numbered card (an answer of the table), not the latest card's tie."""
+    return isinstance(event, DecisionEvent) and event.is_answer
+
+
+def judge(record: Record, options: Mapping[str, Any] | None = None, *, clarity: Clarity | None = None,
+          answers: Sequence[Answer] = ()) -> Judgement:
+    """Judge a parsed record; ``options`` override the header's rule options, ``clarity`` the
+    default thresholds of what counts as clearly perceived, and ``answers`` (``referee judge
+    --decide``) are applied after the record's own ``decision`` answers.
 
     The batch judgement is the incremental judge fed the whole record: corrections applied,
     events in canonical order, then :meth:`IncrementalJudge.finish`.
@@ -218,6 +251,6 @@ def judge(record: Record, options: Mapping[str, Any] | None = None) -> Judgement
     if record.header is None:
         raise RecordError("cannot judge a record without a valid session header on its first line")
     events, notes = apply_corrections(record)
-    inc = IncrementalJudge(record.header, options, notes=notes)
+    inc = IncrementalJudge(record.header, options, notes=notes, clarity=clarity, answers=answers)
     inc.feed_sorted(events)
     return inc.finish()

@@ -49,6 +49,7 @@ h1{margin-bottom:4px} .sub{color:#555;margin-top:0}
 table.v{border-collapse:collapse;margin:8px 0 16px} table.v td,table.v th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 table.v th{background:#f3f3f3}
 .ok{color:#137a13;font-weight:600} .bad{color:#c0141b;font-weight:600} .miss{color:#a06000;font-weight:600}
+.unclear{color:#5a4a8a;font-weight:600;font-style:italic}
 .warn{background:#fff4d6;border:1px solid #e0b84a;padding:8px 12px;margin:12px 0}
 section.card{border-top:3px solid #333;margin-top:28px;padding-top:6px}
 .facts{font-size:1.05em;line-height:1.5} .ev{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
@@ -303,11 +304,33 @@ def _result(judgement) -> str:
     scores = r.get("scores") or {}
     winners = set(r.get("winners") or [])
     sunk = set(r.get("sunk") or [])
-    rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td><td>{'winner' if p in winners else ''}{' sunk' if p in sunk else ''}</td></tr>"
-                   for p, s in scores.items())
+    unclear = r.get("unclear") or {}
+    count = (lambda p: f"<td>{unclear.get(p, 0)}</td>") if unclear else (lambda p: "")  # noqa: E731
+    rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td>{count(p)}<td>{'winner' if p in winners else ''}"
+                   f"{' sunk' if p in sunk else ''}</td></tr>" for p, s in scores.items())
     if not rows:
         return f"<pre>{_e(json.dumps(r, ensure_ascii=False))}</pre>"
-    return f'<h2>Result</h2><table class="v"><tr><th>player</th><th>score</th><th></th></tr>{rows}</table>'
+    head = "<th>unclear items</th>" if unclear else ""
+    return f'<h2>Result</h2><table class="v"><tr><th>player</th><th>score</th>{head}<th></th></tr>{rows}</table>'
+
+
+def _unclear(views: list[CardView]) -> str:
+    """Every unclear item (card, player, reason): nobody was penalised or scored on them;
+    the table settles each with ``referee judge session.jsonl --decide N:PLAYER=correct|wrong``."""
+    from referee.judging.view import unclear_items
+
+    items = unclear_items([v.verdict for v in views])
+    if not items:
+        return ""
+    rows = "".join(f'<tr><td><a href="#card{k}">{k}</a></td><td>{float(v.get("t", 0)):.3f}</td>'
+                   f'<td>{_e(v.get("card", "?"))}</td><td class=unclear>{_e(p)}</td><td>{_e(why)}</td></tr>'
+                   for k, v, p, why in items)
+    return ("<h2>Unclear — for the table to settle</h2><p>The referee was not sure of these observations: no "
+            "penalty, no point and no card taken on them. Settle one with <code>referee judge session.jsonl "
+            "--decide N:PLAYER=correct</code> (or <code>=wrong</code>), N the card's number, or a "
+            "<code>decision</code> line in the record.</p>"
+            '<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>player</th><th>why unclear</th></tr>'
+            f"{rows}</table>")
 
 
 def build_html(result) -> str:
@@ -338,7 +361,7 @@ def build_html(result) -> str:
     if result.warnings:
         parts.append('<div class="warn"><b>Warnings — what the replay could not see or hear:</b><ul>'
                      + "".join(f"<li>{_e(w)}</li>" for w in result.warnings) + "</ul></div>")
-    parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement))
+    parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement) + _unclear(views))
     parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
                  "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
                  "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
@@ -370,9 +393,11 @@ def build_html(result) -> str:
                 continue
             shown = img.copy()
             status = desc.status.get(p, "miss")
-            colour = {"ok": (40, 160, 40), "bad": (30, 30, 210), "miss": (0, 140, 220)}[status]
+            colour = {"ok": (40, 160, 40), "bad": (30, 30, 210), "miss": (0, 140, 220),
+                      "unclear": (138, 74, 90)}.get(status, (0, 140, 220))
             draw_pose(shown, _landmarks_at(result, p, t), seat_box[p], p, colour)
-            word = {"ok": "correct", "bad": "wrong", "miss": "missed"}[status]
+            word = {"ok": "correct", "bad": "wrong", "miss": "missed", "unclear": "unclear (not judged)"}.get(
+                status, "missed")
             ev.append(f"<figure>{_img(_crop(shown, seat_box[p]))}<figcaption><b class={status}>{_e(p)}</b> {word}: "
                       f"reaction at {t:.3f} s (+{t - view.start:.3f} s after the card)</figcaption></figure>")
         ev.append("</div>")

@@ -250,12 +250,19 @@ class Resolve:
     in time order (equal ``dt`` keeps the given order); ``penalty_to``: (penalised,
     receiver) choices overriding the receiver policy; ``piles``: the token winner's chosen
     piles, overriding the pile policy.
+
+    What the referee could not judge (it did not clearly perceive it, docs/rules.md "The
+    referee's own uncertainty"): ``excused`` players pay no penalty on this play, whatever
+    their faults would be; ``hold_token``: the token's winner rests on such an observation,
+    so nobody wins it on this play (no bonus; a touch that would win is no fault either).
     """
 
     calls: tuple[Shout, ...] = ()
     grabs: tuple[Touch, ...] = ()
     penalty_to: tuple[tuple[str, str], ...] = ()
     piles: tuple[int, ...] | None = None
+    excused: tuple[str, ...] = ()
+    hold_token: bool = False
 
 
 @dataclass(frozen=True)
@@ -488,7 +495,7 @@ class MokochakaState(State):
                       f"grabbed the token {s.dt - g.dt:.2f} s before calling {s.call} (slack {slack:g} s)")
             elif g.player in faults and "late" in faults[g.player].codes:
                 pass
-            else:
+            elif not a.hold_token:
                 winner = g.player
                 why[g.player] = f"won the token with {s.call}"
 
@@ -498,6 +505,8 @@ class MokochakaState(State):
             if not reacted:
                 fault(active, window, "stuck", f"stuck: nobody called {expected} within {window:g} s")
 
+        caller_codes = set(faults[active].codes) if active in faults else set()
+        faults = {p: f for p, f in faults.items() if p not in a.excused}
         # validate every choice before moving any card
         bonus_piles = self._bonus_piles(a.piles) if winner is not None else ()
         # penalties in time order (ties: turn order from the active player), then the bonus
@@ -552,7 +561,7 @@ class MokochakaState(State):
         return Outcome("resolve", {
             "caller": active, "call": None if mine is None else mine.call,
             "accepted": list(call.accepted), "special": call.special,
-            "ok": not set(faults[active].codes if active in faults else ()) & CALL_FAULTS,
+            "ok": not caller_codes & CALL_FAULTS,
             "late": mine is not None and mine.dt >= window,
             "grab_winner": winner, "penalties": penalties, "bonus": bonus, "why": why,
             "next": nxt, "over": self.phase == "over", "hands": self.counts(),

@@ -295,17 +295,45 @@ class GrabEvent(Event):
         return cls(t=t, extra=extra, player=_text(obj.get("player"), "player"), conf=_conf(obj.get("conf")))
 
 
+#: what the table may answer about one player's unclear observation on a card
+ANSWER_VERDICTS = ("correct", "wrong")
+
+
 @dataclass(frozen=True)
 class DecisionEvent(Event):
-    """The table settled a tie on the latest card: ``first`` takes it."""
+    """What the table decided. Without ``card_index``: a tie on the latest card, ``first``
+    takes it (the original form). With ``card_index`` (the card's verdict number, 1 = the
+    first verdict line): an answer about that card, whenever it comes — ``player`` and
+    ``verdict`` (``correct``/``wrong``) settle that player's unclear observation, or
+    ``first`` names who takes the card. Decision: one event carries one answer, so a
+    record reads as the table's answers in the order they were given."""
 
-    first: str = ""
+    first: str | None = None
+    card_index: int | None = None
+    player: str | None = None
+    verdict: str | None = None
 
     type: ClassVar[str] = "decision"
+    _optional: ClassVar[frozenset[str]] = frozenset({"first", "card_index", "player", "verdict"})
 
     @classmethod
     def _parse(cls, t, obj, extra):
-        return cls(t=t, extra=extra, first=_text(obj.get("first"), "first"))
+        index = obj.get("card_index")
+        if index is None:
+            return cls(t=t, extra=extra, first=_text(obj.get("first"), "first"))
+        if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= 2 ** 31:
+            raise EventError(f"field 'card_index' must be a verdict number (an integer ≥ 1), got {_short(index)}")
+        if obj.get("first") is not None:
+            if obj.get("player") is not None or obj.get("verdict") is not None:
+                raise EventError("a decision names either 'first' or a 'player' and a 'verdict', not both")
+            return cls(t=t, extra=extra, first=_text(obj["first"], "first"), card_index=index)
+        return cls(t=t, extra=extra, card_index=index, player=_text(obj.get("player"), "player"),
+                   verdict=_choice(obj.get("verdict"), "verdict", ANSWER_VERDICTS))
+
+    @property
+    def is_answer(self) -> bool:
+        """An answer about a numbered card (not the latest card's tie)."""
+        return self.card_index is not None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import click
 from referee import announce
 from session.errors import RecordError
 from referee.judge import judge
+from referee.judging.unclear import Answer, Clarity
 from referee.options import parse_option_args
 from session.record import read_record
 
@@ -16,8 +17,11 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DEMO_SESSION = FIXTURES / "sessions" / "demo_ikatako_versus.jsonl"
 
 
-def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> int:
+def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...], decide: tuple[str, ...] = (),
+                min_conf: tuple[str, ...] = ()) -> int:
     overrides = parse_option_args(options)
+    answers = [Answer.parse(text) for text in decide]
+    clarity = Clarity.parse(min_conf)
     record = read_record(path)
     issues, others = record.issues, 0
     if record.header is None:  # nothing will be judged: the first line's problem, not one per line of a WAV
@@ -30,7 +34,7 @@ def _judge_file(path: Path, as_json: bool, strict: bool, options: tuple[str, ...
                    "session.jsonl referee replay or referee live writes)?", err=True)
     if strict and record.errors:
         raise RecordError(f"{path}: {len(record.errors)} malformed line(s); not judged (--strict)")
-    judgement = judge(record, overrides)
+    judgement = judge(record, overrides, clarity=clarity, answers=answers)
     for note in judgement.notes:
         click.echo(f"{path}:{note}", err=True)
     if as_json:
@@ -51,12 +55,23 @@ option_arg = click.option(
 @click.option("--json", "as_json", is_flag=True, help="JSON lines: one verdict per card, then the result.")
 @click.option("--strict", is_flag=True, help="Refuse to judge a record with malformed lines (exit 2).")
 @option_arg
-def judge_cmd(session: Path, as_json: bool, strict: bool, options: tuple[str, ...]) -> None:
+@click.option("--decide", "decide", multiple=True, metavar="N:PLAYER=correct|wrong",
+              help="The table's answer about an unclear item of verdict N (the table's # column), e.g. "
+                   "--decide 3:ben=correct; or N:first=PLAYER (who takes card N). Applied as if the record "
+                   "ended with that decision line (the file is not changed); repeatable, the last answer "
+                   "per card and player counts.")
+@click.option("--min-conf", "min_conf", multiple=True, metavar="card=C|hand=C",
+              help="How sure a card (default 0.5) or hand/grab event (default 0.5) must be for a verdict to "
+                   "rest on it; below it the card is not read / the hand is unclear (repeatable).")
+def judge_cmd(session: Path, as_json: bool, strict: bool, options: tuple[str, ...], decide: tuple[str, ...],
+              min_conf: tuple[str, ...]) -> None:
     """Judge a recorded SESSION (JSON lines) and print the verdicts and the scoreboard.
 
     Malformed lines are reported on stderr and skipped; with --strict they stop the judging.
+    What the referee did not clearly perceive is unclear (no penalty, no point); --decide
+    gives the table's answers about it.
     """
-    _judge_file(session, as_json, strict, options)
+    _judge_file(session, as_json, strict, options, decide, min_conf)
 
 
 def demo_events(as_json: bool) -> None:

@@ -26,6 +26,10 @@ class GameJudge:
     """Base of the five games' incremental judges; ``session`` is a :class:`referee.judge.Session`
     (header, resolved options, ``warn``); its ``events`` list is not used."""
 
+    #: whether the game applies the table's answers about unclear observations
+    #: (``Session.answers``, :mod:`referee.judging.unclear`); the others ignore them, with a warning
+    takes_answers = False
+
     def __init__(self, session) -> None:
         self.session = session
 

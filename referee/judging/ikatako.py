@@ -31,7 +31,15 @@ Versus, per player (docs/rules.md, IKATAKO):
   naming any of them settles it. The field is there only when needed. Co-op/solo have no
   "first" (one active player), so nothing changes there;
 * ``choice`` events before the next card: ``penalty`` (a wrong/missed player names the
-  point card to turn down), ``uzushio`` / ``salvage`` (the taker's effect).
+  point card to turn down), ``uzushio`` / ``salvage`` (the taker's effect);
+* what the referee did not clearly perceive (:mod:`referee.judging.unclear`: a shout whose
+  word was not made out, a hand event below the hand threshold, a card below the card
+  threshold) is weighed by its readings (:func:`_versus_doubt`, :func:`_coop_doubt`): a
+  player the readings disagree on is *unclear* (``unclear``: no penalty, no point), and one
+  who may have been as fast as the fastest correct player makes the first unclear
+  (``first_unclear``: nobody takes the card). A card not read judges nobody. The table's
+  answers about card N (``Session.answers``) re-judge it as if the observation had been
+  clear (``decided``).
 
 Co-op/solo: only the active player counts (``by`` of the card event, else the turn order
 with its uzushio reversals). A declaration may span utterances ("ika" … "12", as the
@@ -48,9 +56,10 @@ not allow become warnings. A card the deck lacks still closes the previous card'
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
 from referee.judging.view import counted_from, fastest_heard, lack_text
 from session.errors import RulesError
@@ -143,8 +152,9 @@ class Act:
 
 
 def _words(words: tuple[str, ...] | list[str]) -> str:
-    """What a player said, for ``why`` (an utterance without tokens was not understood)."""
-    return " ".join(words) if words else "something unrecognised"
+    """What a player said, for ``why`` (an utterance without tokens was not made out: such a
+    shout alone never decides a verdict, :func:`_versus_doubt`)."""
+    return " ".join(words) if words else "an unclear word"
 
 
 def _hands_text(sides: set[str] | frozenset[str]) -> str:
@@ -413,119 +423,386 @@ def _assess_coop(act: Act, expected, seconds: float, window_end: int) -> tuple[l
     return problems, done_at
 
 
+# ----------------------------------------------------------------------------- unclear observations
+
+
+#: the words an unclear shout is given in a reading where it was not the right answer
+OTHER_WORDS = ("?",)
+
+
+@dataclass
+class _Ctx:
+    """One card's window as the judge reads it: what the readings of unclear observations
+    need (the hands as they were at the reveal are copied for each reading)."""
+
+    session: Any
+    slot: Slot
+    expected: Any  # rules.ikatako.Reaction
+    cid: str
+    window_end: int
+    seconds: float
+    players: list[str]
+    hands_at_reveal: _Hands
+
+    @property
+    def clarity(self) -> uc.Clarity:
+        return getattr(self.session, "clarity", None) or uc.Clarity()
+
+
+def _unclear_hands(ctx: _Ctx, player: str) -> list[HandEvent]:
+    """The player's hand events inside the window that the camera was not sure of."""
+    return [e for e in ctx.slot.events if isinstance(e, HandEvent) and e.player == player
+            and us(e.t) <= ctx.window_end and uc.hand_unclear(e, ctx.clarity)]
+
+
+def _lead_unclear(act: Act) -> list[ShoutEvent]:
+    """The unclear shouts before the player's first clear one (versus: only the first
+    utterance counts, so an unclear shout after a clear one changes nothing)."""
+    lead = []
+    for sh in act.shouts:
+        if not uc.shout_unclear(sh):
+            break
+        lead.append(sh)
+    return lead
+
+
+def _unclear_reason(ctx: _Ctx, shouts, hands) -> str:
+    t0 = ctx.slot.t0 / US
+    return "; ".join([uc.shout_reason(s, t0) for s in shouts] + [uc.hand_reason(h, t0, ctx.clarity) for h in hands])
+
+
+def _reading_slot(ctx: _Ctx, player: str, shouts, hands, reading: uc.Reading, words_for) -> Slot:
+    """The card's slot as ``reading`` has it: the player's unclear hand events kept or dropped,
+    their unclear shouts given words (``words_for(choice, tokens so far)``, None: no
+    utterance) or dropped."""
+    drop = {id(h) for h, real in zip(hands, reading.hands) if not real}
+    choice = {id(s): r for s, r in zip(shouts, reading.shouts)}
+    events: list[Event] = []
+    tokens: list[str] = []
+    for e in ctx.slot.events:
+        if id(e) in drop:
+            continue
+        if id(e) in choice:
+            words = None if choice[id(e)] == "none" else words_for(choice[id(e)], tokens)
+            if words is None:
+                continue
+            e = replace(e, words=tuple(words))
+        if isinstance(e, ShoutEvent) and e.player == player:
+            tokens += e.words
+        events.append(e)
+    slot = ctx.slot
+    return Slot(slot.card, slot.t0, slot.stop, events, slot.seen)
+
+
+def _read_act(ctx: _Ctx, player: str, shouts, hands, reading: uc.Reading, words_for) -> Act:
+    slot = _reading_slot(ctx, player, shouts, hands, reading, words_for)
+    return _collect(slot, ctx.players, ctx.hands_at_reveal.copy(), ctx.window_end)[player]
+
+
+def _versus_words(expected):
+    """A versus reading's words: the required ones, or others; a trouble card's "right"
+    reading is no utterance (any word there is wrong)."""
+    return lambda choice, tokens: (expected.say or None) if choice == "right" else OTHER_WORDS
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A player's verdict read under every reading of their unclear observations:
+    ``status`` ``unclear`` (the readings disagree: ``value`` is the reason, ``early`` the
+    earliest moment a reading makes them correct, session µs, or None when none does), or
+    the status and value all readings agree on when they penalise (the favourable
+    reading's why, not the unclear word's)."""
+
+    status: str
+    value: Any
+    early: int | None = None
+
+
+def _versus_doubt(ctx: _Ctx, player: str, act: Act) -> Doubt | None:
+    """None when the player has no unclear observation that matters, or every reading gives
+    what the record as it is gives (correct, or no reaction due)."""
+    shouts, hands = _lead_unclear(act), _unclear_hands(ctx, player)
+    if not shouts and not hands:
+        return None
+    reason = _unclear_reason(ctx, shouts, hands)
+    if uc.count(len(shouts), len(hands)) > uc.MAX_READINGS:
+        return Doubt("unclear", reason + "; too many unclear observations to weigh", act.began())
+    words = _versus_words(ctx.expected)
+    results = [_assess_versus(_read_act(ctx, player, shouts, hands, r, words), ctx.expected, ctx.cid,
+                              ctx.window_end, ctx.seconds) for r in uc.readings(len(shouts), len(hands))]
+    statuses = [s for s, _ in results]
+    if uc.agree(statuses):
+        return Doubt(*results[0]) if statuses[0] in uc.PENALISED else None
+    early = min((v for s, v in results if s == "correct"), default=None)
+    return Doubt("unclear", reason, early)
+
+
+@dataclass
+class _Statuses:
+    """Every player's outcome on one versus card."""
+
+    correct: dict[str, int] = field(default_factory=dict)  # µs after the window's start
+    untimed: list[str] = field(default_factory=list)  # correct by the table's answer, time unknown
+    wrong: dict[str, str] = field(default_factory=dict)
+    missed: dict[str, str] = field(default_factory=dict)
+    unjudged: dict[str, str] = field(default_factory=dict)  # a sense missing, or a card seen late
+    unclear: dict[str, str] = field(default_factory=dict)  # an unclear observation (not in unjudged)
+    early: dict[str, int] = field(default_factory=dict)  # unclear players: earliest correct reading
+    could: dict[str, int] = field(default_factory=dict)  # unjudged around a late card: when right
+    decided: dict[str, str] = field(default_factory=dict)  # the table's answers applied
+
+    def put(self, player: str, status: str, value: Any, t0: int) -> None:
+        if status == "correct":
+            self.correct[player] = value - t0
+        elif status in ("wrong", "missed", "unjudged", "unclear"):
+            getattr(self, status)[player] = value
+
+    def all_unclear(self, players) -> dict[str, str]:
+        """The verdict's ``unclear``: every player not judged on the card, with the reason."""
+        return {p: self.unclear.get(p) or self.unjudged[p] for p in players if p in self.unclear or p in self.unjudged}
+
+
+def _player_status(ctx: _Ctx, player: str, act: Act, st: _Statuses, before: "_Hands | None") -> None:
+    """One versus player's outcome: the assessment, then what was unclear, what a missing
+    sense and a card seen late leave unjudged."""
+    session, expected, slot = ctx.session, ctx.expected, ctx.slot
+    status, value = _assess_versus(act, expected, ctx.cid, ctx.window_end, ctx.seconds)
+    doubt = _versus_doubt(ctx, player, act)
+    if doubt is not None:
+        status, value = doubt.status, doubt.value
+        if doubt.status == "unclear" and doubt.early is not None:
+            st.early[player] = doubt.early
+    status, value = _unjudged(session, player, act, expected, status, value, slot.t0, ctx.window_end)
+    status, value = _late_doubt(slot, player, status, value, expected, ctx.cid, ctx.window_end, ctx.seconds,
+                                ctx.players, before, st.could)
+    st.put(player, status, value, slot.t0)
+
+
+def _versus_statuses(ctx: _Ctx, acts: dict[str, Act], not_read: str | None, before) -> _Statuses:
+    st = _Statuses()
+    for p in ctx.players:
+        if not_read:
+            st.unclear[p] = not_read
+        else:
+            _player_status(ctx, p, acts[p], st, before)
+    return st
+
+
+def _answer_versus(ctx: _Ctx, st: _Statuses, answers: uc.CardAnswers, index: int, not_read: str | None) -> None:
+    """The table's answers about this card: an unclear player becomes correct (timed by the
+    earliest reading that makes them right, else untimed) or wrong (a penalty), as if the
+    observation had been clear. An answer about a player judged on clear evidence, or on a
+    card that was not read, is a warning."""
+    for player, a in answers.verdicts.items():
+        if player not in ctx.players:
+            ctx.session.warn(f"{a.describe()}: {player!r} is not at the table; ignored", a.line)
+        elif not_read:
+            ctx.session.warn(f"{a.describe()}: card {index} ({ctx.cid}) was not read; correct its card line "
+                             f"(line {ctx.slot.card.line}) to judge it; ignored", a.line)
+        elif player not in st.unclear and player not in st.unjudged:
+            ctx.session.warn(f"{a.describe()}: {player} was judged on card {index} on what the referee clearly "
+                             "perceived; an answer settles unclear observations only (a correction overrides "
+                             "the record); ignored", a.line)
+        else:
+            _apply_answer(ctx, st, player, a.verdict)
+
+
+def _apply_answer(ctx: _Ctx, st: _Statuses, player: str, verdict: str) -> None:
+    reason = st.unclear.pop(player, None) or st.unjudged.pop(player)
+    st.decided[player] = verdict
+    when = st.early.pop(player, None)
+    when = st.could.get(player) if when is None else when
+    if verdict == "wrong":
+        st.wrong[player] = f"the table's answer: wrong ({reason})"
+    elif not ctx.expected.required:
+        pass  # right on a trouble card = no reaction: nothing to take, nothing to pay
+    elif when is None:
+        st.untimed.append(player)
+    else:
+        st.correct[player] = when - ctx.slot.t0
+
+
+@dataclass
+class _First:
+    """Who takes a versus card: the ranking, the tie, who could have beaten the fastest on
+    an unclear observation, and the first (None: nobody takes it)."""
+
+    order: list[str]
+    tie: list[str]
+    unknown: list[str]  # not heard / not seen (first_unknown)
+    unclear: list[str]  # an unclear observation, or correct by answer with no time
+    first: str | None
+
+    @property
+    def open_to(self) -> list[str]:
+        """Who a decision may name."""
+        if self.tie:
+            return self.tie + [p for p in self.unclear if p not in self.tie]
+        return (self.order[:1] + self.unclear) if self.unclear else []
+
+
+def _rank_first(ctx: _Ctx, st: _Statuses, acts) -> _First:
+    tie_us = round(ctx.session.options["tie_ms"] * 1000)
+    t0 = ctx.slot.t0
+    order, tie = _ranking(st.correct, ctx.players, tie_us)
+    unknown = _first_unknown(ctx.session, st.unjudged, acts, ctx.expected, t0, st.correct, order, ctx.players,
+                             tie_us, st.could)
+    if unknown:
+        tie = _tie_with_unknown(tie, order, unknown)
+    deadline = t0 + st.correct[order[0]] + tie_us if order else None
+    unclear = [p for p in ctx.players if p in st.early and (deadline is None or st.early[p] <= deadline)]
+    untimed = [p for p in ctx.players if p in st.untimed]
+    if not order and len(untimed) == 1 and not unclear and not unknown:
+        return _First(order, tie, unknown, [], untimed[0])  # the only correct player
+    unclear += untimed
+    first = order[0] if order and not tie and not unclear else None
+    return _First(order, tie, unknown, unclear, first)
+
+
+def _decide_first(ctx: _Ctx, st: _Statuses, fi: _First, answers: uc.CardAnswers) -> None:
+    """The card's decisions — each ``decision`` in its window, then an answer naming ``first``
+    — settle a tie, an unknown or an unclear first; the last valid one counts, the others are
+    warnings. A player named whose own reaction was unclear is thereby answered correct."""
+    decisions = [(ev.first, f"at t={ev.t:.3f} s", ev) for ev in ctx.slot.events if isinstance(ev, DecisionEvent)]
+    if answers.first is not None:
+        decisions.append((answers.first.first, f"({answers.first.describe()})", answers.first.line))
+    chosen = None
+    for name, when, at in decisions:
+        if not fi.open_to:
+            ctx.session.warn(f"decision for {name!r} {when}, but card {ctx.cid} (t={sec(ctx.slot.at):.3f} s) "
+                             "has no tie; ignored", at)
+        elif name not in fi.open_to:
+            who = (f"who could not have been first (only {', '.join(fi.open_to)} could)" if fi.unknown or fi.unclear
+                   else f"who is not in the tie ({', '.join(fi.open_to)})")
+            ctx.session.warn(f"decision for {name!r} {when}, {who} on card {ctx.cid}; ignored", at)
+        else:
+            chosen = name
+    if chosen is not None:
+        if chosen in st.unclear and chosen in st.early:
+            _apply_answer(ctx, st, chosen, "correct")
+        fi.first = chosen
+
+
 # ----------------------------------------------------------------------------- versus
 
 
-def _judge_card_versus(session, slot: Slot, reveal, state, hands, players):
-    """The verdict of one versus card (and the state advanced past it)."""
-    opts = session.options
-    cid = reveal["card"]
-    troubles = reveal["troubles"]
-    expected = rk.expected_reaction(cid, troubles)
-    window_end = _window(slot, opts["window"])
-    before = hands.copy() if slot.next_card else None
-    acts = _collect(slot, players, hands, window_end)
-    correct: dict[str, int] = {}
-    wrong: dict[str, str] = {}
-    missed: dict[str, str] = {}
-    unjudged: dict[str, str] = {}
-    could: dict[str, int] = {}
-    for p in players:
-        status, value = _assess_versus(acts[p], expected, cid, window_end, opts["window"])
-        status, value = _unjudged(session, p, acts[p], expected, status, value, slot.t0, window_end)
-        status, value = _late_doubt(slot, p, status, value, expected, cid, window_end, opts["window"], players,
-                                    before, could)
-        if status == "unjudged":
-            unjudged[p] = value
-        elif status == "correct":
-            correct[p] = value - slot.t0
-        elif status == "wrong":
-            wrong[p] = value
-        elif status == "missed":
-            missed[p] = value
-    tie_us = round(opts["tie_ms"] * 1000)
-    order, tie = _ranking(correct, players, tie_us)
-    unknown = _first_unknown(session, unjudged, acts, expected, slot.t0, correct, order, players, tie_us, could)
-    if unknown:
-        tie = _tie_with_unknown(tie, order, unknown)
-    first = order[0] if order and not tie else None
-    decision = None
+def _versus_choices(ctx: _Ctx, st: _Statuses, state) -> tuple[dict[str, str], list[ChoiceEvent]]:
+    """The card's ``choice`` events: penalty cards named by the penalised, and effects."""
     penalty_choices: dict[str, str] = {}
     effects: list[ChoiceEvent] = []
-    for ev in slot.events:
-        if isinstance(ev, DecisionEvent):
-            if not tie:
-                session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, but card {cid} "
-                             f"(t={sec(slot.at):.3f} s) has no tie; ignored", ev)
-            elif ev.first not in tie:
-                who = (f"who could not have been first (only {', '.join(tie)} could)" if unknown
-                       else f"who is not in the tie ({', '.join(tie)})")
-                session.warn(f"decision for {ev.first!r} at t={ev.t:.3f} s, {who} on card {cid}; ignored", ev)
+    opts, warn = ctx.session.options, ctx.session.warn
+    for ev in ctx.slot.events:
+        if not isinstance(ev, ChoiceEvent):
+            continue
+        if ev.action == "penalty":
+            card = ev.get("card")
+            if ev.player not in st.wrong and ev.player not in st.missed:
+                warn(f"penalty choice by {ev.player} at t={ev.t:.3f} s, who owes no penalty on card {ctx.cid}; "
+                     "ignored", ev)
+            elif card not in state.points[ev.player]:
+                warn(f"penalty choice at t={ev.t:.3f} s: {ev.player} holds no point card {card!r}; the "
+                     f"{opts['penalty_card']} one is turned down", ev)
             else:
-                decision = ev.first
-        elif isinstance(ev, ChoiceEvent):
-            if ev.action == "penalty":
-                card = ev.get("card")
-                if ev.player not in wrong and ev.player not in missed:
-                    session.warn(f"penalty choice by {ev.player} at t={ev.t:.3f} s, who owes no penalty "
-                                 f"on card {cid}; ignored", ev)
-                elif card not in state.points[ev.player]:
-                    session.warn(f"penalty choice at t={ev.t:.3f} s: {ev.player} holds no point card "
-                                 f"{card!r}; the {opts['penalty_card']} one is turned down", ev)
-                else:
-                    penalty_choices[ev.player] = card
-            elif ev.action in ("uzushio", "salvage"):
-                effects.append(ev)
-            else:
-                session.warn(f"choice {ev.action!r} at t={ev.t:.3f} s means nothing in IKATAKO; ignored", ev)
-    if tie and decision is not None:
-        first = decision
-    outcome = state.apply(rk.ReactionOutcome(
-        first,
-        wrong=tuple(p for p in players if p in wrong),
-        missed=tuple(p for p in players if p in missed),
-        penalty_choices=tuple(sorted(penalty_choices.items())),
-    ))
+                penalty_choices[ev.player] = card
+        elif ev.action in ("uzushio", "salvage"):
+            effects.append(ev)
+        else:
+            warn(f"choice {ev.action!r} at t={ev.t:.3f} s means nothing in IKATAKO; ignored", ev)
+    return penalty_choices, effects
+
+
+def _apply_effects(ctx: _Ctx, state, effects: list[ChoiceEvent]) -> list[dict[str, Any]]:
     applied = []
     for ev in effects:
         choice = rk.Choice(ev.player, ev.action, to=ev.get("to"), penalty=ev.get("penalty"), card=ev.get("card"))
         try:
             out = state.apply(choice)
         except RulesError as exc:
-            session.warn(f"{ev.action} choice at t={ev.t:.3f} s ignored: {exc}", ev)
+            ctx.session.warn(f"{ev.action} choice at t={ev.t:.3f} s ignored: {exc}", ev)
             continue
         applied.append({"action": out.kind, **out.details})
     if state.pending_effect is not None and state.current is None:
         state.apply(rk.SkipEffect())
-    why = {p: wrong[p] if p in wrong else missed[p] for p in players if p in wrong or p in missed}
-    verdict = {
-        "type": "verdict",
-        "t": sec(slot.at),
-        "card": cid,
-        "by": reveal.get("by"),
-        "expected": expected.to_dict(),
-        "troubles": list(troubles),
-        "first": first,
-        "tie": tie,
-        "correct": order,
-        "wrong": [p for p in players if p in wrong],
-        "missed": [p for p in players if p in missed],
-        "times": {p: sec(correct[p]) for p in order},
-        "margin": sec(correct[order[1]] - correct[order[0]]) if len(order) > 1 else None,
-        "why": why,
-        "unsettled": bool(tie) and first is None,
-        "taken_by": outcome.details.get("taken_by"),
-        "discarded": outcome.kind == "discarded",
-        "penalties": dict(outcome.details.get("penalties", {})),
-        "effects": applied,
-    }
-    if unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
-        verdict["unjudged"] = {p: unjudged[p] for p in players if p in unjudged}
-    if unknown:
-        verdict["first_unknown"] = unknown
+    return applied
+
+
+def _judge_card_versus(session, slot: Slot, reveal, state, hands, players, index: int = 0):
+    """The verdict of one versus card (and the state advanced past it); ``index`` is its
+    verdict number, which the table's answers name."""
+    cid = reveal["card"]
+    expected = rk.expected_reaction(cid, reveal["troubles"])
+    window_end = _window(slot, session.options["window"])
+    ctx = _Ctx(session, slot, expected, cid, window_end, session.options["window"], players, hands.copy())
+    before = hands.copy() if slot.next_card else None
+    acts = _collect(slot, players, hands, window_end)
+    not_read = uc.card_not_read(slot.card, ctx.clarity)
+    st = _versus_statuses(ctx, acts, not_read, before)
+    answers = _answers(session, index)
+    _answer_versus(ctx, st, answers, index, not_read)
+    fi = _rank_first(ctx, st, acts)
+    _decide_first(ctx, st, fi, answers)
+    penalty_choices, effects = _versus_choices(ctx, st, state)
+    outcome = state.apply(rk.ReactionOutcome(
+        fi.first,
+        wrong=tuple(p for p in players if p in st.wrong),
+        missed=tuple(p for p in players if p in st.missed),
+        penalty_choices=tuple(sorted(penalty_choices.items())),
+    ))
+    applied = _apply_effects(ctx, state, effects)
+    verdict = _versus_verdict(ctx, st, fi, reveal, outcome)
+    verdict["effects"] = applied
+    _unclear_fields(verdict, ctx, st, fi, not_read)
     if late := slot.late_note():
         verdict["card_time_uncertain"] = late
     return verdict
+
+
+def _answers(session, index: int) -> uc.CardAnswers:
+    answers = getattr(session, "answers", None)
+    return answers.card(index) if answers is not None and index else uc.CardAnswers()
+
+
+def _versus_verdict(ctx: _Ctx, st: _Statuses, fi: _First, reveal, outcome) -> dict[str, Any]:
+    players, tie_us = ctx.players, round(ctx.session.options["tie_ms"] * 1000)
+    order, _ = _ranking(st.correct, players, tie_us)  # again: a decision may have answered someone correct
+    why = {p: st.wrong[p] if p in st.wrong else st.missed[p] for p in players if p in st.wrong or p in st.missed}
+    return {
+        "type": "verdict",
+        "t": sec(ctx.slot.at),
+        "card": ctx.cid,
+        "by": reveal.get("by"),
+        "expected": ctx.expected.to_dict(),
+        "troubles": list(reveal["troubles"]),
+        "first": fi.first,
+        "tie": fi.tie,
+        "correct": order + [p for p in players if p in st.untimed],
+        "wrong": [p for p in players if p in st.wrong],
+        "missed": [p for p in players if p in st.missed],
+        "times": {p: sec(st.correct[p]) for p in order},
+        "margin": sec(st.correct[order[1]] - st.correct[order[0]]) if len(order) > 1 else None,
+        "why": why,
+        "unsettled": bool(fi.tie) and fi.first is None,
+        "taken_by": outcome.details.get("taken_by"),
+        "discarded": outcome.kind == "discarded",
+        "penalties": dict(outcome.details.get("penalties", {})),
+    }
+
+
+def _unclear_fields(verdict: dict[str, Any], ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) -> None:
+    """The fields a verdict carries only when the referee was not sure of something."""
+    players = ctx.players
+    if st.unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
+        verdict["unjudged"] = {p: st.unjudged[p] for p in players if p in st.unjudged}
+    if fi.unknown:
+        verdict["first_unknown"] = fi.unknown
+    if unclear := st.all_unclear(players):
+        verdict["unclear"] = unclear
+    if fi.first is None and (fi.unknown or fi.unclear or (not_read and ctx.expected.required)):
+        verdict["first_unclear"] = True
+    if st.decided:
+        verdict["decided"] = {p: st.decided[p] for p in players if p in st.decided}
+    if not_read:
+        verdict["card_unclear"] = not_read
 
 
 def _flipper(session, card: CardEvent) -> str | None:
@@ -571,47 +848,145 @@ def _coop_doubted(slot: Slot, player: str, expected, seconds: float, window_end:
             f"{sec(slot.at):.2f} s); no miss")
 
 
-def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float):
+def _coop_words(expected):
+    """A co-op reading's words: the rest of the declaration after the tokens said so far
+    (when they are its beginning), or other words."""
+    def words(choice, tokens):
+        n = len(tokens)
+        if choice == "right" and tuple(tokens) == expected.say[:n] and n < len(expected.say):
+            return expected.say[n:]
+        return OTHER_WORDS
+    return words
+
+
+def _coop_doubt(ctx: _Ctx, player: str, act: Act) -> Doubt | None:
+    """The active player's declaration under every reading of their unclear shouts and hand
+    events: None when they do not matter (every reading declares right, or the record as it
+    is already says so), a miss every reading agrees on (the favourable reading's problems),
+    or unclear (``early``: when the favourable reading's declaration was complete)."""
+    shouts = [s for s in act.shouts if uc.shout_unclear(s)]
+    hands = _unclear_hands(ctx, player)
+    if not shouts and not hands:
+        return None
+    reason = _unclear_reason(ctx, shouts, hands)
+    if uc.count(len(shouts), len(hands)) > uc.MAX_READINGS:
+        return Doubt("unclear", reason + "; too many unclear observations to weigh")
+    words = _coop_words(ctx.expected)
+    results = []
+    for r in uc.readings(len(shouts), len(hands)):
+        a = _read_act(ctx, player, shouts, hands, r, words)
+        problems, done_at = _assess_coop(a, ctx.expected, ctx.seconds, ctx.window_end)
+        results.append((problems, _coop_time(a, ctx.expected, done_at) if not problems else None))
+    oks = [not problems for problems, _ in results]
+    if all(oks):
+        return None
+    if not any(oks):
+        return Doubt("miss", results[0][0])
+    return Doubt("unclear", reason, min(t for _, t in results if t is not None))
+
+
+def _coop_time(act: Act, expected, done_at: int) -> int:
+    """When a right declaration was complete: its last word and every required hand."""
+    return max([done_at] + [act.ups[s] for s in expected.sides])
+
+
+@dataclass
+class _Declared:
+    """The active player's declaration on one co-op card, as judged."""
+
+    ok: bool
+    why: str | None
+    time: int | None = None  # session µs when complete (ok)
+    unclear: str | None = None  # why it was not judged
+    unjudged: str | None = None  # the older field: a sense missing, or a card seen late
+    decided: str | None = None
+
+
+def _coop_declared(ctx: _Ctx, player: str, act: Act, not_read: str | None) -> _Declared:
+    expected, slot = ctx.expected, ctx.slot
+    problems, done_at = _assess_coop(act, expected, ctx.seconds, ctx.window_end)
+    if not_read:
+        return _Declared(False, None, unclear=not_read)
+    doubt = _coop_doubt(ctx, player, act)
+    if doubt is not None and doubt.status == "unclear":
+        return _Declared(False, None, doubt.early, unclear=doubt.value)
+    if doubt is not None:
+        problems = doubt.value
+    unheard = _coop_not_heard(ctx.session, player, act, expected, problems, slot.t0, ctx.window_end) \
+        or _coop_doubted(slot, player, expected, ctx.seconds, ctx.window_end, problems)
+    if unheard is not None:
+        return _Declared(False, None, unclear=unheard, unjudged=unheard)
+    if problems:
+        return _Declared(False, "; ".join(problems))
+    return _Declared(True, None, _coop_time(act, expected, done_at))
+
+
+def _answer_coop(ctx: _Ctx, player: str, d: _Declared, answers: uc.CardAnswers, index: int,
+                 not_read: str | None) -> _Declared:
+    """The table's answer about an unclear declaration: right (the table's total goes on and
+    the score rises) or a miss, as if it had been clear."""
+    for who, a in answers.verdicts.items():
+        if who != player:
+            ctx.session.warn(f"{a.describe()}: only the active player, {player}, is judged on card {index}; "
+                             "ignored", a.line)
+        elif not_read:
+            ctx.session.warn(f"{a.describe()}: card {index} ({ctx.cid}) was not read; correct its card line "
+                             f"(line {ctx.slot.card.line}) to judge it; ignored", a.line)
+        elif d.unclear is None:
+            ctx.session.warn(f"{a.describe()}: {player} was judged on card {index} on what the referee clearly "
+                             "perceived; an answer settles unclear observations only (a correction overrides "
+                             "the record); ignored", a.line)
+        elif a.verdict == "correct":
+            return _Declared(True, None, d.time, decided="correct")
+        else:
+            return _Declared(False, f"the table's answer: wrong ({d.unclear})", decided="wrong")
+    return d
+
+
+def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float, index: int = 0):
     player = state.active_player
     expected = state.expected()
     total = int(expected.say[-1])
     window_end = _window(slot, seconds)
+    ctx = _Ctx(session, slot, expected, rk.check_card(slot.card.card), window_end, seconds, players, hands.copy())
     act = _collect(slot, players, hands, window_end)[player]
-    problems, done_at = _assess_coop(act, expected, seconds, window_end)
     for ev in slot.events:
         if isinstance(ev, (DecisionEvent, ChoiceEvent)):
             session.warn(f"{ev.type} at t={ev.t:.3f} s means nothing in {state.mode}; ignored "
                          "(effects follow a correct declaration by themselves)", ev)
-    ok = not problems
-    unheard = _coop_not_heard(session, player, act, expected, problems, slot.t0, window_end) \
-        or _coop_doubted(slot, player, expected, seconds, window_end, problems)
-    if unheard is not None:
-        # not heard: no miss (no penalty on missing evidence) and not a correct declaration (the
-        # score does not rise on it); the table, which heard the player, played on, so the
-        # running total, the turn and the card's effect go on as after a declaration
+    not_read = uc.card_not_read(slot.card, ctx.clarity)
+    d = _answer_coop(ctx, player, _coop_declared(ctx, player, act, not_read), _answers(session, index), index,
+                     not_read)
+    if d.unclear is not None:
+        # not judged: no miss (no penalty on evidence the referee is not sure of) and not a correct
+        # declaration (the score does not rise on it); the table, which heard the player, played
+        # on, so the running total, the turn and the card's effect go on as after a declaration
         score = state.last_declared
         out = state.apply(rk.Declare(True))
         state.last_declared = score
-        time, why = None, unheard
     else:
-        out = state.apply(rk.Declare(ok))
-        time = max([done_at] + [act.ups[s] for s in expected.sides]) - slot.t0 if ok else None
-        why = None if ok else "; ".join(problems)
+        out = state.apply(rk.Declare(d.ok))
     verdict = {
         "type": "verdict",
         "t": sec(slot.at),
-        "card": rk.check_card(slot.card.card),
+        "card": ctx.cid,
         "player": player,
         "expected": expected.to_dict(),
-        "ok": ok and unheard is None,
+        "ok": d.ok,
         "total": total,
-        "time": None if time is None else sec(time),
-        "why": why,
+        "time": sec(d.time - slot.t0) if d.ok and d.time is not None else None,
+        "why": d.unclear if d.unclear is not None else d.why,
         "effect": out.details.get("effect"),
         "miss_piles": len(state.miss_piles),
     }
-    if unheard is not None:
-        verdict["unjudged"] = {player: unheard}
+    if d.unjudged is not None:
+        verdict["unjudged"] = {player: d.unjudged}
+    if d.unclear is not None:
+        verdict["unclear"] = {player: d.unclear}
+    if d.decided is not None:
+        verdict["decided"] = {player: d.decided}
+    if not_read:
+        verdict["card_unclear"] = not_read
     if late := slot.late_note():
         verdict["card_time_uncertain"] = late
     return verdict
@@ -665,6 +1040,10 @@ class Judge(GameJudge):
     declaration is complete (all its words said and every required hand up) or ``t`` is
     past the window's end.
 
+    No ``first`` (nor ``tie``) is announced while an unclear observation may have been as fast
+    (the verdict says ``first_unclear``), no ``wrong``/``missed`` for an unclear player, no
+    ``nobody`` while an unclear player may have been right, and nothing on a card not read.
+
     A player who was *not heard* (or not seen) and could have been first
     (:func:`_could_have_been_first`) makes the card's first unknown: instead of ``first``
     the judge announces a ``tie`` (``players``: the fastest heard, or the heard tie, then
@@ -682,6 +1061,8 @@ class Judge(GameJudge):
     window's end). A tie is announced as a tie; who takes it (a ``decision``) only the
     verdict says. The verdict line is always what counts.
     """
+
+    takes_answers = True
 
     def __init__(self, session) -> None:
         super().__init__(session)
@@ -708,6 +1089,8 @@ class Judge(GameJudge):
         self._watermark: float | None = None
         self._late: tuple[float, float | None] | None = None  # the next card's time, its earliest
         self._before: list[Event] = []  # hands and shouts before the first card (hands not applied yet)
+        self.verdicts = 0  # verdict lines so far: the next card's number is this + 1 (answers name it)
+        self.unclear: dict[str, int] = defaultdict(int)  # unclear items per player (the result's count)
 
     # --------------------------------------------------------------- events in
     def _known(self, ev: Event, name: str | None) -> bool:
@@ -865,9 +1248,16 @@ class Judge(GameJudge):
         if live is None:
             _collect(slot, self.players, self.hands, -1)  # keep the hands' state
             return []
+        self.verdicts += 1
         if self.mode == "versus":
-            return [_judge_card_versus(self.session, slot, live.reveal, self.state, self.hands, self.players)]
-        return [_judge_card_coop(self.session, slot, self.state, self.hands, self.players, self.seconds)]
+            verdict = _judge_card_versus(self.session, slot, live.reveal, self.state, self.hands, self.players,
+                                         self.verdicts)
+        else:
+            verdict = _judge_card_coop(self.session, slot, self.state, self.hands, self.players, self.seconds,
+                                       self.verdicts)
+        for p in verdict.get("unclear") or {}:
+            self.unclear[p] += 1
+        return [verdict]
 
     def finish(self) -> list[dict[str, Any]]:
         out = self._close()
@@ -880,7 +1270,10 @@ class Judge(GameJudge):
                  f"first at t={self._unattributed[0]:.3f} s")
         if self._after_end:
             warn(f"{self._after_end} event(s) after the 'end' event ignored")
-        out.append({"type": "result", "mode": self.mode, **self.state.result()})
+        result = {"type": "result", "mode": self.mode, **self.state.result()}
+        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
+            result["unclear"] = {p: self.unclear[p] for p in self.players}
+        out.append(result)
         return out
 
     # --------------------------------------------------------------- announcements
@@ -896,10 +1289,14 @@ class Judge(GameJudge):
         acts = _collect(seen, self.players, self.hands.copy(), window_end)
         closed = horizon > window_end
         base = {"type": "announce", "t": t, "card": live.cid, "card_t": sec(slot.at)}
+        ctx = _Ctx(self.session, seen, live.expected, live.cid, window_end, self.seconds, self.players,
+                   self.hands.copy())
+        if uc.card_not_read(slot.card, ctx.clarity):
+            return []  # nobody is judged on a card that was not read: nothing to announce
         if self.mode == "versus":
-            found = self._announce_versus(live, acts, window_end, closed, horizon)
+            found = self._announce_versus(ctx, acts, closed, horizon)
         else:
-            found = self._announce_coop(live, acts[live.player], window_end, closed)
+            found = self._announce_coop(ctx, live.player, acts[live.player], closed)
         out = []
         for key, what in found:
             if key not in live.said:
@@ -907,57 +1304,50 @@ class Judge(GameJudge):
                 out.append({**base, **what})
         return out
 
-    def _announce_versus(self, live: _Open, acts, window_end: int, closed: bool, horizon: int):
-        t0, expected = live.slot.t0, live.expected
-        could: dict[str, int] = {}
-        status = {p: _late_doubt(live.slot, p,
-                                 *_unjudged(self.session, p, acts[p], expected,
-                                            *_assess_versus(acts[p], expected, live.cid, window_end, self.seconds),
-                                            t0, window_end),
-                                 expected, live.cid, window_end, self.seconds, self.players, None, could)
-                  for p in self.players}
-        correct = {p: v - t0 for p, (s, v) in status.items() if s == "correct"}
+    def _announce_versus(self, ctx: _Ctx, acts, closed: bool, horizon: int):
+        """What is settled about the open versus card (see the class): the first, a tie or an
+        unknown first once nobody can still beat them — nothing while an unclear observation
+        may have been faster — and the wrong and missed once the window is closed."""
+        t0, expected = ctx.slot.t0, ctx.expected
+        st = _versus_statuses(ctx, acts, None, None)
+        fi = _rank_first(ctx, st, acts)
+        order, correct = fi.order, st.correct
         tie_us = round(self.session.options["tie_ms"] * 1000)
-        order, tie = _ranking(correct, self.players, tie_us)
         found = []
-        if order and (closed or horizon > t0 + correct[order[0]] + tie_us):
-            unjudged = {p for p, (s, _) in status.items() if s == "unjudged"}
-            unknown = _first_unknown(self.session, unjudged, acts, expected, t0, correct, order, self.players, tie_us,
-                                     could)
-            if unknown:
-                lacks = {p: lack_text(str(status[p][1])) for p in unknown}
-                found.append(("first", {"what": "tie", "players": _tie_with_unknown(tie, order, unknown),
-                                        "time": sec(correct[order[0]]), "first_unknown": unknown,
+        if order and (closed or horizon > t0 + correct[order[0]] + tie_us) and not fi.unclear:
+            if fi.unknown:
+                lacks = {p: lack_text(str(st.unjudged[p])) for p in fi.unknown}
+                found.append(("first", {"what": "tie", "players": fi.tie,
+                                        "time": sec(correct[order[0]]), "first_unknown": fi.unknown,
                                         # what was lacking, when it is not the usual "not heard"
                                         **({"lacks": lacks} if set(lacks.values()) != {"not heard"} else {})}))
-            elif tie:
-                found.append(("first", {"what": "tie", "players": tie, "time": sec(correct[order[0]])}))
+            elif fi.tie:
+                found.append(("first", {"what": "tie", "players": fi.tie, "time": sec(correct[order[0]])}))
             else:
                 margin = sec(correct[order[1]] - correct[order[0]]) if len(order) > 1 else None
                 found.append(("first", {"what": "first", "player": order[0], "time": sec(correct[order[0]]),
                                         "margin": margin}))
         if closed:
-            for kind in ("wrong", "missed"):
+            for kind, who in (("wrong", st.wrong), ("missed", st.missed)):
                 for p in self.players:
-                    if status[p][0] == kind:
-                        found.append(((kind, p), {"what": kind, "player": p, "why": status[p][1]}))
-            if expected.required and not order:
+                    if p in who:
+                        found.append(((kind, p), {"what": kind, "player": p, "why": who[p]}))
+            if expected.required and not order and not st.early:
                 found.append(("nobody", {"what": "nobody"}))
         return found
 
-    def _announce_coop(self, live: _Open, act: Act, window_end: int, closed: bool):
-        expected = live.expected
-        problems, done_at = _assess_coop(act, expected, self.seconds, window_end)
+    def _announce_coop(self, ctx: _Ctx, player: str, act: Act, closed: bool):
+        expected = ctx.expected
+        problems, done_at = _assess_coop(act, expected, self.seconds, ctx.window_end)
         complete = done_at is not None and all(s in act.ups for s in expected.sides)
         if not (closed or complete):
             return []
-        if _coop_not_heard(self.session, live.player, act, expected, problems, live.slot.t0, window_end) \
-                or _coop_doubted(live.slot, live.player, expected, self.seconds, window_end, problems):
-            return []  # not heard, or a card seen late: no miss to announce (the verdict says why)
-        if problems:
-            return [("declaration", {"what": "miss", "player": live.player, "why": "; ".join(problems)})]
-        time = max([done_at] + [act.ups[s] for s in expected.sides]) - live.slot.t0
-        return [("declaration", {"what": "ok", "player": live.player, "time": sec(time)})]
+        d = _coop_declared(ctx, player, act, None)
+        if d.unclear is not None:
+            return []  # not heard, unclear, or a card seen late: no miss to announce (the verdict says why)
+        if not d.ok:
+            return [("declaration", {"what": "miss", "player": player, "why": d.why})]
+        return [("declaration", {"what": "ok", "player": player, "time": sec(d.time - ctx.slot.t0)})]
 
 
 # ----------------------------------------------------------------------------- the table
@@ -991,8 +1381,12 @@ def late_text(v: dict[str, Any]) -> str | None:
 
 
 def _first_cell(v: dict[str, Any]) -> str:
+    if v.get("card_unclear"):
+        return "card not read: nobody judged"
     if not v["expected"]["say"] and v["expected"]["hands"] == "none":
         return "(trouble: stays in the field)"
+    if v.get("first_unclear") and not v.get("first_unknown"):
+        return "unclear: nobody takes it"
     if v.get("first_unknown"):
         if v["first"] is None:
             return "unknown: unsettled, discarded"
@@ -1025,11 +1419,7 @@ def _table_versus(lines, header) -> str:
             notes.insert(0, late)
         if v["missed"]:
             notes.append(f"missed: {', '.join(v['missed'])}")
-        by_reason: dict[str, list[str]] = {}
-        for p, why in (v.get("unjudged") or {}).items():
-            by_reason.setdefault(why, []).append(p)
-        for why, who in by_reason.items():
-            notes.append(f"not judged: {', '.join(who)} ({why})")
+        notes += unclear_notes(v)
         for p, card in v["penalties"].items():
             if card:
                 notes.append(f"{p} turns down {card}")
@@ -1043,11 +1433,40 @@ def _table_versus(lines, header) -> str:
     if result:
         out += ["", "Scoreboard" + ("" if result.get("finished") else
                                      f" (record ends with {result.get('cards_left')} card(s) left)")]
-        out.append(f"  {'player':<10} {'points':>6} {'penalties':>9} {'score':>6}")
+        unclear = result.get("unclear") or {}
+        out.append(f"  {'player':<10} {'points':>6} {'penalties':>9} {'score':>6}" + (f" {'unclear':>7}" if unclear else ""))
         for p, score in result["scores"].items():
             tag = " winner" if p in result["winners"] else (" sunk" if p in result["sunk"] else "")
-            out.append(f"  {p:<10} {result['points'][p]:>6} {result['penalties'][p]:>9} {score:>6}{tag}")
+            count = f" {unclear.get(p, 0):>7}" if unclear else ""
+            out.append(f"  {p:<10} {result['points'][p]:>6} {result['penalties'][p]:>9} {score:>6}{count}{tag}")
+        out += settle_hint(result)
     return "\n".join(out)
+
+
+def unclear_notes(v: dict[str, Any]) -> list[str]:
+    """A verdict's table notes about what the referee was not sure of: ``not judged: ben
+    (reason)`` for a sense missing (``unjudged``), ``unclear: chie (reason)`` for an unclear
+    observation, players with one reason together, and the table's answers applied."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    unjudged = v.get("unjudged") or {}
+    for p, why in unjudged.items():
+        by_reason.setdefault(("not judged", why), []).append(p)
+    for p, why in (v.get("unclear") or {}).items():
+        if p not in unjudged:
+            by_reason.setdefault(("unclear", why), []).append(p)
+    notes = [f"{label}: {', '.join(who)} ({why})" for (label, why), who in by_reason.items()]
+    if v.get("decided"):
+        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items()))
+    return notes
+
+
+def settle_hint(result: dict[str, Any]) -> list[str]:
+    """The scoreboard's footnote when some items were unclear (nobody penalised or scored on them)."""
+    n = sum((result.get("unclear") or {}).values())
+    if not n:
+        return []
+    return [f"  {n} unclear item(s): no penalty, no point, no card taken on them. The table settles each with",
+            "  referee judge RECORD --decide N:PLAYER=correct|wrong (N = the # column), or a decision line."]
 
 
 def _table_coop(lines, mode) -> str:
@@ -1061,18 +1480,26 @@ def _table_coop(lines, mode) -> str:
                             "salvage: oldest miss pile back under the deck" if v["effect"] == "salvaged" else "")
         if v.get("unjudged"):
             note = f"NOT JUDGED: {note}"
+        elif v.get("unclear"):
+            note = f"UNCLEAR: {note}"
         elif not v["ok"]:
             note = f"MISS ({v['miss_piles']} pile(s)): {note}"
         if late := late_text(v):
             note = f"{note}; {late}" if note else late
+        if v.get("decided"):
+            answer = "the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items())
+            note = f"{note}; {answer}" if note else answer
         time = f"{v['time']:.3f}" if v["time"] is not None else "-"
         out.append(f"{i:>3}  {v['t']:>8.3f}  {v['player']:<10} {v['card']:<9} "
-                   f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unjudged') else 'NO':<4} "
+                   f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unclear') or v.get('unjudged') else 'NO':<4} "
                    f"{time:>7}  {note}")
     if result:
         state = ("cleared" if result["cleared"] else "sunk: game over" if result["sunk"]
                  else f"record ends with {result['cards_left']} card(s) left")
-        out += ["", f"Result: {state} · score {result['score']} · miss piles {result['miss_piles']}"]
+        unclear = result.get("unclear") or {}
+        counts = " · unclear " + ", ".join(f"{p} {n}" for p, n in unclear.items()) if unclear else ""
+        out += ["", f"Result: {state} · score {result['score']} · miss piles {result['miss_piles']}{counts}"]
+        out += settle_hint(result)
     return "\n".join(out)
 
 
@@ -1091,6 +1518,10 @@ def format_table(judgement, header) -> str:
 
 
 def _first_text(v: dict[str, Any]) -> str:
+    if v.get("card_unclear"):
+        return "nobody: the card was not read, nobody is judged on it"
+    if v.get("first_unclear") and not v.get("first_unknown"):
+        return "unclear: an unclear observation may have been faster; nobody takes the card until the table answers"
     if v.get("first_unknown"):
         text = first_unknown_text(v)
         return text.replace("settle with a decision", "no decision: the card is discarded") if v.get("unsettled") \
@@ -1114,23 +1545,11 @@ def describe(v: dict[str, Any]):
     expected = describe_expected(exp) if exp else "-"
     late = late_text(v)
     if "ok" in v:  # co-op / solo: one active player per card
-        p, ok = v["player"], v["ok"]
-        said = [[(p, "ok" if ok else "miss" if v.get("unjudged") else "bad"),
-                 (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
-                  else f": {v.get('why') or 'wrong'}", None)]]
-        return view.VerdictView(
-            title=str(v.get("card")),
-            columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
-                     ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
-            facts=[("active player", view.text(p)), ("expected", view.text(expected))]
-            + ([("card time", view.text(late))] if late else [])
-            + [("running total", view.text(v.get("total"))), ("declaration", said), (view.HEARD, None)]
-            + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
-            + [("miss piles", view.text(v.get("miss_piles", 0)))],
-            status={p: "ok" if ok else "miss" if v.get("unjudged") else "bad"})
+        return _describe_coop(v, expected, late)
     why = v.get("why") or {}
     times = v.get("times") or {}
     wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.get("wrong", [])]
+    unclear = v.get("unclear") or {}
     facts = [("expected", view.text(expected)), ("first", view.text(_first_text(v))),
              ("correct", view.marked([(p, f" ({times[p]:.3f} s)" if p in times else "") for p in v.get("correct", [])],
                                      "ok")),
@@ -1138,9 +1557,34 @@ def describe(v: dict[str, Any]):
              ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.get("missed", [])]),
              (view.HEARD, None)]
     if v.get("unjudged"):
-        facts.insert(5, ("not judged", [[(p, None), (f": {r}", None)] for p, r in v["unjudged"].items()]))
+        facts.insert(5, ("not judged", [[(p, view.UNCLEAR), (f": {r}", None)] for p, r in v["unjudged"].items()]))
+    if others := {p: r for p, r in unclear.items() if p not in (v.get("unjudged") or {})}:
+        facts.insert(5, ("unclear", [[(p, view.UNCLEAR), (f": {r}", None)] for p, r in others.items()]))
+    if v.get("decided"):
+        facts.insert(5, ("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v["decided"].items()))))
     if late:
         facts.insert(1, ("card time", view.text(late)))
+    facts += _penalty_facts(v)
+    status = {p: view.UNCLEAR for p in unclear}
+    status.update({p: "miss" for p in v.get("missed", [])})
+    status.update({p: "bad" for p in v.get("wrong", [])})
+    status.update({p: "ok" for p in v.get("correct", [])})
+    caption = (f"card {v.get('card')}: expected {expected}",
+               f"first {v.get('first') or '-'}  wrong {', '.join(v.get('wrong', [])) or '-'}  "
+               f"missed {', '.join(v.get('missed', [])) or '-'}" + (f"  unclear {', '.join(unclear)}" if unclear else ""))
+    return view.VerdictView(
+        title=str(v.get("card")), caption=caption,
+        columns=[("card", view.text(v.get("card"))), ("expected", view.text(expected)),
+                 ("first", view.text(_first_text(v))), ("wrong", wrong_summary),
+                 ("missed", view.marked([(p, "") for p in v.get("missed", [])], "miss")),
+                 ("unclear", view.marked([(p, "") for p in unclear], view.UNCLEAR))],
+        facts=facts, status=status)
+
+
+def _penalty_facts(v: dict[str, Any]) -> list:
+    from referee.judging import view
+
+    facts = []
     pens = v.get("penalties") or {}
     if pens:
         facts.append(("penalty cards", view.text(", ".join(
@@ -1149,15 +1593,26 @@ def describe(v: dict[str, Any]):
         import json
 
         facts.append(("effects", view.text(json.dumps(v["effects"], ensure_ascii=False))))
-    status = {p: "miss" for p in v.get("missed", [])}
-    status.update({p: "bad" for p in v.get("wrong", [])})
-    status.update({p: "ok" for p in v.get("correct", [])})
-    caption = (f"card {v.get('card')}: expected {expected}",
-               f"first {v.get('first') or '-'}  wrong {', '.join(v.get('wrong', [])) or '-'}  "
-               f"missed {', '.join(v.get('missed', [])) or '-'}")
+    return facts
+
+
+def _describe_coop(v: dict[str, Any], expected: str, late: str | None):
+    """The report's view of a co-op/solo card: the active player's declaration."""
+    from referee.judging import view
+
+    p, ok = v["player"], v["ok"]
+    mark = "ok" if ok else view.UNCLEAR if v.get("unclear") or v.get("unjudged") else "bad"
+    said = [[(p, mark),
+             (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
+              else f": {v.get('why') or 'wrong'}", None)]]
+    answered = [("the table's answer", view.text(f"{p} {v['decided'][p]}"))] if v.get("decided") else []
     return view.VerdictView(
-        title=str(v.get("card")), caption=caption,
-        columns=[("card", view.text(v.get("card"))), ("expected", view.text(expected)),
-                 ("first", view.text(_first_text(v))), ("wrong", wrong_summary),
-                 ("missed", view.marked([(p, "") for p in v.get("missed", [])], "miss"))],
-        facts=facts, status=status)
+        title=str(v.get("card")),
+        columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
+                 ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
+        facts=[("active player", view.text(p)), ("expected", view.text(expected))]
+        + ([("card time", view.text(late))] if late else [])
+        + [("running total", view.text(v.get("total"))), ("declaration", said)] + answered + [(view.HEARD, None)]
+        + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
+        + [("miss piles", view.text(v.get("miss_piles", 0)))],
+        status={p: mark})

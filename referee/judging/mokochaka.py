@@ -28,6 +28,15 @@ How the record tells the referee the game (decisions where docs/record.md is sil
   applies instead.
 - **End.** The ``end`` event or the end of the record; later events are ignored. A play
   whose 3 s have not elapsed when the record ends is judged on what was seen.
+- **Unclear observations** (docs/rules.md, "The referee's own uncertainty";
+  :mod:`referee.judging.unclear`): a shout whose word was not made out, a player not heard
+  (their audio missing in the window and no call heard from them), a ``grab`` below the hand
+  threshold, a seat not seen while a special call holds. The play is resolved under every
+  reading of them (:func:`_weigh`); a player penalised in some readings and not in others
+  is *unclear* (no penalty), and a token winner that differs between readings is held
+  (``first_unclear``: nobody wins the piles). A play card that was not read judges nobody.
+  The table's answers (``decision`` with ``card_index``) settle a player's unclear call:
+  ``correct`` reads it as the accepted call, ``wrong`` as a wrong one.
 
 All times in a verdict are relative to the card (rounded to the microsecond, so the
 verdicts do not depend on the session clock's origin); ``t`` is the card's own time.
@@ -35,9 +44,13 @@ verdicts do not depend on the session clock's origin); ``t`` is the card's own t
 
 from __future__ import annotations
 
+import copy
+import itertools
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
 from session.errors import IllegalAction, RulesError
 from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
@@ -74,6 +87,8 @@ class _Play:
     played: dict[str, Any]  # the Play outcome's details
     calls: list[tuple[float, Shout]] = field(default_factory=list)  # (session time, call)
     grabs: list[tuple[float, float, str]] = field(default_factory=list)  # (session time, dt, player)
+    unclear_shouts: list[ShoutEvent] = field(default_factory=list)  # words not made out
+    unclear_grabs: list[GrabEvent] = field(default_factory=list)  # below the hand threshold
     tie_first: str | None = None
     penalty_to: dict[str, str] = field(default_factory=dict)
     chosen_piles: tuple[str, tuple[int, ...]] | None = None
@@ -111,11 +126,17 @@ class Judge(GameJudge):
       special call, a touch that wins nothing before the winner's). Who receives the card
       (a ``choice`` may name them) only the verdict says; ``stuck`` too.
 
+    Nothing an unclear observation could change is announced (:func:`_unless_unclear`): no
+    call or penalty of a player with one, no token winner or grab penalty while anyone has
+    one, nothing on a play card not read.
+
     The one case where the verdict can differ from an announcement: ``no_call`` followed
     by a call after the window, which the verdict calls ``late`` (or ``wrong_call``; it is
     announced too when it comes, and the penalty stands either way). The verdict line is
     always what counts.
     """
+
+    takes_answers = True
 
     def __init__(self, session) -> None:
         super().__init__(session)
@@ -130,6 +151,8 @@ class Judge(GameJudge):
         self.gabu: dict[str, int] = {}
         self.seen_play = False
         self.play: _Play | None = None  # None: no play yet, or an ignored one
+        self.verdicts = 0  # verdict lines so far: the next play's number is this + 1 (answers name it)
+        self.unclear: dict[str, int] = defaultdict(int)  # unclear items per player (the result's count)
 
     # --------------------------------------------------------------- events in
     def feed(self, event) -> list[dict[str, Any]]:
@@ -238,6 +261,8 @@ class Judge(GameJudge):
                 session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored", w)
             elif w.player not in players:
                 session.warn(f"shout by unknown player {w.player!r} at t={w.t:g} ignored", w)
+            elif uc.shout_unclear(w):
+                play.unclear_shouts.append(w)
             else:
                 token = call_token(w.words)
                 if token is not None:
@@ -245,6 +270,8 @@ class Judge(GameJudge):
         elif isinstance(w, GrabEvent):
             if w.player not in players:
                 session.warn(f"grab by unknown player {w.player!r} at t={w.t:g} ignored", w)
+            elif uc.hand_unclear(w, _clarity(session)):
+                play.unclear_grabs.append(w)
             else:
                 play.grabs.append((w.t, dt, w.player))
         elif isinstance(w, DecisionEvent):
@@ -270,7 +297,13 @@ class Judge(GameJudge):
 
     def _close(self) -> list[dict[str, Any]]:
         play, self.play = self.play, None
-        return [] if play is None else [_resolve(self.session, self.state, play)]
+        if play is None:
+            return []
+        self.verdicts += 1
+        verdict = _resolve(self.session, self.state, play, self.verdicts)
+        for p in verdict.get("unclear") or {}:
+            self.unclear[p] += 1
+        return [verdict]
 
     def finish(self) -> list[dict[str, Any]]:
         self._setup()
@@ -284,7 +317,10 @@ class Judge(GameJudge):
                     self.state.apply(DeclareGabu(p, self.gabu[p]))
                 except IllegalAction as exc:
                     self.session.warn(f"gabu count ignored: {exc}")
-        out.append({"type": "result", **self.state.result()})
+        result = {"type": "result", **self.state.result()}
+        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
+            result["unclear"] = {p: self.unclear[p] for p in self.players}
+        out.append(result)
         return out
 
     # --------------------------------------------------------------- announcements
@@ -294,11 +330,30 @@ class Judge(GameJudge):
             return []
         base = {"type": "announce", "t": t, "card": play.cid, "card_t": play.ev.t}
         out = []
-        for key, what in _settled(play, self.state, self.players, self.session.options, t):
+        for key, what in _unless_unclear(self.session, play, self.players, t,
+                                         _settled(play, self.state, self.players, self.session.options, t)):
             if key not in play.said:
                 play.said.add(key)
                 out.append({**base, **what})
         return out
+
+
+def _unless_unclear(session, play: _Play, players, t: float, found):
+    """The announcements an unclear observation cannot change: nothing on a play card not read;
+    no call or penalty of a player with an unclear observation so far, and no token winner or
+    grab penalty while anyone has one (the verdict weighs them, :func:`_weigh`)."""
+    if uc.card_not_read(play.ev, _clarity(session)):
+        return []
+    seen = _Play(play.ev, play.cid, play.pile, play.player, play.played,
+                 calls=[c for c in play.calls if c[0] < t],
+                 unclear_shouts=[e for e in play.unclear_shouts if e.t < t],
+                 unclear_grabs=[e for e in play.unclear_grabs if e.t < t])
+    doubt = {i.player for i in _items(session, seen, players, min(float(session.options["window"]), t - play.ev.t))}
+    if not doubt:
+        return found
+    return [(key, what) for key, what in found
+            if not (key == "grab" or (key[0] == "call" and play.player in doubt)
+                    or (key[0] == "penalty" and (key[1] in doubt or what.get("reason") == "grab")))]
 
 
 def _turn_order(players, active: str) -> dict[str, int]:
@@ -400,25 +455,192 @@ def _grab_why(s: Shout | None, dt: float, special: bool, accepted, slack: float)
     return f"grabbed the token {s.dt - dt:.2f} s before calling {s.call} (slack {slack:g} s)"
 
 
-def _resolve(session, state, play: _Play) -> dict[str, Any]:
-    """The verdict of a play whose window is closed: everything the table did, resolved."""
-    players = state.players
-    ev, cid, pile, player = play.ev, play.cid, play.pile, play.player
+def _clarity(session) -> uc.Clarity:
+    return getattr(session, "clarity", None) or uc.Clarity()
+
+
+@dataclass
+class _Item:
+    """One unclear observation of a play: a ``call`` that may have been right, wrong or none
+    (a shout not made out; a player not heard), or a ``grab`` that may or may not have
+    happened (a doubtful touch, ``recorded``; a seat not seen, not recorded). ``fixed``: the
+    table's answer about a call (``right``/``wrong``)."""
+
+    kind: str
+    player: str
+    dt: float
+    reason: str
+    recorded: bool = True
+    fixed: str | None = None
+
+    def options(self) -> tuple:
+        if self.kind == "grab":
+            return (True, False)
+        return (self.fixed,) if self.fixed else uc.SHOUT_READINGS
+
+
+def _items(session, play: _Play, players, window: float) -> list[_Item]:
+    """The play's unclear observations, in seat order then time."""
+    t, special = play.ev.t, play.played["call"]["special"]
+    clarity, senses = _clarity(session), getattr(session, "senses", None)
+    called = {s.player for _, s in play.calls}
+    grabbed = {p for _, _, p in play.grabs}
+    items = [_Item("call", sh.player, _rt(sh.t - t), uc.shout_reason(sh, t)) for sh in play.unclear_shouts]
+    items += [_Item("grab", g.player, _rt(g.t - t), uc.hand_reason(g, t, clarity)) for g in play.unclear_grabs]
+    heard_unclear = {i.player for i in items if i.kind == "call"}
+    seen_unclear = {i.player for i in items if i.kind == "grab"}
+    for p in players if senses is not None else ():
+        if p not in called and p not in heard_unclear and (deaf := senses.missing_near("audio", p, t, window)):
+            items.append(_Item("call", p, 0.0, f"not heard: {deaf}"))
+        if special and p not in grabbed and p not in seen_unclear and (
+                blind := senses.missing_near("video", p, t, window)):
+            dt = min((s.dt for _, s in play.calls if s.player == p), default=0.0)
+            items.append(_Item("grab", p, dt, f"not seen: {blind}", recorded=False))
+    return sorted(items, key=lambda i: (players.index(i.player), i.dt))
+
+
+def _answer_items(session, items: list[_Item], answers: uc.CardAnswers, index: int, players,
+                  not_read: str | None) -> dict[str, str]:
+    """The table's answers about this play's unclear calls (``correct``: the call was the
+    accepted one; ``wrong``: another): fixes those readings. Returns who was answered."""
+    decided = {}
+    for p, a in answers.verdicts.items():
+        mine = [i for i in items if i.player == p and i.kind == "call"]
+        if p not in players:
+            session.warn(f"{a.describe()}: {p!r} is not at the table; ignored", a.line)
+        elif not_read:
+            session.warn(f"{a.describe()}: play {index} was not read; correct its card line to judge it; ignored",
+                         a.line)
+        elif not mine:
+            session.warn(f"{a.describe()}: {p} made no unclear call on play {index} (an answer settles unclear "
+                         "calls; a correction overrides the record); ignored", a.line)
+        else:
+            for i in mine:
+                i.fixed = "right" if a.verdict == "correct" else "wrong"
+            decided[p] = a.verdict
+    return decided
+
+
+@dataclass
+class _Weighed:
+    """What the unclear observations of a play leave unjudged."""
+
+    excused: tuple[str, ...] = ()  # penalised in some readings and not in others: no penalty
+    hold_token: bool = False  # the token's winner differs between readings: nobody wins it
+    unclear: dict[str, str] = field(default_factory=dict)  # player -> reason
+
+
+def _read_call(item: _Item, choice: str, call) -> Shout:
+    """An unclear call read as the accepted call (``right``) or as a wrong special call."""
+    accepted = call["accepted"]
+    wrong = next(c for c in SPECIAL_CALLS if c not in accepted)
+    return Shout(item.player, accepted[0] if choice == "right" else wrong, item.dt)
+
+
+def _reading_action(play: _Play, items: list[_Item], combo, order, call) -> Resolve:
+    """The play's resolution as one reading has its unclear observations."""
     calls = [s for _, s in play.calls]
-    grabs = [(dt, p) for _, dt, p in play.grabs]
-    chosen_piles, penalty_to = play.chosen_piles, play.penalty_to
+    touches = [(dt, p) for _, dt, p in play.grabs]
+    for item, choice in zip(items, combo):
+        if item.kind == "call" and choice in ("right", "wrong"):
+            calls.append(_read_call(item, choice, call))
+        elif item.kind == "grab" and choice:
+            touches.append((item.dt, item.player))
+    ordered = tuple(Touch(p, dt) for dt, p in sorted(touches, key=lambda g: (g[0], order[g[1]])))
+    return Resolve(tuple(calls), ordered)
+
+
+def _weigh(state, play: _Play, items: list[_Item], order, players) -> _Weighed:
+    """Resolve the play under every reading of its unclear observations (on copies of the
+    state): who is penalised in some readings only, and whether the token's winner changes."""
+    if not items:
+        return _Weighed()
+    reasons: dict[str, list[str]] = {}
+    for i in items:
+        reasons.setdefault(i.player, []).append(i.reason)
+    combos = list(itertools.product(*(i.options() for i in items)))
+    if len(combos) > uc.MAX_READINGS:
+        return _Weighed(tuple(reasons), True, {p: "; ".join(r) + "; too many unclear observations to weigh"
+                                               for p, r in reasons.items()})
+    outcomes = []
+    for combo in combos:
+        trial = copy.deepcopy(state)
+        d = trial.apply(_reading_action(play, items, combo, order, play.played["call"])).details
+        outcomes.append(({x["player"] for x in d["penalties"]}, d["grab_winner"]))
+    mixed = [p for p in players if len({p in pen for pen, _ in outcomes}) > 1]
+    winners = {w for _, w in outcomes}
+    hold = len(winners) > 1
+    unsure = [p for p in players if p in mixed or (hold and p in winners and p in reasons)]
+    return _Weighed(tuple(mixed), hold, {p: "; ".join(reasons.get(p) or ["the token's winner was unclear"])
+                                         for p in unsure})
+
+
+def _resolve(session, state, play: _Play, index: int = 0) -> dict[str, Any]:
+    """The verdict of a play whose window is closed: everything the table did, resolved; what
+    the referee did not clearly perceive neither penalises nor wins (:func:`_weigh`)."""
+    players = state.players
+    ev, cid = play.ev, play.cid
     order = _turn_order(players, state.active)
+    answers = session.answers.card(index) if getattr(session, "answers", None) is not None and index \
+        else uc.CardAnswers()
+    if answers.first is not None and answers.first.first in players:
+        play.tie_first = answers.first.first
     if play.tie_first is not None:
         order[play.tie_first] = -1
+    not_read = uc.card_not_read(ev, _clarity(session))
+    items = _items(session, play, players, float(session.options["window"]))
+    decided = _answer_items(session, items, answers, index, players, not_read)
+    if not_read:
+        weighed = _Weighed(tuple(players), bool(play.grabs or play.unclear_grabs), {p: not_read for p in players})
+    else:
+        weighed = _weigh(state, play, items, order, players)
+    grabs = [(dt, p) for _, dt, p in play.grabs] + [(i.dt, i.player) for i in items if i.kind == "grab" and i.recorded]
     touches = tuple(Touch(p, dt) for dt, p in sorted(grabs, key=lambda g: (g[0], order[g[1]])))
-    pile_choice = chosen_piles[1] if chosen_piles else None
-    action = Resolve(tuple(calls), touches, tuple(sorted(penalty_to.items())), pile_choice)
+    answered = tuple(_read_call(i, i.fixed, play.played["call"]) for i in items if i.fixed)
+    out = _apply_resolve(session, state, play, touches, weighed, answered)
+    verdict = _verdict(play, out.details, touches)
+    if weighed.unclear:
+        verdict["unclear"] = {p: weighed.unclear[p] for p in players if p in weighed.unclear}
+    if weighed.hold_token:
+        verdict["first_unclear"] = True
+    if decided:
+        verdict["decided"] = {p: decided[p] for p in players if p in decided}
+        _show_answers(verdict, items, decided)
+    if not_read:
+        verdict["card_unclear"] = not_read
+    return verdict
+
+
+def _show_answers(verdict: dict[str, Any], items: list[_Item], decided: dict[str, str]) -> None:
+    """A call the table answered ``wrong`` was judged as some wrong call: the verdict does not
+    name a word nobody made out — no call listed for the player, and the reason is the
+    table's answer. (One answered ``correct`` is listed as the accepted call it was.)"""
+    for p, answer in decided.items():
+        if answer != "wrong":
+            continue
+        verdict["calls"].pop(p, None)
+        verdict["times"].pop(p, None)
+        if verdict["caller"] == p:
+            verdict["call"] = None
+        if p in verdict["why"]:
+            why = "; ".join(i.reason for i in items if i.player == p and i.kind == "call")
+            verdict["why"][p] = f"the table's answer: wrong ({why})"
+
+
+def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answered: tuple[Shout, ...] = ()):
+    """Apply the play's resolution to the game: the clear calls and the table's answered ones,
+    the touches as recorded, without penalty for the excused and without a token if held."""
+    ev, cid = play.ev, play.cid
+    calls = tuple(s for _, s in play.calls) + answered
+    penalty_to = tuple(sorted(play.penalty_to.items()))
+    pile_choice = play.chosen_piles[1] if play.chosen_piles else None
     try:
-        out = state.apply(action)
+        out = state.apply(Resolve(calls, touches, penalty_to, pile_choice, weighed.excused, weighed.hold_token))
     except IllegalAction as exc:
         session.warn(f"card {cid} at t={ev.t:g}: choice ignored ({exc})", ev)
-        out = state.apply(Resolve(tuple(calls), touches, tuple(sorted(penalty_to.items())), None))
+        out = state.apply(Resolve(calls, touches, penalty_to, None, weighed.excused, weighed.hold_token))
     d = out.details
+    chosen_piles, penalty_to = play.chosen_piles, play.penalty_to
     if chosen_piles and d["grab_winner"] and chosen_piles[0] not in (None, d["grab_winner"]):
         session.warn(f"t={ev.t:g}: piles chosen by {chosen_piles[0]}, but {d['grab_winner']} won the token", ev)
     if chosen_piles and not d["grab_winner"]:
@@ -426,7 +648,12 @@ def _resolve(session, state, play: _Play) -> dict[str, Any]:
     penalised = {p["player"] for p in d["penalties"]}
     for who in sorted(set(penalty_to) - penalised):
         session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored", ev)
+    return out
 
+
+def _verdict(play: _Play, d: dict[str, Any], touches) -> dict[str, Any]:
+    players = list(d["hands"])
+    ev = play.ev
     first_touch: dict[str, float] = {}
     for g in touches:
         first_touch.setdefault(g.player, g.dt)
@@ -438,7 +665,7 @@ def _resolve(session, state, play: _Play) -> dict[str, Any]:
     first_calls = d["calls"]  # the call that counts for each player (the rules decide)
     call = play.played["call"]
     return {
-        "type": "verdict", "t": ev.t, "card": cid, "pile": pile, "by": player,
+        "type": "verdict", "t": ev.t, "card": play.cid, "pile": play.pile, "by": play.player,
         "tops": call["tops"], "caller": d["caller"], "call": d["call"],
         "accepted": d["accepted"], "special": d["special"], "ok": d["ok"], "late": d["late"],
         "grab_winner": d["grab_winner"], "margin": margin,
@@ -461,7 +688,11 @@ def _resolve(session, state, play: _Play) -> dict[str, Any]:
 
 def _reaction(v: dict[str, Any]) -> str:
     parts = []
-    if v["call"] is None:
+    if v["call"] is None and v["caller"] in (v.get("unclear") or {}):
+        parts.append(f"{v['caller']}: unclear")
+    elif v["call"] is None and v["caller"] in (v.get("decided") or {}):
+        parts.append(f"{v['caller']}: {v['decided'][v['caller']]} (the table's answer)")
+    elif v["call"] is None:
         parts.append(f"{v['caller']} said nothing")
     else:
         t = v["times"].get(v["caller"])
@@ -479,6 +710,8 @@ _STATUS = {"wrong_call": "WRONG", "late": "LATE", "no_call": "NO CALL", "stuck":
 def _status(v: dict[str, Any]) -> str:
     if v["ok"]:
         return "ok"
+    if v["caller"] in (v.get("unclear") or {}):
+        return "UNCLEAR"
     mine = next((p for p in v["penalties"] if p["player"] == v["caller"]), None)
     codes = [c for c in (mine["reasons"] if mine else []) if c in _STATUS]
     return _STATUS[codes[0]] if codes else "WRONG"
@@ -486,7 +719,7 @@ def _status(v: dict[str, Any]) -> str:
 
 def format_table(judgement, header) -> str:
     """The verdicts and the scoreboard as a plain-text table."""
-    rows = [("t", "card", "pile", "tops", "expected", "reaction", "ok")]
+    rows = [("#", "t", "card", "pile", "tops", "expected", "reaction", "ok")]
     notes_per_row: list[list[str]] = []
     result = None
     for obj in judgement.lines:
@@ -495,7 +728,7 @@ def format_table(judgement, header) -> str:
             continue
         if obj.get("type") != "verdict":
             continue
-        rows.append((f"{obj['t']:.2f}", obj["card"], str(obj["pile"]), " ".join(obj["tops"]),
+        rows.append((str(len(rows)), f"{obj['t']:.2f}", obj["card"], str(obj["pile"]), " ".join(obj["tops"]),
                      " | ".join(obj["accepted"]) + (" *" if obj["special"] else ""), _reaction(obj),
                      _status(obj)))
         notes = []
@@ -506,6 +739,7 @@ def format_table(judgement, header) -> str:
             b = obj["bonus"]
             extra = f" + 1 card from each of {', '.join(b['from_players'])}" if b["from_players"] else ""
             notes.append(f"bonus: {b['player']} takes pile(s) {', '.join(map(str, b['piles']))} ({b['cards']} cards){extra}")
+        notes += _unclear_notes(obj)
         notes_per_row.append(notes)
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     out = ["  ".join(cell.ljust(w) for cell, w in zip(rows[0], widths)).rstrip()]
@@ -518,15 +752,32 @@ def format_table(judgement, header) -> str:
         state = "game over" if result["over"] else "game not finished: standing when the record ends"
         who = f", {result['ended_by']} played their last card" if result.get("ended_by") else ""
         out.append(f"Result ({state}{who})")
+        unclear = result.get("unclear") or {}
         for p in result["hands"]:
             g = result["gabu"][p]
             gabu = "?" if g is None else str(g)
             star = "  <- winner" if p in result["winners"] else ""
-            out.append(f"  {p:10} hand {result['hands'][p]:3}  gabu {gabu:>2}  counts {result['scores'][p]:3}{star}")
+            count = f"  unclear {unclear.get(p, 0):2}" if unclear else ""
+            out.append(f"  {p:10} hand {result['hands'][p]:3}  gabu {gabu:>2}  counts {result['scores'][p]:3}{count}{star}")
         if result.get("note"):
             out.append(f"  note: {result['note']}")
         out.append(f"Winners: {', '.join(result['winners'])}")
+        if n := sum(unclear.values()):
+            out.append(f"{n} unclear item(s): no penalty and no token on them. The table settles each unclear call with")
+            out.append("referee judge RECORD --decide N:PLAYER=correct|wrong (N = the # column), or a decision line.")
     return "\n".join(out)
+
+
+def _unclear_notes(v: dict[str, Any]) -> list[str]:
+    """A play's table notes about what the referee was not sure of, and the table's answers."""
+    notes = [f"unclear: {p} ({why}): no penalty" for p, why in (v.get("unclear") or {}).items()]
+    if v.get("card_unclear"):
+        notes = [f"{v['card_unclear']}"]
+    if v.get("first_unclear"):
+        notes.append("token: its winner rests on an unclear observation; nobody takes the piles")
+    if v.get("decided"):
+        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items()))
+    return notes
 
 
 # ----------------------------------------------------------------------------- the report
@@ -553,7 +804,7 @@ def describe(v: dict[str, Any]):
         calls.append([(p, "ok" if call in accepted and p not in penalised else "bad"),
                       (f" said {call}" + (f" +{t:.2f} s" if t is not None else "") + (f": {why[p]}" if p in why else ""),
                        None)])
-    if v.get("call") is None and v.get("caller"):
+    if v.get("call") is None and v.get("caller") and v["caller"] not in (v.get("unclear") or {}):
         calls.append([(v["caller"], "miss"), (" (the caller) said nothing", None)])
     grabs = sorted((v.get("grabs") or {}).items(), key=lambda kv: (kv[1], kv[0]))
     grab_line: list = []
@@ -575,14 +826,22 @@ def describe(v: dict[str, Any]):
     if v.get("call") is None and v.get("caller"):
         status[v["caller"]] = "miss"
     status.update({p: "bad" for p in penalised})
+    unclear = v.get("unclear") or {}
+    status.update({p: view.UNCLEAR for p in unclear})
+    unsure = [[(p, view.UNCLEAR), (f": {why}", None)] for p, why in unclear.items()]
+    if v.get("first_unclear"):
+        unsure.append([("token: its winner rests on an unclear observation; nobody takes the piles", None)])
+    answered = [("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v["decided"].items())))] \
+        if v.get("decided") else []
     card = f"{v.get('card')} on pile {v.get('pile')}"
     return view.VerdictView(
         title=card,
         columns=[("card", view.text(card)), ("tops", view.text(" ".join(v.get("tops") or []))),
                  ("expected", view.text(expected)), ("calls", calls), ("token", [grab_line] if grab_line else []),
-                 ("penalties", penalties)],
+                 ("penalties", penalties), ("unclear", view.marked([(p, "") for p in unclear], view.UNCLEAR))],
         facts=[("pile tops", view.text(" ".join(v.get("tops") or []))), ("expected call", view.text(expected)),
-               ("calls", calls), ("token grabs", [grab_line] if grab_line else []), ("penalties", penalties),
-               ("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.get("next") or "-")),
-               ("cards in hand", hands)],
+               ("calls", calls), ("token grabs", [grab_line] if grab_line else []), ("penalties", penalties)]
+        + ([("unclear", unsure)] if unsure else []) + answered
+        + [("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.get("next") or "-")),
+           ("cards in hand", hands)],
         status=status)

@@ -52,14 +52,34 @@ class Senses:
                 t0, why = self._unseen.pop(event.player)
                 self.gaps["video"].append((t0, event.t, event.player, why))
 
-    def missing(self, sense: str, player: str, start: float, stop: float) -> str | None:
-        """Why ``sense`` was missing for ``player`` during [start, stop], or None."""
+    def gap(self, sense: str, player: str, start: float, stop: float) -> tuple[float, float, str] | None:
+        """The first stretch where ``sense`` was missing for ``player`` during [start, stop]:
+        ``(from, to, reason)`` (``to`` is infinite while a device is still lost), or None."""
         spans = list(self.gaps[sense])
         open_now = self._lost if sense == "audio" else self._unseen
         spans += [(t0, math.inf, p, why) for p, (t0, why) in open_now.items()]
         for a, b, p, why in spans:
             if (p is None or p == player) and a < stop and b > start:
-                until = "" if b == math.inf else f" to {b:.2f} s"
-                # a short reason helps ("device unplugged"); a long one is the record's warning
-                return f"{sense} missing from {a:.2f} s{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
+                return a, b, why
         return None
+
+    def missing(self, sense: str, player: str, start: float, stop: float) -> str | None:
+        """Why ``sense`` was missing for ``player`` during [start, stop], or None."""
+        found = self.gap(sense, player, start, stop)
+        if found is None:
+            return None
+        a, b, why = found
+        until = "" if b == math.inf else f" to {b:.2f} s"
+        # a short reason helps ("device unplugged"); a long one is the record's warning
+        return f"{sense} missing from {a:.2f} s{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
+
+    def missing_near(self, sense: str, player: str, t: float, seconds: float) -> str | None:
+        """Why ``sense`` was missing for ``player`` within ``seconds`` after ``t``, timed from
+        ``t`` (for verdicts whose times are relative to their card, e.g. MOKOCHAKA), or None."""
+        found = self.gap(sense, player, t, t + seconds)
+        if found is None:
+            return None
+        a, b, why = found
+        since = f"since {t - a:.2f} s before the card" if a < t else f"from +{a - t:.2f} s"
+        until = "" if b == math.inf else f" to +{b - t:.2f} s"
+        return f"{sense} missing {since}{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")

@@ -5,8 +5,10 @@ from that, so a MOKOCHAKA report shows the calls, the grab order and the penalti
 clearly as an IKATAKO one shows hands and words.
 
 A cell is lines of parts; a part is ``(text, status)`` with status ``"ok"`` (right),
-``"bad"`` (wrong), ``"miss"`` (missed) or None (plain). An empty cell shows as ``-``. A fact
-row whose cell is None is filled in by the report with the evidence of what was heard.
+``"bad"`` (wrong), ``"miss"`` (missed), ``"unclear"`` (not judged: the referee was not sure
+of what it perceived, :mod:`referee.judging.unclear`) or None (plain). An empty cell shows
+as ``-``. A fact row whose cell is None is filled in by the report with the evidence of what
+was heard.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ Cell = Sequence[Line]
 
 #: the fact row the report fills with what the microphones heard in the verdict's window
 HEARD = "heard"
+#: the status of a player the verdict did not judge (an unclear observation, a sense missing)
+UNCLEAR = "unclear"
+
+
+def unclear_items(verdicts: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any], str, str]]:
+    """Every unclear item of a judgement, for people to settle: ``(verdict number, verdict,
+    player, reason)`` in order (the number is what ``referee judge --decide`` names)."""
+    return [(k, v, p, str(why)) for k, v in enumerate(verdicts, 1) for p, why in (v.get("unclear") or {}).items()]
 
 
 def fastest_heard(verdict: Mapping[str, Any]) -> list[str]:

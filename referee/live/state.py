@@ -140,6 +140,9 @@ class LiveState:
             # at once: the table should know the camera cannot see a player (not judged on hands)
             self.warnings.append(f"camera: {ev.player}'s seat not seen — hands not judged" if ev.state == "lost"
                                  else f"camera: {ev.player}'s seat seen again")
+        elif isinstance(ev, DecisionEvent) and ev.is_answer:  # the table's answer about an unclear item
+            what = f"{ev.first} takes it" if ev.first else f"{ev.player} {ev.verdict}"
+            self.message = f"card {ev.card_index}: {what}"
         elif isinstance(ev, DecisionEvent):
             self.message = f"tie settled: {ev.first} takes it"
         elif isinstance(ev, CorrectionEvent):
@@ -298,11 +301,13 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
             notes.append(f"{p} wrong: {why.get(p, '')}".rstrip(": "))
     if v.get("missed"):
         notes.append(f"missed: {', '.join(v['missed'])}")
+    if v.get("unclear") and "ok" not in v:  # not judged: no penalty, no point (referee.judging.unclear)
+        notes.append(f"unclear, no penalty: {', '.join(v['unclear'])}")
     since = counted_from(v)
     if since is not None:  # the camera saw the card late (referee.judging.ikatako)
         notes.append(f"card seen late: reactions from {since:.2f} s counted")
     if "ok" in v and "player" in v:  # co-op / solo: one active player per card
-        unheard = (v.get("unjudged") or {}).get(v["player"])
+        unheard = (v.get("unjudged") or v.get("unclear") or {}).get(v["player"])
         if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)
             lacks = " and ".join(x for x in ("not heard", "not seen") if x in str(unheard)) or "not judged"
             detail = str(unheard).removesuffix("; no miss")
@@ -327,6 +332,10 @@ def verdict_headline(v: dict[str, Any]) -> Headline:
         lacks = {lack_text(str(reasons[p])) if reasons.get(p) else "not heard" for p in unknown}
         return Headline(f"first unknown: {', '.join(unknown)} {' / '.join(sorted(lacks))}", notes, card,
                         v.get("t", 0.0), kind="tie")
+    if v.get("first_unclear") and not first:  # an unclear observation may have been faster (referee.judging.unclear)
+        unclear = v.get("unclear") or {}
+        notes.insert(0, f"unclear: {', '.join(unclear) or '-'}: the table answers")
+        return Headline("first unclear", notes, card, v.get("t", 0.0), kind="tie")
     if v.get("tie") and v.get("unsettled"):
         return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")
     if first:

@@ -98,16 +98,20 @@ def _ikatako(n: int, v: dict[str, Any], lang: str, drills: list[str]) -> list[st
         tag = text(lang, "wrong", "不正解") if p in v.get("wrong", []) else text(lang, "missed", "時間切れ")
         lines.append(f"      {tag}: {p}: {why}")
         drills.append(f"ikatako {key}  # {p}: {why}")
+    for p, why in (v.get("unclear") or {}).items():  # not judged: nothing to drill
+        lines.append(f"      {text(lang, 'unclear', '判定できず')}: {p}: {why}")
     return lines
 
 
 def _coop(n: int, v: dict[str, Any], lang: str, drills: list[str]) -> list[str]:
     exp = v.get("expected", {})
     say = " ".join(exp.get("say", []))
-    ok = text(lang, "right", "正解") if v.get("ok") else text(lang, "MISS", "ミス")
+    unclear = bool(v.get("unclear") or v.get("unjudged"))
+    ok = text(lang, "right", "正解") if v.get("ok") else text(lang, "unclear", "判定できず") if unclear \
+        else text(lang, "MISS", "ミス")
     lines = [f"{n:3}  {v['t']:8.3f}  {v['card']}: {v.get('player')} → {exp.get('hands')} + {say}  {ok}"
              + (f"  ({v['why']})" if v.get("why") else "") + (f"  [{v['effect']}]" if v.get("effect") else "")]
-    if not v.get("ok"):
+    if not v.get("ok") and not unclear:
         total = int(v.get("total", 0)) - _value(v["card"])
         drills.append(f"ikatako-coop {total}+{v['card']}  # {v.get('player')}: {v.get('why')}")
     return lines

@@ -35,7 +35,7 @@ def test_unjust_and_abstentions_are_counted_per_player_card():
         # card ika: dai (truth wrong) awarded first and correct, chie (truth correct) missed,
         # ben (truth missed) correct
         v("ika", "dai", correct=["dai", "aki", "ben"], missed=["chie"]),
-        # card 2: the truth's unsettled tie given to ben; chie not heard (today's unjudged)
+        # card 2: the truth's unsettled tie given to ben; chie not heard (unjudged: an abstention)
         v("2", "ben", correct=["ben", "dai", "aki"], unjudged={"chie": "not heard: no audio"}),
         # a card the truth does not have: aki penalised on it
         v("5", None, wrong=["aki"]),
@@ -44,8 +44,8 @@ def test_unjust_and_abstentions_are_counted_per_player_card():
     assert c.player_cards == 16
     assert (c.made_wrong, c.made_missed, c.wrong_first, c.false_award) == (1 + 1, 1, 2, 1)
     assert c.unjust == 6
-    assert (c.abstain, c.first_unclear) == (1, 1)
-    assert c.as_dict()["abstain_pct"] == 6.2
+    assert (c.abstain, c.first_unclear) == (2, 1)
+    assert c.as_dict()["abstain_pct"] == 12.5
     assert (c.unseen, c.extra, c.misread) == (1, 1, 0)
     assert (c.unjudged, c.first_withheld) == (1, 1)
     # the truth against itself: nothing unjust, nothing abstained

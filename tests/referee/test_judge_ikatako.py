@@ -292,9 +292,13 @@ def test_three_count_caps_the_coop_window_at_3_s():
 
 
 def test_an_utterance_without_tokens_is_not_nothing():
+    """An utterance whose word was not made out is not silence (no "no declaration" miss), and
+    since issue 30 not a miss either: the referee is not sure of it, so it is unclear (before:
+    a miss, "said something unrecognised, expected 4")."""
     lines = _solo({}, {"t": 1.0, "type": "card", "card": "4"},
                   {"t": 1.5, "type": "shout", "player": "emi", "words": [], "text": "uhh"})
-    assert lines[0]["ok"] is False and lines[0]["why"] == "said something unrecognised, expected 4"
+    assert lines[0]["ok"] is False and lines[0]["miss_piles"] == 0
+    assert lines[0]["why"] == lines[0]["unclear"]["emi"] == "heard a shout at +0.500 s, the word was unclear"
 
 
 def test_a_hand_without_words_in_coop_is_a_wrong_action():
