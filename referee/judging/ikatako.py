@@ -138,6 +138,9 @@ class Act:
     stale: set[str] = field(default_factory=set)  # sides up at the reveal
     downs: dict[str, int] = field(default_factory=dict)  # side -> first time it came down
     shouts: list[ShoutEvent] = field(default_factory=list)
+    #: an utterance of the player's that began before the reveal and was still going at it
+    #: (session µs of its start), or None: their word for this card may be inside it
+    talking: int | None = None
 
     def did_something(self) -> bool:
         return bool(self.ups) or bool(self.shouts)
@@ -181,6 +184,8 @@ class _Hands:
 
     def __init__(self, players):
         self.up = {p: {s: False for s in SIDES} for p in players}
+        #: each player's last utterance: (start, end), session µs
+        self.talk: dict[str, tuple[int, int]] = {}
 
     def update(self, ev: HandEvent) -> bool:
         """Apply a hand event; True when it is a new raise (the hand was down)."""
@@ -188,18 +193,29 @@ class _Hands:
         self.up[ev.player][ev.side] = ev.state == "up"
         return ev.state == "up" and not was
 
+    def heard(self, ev: ShoutEvent) -> None:
+        """Note a player's utterance (start, end) as their last."""
+        end = ev.t_end if ev.t_end is not None and ev.t_end > ev.t else ev.t
+        self.talk[ev.player] = (us(ev.t), us(end))
+
     def copy(self) -> "_Hands":
         other = _Hands(())
         other.up = {p: dict(sides) for p, sides in self.up.items()}
+        other.talk = dict(self.talk)
         return other
 
 
 def _collect(slot: Slot, players, hands: _Hands, window_end: int) -> dict[str, Act]:
     """Each player's raises, lowerings and shouts inside the window; updates ``hands``."""
     acts = {p: Act(stale={s for s in SIDES if hands.up[p][s]}) for p in players}
+    for p, (start, end) in hands.talk.items():
+        if p in acts and start < slot.t0 < end:
+            acts[p].talking = start
     for ev in slot.events:
         t = us(ev.t)
         inside = t <= window_end
+        if isinstance(ev, ShoutEvent) and ev.player:
+            hands.heard(ev)
         if isinstance(ev, HandEvent):
             new_raise = hands.update(ev)
             if not inside:
@@ -262,6 +278,20 @@ def _assess_versus(act: Act, expected, cid: str, window_end: int, window_s: floa
     if problems:
         return "wrong", "; ".join(problems)
     return "correct", max([us(shout.t)] + [act.ups[s] for s in expected.sides])
+
+
+def _talking_at_reveal(act: Act, expected, status: str, why, window_end: int) -> tuple[str, Any]:
+    """"Said nothing" needs a quiet channel: a player with no utterance beginning in the
+    window who was still speaking when the card appeared (an utterance begun before it — in
+    babble the onset walks back into the noise, or the shout began a moment early) may have
+    said their word inside it, which the hearing did not make out for this card. Their verdict
+    is then unclear, unless the hands alone, clearly seen, make it wrong."""
+    if act.talking is None or act.shouts or status not in ("wrong", "missed") or not expected.say:
+        return status, why
+    hand_problem = _hand_problem(act, expected.sides, window_end) if expected.sides else None
+    if hand_problem:  # the camera saw the hands wrong (or none): that alone decides
+        return (status, why) if status == "missed" else ("wrong", hand_problem)
+    return "unclear", f"was still speaking when the card appeared (from {sec(act.talking) :.2f} s): the word unclear"
 
 
 def _unjudged(session, player: str, act: Act, expected, status: str, why, t0: int, window_end: int):
@@ -572,6 +602,7 @@ def _player_status(ctx: _Ctx, player: str, act: Act, st: _Statuses, before: "_Ha
         status, value = doubt.status, doubt.value
         if doubt.status == "unclear" and doubt.early is not None:
             st.early[player] = doubt.early
+    status, value = _talking_at_reveal(act, expected, status, value, ctx.window_end)
     status, value = _unjudged(session, player, act, expected, status, value, slot.t0, ctx.window_end)
     status, value = _late_doubt(slot, player, status, value, expected, ctx.cid, ctx.window_end, ctx.seconds,
                                 ctx.players, before, st.could)
@@ -1199,6 +1230,8 @@ class Judge(GameJudge):
     def _apply_before(self, ev: Event) -> None:
         if isinstance(ev, HandEvent):  # before the first card only the hands matter
             self.hands.update(ev)
+        elif isinstance(ev, ShoutEvent) and ev.player:  # ... and whether a player was still speaking
+            self.hands.heard(ev)
 
     def unread_card(self, warning: Event) -> list[dict[str, Any]]:
         """The camera saw a card arrive in the field but could not read it (a ``warning``

@@ -298,3 +298,21 @@ def test_coop_decide_applies_the_tables_answer(header):
     assert wrong[0]["ok"] is False and wrong[0]["miss_piles"] == 1 and wrong[0]["why"].startswith("the table's answer")
     res = judged(header, *events, answers=[Answer.parse("1:aki=correct")]).lines[-1]
     assert res["score"] == 4 and "unclear" not in res
+
+
+def test_versus_a_player_still_speaking_when_the_card_appeared_is_unclear_not_silent():
+    """"Said nothing" needs a quiet channel: ben's utterance began 0.2 s before the card and
+    ran 0.8 s into its window (in babble the onset walks back into the noise) — his word may be
+    inside it: unclear, no penalty. Ended before the card, or with a wrong hand clearly seen,
+    the verdict is the record's as before."""
+    talk = {"t": 0.8, "type": "shout", "player": "ben", "words": [], "t_end": 1.8}
+    v = verdicts(VERSUS, *three(talk))[0]
+    assert "ben" not in v["wrong"] and "ben" not in v["missed"]
+    assert "still speaking when the card appeared (from 0.80 s)" in v["unclear"]["ben"]
+    assert v["first"] == "aki" and "chie" in v["missed"]  # chie: quiet, and nothing of hers running on
+    ended = {**talk, "t_end": 0.95}
+    assert "ben" in verdicts(VERSUS, *three(ended))[0]["missed"]
+    tako = [card(1.0, "tako"), shout(1.5, "aki", "tako"), hand(1.4, "aki", "left"), talk, hand(1.6, "ben", "right"),
+            card(5.0, "2")]
+    v = verdicts(VERSUS, *tako)[0]
+    assert "ben" in v["wrong"] and "right hand" in v["why"]["ben"]  # the hand alone, clearly seen, decides
