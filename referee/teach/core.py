@@ -62,7 +62,8 @@ class Level:
 class Feedback:
     """The judged answer of one drill card.
 
-    ``verdict``: ``correct`` | ``wrong`` | ``missed`` | ``false_start``; ``reaction`` the
+    ``verdict``: ``correct`` | ``wrong`` | ``missed`` | ``false_start`` | ``unclear`` (the
+    referee did not clearly perceive the answer: "I could not hear you", no rating); ``reaction`` the
     judge's reaction time (or the last press for a wrong answer, None when nothing was
     pressed); ``rule``/``fact``/``did`` the three parts of the reason (the rule that
     decided, the fact it hung on, what the learner did); ``spoken`` the phrase keys of

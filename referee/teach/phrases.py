@@ -16,6 +16,7 @@ _FIXED: dict[str, tuple[str, str]] = {
     "wrong": ("wrong", "ちがいます"),
     "missed": ("too late", "時間切れ"),
     "false_start": ("false start", "フライング"),
+    "unclear": ("I could not hear you", "聞き取れませんでした"),
     "slow": ("correct, but slow", "正解、でも遅い"),
     "level_up": ("level up", "レベルアップ"),
     "rival_first": ("the rival was first", "ライバルが先"),
@@ -100,5 +101,7 @@ def text(lang: str, en: str, ja: str) -> str:
 
 HAND_TEXT = {"en": {"left": "LEFT hand", "right": "RIGHT hand", "both": "BOTH hands", "none": "no hand"},
              "ja": {"left": "左手", "right": "右手", "both": "両手", "none": "手は上げない"}}
-VERDICT_TEXT = {"en": {"correct": "CORRECT", "wrong": "WRONG", "missed": "TOO LATE", "false_start": "FALSE START"},
-                "ja": {"correct": "正解", "wrong": "不正解", "missed": "時間切れ", "false_start": "フライング"}}
+VERDICT_TEXT = {"en": {"correct": "CORRECT", "wrong": "WRONG", "missed": "TOO LATE", "false_start": "FALSE START",
+                       "unclear": "NOT JUDGED"},
+                "ja": {"correct": "正解", "wrong": "不正解", "missed": "時間切れ", "false_start": "フライング",
+                       "unclear": "判定なし"}}

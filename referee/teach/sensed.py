@@ -316,7 +316,10 @@ class SensedDrill(Sink):
     def _store(self, card: _Card, fb: Feedback) -> None:
         sit, level = card.sit, card.info.get("level") or self.level
         now = self._when(card.shown)
-        fsrs_card = self.scheduler.review(sit, fb, level.target_s, now)
+        # an answer the referee did not clearly perceive gets no rating (it would count as a
+        # lapse or a success it was not); it is still written to the progress file
+        unclear = fb.verdict == "unclear"
+        fsrs_card = None if unclear else self.scheduler.review(sit, fb, level.target_s, now)
         if self.progress is None:
             return
         self.progress.append({"type": "answer", "session": self.session, "n": len(self.done_cards),
@@ -324,8 +327,9 @@ class SensedDrill(Sink):
                               "verdict": fb.verdict, "reaction": fb.reaction, "answered": fb.answered,
                               "answered_as": fb.answered_as, "placement": False, "at": now.isoformat(),
                               "sensed": True, "shown_t": card.shown})
-        self.progress.append({"type": "fsrs", "drill": self.drill.name, "situation": sit.key,
-                              "card": fsrs_card.to_dict()})
+        if fsrs_card is not None:
+            self.progress.append({"type": "fsrs", "drill": self.drill.name, "situation": sit.key,
+                                  "card": fsrs_card.to_dict()})
 
     def summary(self) -> dict[str, Any]:
         import statistics

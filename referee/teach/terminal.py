@@ -12,10 +12,11 @@ from referee.teach.drills.base import Screen
 from referee.teach.phrases import VERDICT_TEXT
 
 CLEAR = "\x1b[2J\x1b[H"
-COLOURS = {"correct": "\x1b[1;32m", "wrong": "\x1b[1;31m", "missed": "\x1b[1;33m", "false_start": "\x1b[1;35m"}
+COLOURS = {"correct": "\x1b[1;32m", "wrong": "\x1b[1;31m", "missed": "\x1b[1;33m", "false_start": "\x1b[1;35m",
+           "unclear": "\x1b[1;36m"}
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 GAME_NAMES = {"seasaltpaper": "SEA SALT & PAPER"}  # the others' names are their id in capitals
-MARK = {"correct": "✓", "wrong": "✗", "missed": "…", "false_start": "!"}
+MARK = {"correct": "✓", "wrong": "✗", "missed": "…", "false_start": "!", "unclear": "?"}
 
 
 def width(s: str) -> int:

@@ -30,7 +30,8 @@ from session.errors import DeviceError
 NAME = "referee teach"
 #: a verdict drawn less than this long before the next card appears stays under it (2 s)
 KEEP_VERDICT_S = 2.0
-VERDICT_BGR = {"correct": (80, 220, 80), "wrong": (80, 80, 240), "missed": (60, 200, 240), "false_start": (220, 80, 220)}
+VERDICT_BGR = {"correct": (80, 220, 80), "wrong": (80, 80, 240), "missed": (60, 200, 240), "false_start": (220, 80, 220),
+               "unclear": (220, 200, 80)}
 
 
 class WindowKeys(KeySource):

@@ -107,6 +107,17 @@ def _join(items: list[str], lang: str) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _not_perceived(reason: str, lang: str) -> str:
+    """What the drill says when the referee could not judge the learner (the verdict's
+    ``unclear`` reason): it could not see them (a seat not seen), else it could not hear them
+    — never "wrong"."""
+    if "not seen" in reason:
+        return text(lang, f"I could not see you ({reason}): not judged, try again",
+                    f"見えませんでした ({reason}): 判定なし、もう一度")
+    return text(lang, f"I could not hear you ({reason}): not judged, try again",
+                f"聞き取れませんでした ({reason}): 判定なし、もう一度")
+
+
 def _did(hands: set[str], words: list[str], exp: R.Reaction, verdict: str, lang: str) -> str:
     if verdict == "missed":
         return text(lang, "you did nothing in time", "時間内に何もしなかった")
@@ -225,6 +236,8 @@ class VersusDrill(Drill):
             verdict = "wrong"
         elif learner in v.get("missed", []):
             verdict = "missed"
+        elif learner in (v.get("unclear") or {}):  # the referee did not clearly perceive it: no judgement
+            verdict = "unclear"
         else:
             verdict = "correct"
         reaction = v.get("times", {}).get(learner)
@@ -235,7 +248,9 @@ class VersusDrill(Drill):
         did = _did(set(hands), list(words), exp, "wrong" if verdict == "false_start" else verdict, lang)
         if verdict == "false_start":
             did = text(lang, "you pressed before the card appeared", "カードが出る前に押した")
-        spoken = (verdict,) if verdict == "correct" else (
+        elif verdict == "unclear":
+            did = _not_perceived(v["unclear"][learner], lang)
+        spoken = (verdict,) if verdict in ("correct", "unclear") else (
             verdict, *rule_keys, f"hand:{exp.hands}" if exp.required else "nothing", *(word_key(w) for w in exp.say))
         answered = f"{'+'.join(sorted(hands)) or 'none'}:{' '.join(words)}"
         fb = Feedback(verdict=verdict, reaction=reaction, rule=rule, fact=fact, did=did, spoken=spoken,

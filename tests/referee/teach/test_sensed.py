@@ -156,6 +156,35 @@ def test_a_drawn_card_is_timed_from_its_shown_time_on_the_sensor_clock(monkeypat
     assert S.SensedView(drill).drain()[0].name == "quit"
 
 
+def test_a_word_the_referee_could_not_make_out_is_i_could_not_hear_you_not_wrong(monkeypatch, tmp_path):
+    """The right hands and a shout whose word was not made out (``words`` empty): the drill
+    says "I could not hear you" — not judged, no rating of the situation (FSRS), the answer
+    still written to the progress file — never "wrong"."""
+    clock = _Clock()
+    monkeypatch.setattr(S.time, "monotonic", clock.monotonic)
+    out = io.StringIO()
+    progress = Progress(tmp_path / "progress.jsonl")
+    drill = S.SensedDrill("aki", TerminalView(out, game="ikatako"), paced=False, cards=1, seed=3, level="creatures",
+                          progress=progress)
+    drill.start(SessionHeader(t=0.0, game="ikatako", mode="versus", players=("aki", "ben")))
+    for t in (0.5, 5.0):
+        clock.t = 100.0 + t
+        drill.status({"now": t, "lag_ms": 0})
+    card = drill.cards[0]
+    from rules import ikatako as R
+    exp = R.expected_reaction(card.card, [])
+    for e in [*(HandEvent(t=5.6, player="aki", side=s, state="up") for s in sorted(exp.sides)),
+              ShoutEvent(t=5.7, player="aki", words=())]:
+        drill.event(e)
+    clock.t = 108.1
+    drill.status({"now": 8.1, "lag_ms": 0})
+    assert card.fb is not None and card.fb.verdict == "unclear" and not card.fb.ok
+    assert "I could not hear you" in card.fb.did and "NOT JUDGED" in out.getvalue() and "WRONG" not in out.getvalue()
+    assert drill.scheduler.cards == {}  # no rating
+    kinds = [json.loads(x)["type"] for x in (tmp_path / "progress.jsonl").read_text().splitlines() if x.strip()]
+    assert "answer" in kinds and "fsrs" not in kinds
+
+
 def test_a_raise_before_the_card_is_a_false_start(monkeypatch):
     clock = _Clock()
     monkeypatch.setattr(S.time, "monotonic", clock.monotonic)
