@@ -15,6 +15,10 @@ Keys (shown by :data:`HELP`):
   on its card (every hand going up, shout and grab of theirs in that card's window: a
   false detection); the verdict is re-judged without them;
 * ``t`` then a seat number: settle a tie — that player takes the card (``decision``);
+* an unclear item of a verdict ("ben, card 3 (3): heard a shout, the word was unclear —
+  right?"): ``y``/``1`` or ``n``/``2`` answers it (a ``decision`` with ``card_index``,
+  ``player``, ``verdict``: the card is judged again with it); unanswered by the next card, or
+  after the prompt's timeout, it stays not judged (no event);
 * a prompt (a choice the rules leave to players: uzushio target, penalty card, MOKOCHAKA
   piles or penalty receiver), raised by the views when an announcement opens it
   (:meth:`Controls.raise_prompts`) and closed by its card's verdict: its number keys pick an
@@ -39,7 +43,7 @@ from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEve
                             ShoutEvent)
 
 HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+seat settle a tie | "
-        "1-9 answer a prompt | n n new game | q q quit")
+        "1-9 answer a prompt (y/n an unclear item) | n n new game | q q quit")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,9 @@ class Prompt:
     deadline: float = 0.0
     #: the card it belongs to (its reveal time): its verdict closes the prompt (too late then)
     card_t: float | None = None
+    #: an answer about an unclear item of verdict number ``card_index`` (1 = the first card):
+    #: the choice becomes a ``decision`` answer, and the next card closes the prompt
+    card_index: int | None = None
 
     def text(self, now: float) -> str:
         left = max(0.0, self.deadline - now)
@@ -102,6 +109,8 @@ class Controls:
         self._cards: list[_Card] = []
         self._verdict_card_t: float | None = None  # the card of the last verdict heard
         self._tie: list[str] = []
+        self._verdict_ts: list[float] = []  # each judged card's time, in order: verdict numbers
+        self._asked: set[tuple[float, str]] = set()  # unclear items already put to the table
         #: ``() -> the judge's rules state`` (``IncrementalJudge.state``): what a penalty
         #: prompt offers (the player's point cards); None: those prompts are not raised
         self.judge_state: Any = None
@@ -113,6 +122,8 @@ class Controls:
         if isinstance(event, CardEvent):
             self._cards.append(_Card(event.t, line, event.card))
             del self._cards[:-20]  # only recent cards can be corrected at the table
+            # an unclear item not answered by the next card stays not judged
+            self.prompts = [p for p in self.prompts if p.card_index is None]
         elif self._cards and isinstance(event, (HandEvent, ShoutEvent, GrabEvent)):
             self._cards[-1].events.append((event, line))
 
@@ -128,6 +139,27 @@ class Controls:
             self._tie = list(item.get("tie") or []) if item.get("unsettled") else []
             if isinstance(t, (int, float)):  # the card is final: a choice for it would count for the next
                 self.prompts = [p for p in self.prompts if p.card_t is None or abs(p.card_t - t) >= 6e-4]
+                self._ask_unclear(item, float(t))
+
+    def _ask_unclear(self, verdict: dict[str, Any], t: float) -> None:
+        """Each unclear item of a verdict, put to the table once ("ben, card 3 (3): heard a
+        shout, the word was unclear — right? [1] yes [2] no"): its answer is a ``decision``
+        (``card_index``, ``player``, ``verdict``) and the card is judged again with it."""
+        if not any(abs(t - x) < 6e-4 for x in self._verdict_ts):
+            self._verdict_ts.append(t)
+        index = 1 + next(i for i, x in enumerate(self._verdict_ts) if abs(t - x) < 6e-4)
+        unclear = verdict.get("unclear") or {}
+        for player, reason in (unclear.items() if isinstance(unclear, dict) else ()):
+            if (t, player) in self._asked or player not in self.players:
+                continue
+            self._asked.add((t, player))
+            question = f"{player}, card {index} ({verdict.get('card', '?')}): {reason} — right?"
+            self.ask(Prompt("answer", player, question, [("yes", {"verdict": "correct"}), ("no", {"verdict": "wrong"})],
+                            "not judged", card_index=index), self._now_hint)
+
+    #: the session time of the last key or clock tick (an answer prompt raised by a verdict
+    #: line, which carries no clock, times out from it)
+    _now_hint: float = 0.0
 
     def ask(self, prompt: Prompt, now: float) -> None:
         prompt.deadline = now + self.params.choice_timeout_s
@@ -148,7 +180,9 @@ class Controls:
     def key(self, key: str, now: float) -> list[Event | Command]:
         """What pressing ``key`` (a character, or ``space``/``enter``/``escape``) produces."""
         key = {" ": "space", "\r": "enter", "\n": "enter", "\x1b": "escape"}.get(key, key)
-        self.message = None
+        self.message, self._now_hint = None, now
+        if self.prompts and self.prompts[0].card_index is not None and key in ("y", "n") and self.pending is None:
+            key = "1" if key == "y" else "2"  # an unclear item: y / n answer it
         if key == "escape":
             self.pending = None
             return []
@@ -182,6 +216,7 @@ class Controls:
 
     def tick(self, now: float) -> list[Event | Command]:
         """Prompts past their deadline close with the rules' default (no event; see doc)."""
+        self._now_hint = now
         while self.prompts and now >= self.prompts[0].deadline:
             p = self.prompts.pop(0)
             self.message = f"{p.action}: {p.default} (nobody chose)"
@@ -249,6 +284,10 @@ class Controls:
             return []
         self.prompts.pop(0)
         label, fields_ = prompt.options[n - 1]
+        if prompt.card_index is not None:  # the table's answer about an unclear item
+            self.message = f"card {prompt.card_index}: {prompt.player} {fields_['verdict']}; re-judging"
+            return [DecisionEvent(t=now, card_index=prompt.card_index, player=prompt.player,
+                                  verdict=fields_["verdict"])]
         self.message = f"{prompt.player or 'table'} chose {label}"
         return [ChoiceEvent(t=now, player=prompt.player, action=prompt.action, extra=dict(fields_))]
 

@@ -123,3 +123,28 @@ def test_events_from_the_keys_are_record_events():
     c.key("t", 3.0)
     (ev,) = c.key("1", 3.0)
     assert Event.from_dict(ev.to_dict()) == ev
+
+
+def test_an_unclear_item_is_asked_and_one_key_answers_it_with_a_decision():
+    """A verdict with an unclear player raises "ben, card 2 (tako): … — right?"; ``y`` answers
+    it (a decision naming the verdict number, the player and correct), ``n`` wrong; each item
+    is asked once; one not answered by the next card stays not judged (no event)."""
+    c = Controls(PLAYERS, ControlParams(choice_timeout_s=5.0))
+    c.observe(CardEvent(t=1.0, card="3"), line=2)
+    c.heard({"type": "verdict", "t": 1.0, "card": "3", "first": "aki"})
+    c.observe(CardEvent(t=5.0, card="tako"), line=5)
+    unclear = {"type": "verdict", "t": 5.0, "card": "tako", "first": None, "first_unclear": True,
+               "unclear": {"ben": "heard a shout at +0.52 s, the word was unclear", "chie": "hand unclear"}}
+    c.heard(unclear)
+    c.heard(unclear)  # the same verdict again (a re-judge): not asked twice
+    assert [p.player for p in c.prompts] == ["ben", "chie"]
+    assert c.prompt_text(6.0).startswith("ben, card 2 (tako): heard a shout at +0.52 s, the word was unclear — right?")
+    assert "[1] yes  [2] no" in c.prompt_text(6.0)
+    got = c.key("y", 6.5)
+    assert got == [DecisionEvent(t=6.5, card_index=2, player="ben", verdict="correct")]
+    assert c.key("n", 6.8) == [DecisionEvent(t=6.8, card_index=2, player="chie", verdict="wrong")]
+    assert c.prompts == []
+    c.heard({**unclear, "unclear": {"aki": "hand unclear"}, "t": 5.0})
+    assert [p.player for p in c.prompts] == ["aki"]
+    c.observe(CardEvent(t=9.0, card="ika"), line=9)  # the next card: unanswered, not judged
+    assert c.prompts == [] and c.key("y", 9.5) == []
