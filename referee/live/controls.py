@@ -109,7 +109,8 @@ class Controls:
         self._cards: list[_Card] = []
         self._verdict_card_t: float | None = None  # the card of the last verdict heard
         self._tie: list[str] = []
-        self._verdict_ts: list[float] = []  # each judged card's time, in order: verdict numbers
+        #: each judged card's time (verdict lines give it to the ms) → its verdict number
+        self._verdict_index: dict[float, int] = {}
         self._asked: set[tuple[float, str]] = set()  # unclear items already put to the table
         #: ``() -> the judge's rules state`` (``IncrementalJudge.state``): what a penalty
         #: prompt offers (the player's point cards); None: those prompts are not raised
@@ -145,9 +146,8 @@ class Controls:
         """Each unclear item of a verdict, put to the table once ("ben, card 3 (3): heard a
         shout, the word was unclear — right? [1] yes [2] no"): its answer is a ``decision``
         (``card_index``, ``player``, ``verdict``) and the card is judged again with it."""
-        if not any(abs(t - x) < 6e-4 for x in self._verdict_ts):
-            self._verdict_ts.append(t)
-        index = 1 + next(i for i, x in enumerate(self._verdict_ts) if abs(t - x) < 6e-4)
+        t = round(t, 3)
+        index = self._verdict_index.setdefault(t, len(self._verdict_index) + 1)
         unclear = verdict.get("unclear") or {}
         for player, reason in (unclear.items() if isinstance(unclear, dict) else ()):
             if (t, player) in self._asked or player not in self.players:
