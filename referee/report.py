@@ -314,27 +314,20 @@ def _result(judgement) -> str:
     return f'<h2>Result</h2><table class="v"><tr><th>player</th><th>score</th>{head}<th></th></tr>{rows}</table>'
 
 
-def _unclear(views: list[CardView]) -> str:
-    """Every unclear item (card, player, reason): nobody was penalised or scored on them;
-    the table settles each with ``referee judge session.jsonl --decide N:PLAYER=correct|wrong``."""
-    from referee.judging.view import unclear_items
+def _unclear(items, result, frames, samples, rate) -> str:
+    """Every unclear item (card, player, reason) with its evidence, for the table to settle
+    (:mod:`referee.report_unclear`): nobody was penalised or scored on them."""
+    from referee import report_unclear
 
-    items = unclear_items([v.verdict for v in views])
-    if not items:
-        return ""
-    rows = "".join(f'<tr><td><a href="#card{k}">{k}</a></td><td>{float(v.get("t", 0)):.3f}</td>'
-                   f'<td>{_e(v.get("card", "?"))}</td><td class=unclear>{_e(p)}</td><td>{_e(why)}</td></tr>'
-                   for k, v, p, why in items)
-    return ("<h2>Unclear — for the table to settle</h2><p>The referee was not sure of these observations: no "
-            "penalty, no point and no card taken on them. Settle one with <code>referee judge session.jsonl "
-            "--decide N:PLAYER=correct</code> (or <code>=wrong</code>), N the card's number, or a "
-            "<code>decision</code> line in the record.</p>"
-            '<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>player</th><th>why unclear</th></tr>'
-            f"{rows}</table>")
+    seats = {s.name: s.channel for s in result.calibration.seats}
+    audio = report_unclear.SeatAudio(samples, rate, seats, result.events, result.calibration.av_offset)
+    return report_unclear.section(items, result, frames, audio)
 
 
 def build_html(result) -> str:
     from audio.capture import read_all
+
+    from referee.report_unclear import CSS as UNCLEAR_CSS, unclear_items, evidence_times
 
     views = card_views(result)
     describe = _describe(result.header["game"])
@@ -342,7 +335,8 @@ def build_html(result) -> str:
     cal = result.calibration
     seat_box = {s.name: s.box.to_list() for s in cal.seats}
     seat_chan = {s.name: s.channel for s in cal.seats}
-    need = [v.start for v in views] + [t for v in views for t in v.reactions.values()]
+    unclear = unclear_items(views, result.events)
+    need = [v.start for v in views] + [t for v in views for t in v.reactions.values()] + evidence_times(unclear)
     frames = _frames_at(result.video, need)
     samples, rate = (None, 0)
     if result.audio is not None:
@@ -353,7 +347,7 @@ def build_html(result) -> str:
     shouts = [e for e in result.events if e["type"] == "shout"]
     h = result.header
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Dispute report: {_e(result.video.name)}</title>"
-             f"<style>{CSS}</style></head><body>",
+             f"<style>{CSS}{UNCLEAR_CSS}</style></head><body>",
              f"<h1>Dispute report</h1><p class=sub>{_e(h['game'].upper())} {_e(h.get('mode') or '')} · players "
              f"{_e(', '.join(h['players']))} · video <code>{_e(result.video.name)}</code> · audio "
              f"<code>{_e(result.audio.name if result.audio else 'none')}</code> · {result.duration:.1f} s · "
@@ -361,7 +355,8 @@ def build_html(result) -> str:
     if result.warnings:
         parts.append('<div class="warn"><b>Warnings — what the replay could not see or hear:</b><ul>'
                      + "".join(f"<li>{_e(w)}</li>" for w in result.warnings) + "</ul></div>")
-    parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement) + _unclear(views))
+    parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement)
+                 + _unclear(unclear, result, frames, samples, rate))
     parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
                  "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
                  "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
