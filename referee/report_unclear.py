@@ -65,7 +65,7 @@ div.unclear-item{border-top:1px dashed #bbb;padding-top:6px;margin-top:8px}
 div.unclear-item h4{margin:2px 0 6px;font-weight:normal}
 figure.clip audio{display:block;width:420px;margin-bottom:4px}
 p.settle{margin:6px 0 2px} p.settle code{background:#f3f0fa;padding:1px 4px}
-.absent{color:#a06000;font-style:italic}
+.absent{color:#a06000;font-style:italic} p.how{max-width:420px;margin:0}
 """
 
 #: a reason's moment relative to the card: "heard a shout at +0.520 s", "left hand up at +0.300 s"
@@ -250,10 +250,19 @@ def _observation_html(item: UnclearItem, frames: Mapping[float, np.ndarray], sea
     return (f"<figure>{report._img(_resized(whole, OBSERVATION_FRAME_W))}<figcaption>At {item.what} ({when}); "
             f"{report._e(item.player)}'s seat boxed.</figcaption></figure>"
             f"<figure>{report._img(report._crop(posed, seat_box, width=CROP_W))}<figcaption><b class=unclear>"
-            f"{report._e(item.player)}</b>: {report._e(item.reason)}</figcaption></figure>")
+            f"{report._e(item.player)}</b> at {item.what}, pose drawn (own left blue, right orange): "
+            f"{report._e(item.reason)}</figcaption></figure>")
 
 
 # ------------------------------------------------------------------ the section
+def _how_to_look(items: list[UnclearItem]) -> str:
+    """Beside the card's frame: who is unclear on it and how to weigh each item."""
+    who = ", ".join(dict.fromkeys(i.player for i in items))
+    return (f'<p class="how">Unclear on this card: <b class=unclear>{report._e(who)}</b>. For each below: play '
+            "the clip (that seat's own microphone), look at the seat at the moment marked, then run one of "
+            "the two lines under it.</p>")
+
+
 def settle_line(item: UnclearItem, record: str) -> str:
     """How the table settles the item: the exact ``--decide`` answers (``Answer.parse``'s syntax)."""
     base = f"referee judge {record} --decide {item.number}:{item.player}="
@@ -290,7 +299,7 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
         parts.append(f'<section class="unclear-card" id="unclear{number}"><h3>Card {number}: '
                      f'{report._e(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
                      f'(<a href="#card{number}">its verdict and evidence</a>)</h3>'
-                     f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}</div>")
+                     f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}{_how_to_look(mine)}</div>")
         parts.extend(_item_html(i, frames, audio, seat_box.get(i.player), result, record) for i in mine)
         parts.append("</section>")
     return "".join(parts)
