@@ -64,6 +64,16 @@ class ListenParams:
     #: the other's -10 dB leak, correlate as much as a copy.
     copy_test: bool = False
     copy_r2: float = 0.5
+    #: ...and a burst heard alike on ``room_channels`` or more other channels — each within
+    #: ``own_db`` of its level either way, their mean r² at least ``room_r2`` — is the room's
+    #: sound (babble, a voice from across the room, music) reaching every microphone: not this
+    #: seat's voice, not credited. A seat's own voice is loud on its own close microphone
+    #: only. On the demo after cancellation, genuine shouts' windows reach a mean of 0.17
+    #: over two such channels; babble 10 dB under the speech 0.27-0.7 (docs/hearing.md).
+    #: Cost: a player drowned by the room as loud as themselves is not heard (unclear, never
+    #: wrong); 0 turns the test off.
+    room_r2: float = 0.25
+    room_channels: int = 2
     copy_lag_s: float = 0.010
     own_db: float = 6.0
     copy_window_s: float = 0.3  # from the onset: where the test looks (the new voice's start)
@@ -482,15 +492,25 @@ class Listener:
         """Where the seat's own voice starts in ``seg``: its onset when the burst is its own,
         a later sample when it begins as a copy of another channel's sound (a leak the
         cancellation left, e.g. of a muted seat, run into this seat's own word: the detector
-        made one utterance of both), or None when it is a copy to its end. Stepped by
-        ``copy_step_s`` over windows of ``copy_scan_s``."""
+        made one utterance of both, or the room's babble run into it), or None when it is a
+        copy to its end. Stepped by ``copy_step_s`` over windows of ``copy_scan_s``; after a
+        copy, the own voice starts at a window that is no copy and within ``own_level_db``
+        of the seat's speech level (between the room's words and the seat's, the other
+        channels' own voices hide the room's sound: a quiet window there is no proof of the
+        seat's voice). Cost: after a copy, an onset's soft first consonant is skipped."""
         if self.copy_of(seg.channel, seg.start, seg.end) is None:
             return seg.start
         step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
         for a in range(seg.start + step, seg.end - win + 1, step):
-            if self.copy_of(seg.channel, a, a + win) is None:
+            if self.copy_of(seg.channel, a, a + win) is None and self._loud_enough(seg.channel, a, a + win):
                 return a
         return None
+
+    def _loud_enough(self, channel: int, start: int, end: int) -> bool:
+        """Whether the loudest frame of ``start..end`` is within ``own_level_db`` of the seat's
+        speech level at calibration (True when either is unknown)."""
+        level = self.level_below(Segment(channel, start, end, self.rate))
+        return level is None or self.p.own_level_db is None or level >= self.p.own_level_db
 
     def level_below(self, seg: Segment) -> float | None:
         """The burst's loudest 32 ms frame relative to the seat's speech level at calibration
@@ -520,37 +540,46 @@ class Listener:
 
     def copy_of(self, channel: int, start: int, end: int) -> tuple[int, float, float] | None:
         """The channel whose sound the burst ``start..end`` on ``channel`` is a copy of (see
-        ``ListenParams.copy_r2``): ``(channel, r2, dB louder)``, or None when it is its own."""
+        ``ListenParams.copy_r2``; for the room's sound ``room_r2``, the most alike of the
+        channels it is heard on): ``(channel, r2, dB louder)``, or None when it is its own."""
         if self.used < 2:
             return None
         p = self.p
-        seg = Segment(channel, start, end, self.rate)
-        a, b = seg.start, min(seg.end, seg.start + int(p.copy_window_s * self.rate))
-        x = self._samples(seg.channel, a, b).astype(np.float64)
+        a, b = start, min(end, start + int(p.copy_window_s * self.rate))
+        x = self._samples(channel, a, b).astype(np.float64)
         if len(x) < int(0.02 * self.rate):
             return None
-        ex = float(np.dot(x, x)) + 1e-20
-        lag = int(p.copy_lag_s * self.rate)
-        size = 1 << int(np.ceil(np.log2(len(x) + 2 * lag + 1)))
-        X = np.fft.rfft(x, size)
-        for j in range(self.used):
-            if j == seg.channel:
-                continue
-            y = self._samples(j, a - lag, b + lag).astype(np.float64)
-            if len(y) != len(x) + 2 * lag:
-                continue
-            ey = float(np.dot(y[lag : lag + len(x)], y[lag : lag + len(x)])) + 1e-20
-            louder = 10 * np.log10(ex / ey)
-            if louder >= p.own_db:
-                continue
-            corr = np.fft.irfft(np.conj(X) * np.fft.rfft(y, size), size)[: 2 * lag + 1]
-            # energy of y over each lagged window
-            c2 = np.concatenate([[0.0], np.cumsum(y * y)])
-            win = c2[len(x) : len(x) + 2 * lag + 1] - c2[: 2 * lag + 1]
-            r2 = float(np.max(corr ** 2 / (ex * np.maximum(win, 1e-20))))
-            if r2 >= p.copy_r2:
-                return j, round(r2, 3), round(float(louder), 1)
+        alike = [m for j in range(self.used) if j != channel and (m := self._alike(x, j, a, b)) is not None]
+        copy = next((m for m in alike if m[1] >= p.copy_r2), None)
+        if copy is not None:
+            return copy
+        room = [m for m in alike if m[2] > -p.own_db]  # a channel louder by own_db has its own voice
+        if p.room_r2 > 0 and len(room) >= p.room_channels and sum(m[1] for m in room) >= p.room_r2 * len(room):
+            return max(room, key=lambda m: (m[1], -m[0]))
         return None
+
+    def _alike(self, x: np.ndarray, j: int, a: int, b: int) -> tuple[int, float, float] | None:
+        """How alike channel ``j`` is to the burst ``x`` (samples ``a..b``): ``(j, r2, dB the
+        burst is louder)`` — r² the squared correlation at the best lag within ``copy_lag_s``,
+        rounded to 3 decimals so that no decision rests on the last bits — or None when the
+        burst is ``own_db`` louder (its own voice) or ``j`` has no samples there."""
+        p = self.p
+        lag = int(p.copy_lag_s * self.rate)
+        y = self._samples(j, a - lag, b + lag).astype(np.float64)
+        if len(y) != len(x) + 2 * lag:
+            return None
+        ex = float(np.dot(x, x)) + 1e-20
+        ey = float(np.dot(y[lag : lag + len(x)], y[lag : lag + len(x)])) + 1e-20
+        louder = 10 * np.log10(ex / ey)
+        if louder >= p.own_db:
+            return None
+        size = 1 << int(np.ceil(np.log2(len(x) + 2 * lag + 1)))
+        corr = np.fft.irfft(np.conj(np.fft.rfft(x, size)) * np.fft.rfft(y, size), size)[: 2 * lag + 1]
+        # energy of y over each lagged window
+        c2 = np.concatenate([[0.0], np.cumsum(y * y)])
+        win = c2[len(x) : len(x) + 2 * lag + 1] - c2[: 2 * lag + 1]
+        r2 = float(np.max(corr ** 2 / (ex * np.maximum(win, 1e-20))))
+        return j, round(r2, 3), round(float(louder), 1)
 
     def _prepare(self, seg: Segment, dry: bool = False):
         """What ``seg`` needs before its words are read: the events it ends as (a list: not

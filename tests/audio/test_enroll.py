@@ -9,11 +9,14 @@ from audio import enroll, synth
 from tests.audio.conftest import SEATS
 
 CALLS = [("イカ", "ika"), ("タコ", "tako"), ("ゴ", "5"), ("ジュウ", "10"), ("ハチ", "8")]
+#: the tests of the templates' mechanism use the margin the synthetic voices allow (their takes
+#: are 1.25 and more apart); the default (``Enrollment.min_margin``) is set on real voices
+SYNTHETIC_MARGIN = 0.3
 
 
 @pytest.fixture(scope="module")
 def enrolled():
-    e = enroll.Enrollment(synth.RATE)
+    e = enroll.Enrollment(synth.RATE, min_margin=SYNTHETIC_MARGIN)
     for text, token in CALLS:
         for speed in (0.9, 1.1):  # two other takes of the same voice
             e.add("dai", (token,), enroll.trim(synth.say(text, "ja", 1, speed=speed), synth.RATE))
@@ -47,11 +50,17 @@ def test_dtw_equals_the_cell_by_cell_recursion_bit_for_bit():
         assert enroll.dtw(a, b) == _dtw_cell_by_cell(a, b), (n, m)
 
 def test_short_calls_are_recognised_from_the_players_own_takes(enrolled):
+    """Each call is named from the player's takes; at the default margin (set on real voices)
+    the verifier names it or abstains (the speech model then reads it) — never another call."""
+    from dataclasses import replace
+
     rng = np.random.default_rng(1)
+    strict = replace(enrolled, min_margin=enroll.Enrollment.min_margin)
     for text, token in CALLS:
         clip = synth.say(text, "ja", 1)
         noisy = clip + 0.003 * rng.standard_normal(len(clip)).astype(np.float32)
         assert enrolled.verify("dai", noisy).tokens == (token,), text
+        assert strict.verify("dai", noisy).tokens in (None, (token,)), text
 
 
 def test_other_speech_is_not_a_call(enrolled):
@@ -103,7 +112,7 @@ def test_a_noisy_utterance_is_compared_through_its_noise(enrolled):
 
 @pytest.fixture(scope="module")
 def numbers():
-    e = enroll.Enrollment(synth.RATE)
+    e = enroll.Enrollment(synth.RATE, min_margin=SYNTHETIC_MARGIN)
     for text, token in (("ヨン", "4"), ("ゴ", "5"), ("ニ", "2"), ("イチ", "1")):
         for speed in (0.9, 1.1):
             e.add("dai", (token,), enroll.trim(synth.say(text, "ja", 1, speed=speed), synth.RATE))

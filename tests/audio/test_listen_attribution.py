@@ -304,3 +304,39 @@ def test_exchanges_that_fit_alike_are_each_said_with_the_others():
         ("aki", "dai", [["ben", "chie"]]), ("dai", "aki", [["ben", "chie"]]),
         ("ben", "chie", [["aki", "dai"]]), ("chie", "ben", [["aki", "dai"]])]
     assert "or ben's (1) and chie's (2)" in warned[0]["message"] and "which pair is not known" in warned[0]["message"]
+
+
+def _room(x, start, seconds, seed, delays=(0, 17, 41), gains=(1.0, 1.6, 1.0)):
+    """The room's sound (a voice from across the room, babble) on every channel alike: one
+    burst reaching each microphone a few samples apart, each with its own sound beside it
+    (the other channels' r² with it ~0.44: no single channel is a copy of another). Ben's
+    microphone gets it 4 dB louder (nearer the source): enough for the detector to start an
+    utterance there (``OnsetParams.dominance_db``), not enough to be ben's own voice."""
+    common = tone_burst(seconds, RATE, seed=seed)
+    n = len(common)
+    for k, (d, g) in enumerate(zip(delays, gains)):
+        own = tone_burst(seconds, RATE, seed=seed + 10 + k) * 0.71
+        x[start + d : start + d + n, k] += g * (common + own)
+
+
+def test_the_rooms_sound_heard_alike_on_every_channel_is_credited_to_no_one():
+    x = _table()
+    _room(x, 8000, 0.4, seed=20)
+    events, lis = _hear(x)
+    assert [e for e in events if e["type"] == "shout"] == []
+    assert lis.dropped.get("a copy of another channel", 0) == 1
+    # with the test off (room_r2 0) it was ben's shout
+    off = Listener(SEATS, 3, RATE, SaysIka(), params=ListenParams(copy_test=True, room_r2=0.0))
+    assert [e["player"] for e in listen(_Source(x), off) if e["type"] == "shout"] == ["ben"]
+
+
+def test_a_seats_own_word_after_the_rooms_sound_starts_where_the_seat_speaks():
+    x = _table()
+    _room(x, 8000, 0.4, seed=30)  # 0.5-0.9 s on every channel
+    x[8000 + 6400 : 8000 + 6400 + 4800, 1] += tone_burst(0.3, RATE, seed=31) * 3  # ben from 0.9 s, louder
+    events, _ = _hear(x)
+    shouts = [e for e in events if e["type"] == "shout"]
+    assert [e["player"] for e in shouts] == ["ben"]
+    # within one scan window (ListenParams.copy_scan_s, 50 ms) before ben's onset: a window
+    # holding a few ms of his louder voice is his own
+    assert 0.9 - ListenParams.copy_scan_s <= shouts[0]["t"] <= 0.9
