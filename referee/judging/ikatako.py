@@ -61,6 +61,7 @@ from typing import Any
 
 from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
+from referee.judging.verdicts.ikatako import CoopResult, CoopVerdict, VersusResult, VersusVerdict
 from referee.judging.view import counted_from, fastest_heard, lack_text
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
@@ -780,12 +781,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players, index
         penalty_choices=tuple(sorted(penalty_choices.items())),
     ))
     applied = _apply_effects(ctx, state, effects)
-    verdict = _versus_verdict(ctx, st, fi, reveal, outcome)
-    verdict["effects"] = applied
-    _unclear_fields(verdict, ctx, st, fi, not_read)
-    if late := slot.late_note():
-        verdict["card_time_uncertain"] = late
-    return verdict
+    return _versus_verdict(ctx, st, fi, reveal, outcome, applied, not_read)
 
 
 def _answers(session, index: int) -> uc.CardAnswers:
@@ -793,47 +789,47 @@ def _answers(session, index: int) -> uc.CardAnswers:
     return answers.card(index) if answers is not None and index else uc.CardAnswers()
 
 
-def _versus_verdict(ctx: _Ctx, st: _Statuses, fi: _First, reveal, outcome) -> dict[str, Any]:
+def _versus_verdict(ctx: _Ctx, st: _Statuses, fi: _First, reveal, outcome, effects: list,
+                    not_read: str | None) -> VersusVerdict:
     players, tie_us = ctx.players, round(ctx.session.options["tie_ms"] * 1000)
     order, _ = _ranking(st.correct, players, tie_us)  # again: a decision may have answered someone correct
     why = {p: st.wrong[p] if p in st.wrong else st.missed[p] for p in players if p in st.wrong or p in st.missed}
-    return {
-        "type": "verdict",
-        "t": sec(ctx.slot.at),
-        "card": ctx.cid,
-        "by": reveal.get("by"),
-        "expected": ctx.expected.to_dict(),
-        "troubles": list(reveal["troubles"]),
-        "first": fi.first,
-        "tie": fi.tie,
-        "correct": order + [p for p in players if p in st.untimed],
-        "wrong": [p for p in players if p in st.wrong],
-        "missed": [p for p in players if p in st.missed],
-        "times": {p: sec(st.correct[p]) for p in order},
-        "margin": sec(st.correct[order[1]] - st.correct[order[0]]) if len(order) > 1 else None,
-        "why": why,
-        "unsettled": bool(fi.tie) and fi.first is None,
-        "taken_by": outcome.details.get("taken_by"),
-        "discarded": outcome.kind == "discarded",
-        "penalties": dict(outcome.details.get("penalties", {})),
-    }
+    return VersusVerdict(
+        t=sec(ctx.slot.at),
+        card=ctx.cid,
+        by=reveal.get("by"),
+        expected=ctx.expected.to_dict(),
+        troubles=list(reveal["troubles"]),
+        first=fi.first,
+        tie=fi.tie,
+        correct=order + [p for p in players if p in st.untimed],
+        wrong=[p for p in players if p in st.wrong],
+        missed=[p for p in players if p in st.missed],
+        times={p: sec(st.correct[p]) for p in order},
+        margin=sec(st.correct[order[1]] - st.correct[order[0]]) if len(order) > 1 else None,
+        why=why,
+        unsettled=bool(fi.tie) and fi.first is None,
+        taken_by=outcome.details.get("taken_by"),
+        discarded=outcome.kind == "discarded",
+        penalties=dict(outcome.details.get("penalties", {})),
+        effects=effects,
+        card_time_uncertain=ctx.slot.late_note() or {},
+        **_unclear_fields(ctx, st, fi, not_read),
+    )
 
 
-def _unclear_fields(verdict: dict[str, Any], ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) -> None:
-    """The fields a verdict carries only when the referee was not sure of something."""
+def _unclear_fields(ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) -> dict[str, Any]:
+    """What the referee was not sure of on a versus card (written only when there is
+    something to say, so a clear record's verdicts stay as they were)."""
     players = ctx.players
-    if st.unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
-        verdict["unjudged"] = {p: st.unjudged[p] for p in players if p in st.unjudged}
-    if fi.unknown:
-        verdict["first_unknown"] = fi.unknown
-    if unclear := st.all_unclear(players):
-        verdict["unclear"] = unclear
-    if fi.first is None and (fi.unknown or fi.unclear or (not_read and ctx.expected.required)):
-        verdict["first_unclear"] = True
-    if st.decided:
-        verdict["decided"] = {p: st.decided[p] for p in players if p in st.decided}
-    if not_read:
-        verdict["card_unclear"] = not_read
+    return dict(
+        unjudged={p: st.unjudged[p] for p in players if p in st.unjudged},
+        first_unknown=fi.unknown,
+        unclear=st.all_unclear(players),
+        first_unclear=fi.first is None and bool(fi.unknown or fi.unclear or (not_read and ctx.expected.required)),
+        decided={p: st.decided[p] for p in players if p in st.decided},
+        card_unclear=not_read or "",
+    )
 
 
 def _flipper(session, card: CardEvent) -> str | None:
@@ -997,30 +993,23 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float,
         state.last_declared = score
     else:
         out = state.apply(rk.Declare(d.ok))
-    verdict = {
-        "type": "verdict",
-        "t": sec(slot.at),
-        "card": ctx.cid,
-        "player": player,
-        "expected": expected.to_dict(),
-        "ok": d.ok,
-        "total": total,
-        "time": sec(d.time - slot.t0) if d.ok and d.time is not None else None,
-        "why": d.unclear if d.unclear is not None else d.why,
-        "effect": out.details.get("effect"),
-        "miss_piles": len(state.miss_piles),
-    }
-    if d.unjudged is not None:
-        verdict["unjudged"] = {player: d.unjudged}
-    if d.unclear is not None:
-        verdict["unclear"] = {player: d.unclear}
-    if d.decided is not None:
-        verdict["decided"] = {player: d.decided}
-    if not_read:
-        verdict["card_unclear"] = not_read
-    if late := slot.late_note():
-        verdict["card_time_uncertain"] = late
-    return verdict
+    return CoopVerdict(
+        t=sec(slot.at),
+        card=ctx.cid,
+        player=player,
+        expected=expected.to_dict(),
+        ok=d.ok,
+        total=total,
+        time=sec(d.time - slot.t0) if d.ok and d.time is not None else None,
+        why=d.unclear if d.unclear is not None else d.why,
+        effect=out.details.get("effect"),
+        miss_piles=len(state.miss_piles),
+        unjudged={player: d.unjudged} if d.unjudged is not None else {},
+        unclear={player: d.unclear} if d.unclear is not None else {},
+        decided={player: d.decided} if d.decided is not None else {},
+        card_unclear=not_read or "",
+        card_time_uncertain=slot.late_note() or {},
+    )
 
 
 # ----------------------------------------------------------------------------- the judge
@@ -1288,9 +1277,9 @@ class Judge(GameJudge):
         else:
             verdict = _judge_card_coop(self.session, slot, self.state, self.hands, self.players, self.seconds,
                                        self.verdicts)
-        for p in verdict.get("unclear") or {}:
+        for p in verdict.unclear:
             self.unclear[p] += 1
-        return [verdict]
+        return [verdict.to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         out = self._close()
@@ -1303,10 +1292,11 @@ class Judge(GameJudge):
                  f"first at t={self._unattributed[0]:.3f} s")
         if self._after_end:
             warn(f"{self._after_end} event(s) after the 'end' event ignored")
-        result = {"type": "result", "mode": self.mode, **self.state.result()}
-        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
-            result["unclear"] = {p: self.unclear[p] for p in self.players}
-        out.append(result)
+        # the result's unclear counts only when something was unclear: a clear record's result stays as it was
+        kind = VersusResult if self.mode == "versus" else CoopResult
+        result = kind(mode=self.mode, **self.state.result(),
+                      unclear={p: self.unclear[p] for p in self.players} if self.unclear else {})
+        out.append(result.to_dict())
         return out
 
     # --------------------------------------------------------------- announcements

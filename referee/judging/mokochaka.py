@@ -47,11 +47,12 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
+from referee.judging.verdicts.mokochaka import MokochakaResult, PlayVerdict
 from session.errors import IllegalAction, RulesError
 from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
 from rules.mokochaka import (GAME, N_PILES, SPECIAL_CALLS, DeclareGabu, Play, Resolve, Setup, Shout, Touch,
@@ -301,9 +302,9 @@ class Judge(GameJudge):
             return []
         self.verdicts += 1
         verdict = _resolve(self.session, self.state, play, self.verdicts)
-        for p in verdict.get("unclear") or {}:
+        for p in verdict.unclear:
             self.unclear[p] += 1
-        return [verdict]
+        return [verdict.to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         self._setup()
@@ -317,10 +318,10 @@ class Judge(GameJudge):
                     self.state.apply(DeclareGabu(p, self.gabu[p]))
                 except IllegalAction as exc:
                     self.session.warn(f"gabu count ignored: {exc}")
-        result = {"type": "result", **self.state.result()}
-        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
-            result["unclear"] = {p: self.unclear[p] for p in self.players}
-        out.append(result)
+        # the unclear counts only when something was unclear: a clear record's result stays as it was
+        result = MokochakaResult(**self.state.result(),
+                                 unclear={p: self.unclear[p] for p in self.players} if self.unclear else {})
+        out.append(result.to_dict())
         return out
 
     # --------------------------------------------------------------- announcements
@@ -575,7 +576,7 @@ def _weigh(state, play: _Play, items: list[_Item], order, players) -> _Weighed:
                                          for p in unsure})
 
 
-def _resolve(session, state, play: _Play, index: int = 0) -> dict[str, Any]:
+def _resolve(session, state, play: _Play, index: int = 0) -> PlayVerdict:
     """The verdict of a play whose window is closed: everything the table did, resolved; what
     the referee did not clearly perceive neither penalises nor wins (:func:`_weigh`)."""
     players = state.players
@@ -598,33 +599,29 @@ def _resolve(session, state, play: _Play, index: int = 0) -> dict[str, Any]:
     touches = tuple(Touch(p, dt) for dt, p in sorted(grabs, key=lambda g: (g[0], order[g[1]])))
     answered = tuple(_read_call(i, i.fixed, play.played["call"]) for i in items if i.fixed)
     out = _apply_resolve(session, state, play, touches, weighed, answered)
-    verdict = _verdict(play, out.details, touches)
-    if weighed.unclear:
-        verdict["unclear"] = {p: weighed.unclear[p] for p in players if p in weighed.unclear}
-    if weighed.hold_token:
-        verdict["first_unclear"] = True
-    if decided:
-        verdict["decided"] = {p: decided[p] for p in players if p in decided}
-        _show_answers(verdict, items, decided)
-    if not_read:
-        verdict["card_unclear"] = not_read
-    return verdict
+    verdict = _show_answers(_verdict(play, out.details, touches), items, decided)
+    return replace(verdict,  # what the referee was not sure of: written only when there is something to say
+                   unclear={p: weighed.unclear[p] for p in players if p in weighed.unclear},
+                   first_unclear=bool(weighed.hold_token),
+                   decided={p: decided[p] for p in players if p in decided},
+                   card_unclear=not_read or "")
 
 
-def _show_answers(verdict: dict[str, Any], items: list[_Item], decided: dict[str, str]) -> None:
+def _show_answers(verdict: PlayVerdict, items: list[_Item], decided: dict[str, str]) -> PlayVerdict:
     """A call the table answered ``wrong`` was judged as some wrong call: the verdict does not
     name a word nobody made out — no call listed for the player, and the reason is the
     table's answer. (One answered ``correct`` is listed as the accepted call it was.)"""
     for p, answer in decided.items():
         if answer != "wrong":
             continue
-        verdict["calls"].pop(p, None)
-        verdict["times"].pop(p, None)
-        if verdict["caller"] == p:
-            verdict["call"] = None
-        if p in verdict["why"]:
+        verdict.calls.pop(p, None)
+        verdict.times.pop(p, None)
+        if verdict.caller == p:
+            verdict = replace(verdict, call=None)
+        if p in verdict.why:
             why = "; ".join(i.reason for i in items if i.player == p and i.kind == "call")
-            verdict["why"][p] = f"the table's answer: wrong ({why})"
+            verdict.why[p] = f"the table's answer: wrong ({why})"
+    return verdict
 
 
 def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answered: tuple[Shout, ...] = ()):
@@ -651,7 +648,7 @@ def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answ
     return out
 
 
-def _verdict(play: _Play, d: dict[str, Any], touches) -> dict[str, Any]:
+def _verdict(play: _Play, d: dict[str, Any], touches) -> PlayVerdict:
     players = list(d["hands"])
     ev = play.ev
     first_touch: dict[str, float] = {}
@@ -664,24 +661,24 @@ def _verdict(play: _Play, d: dict[str, Any], touches) -> dict[str, Any]:
         margin = _rt(min(later) - won) if later else None
     first_calls = d["calls"]  # the call that counts for each player (the rules decide)
     call = play.played["call"]
-    return {
-        "type": "verdict", "t": ev.t, "card": play.cid, "pile": play.pile, "by": play.player,
-        "tops": call["tops"], "caller": d["caller"], "call": d["call"],
-        "accepted": d["accepted"], "special": d["special"], "ok": d["ok"], "late": d["late"],
-        "grab_winner": d["grab_winner"], "margin": margin,
-        "grabs": {p: first_touch[p] for p in players if p in first_touch},
-        "penalties": [
+    return PlayVerdict(
+        t=ev.t, card=play.cid, pile=play.pile, by=play.player,
+        tops=call["tops"], caller=d["caller"], call=d["call"],
+        accepted=d["accepted"], special=d["special"], ok=d["ok"], late=d["late"],
+        grab_winner=d["grab_winner"], margin=margin,
+        grabs={p: first_touch[p] for p in players if p in first_touch},
+        penalties=[
             {"player": p["player"], "reason": p["reason"], "reasons": p["reasons"], "t": _rt(ev.t + p["dt"]),
              "to": p["to"],
              "cards": p["cards"], **({"chosen": True} if p["chosen"] else {})}
             for p in d["penalties"]
         ],
-        "bonus": d["bonus"],
-        "calls": {p: c["call"] for p, c in first_calls.items()},
-        "times": {p: round(c["dt"], 3) for p, c in first_calls.items()},
-        "why": {p: d["why"][p] for p in players if p in d["why"]},
-        "next": d["next"], "hands": d["hands"],
-    }
+        bonus=d["bonus"],
+        calls={p: c["call"] for p, c in first_calls.items()},
+        times={p: round(c["dt"], 3) for p, c in first_calls.items()},
+        why={p: d["why"][p] for p in players if p in d["why"]},
+        next=d["next"], hands=d["hands"],
+    )
 
 
 # ----------------------------------------------------------------------------- for people
