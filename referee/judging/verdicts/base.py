@@ -106,6 +106,9 @@ class Verdict(Line):
     type: ClassVar[str] = "verdict"
 
     t: float = fact("the time the verdict is about (the card's, the round's end), in seconds", 0.0)
+    unclear: dict[str, str] = fact(
+        "`{player: reason}`: the players not judged on this card — no penalty, no point, in none of "
+        "`correct`/`wrong`/`missed` (co-op: `ok` false, no miss)", factory=dict, optional=True)
 
     @property
     def counted_from(self) -> float | None:
@@ -121,9 +124,6 @@ class CardVerdict(Verdict):
     unjudged: dict[str, str] = fact(
         "`{player: reason}`: the players not judged because a sense was missing (not heard, not seen) "
         "or the card was seen late; they are in `unclear` too, with the same reason", factory=dict, optional=True)
-    unclear: dict[str, str] = fact(
-        "`{player: reason}`: the players not judged on this card — no penalty, no point, in none of "
-        "`correct`/`wrong`/`missed` (co-op: `ok` false, no miss)", factory=dict, optional=True)
     first_unclear: bool = fact(
         "`true`: the first rests on an unclear observation (an unclear player may have been faster, or the "
         "card was not read), so nobody takes the card and `first` is `null`; MOKOCHAKA: the token's winner "
