@@ -297,6 +297,8 @@ def _summary(views: list[CardView], descs: list) -> str:
 
 
 def _result(judgement) -> str:
+    from referee.judging.verdicts import verdict_of
+
     res = [x for x in judgement.lines if x.get("type") == "result"]
     if not res:
         return ""
@@ -304,7 +306,7 @@ def _result(judgement) -> str:
     scores = r.get("scores") or {}
     winners = set(r.get("winners") or [])
     sunk = set(r.get("sunk") or [])
-    unclear = r.get("unclear") or {}
+    unclear = verdict_of(getattr(judgement, "game", None), r).unclear
     count = (lambda p: f"<td>{unclear.get(p, 0)}</td>") if unclear else (lambda p: "")  # noqa: E731
     rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td>{count(p)}<td>{'winner' if p in winners else ''}"
                    f"{' sunk' if p in sunk else ''}</td></tr>" for p, s in scores.items())

@@ -61,7 +61,10 @@ from typing import Any
 
 from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
-from referee.judging.view import counted_from, fastest_heard, lack_text
+from referee.judging.verdicts.base import CardVerdict, Result, Verdict
+from referee.judging.verdicts.ikatako import CoopResult, CoopVerdict, VersusResult, VersusVerdict
+from referee.judging.verdicts.ikatako import parse as parse_line
+from referee.judging.view import lack_text
 from session.errors import RulesError
 from session.events import (CardEvent, ChoiceEvent, DecisionEvent, EndEvent, Event, HandEvent,
                             ShoutEvent)
@@ -780,12 +783,7 @@ def _judge_card_versus(session, slot: Slot, reveal, state, hands, players, index
         penalty_choices=tuple(sorted(penalty_choices.items())),
     ))
     applied = _apply_effects(ctx, state, effects)
-    verdict = _versus_verdict(ctx, st, fi, reveal, outcome)
-    verdict["effects"] = applied
-    _unclear_fields(verdict, ctx, st, fi, not_read)
-    if late := slot.late_note():
-        verdict["card_time_uncertain"] = late
-    return verdict
+    return _versus_verdict(ctx, st, fi, reveal, outcome, applied, not_read)
 
 
 def _answers(session, index: int) -> uc.CardAnswers:
@@ -793,47 +791,47 @@ def _answers(session, index: int) -> uc.CardAnswers:
     return answers.card(index) if answers is not None and index else uc.CardAnswers()
 
 
-def _versus_verdict(ctx: _Ctx, st: _Statuses, fi: _First, reveal, outcome) -> dict[str, Any]:
+def _versus_verdict(ctx: _Ctx, st: _Statuses, fi: _First, reveal, outcome, effects: list,
+                    not_read: str | None) -> VersusVerdict:
     players, tie_us = ctx.players, round(ctx.session.options["tie_ms"] * 1000)
     order, _ = _ranking(st.correct, players, tie_us)  # again: a decision may have answered someone correct
     why = {p: st.wrong[p] if p in st.wrong else st.missed[p] for p in players if p in st.wrong or p in st.missed}
-    return {
-        "type": "verdict",
-        "t": sec(ctx.slot.at),
-        "card": ctx.cid,
-        "by": reveal.get("by"),
-        "expected": ctx.expected.to_dict(),
-        "troubles": list(reveal["troubles"]),
-        "first": fi.first,
-        "tie": fi.tie,
-        "correct": order + [p for p in players if p in st.untimed],
-        "wrong": [p for p in players if p in st.wrong],
-        "missed": [p for p in players if p in st.missed],
-        "times": {p: sec(st.correct[p]) for p in order},
-        "margin": sec(st.correct[order[1]] - st.correct[order[0]]) if len(order) > 1 else None,
-        "why": why,
-        "unsettled": bool(fi.tie) and fi.first is None,
-        "taken_by": outcome.details.get("taken_by"),
-        "discarded": outcome.kind == "discarded",
-        "penalties": dict(outcome.details.get("penalties", {})),
-    }
+    return VersusVerdict(
+        t=sec(ctx.slot.at),
+        card=ctx.cid,
+        by=reveal.get("by"),
+        expected=ctx.expected.to_dict(),
+        troubles=list(reveal["troubles"]),
+        first=fi.first,
+        tie=fi.tie,
+        correct=order + [p for p in players if p in st.untimed],
+        wrong=[p for p in players if p in st.wrong],
+        missed=[p for p in players if p in st.missed],
+        times={p: sec(st.correct[p]) for p in order},
+        margin=sec(st.correct[order[1]] - st.correct[order[0]]) if len(order) > 1 else None,
+        why=why,
+        unsettled=bool(fi.tie) and fi.first is None,
+        taken_by=outcome.details.get("taken_by"),
+        discarded=outcome.kind == "discarded",
+        penalties=dict(outcome.details.get("penalties", {})),
+        effects=effects,
+        card_time_uncertain=ctx.slot.late_note() or {},
+        **_unclear_fields(ctx, st, fi, not_read),
+    )
 
 
-def _unclear_fields(verdict: dict[str, Any], ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) -> None:
-    """The fields a verdict carries only when the referee was not sure of something."""
+def _unclear_fields(ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) -> dict[str, Any]:
+    """What the referee was not sure of on a versus card (written only when there is
+    something to say, so a clear record's verdicts stay as they were)."""
     players = ctx.players
-    if st.unjudged:  # only when a sense was missing, so a complete record's verdicts stay as they were
-        verdict["unjudged"] = {p: st.unjudged[p] for p in players if p in st.unjudged}
-    if fi.unknown:
-        verdict["first_unknown"] = fi.unknown
-    if unclear := st.all_unclear(players):
-        verdict["unclear"] = unclear
-    if fi.first is None and (fi.unknown or fi.unclear or (not_read and ctx.expected.required)):
-        verdict["first_unclear"] = True
-    if st.decided:
-        verdict["decided"] = {p: st.decided[p] for p in players if p in st.decided}
-    if not_read:
-        verdict["card_unclear"] = not_read
+    return dict(
+        unjudged={p: st.unjudged[p] for p in players if p in st.unjudged},
+        first_unknown=fi.unknown,
+        unclear=st.all_unclear(players),
+        first_unclear=fi.first is None and bool(fi.unknown or fi.unclear or (not_read and ctx.expected.required)),
+        decided={p: st.decided[p] for p in players if p in st.decided},
+        card_unclear=not_read or "",
+    )
 
 
 def _flipper(session, card: CardEvent) -> str | None:
@@ -997,30 +995,23 @@ def _judge_card_coop(session, slot: Slot, state, hands, players, seconds: float,
         state.last_declared = score
     else:
         out = state.apply(rk.Declare(d.ok))
-    verdict = {
-        "type": "verdict",
-        "t": sec(slot.at),
-        "card": ctx.cid,
-        "player": player,
-        "expected": expected.to_dict(),
-        "ok": d.ok,
-        "total": total,
-        "time": sec(d.time - slot.t0) if d.ok and d.time is not None else None,
-        "why": d.unclear if d.unclear is not None else d.why,
-        "effect": out.details.get("effect"),
-        "miss_piles": len(state.miss_piles),
-    }
-    if d.unjudged is not None:
-        verdict["unjudged"] = {player: d.unjudged}
-    if d.unclear is not None:
-        verdict["unclear"] = {player: d.unclear}
-    if d.decided is not None:
-        verdict["decided"] = {player: d.decided}
-    if not_read:
-        verdict["card_unclear"] = not_read
-    if late := slot.late_note():
-        verdict["card_time_uncertain"] = late
-    return verdict
+    return CoopVerdict(
+        t=sec(slot.at),
+        card=ctx.cid,
+        player=player,
+        expected=expected.to_dict(),
+        ok=d.ok,
+        total=total,
+        time=sec(d.time - slot.t0) if d.ok and d.time is not None else None,
+        why=d.unclear if d.unclear is not None else d.why,
+        effect=out.details.get("effect"),
+        miss_piles=len(state.miss_piles),
+        unjudged={player: d.unjudged} if d.unjudged is not None else {},
+        unclear={player: d.unclear} if d.unclear is not None else {},
+        decided={player: d.decided} if d.decided is not None else {},
+        card_unclear=not_read or "",
+        card_time_uncertain=slot.late_note() or {},
+    )
 
 
 # ----------------------------------------------------------------------------- the judge
@@ -1288,9 +1279,9 @@ class Judge(GameJudge):
         else:
             verdict = _judge_card_coop(self.session, slot, self.state, self.hands, self.players, self.seconds,
                                        self.verdicts)
-        for p in verdict.get("unclear") or {}:
+        for p in verdict.unclear:
             self.unclear[p] += 1
-        return [verdict]
+        return [verdict.to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         out = self._close()
@@ -1303,10 +1294,11 @@ class Judge(GameJudge):
                  f"first at t={self._unattributed[0]:.3f} s")
         if self._after_end:
             warn(f"{self._after_end} event(s) after the 'end' event ignored")
-        result = {"type": "result", "mode": self.mode, **self.state.result()}
-        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
-            result["unclear"] = {p: self.unclear[p] for p in self.players}
-        out.append(result)
+        # the result's unclear counts only when something was unclear: a clear record's result stays as it was
+        kind = VersusResult if self.mode == "versus" else CoopResult
+        result = kind(mode=self.mode, **self.state.result(),
+                      unclear={p: self.unclear[p] for p in self.players} if self.unclear else {})
+        out.append(result.to_dict())
         return out
 
     # --------------------------------------------------------------- announcements
@@ -1386,77 +1378,80 @@ class Judge(GameJudge):
 # ----------------------------------------------------------------------------- the table
 
 
-def first_unknown_text(v: dict[str, Any]) -> str:
+def first_unknown_text(v: VersusVerdict) -> str:
     """``first unknown: ben not heard (could have been first); chie fastest heard — settle
     with a decision`` (or ``… decided: ben``) for a verdict with ``first_unknown``."""
-    unjudged = v.get("unjudged") or {}
-    unknown = v["first_unknown"]
-
-    heard = fastest_heard(v)
-    who = ", ".join(f"{p} {lack_text(unjudged.get(p, ''))}" for p in unknown)
+    heard = v.fastest_heard
+    who = ", ".join(f"{p} {lack_text(v.unjudged.get(p, ''))}" for p in v.first_unknown)
     text = (f"first unknown: {who} (could have been first); "
             + (f"{' / '.join(heard)} fastest heard" if heard else "nobody else was right"))
-    if v.get("first"):
-        return f"{text} — decided: {v['first']}"
+    if v.first:
+        return f"{text} — decided: {v.first}"
     return f"{text} — settle with a decision"
 
 
-def late_text(v: dict[str, Any]) -> str | None:
+def late_text(v: VersusVerdict | CoopVerdict) -> str | None:
     """``card seen late (at 5.900 s): it may have come from 4.600 s; reactions from 4.600 s
     count for it, timed from then`` for a verdict with ``card_time_uncertain``, else None."""
-    late = v.get("card_time_uncertain")
+    late = v.card_time_uncertain
     if not late:
         return None
-    counted = counted_from(v)
+    counted = v.counted_from
     text = (f"card seen late (at {late['seen']:.3f} s): it may have come from {late['earliest']:.3f} s; reactions "
             f"from {counted:.3f} s count for it, timed from then")
     return text + "; earlier ones stay with the card before" if counted > late["earliest"] else text
 
 
-def _first_cell(v: dict[str, Any]) -> str:
-    if v.get("card_unclear"):
+def _first_cell(v: VersusVerdict) -> str:
+    if v.card_unclear:
         return "card not read: nobody judged"
-    if not v["expected"]["say"] and v["expected"]["hands"] == "none":
+    if not v.expected["say"] and v.expected["hands"] == "none":
         return "(trouble: stays in the field)"
-    if v.get("first_unclear") and not v.get("first_unknown"):
+    if v.first_unclear and not v.first_unknown:
         return "unclear: nobody takes it"
-    if v.get("first_unknown"):
-        if v["first"] is None:
+    if v.first_unknown:
+        if v.first is None:
             return "unknown: unsettled, discarded"
-        return f"{v['first']} (first unknown, decided)"
-    if v["tie"]:
-        tied = "/".join(v["tie"])
-        if v["first"] is None:
+        return f"{v.first} (first unknown, decided)"
+    if v.tie:
+        tied = "/".join(v.tie)
+        if v.first is None:
             return f"tie {tied}: unsettled, discarded"
-        return f"{v['first']} (tie {tied}, decided)"
-    if v["first"] is None:
+        return f"{v.first} (tie {tied}, decided)"
+    if v.first is None:
         return "nobody: discarded"
-    if v["margin"] is not None:
-        return f"{v['first']} +{v['margin']:.3f} s"
-    return f"{v['first']} (only one right)"
+    if v.margin is not None:
+        return f"{v.first} +{v.margin:.3f} s"
+    return f"{v.first} (only one right)"
+
+
+def _typed(lines) -> tuple[list[Any], Any]:
+    """A judgement's verdicts and its result (None if none), typed."""
+    typed = [parse_line(x) for x in lines if x.get("type") in ("verdict", "result")]
+    return ([v for v in typed if isinstance(v, Verdict)],
+            next((r for r in typed if isinstance(r, Result)), None))
 
 
 def _table_versus(lines, header) -> str:
-    verdicts = [v for v in lines if v.get("type") == "verdict"]
-    result = next((v for v in lines if v.get("type") == "result"), None)
+    verdicts, result = _typed(lines)
     out = []
     cols = f"{'#':>3}  {'t (s)':>8}  {'card':<9} {'expected':<22} {'first':<34} wrong / missed"
     out += [cols, "-" * len(cols)]
     for i, v in enumerate(verdicts, 1):
-        lead = (f"{i:>3}  {v['t']:>8.3f}  {v['card']:<9} {describe_expected(v['expected']):<22} "
+        lead = (f"{i:>3}  {v.t:>8.3f}  {v.card:<9} {describe_expected(v.expected):<22} "
                 f"{_first_cell(v):<34} ")
-        notes = [f"{p} wrong: {v['why'][p]}" for p in v["wrong"]]
-        if v.get("first_unknown"):
+        notes = [f"{p} wrong: {v.why[p]}" for p in v.wrong]
+        if v.first_unknown:
             notes.insert(0, first_unknown_text(v))
         if late := late_text(v):
             notes.insert(0, late)
-        if v["missed"]:
-            notes.append(f"missed: {', '.join(v['missed'])}")
+        if v.missed:
+            notes.append(f"missed: {', '.join(v.missed)}")
         notes += unclear_notes(v)
-        for p, card in v["penalties"].items():
+        for p, card in v.penalties.items():
             if card:
                 notes.append(f"{p} turns down {card}")
-        for e in v.get("effects", []):
+        for e in v.effects:
             if e["action"] == "salvage":
                 notes.append(f"{e['player']} salvages {e['card']}")
             else:
@@ -1464,38 +1459,37 @@ def _table_versus(lines, header) -> str:
         out.append(lead + (notes[0] if notes else "-"))
         out += [" " * len(lead) + n for n in notes[1:]]
     if result:
-        out += ["", "Scoreboard" + ("" if result.get("finished") else
-                                     f" (record ends with {result.get('cards_left')} card(s) left)")]
-        unclear = result.get("unclear") or {}
+        out += ["", "Scoreboard" + ("" if result.finished else
+                                     f" (record ends with {result.cards_left} card(s) left)")]
+        unclear = result.unclear
         out.append(f"  {'player':<10} {'points':>6} {'penalties':>9} {'score':>6}" + (f" {'unclear':>7}" if unclear else ""))
-        for p, score in result["scores"].items():
-            tag = " winner" if p in result["winners"] else (" sunk" if p in result["sunk"] else "")
+        for p, score in result.scores.items():
+            tag = " winner" if p in result.winners else (" sunk" if p in result.sunk else "")
             count = f" {unclear.get(p, 0):>7}" if unclear else ""
-            out.append(f"  {p:<10} {result['points'][p]:>6} {result['penalties'][p]:>9} {score:>6}{count}{tag}")
+            out.append(f"  {p:<10} {result.points[p]:>6} {result.penalties[p]:>9} {score:>6}{count}{tag}")
         out += settle_hint(result)
     return "\n".join(out)
 
 
-def unclear_notes(v: dict[str, Any]) -> list[str]:
+def unclear_notes(v: CardVerdict) -> list[str]:
     """A verdict's table notes about what the referee was not sure of: ``not judged: ben
     (reason)`` for a sense missing (``unjudged``), ``unclear: chie (reason)`` for an unclear
     observation, players with one reason together, and the table's answers applied."""
     by_reason: dict[tuple[str, str], list[str]] = {}
-    unjudged = v.get("unjudged") or {}
-    for p, why in unjudged.items():
+    for p, why in v.unjudged.items():
         by_reason.setdefault(("not judged", why), []).append(p)
-    for p, why in (v.get("unclear") or {}).items():
-        if p not in unjudged:
+    for p, why in v.unclear.items():
+        if p not in v.unjudged:
             by_reason.setdefault(("unclear", why), []).append(p)
     notes = [f"{label}: {', '.join(who)} ({why})" for (label, why), who in by_reason.items()]
-    if v.get("decided"):
-        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items()))
+    if v.decided:
+        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v.decided.items()))
     return notes
 
 
-def settle_hint(result: dict[str, Any]) -> list[str]:
+def settle_hint(result: Result) -> list[str]:
     """The scoreboard's footnote when some items were unclear (nobody penalised or scored on them)."""
-    n = sum((result.get("unclear") or {}).values())
+    n = sum(result.unclear.values())
     if not n:
         return []
     return [f"  {n} unclear item(s): no penalty, no point, no card taken on them. The table settles each with",
@@ -1503,35 +1497,34 @@ def settle_hint(result: dict[str, Any]) -> list[str]:
 
 
 def _table_coop(lines, mode) -> str:
-    verdicts = [v for v in lines if v.get("type") == "verdict"]
-    result = next((v for v in lines if v.get("type") == "result"), None)
+    verdicts, result = _typed(lines)
     cols = f"{'#':>3}  {'t (s)':>8}  {'player':<10} {'card':<9} {'expected':<24} {'ok':<4} {'time':>7}  note"
     out = [cols, "-" * len(cols)]
     for i, v in enumerate(verdicts, 1):
         reversed_note = "uzushio: order reversed" if mode != "solo" else ""
-        note = v["why"] or (reversed_note if v["effect"] == "reversed" else
-                            "salvage: oldest miss pile back under the deck" if v["effect"] == "salvaged" else "")
-        if v.get("unjudged"):
+        note = v.why or (reversed_note if v.effect == "reversed" else
+                         "salvage: oldest miss pile back under the deck" if v.effect == "salvaged" else "")
+        if v.unjudged:
             note = f"NOT JUDGED: {note}"
-        elif v.get("unclear"):
+        elif v.unclear:
             note = f"UNCLEAR: {note}"
-        elif not v["ok"]:
-            note = f"MISS ({v['miss_piles']} pile(s)): {note}"
+        elif not v.ok:
+            note = f"MISS ({v.miss_piles} pile(s)): {note}"
         if late := late_text(v):
             note = f"{note}; {late}" if note else late
-        if v.get("decided"):
-            answer = "the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items())
+        if v.decided:
+            answer = "the table's answer: " + ", ".join(f"{p} {a}" for p, a in v.decided.items())
             note = f"{note}; {answer}" if note else answer
-        time = f"{v['time']:.3f}" if v["time"] is not None else "-"
-        out.append(f"{i:>3}  {v['t']:>8.3f}  {v['player']:<10} {v['card']:<9} "
-                   f"{describe_expected(v['expected']):<24} {'yes' if v['ok'] else '-' if v.get('unclear') or v.get('unjudged') else 'NO':<4} "
+        time = f"{v.time:.3f}" if v.time is not None else "-"
+        out.append(f"{i:>3}  {v.t:>8.3f}  {v.player:<10} {v.card:<9} "
+                   f"{describe_expected(v.expected):<24} {'yes' if v.ok else '-' if v.unclear or v.unjudged else 'NO':<4} "
                    f"{time:>7}  {note}")
     if result:
-        state = ("cleared" if result["cleared"] else "sunk: game over" if result["sunk"]
-                 else f"record ends with {result['cards_left']} card(s) left")
-        unclear = result.get("unclear") or {}
+        state = ("cleared" if result.cleared else "sunk: game over" if result.sunk
+                 else f"record ends with {result.cards_left} card(s) left")
+        unclear = result.unclear
         counts = " · unclear " + ", ".join(f"{p} {n}" for p, n in unclear.items()) if unclear else ""
-        out += ["", f"Result: {state} · score {result['score']} · miss piles {result['miss_piles']}{counts}"]
+        out += ["", f"Result: {state} · score {result.score} · miss piles {result.miss_piles}{counts}"]
         out += settle_hint(result)
     return "\n".join(out)
 
@@ -1550,102 +1543,97 @@ def format_table(judgement, header) -> str:
 # ----------------------------------------------------------------------------- the report
 
 
-def _first_text(v: dict[str, Any]) -> str:
-    if v.get("card_unclear"):
+def _first_text(v: VersusVerdict) -> str:
+    if v.card_unclear:
         return "nobody: the card was not read, nobody is judged on it"
-    if v.get("first_unclear") and not v.get("first_unknown"):
+    if v.first_unclear and not v.first_unknown:
         return "unclear: an unclear observation may have been faster; nobody takes the card until the table answers"
-    if v.get("first_unknown"):
+    if v.first_unknown:
         text = first_unknown_text(v)
-        return text.replace("settle with a decision", "no decision: the card is discarded") if v.get("unsettled") \
-            else text
-    if v.get("tie") and v.get("unsettled"):
-        return f"tie {' / '.join(v['tie'])}: unsettled (the card is discarded)"
-    if v.get("first") is None:
+        return text.replace("settle with a decision", "no decision: the card is discarded") if v.unsettled else text
+    if v.tie and v.unsettled:
+        return f"tie {' / '.join(v.tie)}: unsettled (the card is discarded)"
+    if v.first is None:
         return "nobody (no correct reaction)"
-    m = v.get("margin")
+    m = v.margin
     by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
-    return f"{v['first']}{by}"
+    return f"{v.first}{by}"
 
 
-def describe(v: dict[str, Any]):
+def describe(line: dict[str, Any] | VersusVerdict | CoopVerdict):
     """The dispute report's view of an IKATAKO verdict (:mod:`referee.judging.view`): the
     expected reaction, who was first and by how much, who was correct (with their reaction
     time), wrong (why) or missed; in co-op/solo the active player's declaration."""
     from referee.judging import view
 
-    exp = v.get("expected")
-    expected = describe_expected(exp) if exp else "-"
+    v = parse_line(line) if isinstance(line, dict) else line
+    expected = describe_expected(v.expected) if v.expected else "-"
     late = late_text(v)
-    if "ok" in v:  # co-op / solo: one active player per card
+    if isinstance(v, CoopVerdict):  # one active player per card
         return _describe_coop(v, expected, late)
-    why = v.get("why") or {}
-    times = v.get("times") or {}
-    wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.get("wrong", [])]
-    unclear = v.get("unclear") or {}
+    why, times, unclear = v.why, v.times, v.unclear
+    wrong_summary = [[(p, "bad"), (f" {why.get(p, '')}", None)] for p in v.wrong]
     facts = [("expected", view.text(expected)), ("first", view.text(_first_text(v))),
-             ("correct", view.marked([(p, f" ({times[p]:.3f} s)" if p in times else "") for p in v.get("correct", [])],
-                                     "ok")),
-             ("wrong", [[(p, "bad"), (f": {why.get(p, '')}", None)] for p in v.get("wrong", [])]),
-             ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.get("missed", [])]),
+             ("correct", view.marked([(p, f" ({times[p]:.3f} s)" if p in times else "") for p in v.correct], "ok")),
+             ("wrong", [[(p, "bad"), (f": {why.get(p, '')}", None)] for p in v.wrong]),
+             ("missed", [[(p, "miss"), (f": {why.get(p, 'no reaction')}", None)] for p in v.missed]),
              (view.HEARD, None)]
-    if v.get("unjudged"):
-        facts.insert(5, ("not judged", [[(p, view.UNCLEAR), (f": {r}", None)] for p, r in v["unjudged"].items()]))
-    if others := {p: r for p, r in unclear.items() if p not in (v.get("unjudged") or {})}:
+    if v.unjudged:
+        facts.insert(5, ("not judged", [[(p, view.UNCLEAR), (f": {r}", None)] for p, r in v.unjudged.items()]))
+    if others := {p: r for p, r in unclear.items() if p not in v.unjudged}:
         facts.insert(5, ("unclear", [[(p, view.UNCLEAR), (f": {r}", None)] for p, r in others.items()]))
-    if v.get("decided"):
-        facts.insert(5, ("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v["decided"].items()))))
+    if v.decided:
+        facts.insert(5, ("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v.decided.items()))))
     if late:
         facts.insert(1, ("card time", view.text(late)))
     facts += _penalty_facts(v)
     status = {p: view.UNCLEAR for p in unclear}
-    status.update({p: "miss" for p in v.get("missed", [])})
-    status.update({p: "bad" for p in v.get("wrong", [])})
-    status.update({p: "ok" for p in v.get("correct", [])})
-    caption = (f"card {v.get('card')}: expected {expected}",
-               f"first {v.get('first') or '-'}  wrong {', '.join(v.get('wrong', [])) or '-'}  "
-               f"missed {', '.join(v.get('missed', [])) or '-'}" + (f"  unclear {', '.join(unclear)}" if unclear else ""))
+    status.update({p: "miss" for p in v.missed})
+    status.update({p: "bad" for p in v.wrong})
+    status.update({p: "ok" for p in v.correct})
+    caption = (f"card {v.card}: expected {expected}",
+               f"first {v.first or '-'}  wrong {', '.join(v.wrong) or '-'}  "
+               f"missed {', '.join(v.missed) or '-'}" + (f"  unclear {', '.join(unclear)}" if unclear else ""))
     return view.VerdictView(
-        title=str(v.get("card")), caption=caption,
-        columns=[("card", view.text(v.get("card"))), ("expected", view.text(expected)),
+        title=str(v.card), caption=caption,
+        columns=[("card", view.text(v.card)), ("expected", view.text(expected)),
                  ("first", view.text(_first_text(v))), ("wrong", wrong_summary),
-                 ("missed", view.marked([(p, "") for p in v.get("missed", [])], "miss")),
+                 ("missed", view.marked([(p, "") for p in v.missed], "miss")),
                  ("unclear", view.marked([(p, "") for p in unclear], view.UNCLEAR))],
         facts=facts, status=status)
 
 
-def _penalty_facts(v: dict[str, Any]) -> list:
+def _penalty_facts(v: VersusVerdict) -> list:
     from referee.judging import view
 
     facts = []
-    pens = v.get("penalties") or {}
-    if pens:
+    if v.penalties:
         facts.append(("penalty cards", view.text(", ".join(
-            f"{p} turns down {c}" if c else f"{p}: no point card to turn down" for p, c in pens.items()))))
-    if v.get("effects"):
+            f"{p} turns down {c}" if c else f"{p}: no point card to turn down" for p, c in v.penalties.items()))))
+    if v.effects:
         import json
 
-        facts.append(("effects", view.text(json.dumps(v["effects"], ensure_ascii=False))))
+        facts.append(("effects", view.text(json.dumps(v.effects, ensure_ascii=False))))
     return facts
 
 
-def _describe_coop(v: dict[str, Any], expected: str, late: str | None):
+def _describe_coop(v: CoopVerdict, expected: str, late: str | None):
     """The report's view of a co-op/solo card: the active player's declaration."""
     from referee.judging import view
 
-    p, ok = v["player"], v["ok"]
-    mark = "ok" if ok else view.UNCLEAR if v.get("unclear") or v.get("unjudged") else "bad"
+    p, ok = v.player, v.ok
+    mark = "ok" if ok else view.UNCLEAR if v.unclear or v.unjudged else "bad"
     said = [[(p, mark),
-             (f" declared right (+{v['time']:.3f} s)" if ok and v.get("time") is not None
-              else f": {v.get('why') or 'wrong'}", None)]]
-    answered = [("the table's answer", view.text(f"{p} {v['decided'][p]}"))] if v.get("decided") else []
+             (f" declared right (+{v.time:.3f} s)" if ok and v.time is not None
+              else f": {v.why or 'wrong'}", None)]]
+    answered = [("the table's answer", view.text(f"{p} {v.decided[p]}"))] if v.decided else []
     return view.VerdictView(
-        title=str(v.get("card")),
-        columns=[("card", view.text(v.get("card"))), ("player", view.text(p)), ("expected", view.text(expected)),
-                 ("declaration", said), ("miss piles", view.text(v.get("miss_piles", 0)))],
+        title=str(v.card),
+        columns=[("card", view.text(v.card)), ("player", view.text(p)), ("expected", view.text(expected)),
+                 ("declaration", said), ("miss piles", view.text(v.miss_piles))],
         facts=[("active player", view.text(p)), ("expected", view.text(expected))]
         + ([("card time", view.text(late))] if late else [])
-        + [("running total", view.text(v.get("total"))), ("declaration", said)] + answered + [(view.HEARD, None)]
-        + ([("effect", view.text(v["effect"]))] if v.get("effect") else [])
-        + [("miss piles", view.text(v.get("miss_piles", 0)))],
+        + [("running total", view.text(v.total)), ("declaration", said)] + answered + [(view.HEARD, None)]
+        + ([("effect", view.text(v.effect))] if v.effect else [])
+        + [("miss piles", view.text(v.miss_piles))],
         status={p: mark})

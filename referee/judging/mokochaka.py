@@ -47,11 +47,13 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.judging import unclear as uc
 from referee.judging.base import GameJudge
+from referee.judging.verdicts.mokochaka import MokochakaResult, PlayVerdict
+from referee.judging.verdicts.mokochaka import parse as parse_line
 from session.errors import IllegalAction, RulesError
 from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
 from rules.mokochaka import (GAME, N_PILES, SPECIAL_CALLS, DeclareGabu, Play, Resolve, Setup, Shout, Touch,
@@ -301,9 +303,9 @@ class Judge(GameJudge):
             return []
         self.verdicts += 1
         verdict = _resolve(self.session, self.state, play, self.verdicts)
-        for p in verdict.get("unclear") or {}:
+        for p in verdict.unclear:
             self.unclear[p] += 1
-        return [verdict]
+        return [verdict.to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         self._setup()
@@ -317,10 +319,10 @@ class Judge(GameJudge):
                     self.state.apply(DeclareGabu(p, self.gabu[p]))
                 except IllegalAction as exc:
                     self.session.warn(f"gabu count ignored: {exc}")
-        result = {"type": "result", **self.state.result()}
-        if self.unclear:  # only when something was unclear: a clear record's result stays as it was
-            result["unclear"] = {p: self.unclear[p] for p in self.players}
-        out.append(result)
+        # the unclear counts only when something was unclear: a clear record's result stays as it was
+        result = MokochakaResult(**self.state.result(),
+                                 unclear={p: self.unclear[p] for p in self.players} if self.unclear else {})
+        out.append(result.to_dict())
         return out
 
     # --------------------------------------------------------------- announcements
@@ -575,7 +577,7 @@ def _weigh(state, play: _Play, items: list[_Item], order, players) -> _Weighed:
                                          for p in unsure})
 
 
-def _resolve(session, state, play: _Play, index: int = 0) -> dict[str, Any]:
+def _resolve(session, state, play: _Play, index: int = 0) -> PlayVerdict:
     """The verdict of a play whose window is closed: everything the table did, resolved; what
     the referee did not clearly perceive neither penalises nor wins (:func:`_weigh`)."""
     players = state.players
@@ -598,33 +600,29 @@ def _resolve(session, state, play: _Play, index: int = 0) -> dict[str, Any]:
     touches = tuple(Touch(p, dt) for dt, p in sorted(grabs, key=lambda g: (g[0], order[g[1]])))
     answered = tuple(_read_call(i, i.fixed, play.played["call"]) for i in items if i.fixed)
     out = _apply_resolve(session, state, play, touches, weighed, answered)
-    verdict = _verdict(play, out.details, touches)
-    if weighed.unclear:
-        verdict["unclear"] = {p: weighed.unclear[p] for p in players if p in weighed.unclear}
-    if weighed.hold_token:
-        verdict["first_unclear"] = True
-    if decided:
-        verdict["decided"] = {p: decided[p] for p in players if p in decided}
-        _show_answers(verdict, items, decided)
-    if not_read:
-        verdict["card_unclear"] = not_read
-    return verdict
+    verdict = _show_answers(_verdict(play, out.details, touches), items, decided)
+    return replace(verdict,  # what the referee was not sure of: written only when there is something to say
+                   unclear={p: weighed.unclear[p] for p in players if p in weighed.unclear},
+                   first_unclear=bool(weighed.hold_token),
+                   decided={p: decided[p] for p in players if p in decided},
+                   card_unclear=not_read or "")
 
 
-def _show_answers(verdict: dict[str, Any], items: list[_Item], decided: dict[str, str]) -> None:
+def _show_answers(verdict: PlayVerdict, items: list[_Item], decided: dict[str, str]) -> PlayVerdict:
     """A call the table answered ``wrong`` was judged as some wrong call: the verdict does not
     name a word nobody made out — no call listed for the player, and the reason is the
     table's answer. (One answered ``correct`` is listed as the accepted call it was.)"""
     for p, answer in decided.items():
         if answer != "wrong":
             continue
-        verdict["calls"].pop(p, None)
-        verdict["times"].pop(p, None)
-        if verdict["caller"] == p:
-            verdict["call"] = None
-        if p in verdict["why"]:
+        verdict.calls.pop(p, None)
+        verdict.times.pop(p, None)
+        if verdict.caller == p:
+            verdict = replace(verdict, call=None)
+        if p in verdict.why:
             why = "; ".join(i.reason for i in items if i.player == p and i.kind == "call")
-            verdict["why"][p] = f"the table's answer: wrong ({why})"
+            verdict.why[p] = f"the table's answer: wrong ({why})"
+    return verdict
 
 
 def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answered: tuple[Shout, ...] = ()):
@@ -651,7 +649,7 @@ def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answ
     return out
 
 
-def _verdict(play: _Play, d: dict[str, Any], touches) -> dict[str, Any]:
+def _verdict(play: _Play, d: dict[str, Any], touches) -> PlayVerdict:
     players = list(d["hands"])
     ev = play.ev
     first_touch: dict[str, float] = {}
@@ -664,55 +662,55 @@ def _verdict(play: _Play, d: dict[str, Any], touches) -> dict[str, Any]:
         margin = _rt(min(later) - won) if later else None
     first_calls = d["calls"]  # the call that counts for each player (the rules decide)
     call = play.played["call"]
-    return {
-        "type": "verdict", "t": ev.t, "card": play.cid, "pile": play.pile, "by": play.player,
-        "tops": call["tops"], "caller": d["caller"], "call": d["call"],
-        "accepted": d["accepted"], "special": d["special"], "ok": d["ok"], "late": d["late"],
-        "grab_winner": d["grab_winner"], "margin": margin,
-        "grabs": {p: first_touch[p] for p in players if p in first_touch},
-        "penalties": [
+    return PlayVerdict(
+        t=ev.t, card=play.cid, pile=play.pile, by=play.player,
+        tops=call["tops"], caller=d["caller"], call=d["call"],
+        accepted=d["accepted"], special=d["special"], ok=d["ok"], late=d["late"],
+        grab_winner=d["grab_winner"], margin=margin,
+        grabs={p: first_touch[p] for p in players if p in first_touch},
+        penalties=[
             {"player": p["player"], "reason": p["reason"], "reasons": p["reasons"], "t": _rt(ev.t + p["dt"]),
              "to": p["to"],
              "cards": p["cards"], **({"chosen": True} if p["chosen"] else {})}
             for p in d["penalties"]
         ],
-        "bonus": d["bonus"],
-        "calls": {p: c["call"] for p, c in first_calls.items()},
-        "times": {p: round(c["dt"], 3) for p, c in first_calls.items()},
-        "why": {p: d["why"][p] for p in players if p in d["why"]},
-        "next": d["next"], "hands": d["hands"],
-    }
+        bonus=d["bonus"],
+        calls={p: c["call"] for p, c in first_calls.items()},
+        times={p: round(c["dt"], 3) for p, c in first_calls.items()},
+        why={p: d["why"][p] for p in players if p in d["why"]},
+        next=d["next"], hands=d["hands"],
+    )
 
 
 # ----------------------------------------------------------------------------- for people
 
-def _reaction(v: dict[str, Any]) -> str:
+def _reaction(v: PlayVerdict) -> str:
     parts = []
-    if v["call"] is None and v["caller"] in (v.get("unclear") or {}):
-        parts.append(f"{v['caller']}: unclear")
-    elif v["call"] is None and v["caller"] in (v.get("decided") or {}):
-        parts.append(f"{v['caller']}: {v['decided'][v['caller']]} (the table's answer)")
-    elif v["call"] is None:
-        parts.append(f"{v['caller']} said nothing")
+    if v.call is None and v.caller in v.unclear:
+        parts.append(f"{v.caller}: unclear")
+    elif v.call is None and v.caller in v.decided:
+        parts.append(f"{v.caller}: {v.decided[v.caller]} (the table's answer)")
+    elif v.call is None:
+        parts.append(f"{v.caller} said nothing")
     else:
-        t = v["times"].get(v["caller"])
-        parts.append(f"{v['caller']} said {v['call']}" + (f" +{t:.2f} s" if t is not None else ""))
-    if v["grab_winner"]:
-        w = v["grab_winner"]
-        margin = f", {w} +{v['margin']:.3f} s" if v["margin"] is not None else ""
-        parts.append(f"token: {w} ({v['calls'].get(w, '?')}{margin})")
+        t = v.times.get(v.caller)
+        parts.append(f"{v.caller} said {v.call}" + (f" +{t:.2f} s" if t is not None else ""))
+    if v.grab_winner:
+        w = v.grab_winner
+        margin = f", {w} +{v.margin:.3f} s" if v.margin is not None else ""
+        parts.append(f"token: {w} ({v.calls.get(w, '?')}{margin})")
     return "; ".join(parts)
 
 
 _STATUS = {"wrong_call": "WRONG", "late": "LATE", "no_call": "NO CALL", "stuck": "STUCK"}
 
 
-def _status(v: dict[str, Any]) -> str:
-    if v["ok"]:
+def _status(v: PlayVerdict) -> str:
+    if v.ok:
         return "ok"
-    if v["caller"] in (v.get("unclear") or {}):
+    if v.caller in v.unclear:
         return "UNCLEAR"
-    mine = next((p for p in v["penalties"] if p["player"] == v["caller"]), None)
+    mine = next((p for p in v.penalties if p["player"] == v.caller), None)
     codes = [c for c in (mine["reasons"] if mine else []) if c in _STATUS]
     return _STATUS[codes[0]] if codes else "WRONG"
 
@@ -722,24 +720,24 @@ def format_table(judgement, header) -> str:
     rows = [("#", "t", "card", "pile", "tops", "expected", "reaction", "ok")]
     notes_per_row: list[list[str]] = []
     result = None
-    for obj in judgement.lines:
-        if obj.get("type") == "result":
-            result = obj
+    for line in judgement.lines:
+        if line.get("type") not in ("verdict", "result"):
             continue
-        if obj.get("type") != "verdict":
+        v = parse_line(line)
+        if isinstance(v, MokochakaResult):
+            result = v
             continue
-        rows.append((str(len(rows)), f"{obj['t']:.2f}", obj["card"], str(obj["pile"]), " ".join(obj["tops"]),
-                     " | ".join(obj["accepted"]) + (" *" if obj["special"] else ""), _reaction(obj),
-                     _status(obj)))
+        rows.append((str(len(rows)), f"{v.t:.2f}", v.card, str(v.pile), " ".join(v.tops),
+                     " | ".join(v.accepted) + (" *" if v.special else ""), _reaction(v), _status(v)))
         notes = []
-        for p in obj["penalties"]:
-            why = obj["why"].get(p["player"], p["reason"])
+        for p in v.penalties:
+            why = v.why.get(p["player"], p["reason"])
             notes.append(f"penalty: {p['player']} gives {p['cards']} card(s) to {p['to']} - {why}")
-        if obj["bonus"]:
-            b = obj["bonus"]
+        if v.bonus:
+            b = v.bonus
             extra = f" + 1 card from each of {', '.join(b['from_players'])}" if b["from_players"] else ""
             notes.append(f"bonus: {b['player']} takes pile(s) {', '.join(map(str, b['piles']))} ({b['cards']} cards){extra}")
-        notes += _unclear_notes(obj)
+        notes += _unclear_notes(v)
         notes_per_row.append(notes)
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     out = ["  ".join(cell.ljust(w) for cell, w in zip(rows[0], widths)).rstrip()]
@@ -748,35 +746,39 @@ def format_table(judgement, header) -> str:
         out.extend("      " + n for n in notes)
     out.append("(* = special call: everyone grabs the token)")
     if result is not None:
-        out.append("")
-        state = "game over" if result["over"] else "game not finished: standing when the record ends"
-        who = f", {result['ended_by']} played their last card" if result.get("ended_by") else ""
-        out.append(f"Result ({state}{who})")
-        unclear = result.get("unclear") or {}
-        for p in result["hands"]:
-            g = result["gabu"][p]
-            gabu = "?" if g is None else str(g)
-            star = "  <- winner" if p in result["winners"] else ""
-            count = f"  unclear {unclear.get(p, 0):2}" if unclear else ""
-            out.append(f"  {p:10} hand {result['hands'][p]:3}  gabu {gabu:>2}  counts {result['scores'][p]:3}{count}{star}")
-        if result.get("note"):
-            out.append(f"  note: {result['note']}")
-        out.append(f"Winners: {', '.join(result['winners'])}")
-        if n := sum(unclear.values()):
-            out.append(f"{n} unclear item(s): no penalty and no token on them. The table settles each unclear call with")
-            out.append("referee judge RECORD --decide N:PLAYER=correct|wrong (N = the # column), or a decision line.")
+        out += _result_table(result)
     return "\n".join(out)
 
 
-def _unclear_notes(v: dict[str, Any]) -> list[str]:
+def _result_table(result: MokochakaResult) -> list[str]:
+    state = "game over" if result.over else "game not finished: standing when the record ends"
+    who = f", {result.ended_by} played their last card" if result.ended_by else ""
+    out = ["", f"Result ({state}{who})"]
+    unclear = result.unclear
+    for p in result.hands:
+        g = result.gabu[p]
+        gabu = "?" if g is None else str(g)
+        star = "  <- winner" if p in result.winners else ""
+        count = f"  unclear {unclear.get(p, 0):2}" if unclear else ""
+        out.append(f"  {p:10} hand {result.hands[p]:3}  gabu {gabu:>2}  counts {result.scores[p]:3}{count}{star}")
+    if result.note:
+        out.append(f"  note: {result.note}")
+    out.append(f"Winners: {', '.join(result.winners)}")
+    if n := sum(unclear.values()):
+        out.append(f"{n} unclear item(s): no penalty and no token on them. The table settles each unclear call with")
+        out.append("referee judge RECORD --decide N:PLAYER=correct|wrong (N = the # column), or a decision line.")
+    return out
+
+
+def _unclear_notes(v: PlayVerdict) -> list[str]:
     """A play's table notes about what the referee was not sure of, and the table's answers."""
-    notes = [f"unclear: {p} ({why}): no penalty" for p, why in (v.get("unclear") or {}).items()]
-    if v.get("card_unclear"):
-        notes = [f"{v['card_unclear']}"]
-    if v.get("first_unclear"):
+    notes = [f"unclear: {p} ({why}): no penalty" for p, why in v.unclear.items()]
+    if v.card_unclear:
+        notes = [f"{v.card_unclear}"]
+    if v.first_unclear:
         notes.append("token: its winner rests on an unclear observation; nobody takes the piles")
-    if v.get("decided"):
-        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v["decided"].items()))
+    if v.decided:
+        notes.append("the table's answer: " + ", ".join(f"{p} {a}" for p, a in v.decided.items()))
     return notes
 
 
@@ -787,61 +789,65 @@ _REASON = {"wrong_call": "wrong call", "late": "called late", "no_call": "no cal
            "grab_wrong_call": "grabbed with a wrong call", "grab_no_call": "grabbed without calling"}
 
 
-def describe(v: dict[str, Any]):
+def describe(line: dict[str, Any] | PlayVerdict):
     """The dispute report's view of a MOKOCHAKA play (:mod:`referee.judging.view`): the pile
     tops and the call they asked for, each player's call (right or wrong), the token grabs in
     time order with the winner, the penalties with their reasons, the bonus."""
     from referee.judging import view
 
-    why = v.get("why") or {}
-    times = v.get("times") or {}
-    accepted = set(v.get("accepted") or [])
-    expected = " | ".join(v.get("accepted") or []) + ("  (special call: grab the token)" if v.get("special") else "")
-    penalised = {p["player"] for p in v.get("penalties") or []}
+    v = parse_line(line) if isinstance(line, dict) else line
+    why, times, unclear = v.why, v.times, v.unclear
+    accepted = set(v.accepted)
+    expected = " | ".join(v.accepted) + ("  (special call: grab the token)" if v.special else "")
+    penalised = {p["player"] for p in v.penalties}
     calls = []
-    for p, call in (v.get("calls") or {}).items():
+    for p, call in v.calls.items():
         t = times.get(p)
         calls.append([(p, "ok" if call in accepted and p not in penalised else "bad"),
                       (f" said {call}" + (f" +{t:.2f} s" if t is not None else "") + (f": {why[p]}" if p in why else ""),
                        None)])
-    if v.get("call") is None and v.get("caller") and v["caller"] not in (v.get("unclear") or {}):
-        calls.append([(v["caller"], "miss"), (" (the caller) said nothing", None)])
-    grabs = sorted((v.get("grabs") or {}).items(), key=lambda kv: (kv[1], kv[0]))
-    grab_line: list = []
-    for k, (p, t) in enumerate(grabs):
-        if k:
-            grab_line.append((", then ", None))
-        grab_line.append((p, "ok" if p == v.get("grab_winner") else "bad" if p in penalised else None))
-        grab_line.append((f" +{t:.3f} s" + (" (wins the token)" if p == v.get("grab_winner") else ""), None))
+    if v.call is None and v.caller and v.caller not in unclear:
+        calls.append([(v.caller, "miss"), (" (the caller) said nothing", None)])
+    grab_line = _grab_line(v, penalised)
     penalties = [[(p["player"], "bad"), (f" gives {p.get('cards', 1)} card(s) to {p.get('to')}: "
                                           f"{why.get(p['player']) or _REASON.get(p.get('reason'), p.get('reason'))}", None)]
-                 for p in v.get("penalties") or []]
-    b = v.get("bonus")
+                 for p in v.penalties]
+    b = v.bonus
     bonus = view.text(f"{b['player']} takes pile(s) {', '.join(map(str, b.get('piles', [])))} ({b.get('cards')} cards)"
                       + (" and a card from every other player" if b.get("from_players") else "")) if b else []
-    hands = view.text(", ".join(f"{p} {n}" for p, n in (v.get("hands") or {}).items()))
-    status = {p: "ok" for p, call in (v.get("calls") or {}).items() if call in accepted}
-    if v.get("grab_winner"):
-        status[v["grab_winner"]] = "ok"
-    if v.get("call") is None and v.get("caller"):
-        status[v["caller"]] = "miss"
+    hands = view.text(", ".join(f"{p} {n}" for p, n in v.hands.items()))
+    status = {p: "ok" for p, call in v.calls.items() if call in accepted}
+    if v.grab_winner:
+        status[v.grab_winner] = "ok"
+    if v.call is None and v.caller:
+        status[v.caller] = "miss"
     status.update({p: "bad" for p in penalised})
-    unclear = v.get("unclear") or {}
     status.update({p: view.UNCLEAR for p in unclear})
     unsure = [[(p, view.UNCLEAR), (f": {why}", None)] for p, why in unclear.items()]
-    if v.get("first_unclear"):
+    if v.first_unclear:
         unsure.append([("token: its winner rests on an unclear observation; nobody takes the piles", None)])
-    answered = [("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v["decided"].items())))] \
-        if v.get("decided") else []
-    card = f"{v.get('card')} on pile {v.get('pile')}"
+    answered = [("the table's answers", view.text(", ".join(f"{p} {a}" for p, a in v.decided.items())))] \
+        if v.decided else []
+    card = f"{v.card} on pile {v.pile}"
     return view.VerdictView(
         title=card,
-        columns=[("card", view.text(card)), ("tops", view.text(" ".join(v.get("tops") or []))),
+        columns=[("card", view.text(card)), ("tops", view.text(" ".join(v.tops))),
                  ("expected", view.text(expected)), ("calls", calls), ("token", [grab_line] if grab_line else []),
                  ("penalties", penalties), ("unclear", view.marked([(p, "") for p in unclear], view.UNCLEAR))],
-        facts=[("pile tops", view.text(" ".join(v.get("tops") or []))), ("expected call", view.text(expected)),
+        facts=[("pile tops", view.text(" ".join(v.tops))), ("expected call", view.text(expected)),
                ("calls", calls), ("token grabs", [grab_line] if grab_line else []), ("penalties", penalties)]
         + ([("unclear", unsure)] if unsure else []) + answered
-        + [("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.get("next") or "-")),
+        + [("bonus", bonus), (view.HEARD, None), ("play goes on with", view.text(v.next or "-")),
            ("cards in hand", hands)],
         status=status)
+
+
+def _grab_line(v: PlayVerdict, penalised: set[str]) -> list:
+    """The token grabs in time order, the winner marked."""
+    line: list = []
+    for k, (p, t) in enumerate(sorted(v.grabs.items(), key=lambda kv: (kv[1], kv[0]))):
+        if k:
+            line.append((", then ", None))
+        line.append((p, "ok" if p == v.grab_winner else "bad" if p in penalised else None))
+        line.append((f" +{t:.3f} s" + (" (wins the token)" if p == v.grab_winner else ""), None))
+    return line

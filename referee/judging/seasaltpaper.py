@@ -26,6 +26,7 @@ from session.errors import RulesError
 from session.events import ChoiceEvent, EndEvent, Event
 from rules.seasaltpaper import last_played_order, resolve_round, score, target, winners
 from referee.judging.base import GameJudge
+from referee.judging.verdicts.seasaltpaper import RoundVerdict, SeaSaltPaperResult
 
 
 class Judge(GameJudge):
@@ -68,16 +69,16 @@ class Judge(GameJudge):
             if s.instant_win:
                 self.rounds += 1
                 self.won = [ev.player]
-                return [{"type": "verdict", "t": ev.t, "round": self.rounds, "call": "mermaids", "caller": ev.player,
-                         "legal": True, "why": f"{ev.player} holds the four mermaids and wins the game at once",
-                         "scores": {}, "totals": dict(self.totals)}]
+                return [RoundVerdict(t=ev.t, round=self.rounds, call="mermaids", caller=ev.player, legal=True,
+                                     why=f"{ev.player} holds the four mermaids and wins the game at once",
+                                     scores={}, totals=dict(self.totals)).to_dict()]
         elif ev.action == "emptydeck":
             self.rounds += 1
             self.hands, self.call = {}, None
-            return [{"type": "verdict", "t": ev.t, "round": self.rounds, "call": "emptydeck", "caller": ev.player,
-                     "legal": True, "why": "the deck ran out: the round ends with no points",
-                     "scores": {p: {"card_points": 0, "color_bonus": 0, "score": 0} for p in self.players},
-                     "totals": dict(self.totals)}]
+            return [RoundVerdict(t=ev.t, round=self.rounds, call="emptydeck", caller=ev.player, legal=True,
+                                 why="the deck ran out: the round ends with no points",
+                                 scores={p: {"card_points": 0, "color_bonus": 0, "score": 0} for p in self.players},
+                                 totals=dict(self.totals)).to_dict()]
         elif ev.action == "call":
             if str(ev.get("call", "")).lower() not in ("stop", "lastchance"):
                 warn(f"t={ev.t}: call {ev.get('call')!r} is neither stop nor lastchance: ignored", ev)
@@ -96,7 +97,7 @@ class Judge(GameJudge):
         res = resolve_round({p: self.hands[p] for p in self.players}, call.player, str(call.get("call")).lower())
         for p, s in res.scores.items():
             self.totals[p] += s.score
-        verdict = {"type": "verdict", "t": ev.t, "round": self.rounds, **res.to_dict(), "totals": dict(self.totals)}
+        verdict = RoundVerdict(t=ev.t, round=self.rounds, **res.to_dict(), totals=dict(self.totals)).to_dict()
         if max(self.totals.values()) >= self.goal:
             self.won = winners(self.totals, last_played_order(self.players, call.player, res.call))
         self.hands, self.call = {}, None
@@ -105,8 +106,8 @@ class Judge(GameJudge):
     def finish(self) -> list[dict[str, Any]]:
         if self.call is not None or self.hands:
             self.session.warn("the record ends in a round that was not complete (a call and every hand): not scored")
-        return [{"type": "result", "scores": dict(self.totals), "target": self.goal, "rounds": self.rounds,
-                 "winners": list(self.won), "finished": bool(self.won)}]
+        return [SeaSaltPaperResult(scores=dict(self.totals), target=self.goal, rounds=self.rounds,
+                                   winners=list(self.won), finished=bool(self.won)).to_dict()]
 
 
 def format_table(judgement, header) -> str:

@@ -38,6 +38,8 @@ from session.errors import RulesError
 from session.events import CardEvent, EndEvent, Event
 from rules.takoyaki import GAME, Discard, Draw, Place, TakeDiscard, parse_card, ranking
 from referee.judging.base import GameJudge
+from referee.judging.verdicts import ABSENT
+from referee.judging.verdicts.takoyaki import MoveVerdict, TakoyakiResult
 
 ZONE = re.compile(r"^p:(?P<player>[^:]+):(?P<what>draw|take|slot(?P<slot>\d+))$")
 
@@ -87,25 +89,19 @@ class Judge(GameJudge):
             warn(f"t={ev.t}: {note}", ev)
         if not d["legal"] and d["player"] in self.illegal:  # not a discard before anyone played
             self.illegal[d["player"]] += 1
-        verdict = {"type": "verdict", "t": ev.t, "player": d["player"], "card": card, "zone": ev.zone,
-                   "action": out.kind, "legal": d["legal"], "why": d["why"], "next": d["next"],
-                   "face_up": d["face_up"]}
-        if "winner" in d:
-            verdict["winner"] = d["winner"]
-        return [verdict]
+        return [MoveVerdict(t=ev.t, player=d["player"], card=card, zone=ev.zone, action=out.kind, legal=d["legal"],
+                            why=d["why"], next=d["next"], face_up=d["face_up"], winner=d.get("winner")).to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         state = self.state
         face_up = state.face_up()
-        result: dict[str, Any] = {"type": "result", "winners": [state.winner] if state.winner else [],
-                                  "face_up": face_up, "ranking": ranking(face_up, state.winner),
-                                  "turns": dict(state.turns), "illegal": dict(self.illegal)}
-        result.update(state.kachinuki())
-        if state.winner is None:
-            result["finished"] = False
-        if state.mode == "solo":
-            result["turns_needed"] = state.turns[state.players[0]] if state.winner else None
-        return [result]
+        solo = state.mode == "solo"
+        result = TakoyakiResult(winners=[state.winner] if state.winner else [], face_up=face_up,
+                                ranking=ranking(face_up, state.winner), turns=dict(state.turns),
+                                illegal=dict(self.illegal), **state.kachinuki(),
+                                finished=False if state.winner is None else ABSENT,
+                                turns_needed=(state.turns[state.players[0]] if state.winner else None) if solo else ABSENT)
+        return [result.to_dict()]
 
 
 def format_table(judgement, header) -> str:

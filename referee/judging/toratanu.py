@@ -22,12 +22,14 @@ Herd effects at the tally are not applied (the catalogue lacks them).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from session.errors import RulesError
 from session.events import ChoiceEvent, EndEvent, Event
 from rules.toratanu import best_arrangement, parse_card, score_arrangement
 from referee.judging.base import GameJudge
+from referee.judging.verdicts.toratanu import TallyVerdict, ToratanuResult
 
 
 class Judge(GameJudge):
@@ -80,29 +82,27 @@ class Judge(GameJudge):
             return []
         self.played += 1
         special = self.special
-        verdict = {"type": "verdict", "t": ev.t, "game": self.played, "special": special,
-                   "scores": {}, "declared": {}, "missed": {}, "best": {}}
+        verdict = TallyVerdict(t=ev.t, game=self.played, special=special)
         for p in self.players:
             best = _best(self.tallies[p], special)
             declared = _declared(self.session, self.tallies[p], special)
             got = best.total if declared is None else declared
-            verdict["scores"][p] = got
-            verdict["declared"][p] = declared
-            verdict["missed"][p] = best.total - got
-            verdict["best"][p] = {**best.to_dict(), "explain": best.explain()}
+            verdict.scores[p] = got
+            verdict.declared[p] = declared
+            verdict.missed[p] = best.total - got
+            verdict.best[p] = {**best.to_dict(), "explain": best.explain()}
             self.totals[p] += got
-        verdict["totals"] = dict(self.totals)
         self.tallies, self.special = {}, None
-        return [verdict]
+        return [replace(verdict, totals=dict(self.totals)).to_dict()]
 
     def finish(self) -> list[dict[str, Any]]:
         if self.tallies:
             self.session.warn("the record ends before every tally of the last game was in: not scored")
         top = max(self.totals.values())
         done = self.played >= self.games
-        return [{"type": "result", "scores": dict(self.totals), "games": self.played, "of": self.games,
-                 "winners": [p for p in self.players if self.totals[p] == top] if done else [],
-                 "finished": done}]
+        return [ToratanuResult(scores=dict(self.totals), games=self.played, of=self.games,
+                               winners=[p for p in self.players if self.totals[p] == top] if done else [],
+                               finished=done).to_dict()]
 
 
 def _shape_problem(ev: ChoiceEvent) -> str | None:

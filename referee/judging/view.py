@@ -27,25 +27,13 @@ HEARD = "heard"
 UNCLEAR = "unclear"
 
 
-def unclear_items(verdicts: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any], str, str]]:
-    """Every unclear item of a judgement, for people to settle: ``(verdict number, verdict,
-    player, reason)`` in order (the number is what ``referee judge --decide`` names)."""
-    return [(k, v, p, str(why)) for k, v in enumerate(verdicts, 1) for p, why in (v.get("unclear") or {}).items()]
+def unclear_items(lines: Sequence[Mapping[str, Any]], game: str | None = None
+                  ) -> list[tuple[int, Mapping[str, Any], str, str]]:
+    """Every unclear item of a judgement, for people to settle: ``(verdict number, verdict
+    line, player, reason)`` in order (the number is what ``referee judge --decide`` names)."""
+    from referee.judging.verdicts import verdict_of
 
-
-def fastest_heard(verdict: Mapping[str, Any]) -> list[str]:
-    """Of a first-unknown verdict's tie, the players who were heard (the fastest heard, or
-    the heard tie); the others are its ``first_unknown``."""
-    unknown = verdict.get("first_unknown") or []
-    return [p for p in verdict.get("tie") or [] if p not in unknown]
-
-
-def counted_from(verdict: Mapping[str, Any]) -> float | None:
-    """Where a card seen late (``card_time_uncertain``) counts reactions from: its
-    ``counted_from``, else its ``earliest``; None for a card seen in time (or no number)."""
-    late = verdict.get("card_time_uncertain")
-    since = late.get("counted_from", late.get("earliest")) if isinstance(late, Mapping) else None
-    return since if isinstance(since, (int, float)) else None
+    return [(k, v, p, str(why)) for k, v in enumerate(lines, 1) for p, why in verdict_of(game, v).unclear.items()]
 
 
 def lack_text(why: str) -> str:

@@ -39,6 +39,8 @@ import queue
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from referee.judging.verdicts import CardVerdict, Verdict, verdict_of
+from referee.judging.verdicts.ikatako import VersusVerdict
 from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event, GrabEvent, HandEvent,
                             ShoutEvent)
 
@@ -128,8 +130,9 @@ class Controls:
         elif self._cards and isinstance(event, (HandEvent, ShoutEvent, GrabEvent)):
             self._cards[-1].events.append((event, line))
 
-    def heard(self, item: dict[str, Any]) -> None:
-        """A verdict line or an announcement the table heard (the "last verdict")."""
+    def heard(self, item: dict[str, Any], game: str | None = None) -> None:
+        """A verdict line or an announcement the table heard (the "last verdict"); ``game``
+        reads the verdict line (None: found from its fields)."""
         t = item.get("card_t", item.get("t")) if item.get("type") == "announce" else item.get("t")
         if isinstance(t, (int, float)):
             self._verdict_card_t = float(t)
@@ -137,23 +140,24 @@ class Controls:
             who = item.get("players") or item.get("player")
             self._tie = list(who) if isinstance(who, (list, tuple)) else [who] if who else []
         elif item.get("type") == "verdict":
-            self._tie = list(item.get("tie") or []) if item.get("unsettled") else []
+            verdict = verdict_of(game, item)
+            self._tie = list(verdict.tie) if isinstance(verdict, VersusVerdict) and verdict.unsettled else []
             if isinstance(t, (int, float)):  # the card is final: a choice for it would count for the next
                 self.prompts = [p for p in self.prompts if p.card_t is None or abs(p.card_t - t) >= 6e-4]
-                self._ask_unclear(item, float(t))
+                self._ask_unclear(verdict, float(t))
 
-    def _ask_unclear(self, verdict: dict[str, Any], t: float) -> None:
+    def _ask_unclear(self, verdict: Verdict, t: float) -> None:
         """Each unclear item of a verdict, put to the table once ("ben, card 3 (3): heard a
         shout, the word was unclear — right? [1] yes [2] no"): its answer is a ``decision``
         (``card_index``, ``player``, ``verdict``) and the card is judged again with it."""
         t = round(t, 3)
         index = self._verdict_index.setdefault(t, len(self._verdict_index) + 1)
-        unclear = verdict.get("unclear") or {}
-        for player, reason in (unclear.items() if isinstance(unclear, dict) else ()):
+        card = verdict.card if isinstance(verdict, CardVerdict) else "?"
+        for player, reason in verdict.unclear.items():
             if (t, player) in self._asked or player not in self.players:
                 continue
             self._asked.add((t, player))
-            question = f"{player}, card {index} ({verdict.get('card', '?')}): {reason} — right?"
+            question = f"{player}, card {index} ({card}): {reason} — right?"
             self.ask(Prompt("answer", player, question, [("yes", {"verdict": "correct"}), ("no", {"verdict": "wrong"})],
                             "not judged", card_index=index), self._now_hint)
 
@@ -386,7 +390,7 @@ class ControlledView:
         with self._lock:
             super().verdicts(lines)
             for line in lines:
-                self.controls.heard(line)
+                self.controls.heard(line, self.state.game)
 
     def announce(self, items):
         with self._lock:

@@ -21,7 +21,10 @@ from session.calibration import Calibration
 from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event,
                             HandEvent, SeatStatusEvent, SessionHeader, ShoutEvent, WarningEvent)
 
-from referee.judging.view import counted_from, fastest_heard, lack_text
+from referee.judging.verdicts import CardVerdict, Verdict, verdict_of
+from referee.judging.verdicts.ikatako import CoopVerdict, VersusVerdict
+from referee.judging.verdicts.mokochaka import PlayVerdict
+from referee.judging.view import lack_text
 from referee.pipeline.sinks import Sink
 
 #: how long a seat's last words stay on screen (s of session time): long enough to read a
@@ -176,7 +179,7 @@ class LiveState:
                 if old is not None and _core(old) == _core(line):
                     continue  # the preview said it already
                 self.verdicts += 1
-                self.headline = verdict_headline(line)
+                self.headline = verdict_headline(line, self.game)
                 if old is not None and not old.get("provisional"):
                     self.headline.text = "revised: " + self.headline.text
                 self.history.append(f"card {line.get('card')}: " + self.headline.text + (" | " + "; ".join(self.headline.notes)
@@ -291,59 +294,67 @@ def _ms(seconds: Any) -> str:
     return "" if not isinstance(seconds, (int, float)) else f" +{round(seconds * 1000):d} ms"
 
 
-def verdict_headline(v: dict[str, Any]) -> Headline:
+def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) -> Headline:
     """The big text of a verdict line: who was first (and how fast), or why nobody was."""
-    card = v.get("card")
+    v = verdict_of(game, line)
+    card, t = getattr(v, "card", None), v.t
     notes: list[str] = []
-    why = v.get("why") or {}
-    if isinstance(why, dict):
-        for p in v.get("wrong") or []:
-            notes.append(f"{p} wrong: {why.get(p, '')}".rstrip(": "))
-    if v.get("missed"):
-        notes.append(f"missed: {', '.join(v['missed'])}")
-    if v.get("unclear") and "ok" not in v:  # not judged: no penalty, no point (referee.judging.unclear)
-        notes.append(f"unclear, no penalty: {', '.join(v['unclear'])}")
-    since = counted_from(v)
-    if since is not None:  # the camera saw the card late (referee.judging.ikatako)
-        notes.append(f"card seen late: reactions from {since:.2f} s counted")
-    if "ok" in v and "player" in v:  # co-op / solo: one active player per card
-        unheard = (v.get("unjudged") or v.get("unclear") or {}).get(v["player"])
-        if unheard and not v["ok"]:  # a sense was missing: no miss, the table plays on (RULES: not heard)
-            lacks = " and ".join(x for x in ("not heard", "not seen") if x in str(unheard)) or "not judged"
-            detail = str(unheard).removesuffix("; no miss")
-            for x in ("not heard: ", "not seen: "):
-                detail = detail.replace(x, "")
-            # short: the window gives a note two lines; the full reason is in the record and the report
-            return Headline(f"{v['player']} {lacks}", ["no miss, no score: play on", detail], card,
-                            v.get("t", 0.0), kind="tie")
-        text = f"{v['player']}{_ms(v.get('time'))}" if v["ok"] else f"{v['player']} MISS"
-        if not v["ok"] and v.get("why"):
-            notes.insert(0, str(v["why"]))
-        return Headline(text, notes, card, v.get("t", 0.0), kind="first" if v["ok"] else "wrong")
-    first = v.get("first") or v.get("grab_winner")
-    times = v.get("times") or {}
-    unknown = v.get("first_unknown") or []
-    if unknown and v.get("unsettled"):  # a seat not heard could have been first (referee.judging.ikatako)
-        heard = fastest_heard(v)
-        # short: the window gives a verdict's first note two lines (the headline says "not heard")
-        notes.insert(0, f"{', '.join(unknown)} could have been first; "
-                        f"{', '.join(heard) or 'nobody'} fastest heard: t+seat settles")
-        reasons = v.get("unjudged") or {}
-        lacks = {lack_text(str(reasons[p])) if reasons.get(p) else "not heard" for p in unknown}
-        return Headline(f"first unknown: {', '.join(unknown)} {' / '.join(sorted(lacks))}", notes, card,
-                        v.get("t", 0.0), kind="tie")
-    if v.get("first_unclear") and not first:  # an unclear observation may have been faster (referee.judging.unclear)
-        unclear = v.get("unclear") or {}
-        notes.insert(0, f"unclear: {', '.join(unclear) or '-'}: the table answers")
-        return Headline("first unclear", notes, card, v.get("t", 0.0), kind="tie")
-    if v.get("tie") and v.get("unsettled"):
-        return Headline(f"tie: {', '.join(v['tie'])} (unsettled)", notes, card, v.get("t", 0.0), kind="tie")
+    if isinstance(v, VersusVerdict):
+        notes += [f"{p} wrong: {v.why.get(p, '')}".rstrip(": ") for p in v.wrong]
+        if v.missed:
+            notes.append(f"missed: {', '.join(v.missed)}")
+    if v.unclear and not isinstance(v, CoopVerdict):  # not judged: no penalty, no point (referee.judging.unclear)
+        notes.append(f"unclear, no penalty: {', '.join(v.unclear)}")
+    if v.counted_from is not None:  # the camera saw the card late (referee.judging.ikatako)
+        notes.append(f"card seen late: reactions from {v.counted_from:.2f} s counted")
+    if isinstance(v, CoopVerdict):  # co-op / solo: one active player per card
+        return _coop_headline(v, notes)
+    if isinstance(v, PlayVerdict):
+        first, times, tie = v.grab_winner, v.times, []
+    elif isinstance(v, VersusVerdict):
+        first, times, tie = v.first, v.times, v.tie
+    else:
+        first, times, tie = None, {}, []
+    if isinstance(v, VersusVerdict) and v.first_unknown and v.unsettled:
+        return _unknown_headline(v, notes)  # a seat not heard could have been first (referee.judging.ikatako)
+    if isinstance(v, CardVerdict) and v.first_unclear and not first:  # an unclear observation may have been faster
+        notes.insert(0, f"unclear: {', '.join(v.unclear) or '-'}: the table answers")
+        return Headline("first unclear", notes, card, t, kind="tie")
+    if tie and isinstance(v, VersusVerdict) and v.unsettled:
+        return Headline(f"tie: {', '.join(tie)} (unsettled)", notes, card, t, kind="tie")
     if first:
         text = f"{first}{_ms(times.get(first))}"
-        if v.get("tie"):
+        if tie:
             text += " (tie settled)"
-        return Headline(text, notes, card, v.get("t", 0.0), kind="first")
-    return Headline("nobody" if not notes else "no point", notes, card, v.get("t", 0.0), kind="nobody")
+        return Headline(text, notes, card, t, kind="first")
+    return Headline("nobody" if not notes else "no point", notes, card, t, kind="nobody")
+
+
+def _coop_headline(v: CoopVerdict, notes: list[str]) -> Headline:
+    """A co-op/solo card: the active player's declaration, or why it was not judged."""
+    unheard = (v.unjudged or v.unclear).get(v.player)
+    if unheard and not v.ok:  # a sense was missing: no miss, the table plays on (RULES: not heard)
+        lacks = " and ".join(x for x in ("not heard", "not seen") if x in str(unheard)) or "not judged"
+        detail = str(unheard).removesuffix("; no miss")
+        for x in ("not heard: ", "not seen: "):
+            detail = detail.replace(x, "")
+        # short: the window gives a note two lines; the full reason is in the record and the report
+        return Headline(f"{v.player} {lacks}", ["no miss, no score: play on", detail], v.card, v.t, kind="tie")
+    text = f"{v.player}{_ms(v.time)}" if v.ok else f"{v.player} MISS"
+    if not v.ok and v.why:
+        notes.insert(0, str(v.why))
+    return Headline(text, notes, v.card, v.t, kind="first" if v.ok else "wrong")
+
+
+def _unknown_headline(v: VersusVerdict, notes: list[str]) -> Headline:
+    """A versus card whose first is unknown: a seat not heard could have been first."""
+    heard = v.fastest_heard
+    # short: the window gives a verdict's first note two lines (the headline says "not heard")
+    notes.insert(0, f"{', '.join(v.first_unknown)} could have been first; "
+                    f"{', '.join(heard) or 'nobody'} fastest heard: t+seat settles")
+    lacks = {lack_text(str(v.unjudged[p])) if v.unjudged.get(p) else "not heard" for p in v.first_unknown}
+    return Headline(f"first unknown: {', '.join(v.first_unknown)} {' / '.join(sorted(lacks))}", notes, v.card,
+                    v.t, kind="tie")
 
 
 def announce_headline(a: dict[str, Any]) -> Headline | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rules import ikatako as R
+from referee.judging.verdicts import verdict_of
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, HandEvent, ShoutEvent
@@ -221,26 +222,27 @@ class VersusDrill(Drill):
             fb.rival = _rival_text(v, learner, rival, lang)
         return fb
 
-    def explain(self, sit: Situation, v: dict, learner: str, hands: set[str], words: Sequence[str], lang: str,
+    def explain(self, sit: Situation, v, learner: str, hands: set[str], words: Sequence[str], lang: str,
                 *, early: bool = False, last: float | None = None) -> Feedback:
         """The feedback of the judge's verdict line ``v`` for ``learner`` on ``sit``: what
         the keyboard drill and the camera/microphone drill (:mod:`referee.teach.sensed`)
         both say. ``hands``/``words``: what the learner did in the window (the reason's
         "you raised …"); ``early``: a false start; ``last``: the reaction shown when the
         judge has none (a wrong answer: the learner's last act, seconds after the card)."""
+        v = verdict_of("ikatako", v)
         card, troubles = sit.data["card"], list(sit.data["troubles"])
         exp = R.expected_reaction(card, troubles)
         if early:
             verdict = "false_start"
-        elif learner in v.get("wrong", []):
+        elif learner in v.wrong:
             verdict = "wrong"
-        elif learner in v.get("missed", []):
+        elif learner in v.missed:
             verdict = "missed"
-        elif learner in (v.get("unclear") or {}):  # the referee did not clearly perceive it: no judgement
+        elif learner in v.unclear:  # the referee did not clearly perceive it: no judgement
             verdict = "unclear"
         else:
             verdict = "correct"
-        reaction = v.get("times", {}).get(learner)
+        reaction = v.times.get(learner)
         if reaction is None:
             reaction = last
         rule, rule_keys = _rule(card, troubles, lang)
@@ -249,7 +251,7 @@ class VersusDrill(Drill):
         if verdict == "false_start":
             did = text(lang, "you pressed before the card appeared", "カードが出る前に押した")
         elif verdict == "unclear":
-            did = _not_perceived(v["unclear"][learner], lang)
+            did = _not_perceived(v.unclear[learner], lang)
         spoken = (verdict,) if verdict in ("correct", "unclear") else (
             verdict, *rule_keys, f"hand:{exp.hands}" if exp.required else "nothing", *(word_key(w) for w in exp.say))
         answered = f"{'+'.join(sorted(hands)) or 'none'}:{' '.join(words)}"
