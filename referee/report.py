@@ -305,7 +305,8 @@ def _result(judgement) -> str:
     r = res[-1]
     scores = r.get("scores") or {}
     winners = set(r.get("winners") or [])
-    sunk = set(r.get("sunk") or [])
+    sunk = r.get("sunk")  # the players sunk (versus); co-op/solo: whether the team sank (a bool)
+    sunk = set(sunk) if isinstance(sunk, list) else set()
     unclear = verdict_of(getattr(judgement, "game", None), r).unclear
     count = (lambda p: f"<td>{unclear.get(p, 0)}</td>") if unclear else (lambda p: "")  # noqa: E731
     rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td>{count(p)}<td>{'winner' if p in winners else ''}"
@@ -337,7 +338,7 @@ def build_html(result) -> str:
     cal = result.calibration
     seat_box = {s.name: s.box.to_list() for s in cal.seats}
     seat_chan = {s.name: s.channel for s in cal.seats}
-    unclear = unclear_items(views, result.events)
+    unclear = unclear_items(views, result.events, result.header["game"])
     need = [v.start for v in views] + [t for v in views for t in v.reactions.values()] + evidence_times(unclear)
     frames = _frames_at(result.video, need)
     samples, rate = (None, 0)

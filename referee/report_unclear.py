@@ -114,16 +114,17 @@ def observation(reason: str, card_t: float, since: float, player: str, events: l
     return float(t), ("the shout's onset" if kinds == ("shout",) else "the hand event")
 
 
-def unclear_items(views: list, events: list[dict]) -> list[UnclearItem]:
-    """Every unclear item of the report's cards (``report.CardView``), numbered as the judge
-    numbers verdicts, with the moment of its observation."""
-    from referee.judging.view import counted_from, unclear_items as items
+def unclear_items(views: list, events: list[dict], game: str | None = None) -> list[UnclearItem]:
+    """Every unclear item of the report's cards (``report.CardView``) of ``game``, numbered as
+    the judge numbers verdicts, with the moment of its observation."""
+    from referee.judging.verdicts import verdict_of
+    from referee.judging.view import unclear_items as items
 
     by_verdict = {id(v.verdict): v for v in views}
     out = []
-    for number, verdict, player, reason in items([v.verdict for v in views]):
+    for number, verdict, player, reason in items([v.verdict for v in views], game):
         view = by_verdict[id(verdict)]
-        since = counted_from(verdict)
+        since = verdict_of(game, verdict).counted_from
         t, what = observation(reason, view.start, view.start if since is None else since, player, events)
         out.append(UnclearItem(number, verdict, player, reason, view.start, view.end, t, what))
     return out

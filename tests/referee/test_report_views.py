@@ -66,3 +66,19 @@ def test_a_game_without_a_description_shows_every_field():
     assert "7H" in html and "aki" in html and "true" in html
     assert report._cell([]) == "-"
     assert report._cell([[("a<b", "bad")]]) == '<span class="bad">a&lt;b</span>'
+
+
+@pytest.mark.parametrize("mode", ["coop", "solo"])
+def test_the_result_of_a_team_that_sank_is_shown(mode, tmp_path):
+    """A co-op/solo result says whether the team sank with a bool (versus: a list of players)."""
+    players = ["aki", "ben"] if mode == "coop" else ["aki"]
+    lines = [f'{{"t": 0.0, "type": "session", "game": "ikatako", "mode": "{mode}", "players": {players!r}}}'.replace("'", '"')]
+    # every card a miss (nobody reacts): the team sinks
+    lines += [f'{{"t": {1.0 + 4 * k}, "type": "card", "card": "4", "by": "aki"}}' for k in range(12)]
+    path = tmp_path / "sank.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    judgement = judge(read_record(path), {})
+    result = [x for x in judgement.lines if x.get("type") == "result"][-1]
+    assert result["sunk"] is True
+    page = report._result(judgement)
+    assert "sunk" in page and "Traceback" not in page
