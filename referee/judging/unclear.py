@@ -52,13 +52,20 @@ class Clarity:
     (the verdict lists every player as unclear; the card's best reading still moves the game
     on). 0.5 is the card recogniser's own acceptance score (``vision.card_references.
     MIN_SCORE``), so a camera record never falls below it: it guards hand-written records and
-    other producers. Cost of raising it: more cards go unjudged until a person corrects them."""
+    other producers. Measured (``benchmarks/bench_confidence.py``; docs/seeing.md, *How sure is
+    a hand, a card*): 222 real cards read with their deck's references, 0 wrong, all at 0.837
+    or more; a card whose reference is missing is misread at 0.80-0.94, as sure as a right
+    read, so no threshold guards that (complete references do). Cost of raising it: more
+    cards go unjudged until a person corrects them."""
 
     hand_conf: float = 0.5
     """A ``hand`` (or ``grab``) event whose ``conf`` is below this is *hand unclear*: it may or
     may not have happened. ``conf`` is MediaPipe's wrist visibility at the raise; below 0.5
     the model itself rates the wrist more likely unseen than seen (the demo's lowest raise is
-    0.70). Cost of raising it: more raises with a blurred wrist leave the player unjudged;
+    0.70). Measured on real photos (``benchmarks/bench_confidence.py``; docs/seeing.md): the
+    thresholds chosen leaving one photo out are 0.51-0.53, held out 178/180 arms right; raises
+    above 0.5 are right 37/38 (as taken 11/11) — too few raised arms to show 99 % or to move
+    it. Cost of raising it: more raises with a blurred wrist leave the player unjudged;
     of lowering it: a penalty may rest on a wrist the camera barely saw."""
 
     word_conf: float = WORD_CONF
@@ -68,9 +75,13 @@ class Clarity:
     words an enrolled voice decided carries no ``conf`` and is not affected (the voice's own
     distance gate decides it). Chosen on real speakers' digits and talk, leave one speaker
     out (``benchmarks/bench_confidence.py``; docs/hearing.md, *How sure is a word*): the
-    lowest confidence at which the other speakers' words were right at least 99 % of the
-    time. Cost of raising it: more words heard right are left unjudged (the table is asked);
-    of lowering it: a penalty may rest on a word heard wrong."""
+    lowest confidence at which the speakers' words were right at least 99 % of the time, on
+    all three together; held out one speaker at a time that rule reaches 97.0 % (193/199), not
+    99 %. Cost: in quiet 228 -> 177 of 240 real digit clips keep a clear right word (wrong
+    6 -> 1), in white noise 10 dB 194 -> 89 (wrong 31 -> 1); the espeak voices of ``referee
+    demo --no-enroll`` score 0.11-0.81, so 14 of its 16 words become unclear. Raising it leaves
+    more words heard right unjudged (the table is asked); lowering it lets a penalty rest on
+    a word heard wrong."""
 
     def __post_init__(self) -> None:
         for name in THRESHOLDS:
