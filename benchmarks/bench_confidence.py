@@ -345,18 +345,27 @@ def measure_hands(data: Path, views: Sequence[tuple[str, Callable]] = HAND_VIEWS
     return obs, unseen
 
 
+def labelled_raised(o: Observation) -> bool:
+    return o.what.endswith("label raised")
+
+
+def said_raised(o: Observation) -> bool:
+    """An arm the pose said raised: what becomes a ``hand`` event (``hand_conf`` applies)."""
+    return o.right == labelled_raised(o)
+
+
 def report_hands(obs: list[Observation], unseen: int, wrong: bool) -> None:
-    said_raised = [o for o in obs if o.right == o.what.endswith("label raised")]
-    labelled_up = sum(o.what.endswith("label raised") for o in obs if o.cond == "as taken")
+    raises = [o for o in obs if said_raised(o)]
+    labelled_up = sum(labelled_raised(o) for o in obs if o.cond == "as taken")
     print(f"\n## hands: {len(obs)} arm observations in {len(HAND_VIEWS)} views of the photos "
           f"({sum(o.cond == 'as taken' for o in obs)} as taken, of which {labelled_up} labelled raised — few: "
           f"indications only); {unseen} arms of people pose did not find (no observation)")
     print_bins("hands, every arm in every view (raised or down as said)", obs)
     for view, _ in HAND_VIEWS:
         print_bins(f"hands, {view}", [o for o in obs if o.cond == view])
-    print_bins("hands, arms said raised (what becomes a hand event)", said_raised)
+    print_bins("hands, arms said raised (what becomes a hand event)", raises)
     print_held_out("hands, leave one photo out (all views of it)", obs)
-    print_held_out("hands said raised (hand_conf applies to these), leave one photo out", said_raised)
+    print_held_out("hands said raised (hand_conf applies to these), leave one photo out", raises)
     if wrong:
         show_wrong(obs)
 
