@@ -211,22 +211,50 @@ def diagnose(listener, seen: list, call: tuple[str, ...], truth: tuple[float, fl
     return out
 
 
-def measure_speech(limit: int | None, show_missed: bool = False, only: tuple[str, ...] = ()) -> dict:
-    from audio import hearing
-    from audio.capture import read_all
+def speech_rows() -> list[dict]:
+    """The rows of ``../shared/data/speech/labels.csv``."""
+    return list(csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")))
 
-    rows = list(csv.DictReader(open(SPEECH / "labels.csv", encoding="utf-8")))
-    listeners = {}
+
+def seat_listeners():
+    """``listener_for(lang)``: a factory of fresh listeners for one seat's channel, hearing as
+    the pipeline does (``audio.hearing.make_listener``; IKATAKO co-op: every name and total
+    1..154 is a call); the engine is loaded once per language."""
+    from audio import hearing
+
+    plans = {}
 
     def listener_for(lang):
         def make():
-            if lang not in listeners:  # the engine is loaded once; a fresh listener per clip
-                plan = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang=lang,
-                                           demix=False)
-                listeners[lang] = plan
-            return hearing.make_listener(listeners[lang], ArraySource(np.zeros((1, 1)), RATE), [])
+            if lang not in plans:
+                plans[lang] = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",),
+                                                  lang=lang, demix=False)
+            return hearing.make_listener(plans[lang], ArraySource(np.zeros((1, 1)), RATE), [])
         return make
 
+    return listener_for
+
+
+def seat_channel(row: dict, snr_db: float | None, seed: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """One clip as a seat's channel: mono at :data:`RATE`, 0.8 s of silence either side, a
+    microphone's hiss and (``snr_db``) white noise that far below the speech; and the clip's
+    voiced stretch (s) on that channel."""
+    from audio.capture import read_all
+
+    x, rate = read_all(SPEECH / row["file"])
+    x = x.mean(axis=1).astype(np.float64)
+    if rate != RATE:
+        from scipy import signal
+
+        x = signal.resample_poly(x, RATE, rate)
+    pad = np.zeros(int(0.8 * RATE))
+    truth = tuple(t + len(pad) / RATE for t in voiced(x))
+    return with_noise(np.concatenate([pad, x, pad]), snr_db, seed=seed), truth
+
+
+def measure_speech(limit: int | None, show_missed: bool = False, only: tuple[str, ...] = ()) -> dict:
+    rows = speech_rows()
+    listener_for = seat_listeners()
     out = {"cells": {}, "latency": [], "decode_per_word": [], "decode_s": []}
     kinds = {"keyword": [r for r in rows if r["kind"] == "keyword"],
              "false": [r for r in rows if r["kind"] in ("other", "sentence") and r["text"] != "one"]}
@@ -239,15 +267,7 @@ def measure_speech(limit: int | None, show_missed: bool = False, only: tuple[str
             if only and cond not in only:
                 continue
             for i, r in enumerate(sel):
-                x, rate = read_all(SPEECH / r["file"])
-                x = x.mean(axis=1).astype(np.float64)
-                if rate != RATE:
-                    from scipy import signal
-
-                    x = signal.resample_poly(x, RATE, rate)
-                pad = np.zeros(int(0.8 * RATE))
-                truth = tuple(t + len(pad) / RATE for t in voiced(x))
-                x = with_noise(np.concatenate([pad, x, pad]), snr, seed=i)
+                x, truth = seat_channel(r, snr, seed=i)
                 seen = [] if show_missed and kind == "keyword" else None
                 events, lat, dec = hear_clip(listener_for(r["lang"]), x, out["decode_s"], seen)
                 calls = {tuple(e["words"]) for e in events if e.get("type") == "shout" and e.get("words")}

@@ -9,7 +9,7 @@ import click
 from referee import announce
 from session.errors import RecordError
 from referee.judge import judge
-from referee.judging.unclear import Answer, Clarity
+from referee.judging.unclear import WORD_CONF, Answer, Clarity
 from referee.options import parse_option_args
 from session.record import read_record
 
@@ -60,9 +60,10 @@ option_arg = click.option(
                    "--decide 3:ben=correct; or N:first=PLAYER (who takes card N). Applied as if the record "
                    "ended with that decision line (the file is not changed); repeatable, the last answer "
                    "per card and player counts.")
-@click.option("--min-conf", "min_conf", multiple=True, metavar="card=C|hand=C",
-              help="How sure a card (default 0.5) or hand/grab event (default 0.5) must be for a verdict to "
-                   "rest on it; below it the card is not read / the hand is unclear (repeatable).")
+@click.option("--min-conf", "min_conf", multiple=True, metavar="card=C|hand=C|word=C",
+              help="How sure a card (default 0.5), hand/grab event (default 0.5) or heard word (default "
+                   f"{WORD_CONF:g}) must be for a verdict to rest on it; below it the card is not read / the hand "
+                   "or the word is unclear (repeatable).")
 def judge_cmd(session: Path, as_json: bool, strict: bool, options: tuple[str, ...], decide: tuple[str, ...],
               min_conf: tuple[str, ...]) -> None:
     """Judge a recorded SESSION (JSON lines) and print the verdicts and the scoreboard.

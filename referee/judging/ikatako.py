@@ -488,12 +488,12 @@ def _unclear_hands(ctx: _Ctx, player: str) -> list[HandEvent]:
             and us(e.t) <= ctx.window_end and uc.hand_unclear(e, ctx.clarity)]
 
 
-def _lead_unclear(act: Act) -> list[ShoutEvent]:
+def _lead_unclear(act: Act, clarity: uc.Clarity) -> list[ShoutEvent]:
     """The unclear shouts before the player's first clear one (versus: only the first
     utterance counts, so an unclear shout after a clear one changes nothing)."""
     lead = []
     for sh in act.shouts:
-        if not uc.shout_unclear(sh):
+        if not uc.shout_unclear(sh, clarity):
             break
         lead.append(sh)
     return lead
@@ -501,7 +501,7 @@ def _lead_unclear(act: Act) -> list[ShoutEvent]:
 
 def _unclear_reason(ctx: _Ctx, shouts, hands) -> str:
     t0 = ctx.slot.t0 / US
-    return "; ".join([uc.shout_reason(s, t0) for s in shouts] + [uc.hand_reason(h, t0, ctx.clarity) for h in hands])
+    return "; ".join([uc.shout_reason(s, t0, ctx.clarity) for s in shouts] + [uc.hand_reason(h, t0, ctx.clarity) for h in hands])
 
 
 def _reading_slot(ctx: _Ctx, player: str, shouts, hands, reading: uc.Reading, words_for) -> Slot:
@@ -554,7 +554,7 @@ class Doubt:
 def _versus_doubt(ctx: _Ctx, player: str, act: Act) -> Doubt | None:
     """None when the player has no unclear observation that matters, or every reading gives
     what the record as it is gives (correct, or no reaction due)."""
-    shouts, hands = _lead_unclear(act), _unclear_hands(ctx, player)
+    shouts, hands = _lead_unclear(act, ctx.clarity), _unclear_hands(ctx, player)
     if not shouts and not hands:
         return None
     reason = _unclear_reason(ctx, shouts, hands)
@@ -893,7 +893,7 @@ def _coop_doubt(ctx: _Ctx, player: str, act: Act) -> Doubt | None:
     events: None when they do not matter (every reading declares right, or the record as it
     is already says so), a miss every reading agrees on (the favourable reading's problems),
     or unclear (``early``: when the favourable reading's declaration was complete)."""
-    shouts = [s for s in act.shouts if uc.shout_unclear(s)]
+    shouts = [s for s in act.shouts if uc.shout_unclear(s, ctx.clarity)]
     hands = _unclear_hands(ctx, player)
     if not shouts and not hands:
         return None

@@ -263,7 +263,7 @@ class Judge(GameJudge):
                 session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored", w)
             elif w.player not in players:
                 session.warn(f"shout by unknown player {w.player!r} at t={w.t:g} ignored", w)
-            elif uc.shout_unclear(w):
+            elif uc.shout_unclear(w, _clarity(session)):
                 play.unclear_shouts.append(w)
             else:
                 token = call_token(w.words)
@@ -487,7 +487,7 @@ def _items(session, play: _Play, players, window: float) -> list[_Item]:
     clarity, senses = _clarity(session), getattr(session, "senses", None)
     called = {s.player for _, s in play.calls}
     grabbed = {p for _, _, p in play.grabs}
-    items = [_Item("call", sh.player, _rt(sh.t - t), uc.shout_reason(sh, t)) for sh in play.unclear_shouts]
+    items = [_Item("call", sh.player, _rt(sh.t - t), uc.shout_reason(sh, t, clarity)) for sh in play.unclear_shouts]
     items += [_Item("grab", g.player, _rt(g.t - t), uc.hand_reason(g, t, clarity)) for g in play.unclear_grabs]
     heard_unclear = {i.player for i in items if i.kind == "call"}
     seen_unclear = {i.player for i in items if i.kind == "grab"}

@@ -2,8 +2,9 @@
 "The referee's own uncertainty"; RULES.md section 0).
 
 The judge penalises and awards only on what it clearly perceived. An observation it is not
-sure of — a shout whose word it could not make out (``words: []``), a hand or grab event
-below :attr:`Clarity.hand_conf`, a card below :attr:`Clarity.card_conf` — makes that player
+sure of — a shout whose word it could not make out (``words: []``) or made out below
+:attr:`Clarity.word_conf`, a hand or grab event below :attr:`Clarity.hand_conf`, a card below
+:attr:`Clarity.card_conf` — makes that player
 **unclear** for that card when the verdict depends on it: no penalty, no point, no card taken
 on it, and the reason in words. A verdict that every reading of the unclear observations
 gives the same way stands (a clearly wrong hand is wrong whatever the word was).
@@ -35,6 +36,10 @@ from session.events import ANSWER_VERDICTS, CardEvent, DecisionEvent, Event, Gra
 MAX_READINGS = 729
 #: what an unclear shout may have been: the right words, other words, or no utterance
 SHOUT_READINGS = ("right", "wrong", "none")
+#: the default of :attr:`Clarity.word_conf` (its docstring; the measurement in docs/hearing.md)
+WORD_CONF = 0.677
+#: the fields of :class:`Clarity` (``referee judge --min-conf NAME=VALUE`` names them without ``_conf``)
+THRESHOLDS = ("card_conf", "hand_conf", "word_conf")
 
 
 @dataclass(frozen=True)
@@ -47,17 +52,39 @@ class Clarity:
     (the verdict lists every player as unclear; the card's best reading still moves the game
     on). 0.5 is the card recogniser's own acceptance score (``vision.card_references.
     MIN_SCORE``), so a camera record never falls below it: it guards hand-written records and
-    other producers. Cost of raising it: more cards go unjudged until a person corrects them."""
+    other producers. Measured (``benchmarks/bench_confidence.py``; docs/seeing.md, *How sure is
+    a hand, a card*): 222 real cards read with their deck's references, 0 wrong, all at 0.837
+    or more; a card whose reference is missing is misread at 0.80-0.94, as sure as a right
+    read, so no threshold guards that (complete references do). Cost of raising it: more
+    cards go unjudged until a person corrects them."""
 
     hand_conf: float = 0.5
     """A ``hand`` (or ``grab``) event whose ``conf`` is below this is *hand unclear*: it may or
     may not have happened. ``conf`` is MediaPipe's wrist visibility at the raise; below 0.5
     the model itself rates the wrist more likely unseen than seen (the demo's lowest raise is
-    0.70). Cost of raising it: more raises with a blurred wrist leave the player unjudged;
+    0.70). Measured on real photos (``benchmarks/bench_confidence.py``; docs/seeing.md): the
+    thresholds chosen leaving one photo out are 0.51-0.53, held out 178/180 arms right; raises
+    above 0.5 are right 37/38 (as taken 11/11) — too few raised arms to show 99 % or to move
+    it. Cost of raising it: more raises with a blurred wrist leave the player unjudged;
     of lowering it: a penalty may rest on a wrist the camera barely saw."""
 
+    word_conf: float = WORD_CONF
+    """A ``shout`` whose words the speech engine made out with a ``conf`` below this is *word
+    unclear*, as if no word had been made out (the reason names the word and its confidence).
+    ``conf`` is Whisper's probability of the call under the keyword prompt; a shout whose
+    words an enrolled voice decided carries no ``conf`` and is not affected (the voice's own
+    distance gate decides it). Chosen on real speakers' digits and talk, leave one speaker
+    out (``benchmarks/bench_confidence.py``; docs/hearing.md, *How sure is a word*): the
+    lowest confidence at which the speakers' words were right at least 99 % of the time, on
+    all three together; held out one speaker at a time that rule reaches 97.0 % (193/199), not
+    99 %. Cost: in quiet 228 -> 177 of 240 real digit clips keep a clear right word (wrong
+    6 -> 1), in white noise 10 dB 194 -> 89 (wrong 31 -> 1); the espeak voices of ``referee
+    demo --no-enroll`` score 0.11-0.81, so 14 of its 16 words become unclear. Raising it leaves
+    more words heard right unjudged (the table is asked); lowering it lets a penalty rest on
+    a word heard wrong."""
+
     def __post_init__(self) -> None:
-        for name in ("card_conf", "hand_conf"):
+        for name in THRESHOLDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     math.isfinite(value) and 0.0 <= value <= 1.0):
@@ -65,13 +92,13 @@ class Clarity:
 
     @classmethod
     def parse(cls, pairs: Iterable[str]) -> "Clarity":
-        """``["card=0.6", "hand=0.4"]`` (``referee judge --min-conf``) → a Clarity."""
+        """``["card=0.6", "hand=0.4", "word=0.8"]`` (``referee judge --min-conf``) → a Clarity."""
         given: dict[str, float] = {}
         for pair in pairs:
             name, sep, value = pair.partition("=")
             field_name = f"{name.strip()}_conf"
-            if not sep or field_name not in ("card_conf", "hand_conf"):
-                raise OptionError(f"--min-conf takes card=VALUE or hand=VALUE, got {pair!r}")
+            if not sep or field_name not in THRESHOLDS:
+                raise OptionError(f"--min-conf takes card=VALUE, hand=VALUE or word=VALUE, got {pair!r}")
             try:
                 given[field_name] = float(value)
             except ValueError:
@@ -82,10 +109,15 @@ class Clarity:
 # ----------------------------------------------------------------------------- observations
 
 
-def shout_unclear(ev: ShoutEvent) -> bool:
+def shout_unclear(ev: ShoutEvent, clarity: Clarity) -> bool:
     """A shout whose word was not made out: the speech layer heard an utterance (its onset is
-    known) but gave no token."""
-    return not ev.words
+    known) but gave no token, or gave one less sure than :attr:`Clarity.word_conf`."""
+    return not ev.words or word_below(ev, clarity)
+
+
+def word_below(ev: ShoutEvent, clarity: Clarity) -> bool:
+    """A shout with words whose ``conf`` is below :attr:`Clarity.word_conf` (no conf: not)."""
+    return bool(ev.words) and ev.conf is not None and ev.conf < clarity.word_conf
 
 
 def hand_unclear(ev: Event, clarity: Clarity) -> bool:
@@ -102,7 +134,10 @@ def card_not_read(card: CardEvent, clarity: Clarity) -> str | None:
     return None
 
 
-def shout_reason(ev: ShoutEvent, t0: float) -> str:
+def shout_reason(ev: ShoutEvent, t0: float, clarity: Clarity) -> str:
+    if word_below(ev, clarity):
+        return (f"heard a shout at +{ev.t - t0:.3f} s: '{' '.join(ev.words)}' at confidence {ev.conf:.2f}, "
+                f"below {clarity.word_conf:g} — unclear")
     return f"heard a shout at +{ev.t - t0:.3f} s, the word was unclear"
 
 

@@ -14,14 +14,31 @@ from session.record import parse_lines
 
 
 def test_thresholds_are_validated_and_parsed():
-    assert uc.Clarity() == uc.Clarity(card_conf=0.5, hand_conf=0.5)
+    assert uc.Clarity() == uc.Clarity(card_conf=0.5, hand_conf=0.5, word_conf=uc.WORD_CONF)
     assert uc.Clarity.parse(["card=0.7", "hand=0.25"]) == uc.Clarity(card_conf=0.7, hand_conf=0.25)
-    for bad in (-0.1, 1.01, float("nan"), True, "0.5"):
-        with pytest.raises(OptionError, match="card_conf"):
-            uc.Clarity(card_conf=bad)
+    assert uc.Clarity.parse(["word=0.8"]) == uc.Clarity(word_conf=0.8)
+    for name in uc.THRESHOLDS:
+        for bad in (-0.1, 1.01, float("nan"), True, "0.5"):
+            with pytest.raises(OptionError, match=name):
+                uc.Clarity(**{name: bad})
+    with pytest.raises(OptionError, match="word_conf"):
+        uc.Clarity.parse(["word=1.5"])
     for bad in (["eye=0.5"], ["card"], ["hand=x"]):
         with pytest.raises(OptionError, match="--min-conf"):
             uc.Clarity.parse(bad)
+
+
+def test_a_word_below_word_conf_is_unclear_and_says_so():
+    def sh(words, conf):
+        return Event.from_dict({"t": 1.5, "type": "shout", "player": "ben", "words": words,
+                                **({} if conf is None else {"conf": conf})})
+
+    sure = uc.Clarity(word_conf=0.8)
+    assert uc.shout_unclear(sh(["2"], 0.62), sure) and not uc.shout_unclear(sh(["2"], 0.8), sure)
+    assert not uc.shout_unclear(sh(["2"], None), sure)  # decided by an enrolled voice: no conf
+    assert uc.shout_unclear(sh([], None), uc.Clarity(word_conf=0.0))  # no word made out, whatever the threshold
+    assert uc.shout_reason(sh(["ni"], 0.62), 1.0, sure) == "heard a shout at +0.500 s: 'ni' at confidence 0.62, below 0.8 — unclear"
+    assert uc.shout_reason(sh([], None), 1.0, sure) == "heard a shout at +0.500 s, the word was unclear"
 
 
 def test_decide_text():

@@ -64,6 +64,15 @@ def test_versus_an_unclear_word_is_no_penalty_and_no_point():
     assert "first_unclear" not in v  # ben's onset came after aki's + tie_ms
 
 
+def test_versus_a_word_below_word_conf_is_unclear_not_wrong():
+    unsure = dict(shout(1.7, "ben", "2"), conf=0.62)
+    v = verdicts(VERSUS, *three(unsure), clarity=Clarity(word_conf=0.8))[0]
+    assert "ben" not in v["wrong"] + v["missed"] + v["correct"] and "ben" not in v["penalties"]
+    assert v["unclear"] == {"ben": "heard a shout at +0.700 s: '2' at confidence 0.62, below 0.8 — unclear"}
+    assert v["first"] == "aki" and v["correct"] == ["aki"]
+    assert verdicts(VERSUS, *three(unsure), clarity=Clarity(word_conf=0.6))[0]["wrong"] == ["ben"]  # sure enough
+
+
 def test_versus_an_unclear_word_before_the_fastest_makes_the_first_unclear():
     v = verdicts(VERSUS, *three(shout(1.3, "ben")))[0]
     assert v["first"] is None and v["first_unclear"] is True and v["taken_by"] is None
@@ -264,6 +273,14 @@ def test_coop_an_unclear_hand_is_unclear(header):
     v = _coop(header, *events)[0]
     assert v["ok"] is False and v["miss_piles"] == 0 and v["unclear"]["aki"].startswith("hand unclear: right hand up")
     assert _coop(header, *events, clarity=Clarity(hand_conf=0.1))[0]["ok"] is True
+
+
+@pytest.mark.parametrize("header", MODES)
+def test_coop_a_word_below_word_conf_is_no_miss(header):
+    unsure = dict(shout(1.4, "aki", "5"), conf=0.4)
+    v = _coop(header, card(1.0, "4", by="aki"), unsure, clarity=Clarity(word_conf=0.8))[0]
+    assert v["ok"] is False and v["miss_piles"] == 0 and v["unclear"]["aki"].endswith("'5' at confidence 0.40, below 0.8 — unclear")
+    assert _coop(header, card(1.0, "4", by="aki"), unsure, clarity=Clarity(word_conf=0.3))[0]["miss_piles"] == 1
 
 
 @pytest.mark.parametrize("header", MODES)

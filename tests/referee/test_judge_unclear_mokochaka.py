@@ -64,6 +64,14 @@ def test_an_unclear_call_is_no_penalty():
     assert penalised(verdict(NORMAL)) == ["aki"]  # heard saying nothing (channel live): "no call", as ever
 
 
+def test_a_call_below_word_conf_is_unclear_not_wrong():
+    unsure = dict(shout(1.5, "aki", "paka"), conf=0.55)  # the wrong call, heard unsurely
+    v = verdict(NORMAL, unsure, clarity=Clarity(word_conf=0.8))
+    assert penalised(v) == [] and v["ok"] is False
+    assert v["unclear"] == {"aki": "heard a shout at +0.500 s: 'paka' at confidence 0.55, below 0.8 — unclear"}
+    assert penalised(verdict(NORMAL, unsure, clarity=Clarity(word_conf=0.5))) == ["aki"]  # sure enough: wrong
+
+
 def test_an_unclear_call_after_a_clear_wrong_one_changes_nothing():
     v = verdict(NORMAL, shout(1.4, "aki", "paka"), shout(1.6, "aki"))  # the first call counts
     assert penalised(v) == ["aki"] and "unclear" not in v
