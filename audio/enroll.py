@@ -171,6 +171,8 @@ class Verdict:
     tokens: tuple[str, ...] | None
     distance: float
     margin: float
+    #: the nearest call even when the verifier abstains (None: no templates): what it leans to
+    nearest: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -290,7 +292,7 @@ class Enrollment:
         d0 = ranked[0][1]
         margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
         ok = d0 <= self.max_distance and margin >= self.min_margin  # rounded: see DISTANCE_DECIMALS
-        return Verdict(ranked[0][0] if ok else None, round(d0, 3), round(min(margin, 1e9), 3))
+        return Verdict(ranked[0][0] if ok else None, round(d0, 3), round(min(margin, 1e9), 3), ranked[0][0])
 
 
 def _margin(ranked: list[tuple[tuple[str, ...], float]]) -> float:

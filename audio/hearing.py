@@ -269,6 +269,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
         source.unfit = demix.unfit_channels(calibration, source.raw, solo=session_solo, report=report)
         fitted, dropped = demix.realign_unfit(source, calibration, warnings) or (fitted, dropped)
     leakage = fitted
+    source.uncancelled = list(dropped)  # (into, from): the listener's mixed words (Listener.uncancelled)
     if dropped:
         pairs = ", ".join(f"{j}->{i}" for i, j in dropped)
         warnings.append(f"audio: the calibration's seat-to-seat leakage does not fit this recording for the leak(s) "
@@ -382,6 +383,7 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         listener.swapped(a, b, alternatives=[ab for ab in swapped if ab != (a, b)])
     for k in getattr(source, "unfit", ()):
         listener.unfit(k)
+    listener.uncancelled = {(int(i), int(j)) for i, j in getattr(source, "uncancelled", ())}
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener

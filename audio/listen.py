@@ -89,6 +89,13 @@ class ListenParams:
     #: verifier abstained in noise or clipping (aki's ニ, card 2). Latency: none. Accuracy
     #: cost: a neighbour's leak left in those 50 ms is compared too (20 dB down: trimmed).
     verify_pre_roll_s: float = 0.05
+    #: two ears that disagree: when the enrolled voices abstain but lean to another call than
+    #: the speech model heard, by at least this margin (``audio.enroll.Verdict.margin``), the
+    #: word is unclear (no words; ``extra.disagree`` says both) — neither is sure enough alone
+    #: to overrule the other. 0.3 is where the templates named calls before their threshold
+    #: was set on real voices (there 82 % of verdicts at or above it were right). Cost: a word
+    #: the speech model heard right is unclear when the templates lean elsewhere. None: off.
+    disagree_margin: float | None = 0.3
     voice_margin: float = 0.08
     voice_min_shouts: int = 4
     #: a burst whose loudest frame (32 ms) on the seat's cancelled channel is more than this
@@ -181,6 +188,10 @@ class Listener:
         self._initial: list[dict] = []
         self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
         self._unfit: set[int] = set()  # channels that fit no calibration leak path (not heard at all)
+        #: (into, from) channel pairs whose leak the cancellation leaves in (the calibration's
+        #: path does not fit the recording): a word on ``into`` while ``from`` speaks is a mix
+        self.uncancelled: set[tuple[int, int]] = set()
+        self._mixed: dict[tuple[int, int], int] = {}  # (channel, start) -> the neighbour mixed in
         #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
         #: of the calibration recording), or None: the level test (``own_level_db``) is off
         self.speech_db: list[float | None] | None = None if room else speech_db
@@ -609,7 +620,27 @@ class Listener:
             return (seg, level, None, None, window) if short else []
         verdict, feats = self._enrolled(seg)
         self._last_end[seg.channel] = seg.end
+        mixed = self.mixed_with(seg)
+        if mixed is not None:
+            self._mixed[(seg.channel, seg.start)] = mixed
         return seg, level, verdict, feats, self._window(seg)[0]
+
+    def mixed_with(self, seg: Segment) -> int | None:
+        """The neighbour whose uncancelled voice (:attr:`uncancelled`) is in ``seg``: a channel
+        whose leak into this one is not cancelled and that was speaking meanwhile (its loudest
+        frame within ``own_level_db`` of its seat's speech level), or None. The word heard
+        then may be either voice's, or both run together: it is unclear. Cost: with the
+        cancellation not fitting, words said over that neighbour are unclear."""
+        for into, source in sorted(self.uncancelled):
+            if into == seg.channel and source not in self._dead and self._loud_enough_strict(source, seg.start, seg.end):
+                return source
+        return None
+
+    def _loud_enough_strict(self, channel: int, start: int, end: int) -> bool:
+        """Whether ``channel`` holds its seat's voice over ``start..end`` (False when its speech
+        level is unknown: nothing to tell)."""
+        level = self.level_below(Segment(channel, start, end, self.rate))
+        return level is not None and self.p.own_level_db is not None and level >= self.p.own_level_db
 
     def _window(self, seg: Segment) -> tuple[np.ndarray, bool]:
         """The engine's window of a prepared segment: ``pre_roll_s`` before it to ``post_roll_s``
@@ -727,6 +758,14 @@ class Listener:
                 words = verdict.tokens
             elif verdict.distance > self.verifier.max_distance:
                 words = ()
+            elif words and self._disagree(verdict, words):
+                extra["disagree"] = {"engine": list(words), "enrolled": list(verdict.nearest)}
+                words = ()
+        mixed = self._mixed.pop((seg.channel, seg.start), None)
+        if words and mixed is not None:
+            extra["mixed_with"] = self.seats[mixed]  # a neighbour's uncancelled voice over the word
+            extra["mixed_words"] = list(words)
+            words = ()
             if words:
                 voices = self.verifier.voice_distances(tuple(words), feats=feats)
                 extra["voices"] = voices
@@ -750,6 +789,14 @@ class Listener:
             extra=extra,
         )
         return events + [event.to_dict()]
+
+
+    def _disagree(self, verdict, words) -> bool:
+        """Whether the enrolled voices, abstaining, lean to another call than ``words`` by at
+        least ``disagree_margin``."""
+        m = self.p.disagree_margin
+        nearest = getattr(verdict, "nearest", None)
+        return m is not None and nearest is not None and tuple(nearest) != tuple(words) and verdict.margin >= m
 
 
 def listen(source: Iterable[Block | Status], listener: Listener) -> Iterator[dict]:

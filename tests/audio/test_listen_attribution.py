@@ -340,3 +340,54 @@ def test_a_seats_own_word_after_the_rooms_sound_starts_where_the_seat_speaks():
     # within one scan window (ListenParams.copy_scan_s, 50 ms) before ben's onset: a window
     # holding a few ms of his louder voice is his own
     assert 0.9 - ListenParams.copy_scan_s <= shouts[0]["t"] <= 0.9
+
+
+class _LeansTo:
+    """A stand-in for the enrolled voices: it abstains, leaning to ``nearest`` by ``margin``."""
+
+    rate, noise, max_distance = RATE, None, 5.0
+
+    def __init__(self, nearest, margin):
+        self.nearest, self.margin = nearest, margin
+
+    def knows(self, player):
+        return player is not None
+
+    def features(self, samples, before=None, after=None):
+        return samples
+
+    def verify(self, player, samples=None, *, feats=None):
+        from audio.enroll import Verdict
+
+        return Verdict(None, 3.0, self.margin, self.nearest)
+
+    def voice_distances(self, tokens, samples=None, *, feats=None):
+        return {}
+
+
+@pytest.mark.parametrize("nearest, margin, words", [
+    (("tako",), 0.5, []),       # the templates lean to tako, the speech model heard ika: unclear
+    (("tako",), 0.1, ["ika"]),  # they barely lean: the speech model's word stands
+    (("ika",), 0.5, ["ika"]),   # they lean to the same call
+])
+def test_two_ears_that_disagree_make_the_word_unclear(nearest, margin, words):
+    x = _table()
+    x[8000 : 8000 + 4800, 1] += tone_burst(0.3, RATE, seed=2)
+    lis = Listener(SEATS, 3, RATE, SaysIka(), params=ListenParams(copy_test=True), verifier=_LeansTo(nearest, margin))
+    shouts = [e for e in listen(_Source(x), lis) if e["type"] == "shout"]
+    assert [(e["player"], e["words"]) for e in shouts] == [("ben", words)]
+    assert ("disagree" in shouts[0]) == (words == [])
+
+
+@pytest.mark.parametrize("uncancelled, words", [({(0, 1)}, []), (set(), ["ika"]), ({(2, 1)}, ["ika"])])
+def test_a_word_over_a_neighbours_uncancelled_voice_is_unclear(uncancelled, words):
+    """ben speaks over aki's word; when ben's leak into aki's channel is not cancelled the word
+    heard on aki's channel may be either's: unclear (no words, ``mixed_with`` says whose)."""
+    x = _table()
+    x[8000 : 8000 + 4800, 0] += tone_burst(0.3, RATE, seed=2)
+    x[8800 : 8800 + 4800, 1] += tone_burst(0.3, RATE, seed=3)
+    lis = Listener(SEATS, 3, RATE, SaysIka(), params=ListenParams(copy_test=True), speech_db=[-20.0, -20.0, -20.0])
+    lis.uncancelled = uncancelled
+    shouts = {e["player"]: e for e in listen(_Source(x), lis) if e["type"] == "shout"}
+    assert shouts["aki"]["words"] == words and shouts["ben"]["words"] == ["ika"]
+    assert shouts["aki"].get("mixed_with") == ("ben" if not words else None)
