@@ -144,3 +144,8 @@ class Result(Line):
     unclear: dict[str, int] = fact(
         "`{player: count}` of the verdicts each player is unclear in (every player, when any count is above 0; "
         "the reaction games)", factory=dict, optional=True)
+
+
+def read_line(line: Mapping[str, Any], verdict: type, result: type) -> Any:
+    """``line`` as ``result`` when it is the result line, else as ``verdict`` (a game's parse)."""
+    return (result if line.get("type") == "result" else verdict).from_dict(line)

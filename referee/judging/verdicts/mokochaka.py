@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from referee.judging.verdicts.base import CardVerdict, Result, fact
+from referee.judging.verdicts.base import CardVerdict, Result, fact, read_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,4 +56,4 @@ TYPES = (PlayVerdict, MokochakaResult)
 
 def parse(line: Mapping[str, Any]) -> PlayVerdict | MokochakaResult:
     """The typed MOKOCHAKA line."""
-    return (MokochakaResult if line.get("type") == "result" else PlayVerdict).from_dict(line)
+    return read_line(line, PlayVerdict, MokochakaResult)

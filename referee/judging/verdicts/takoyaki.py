@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from referee.judging.verdicts.base import Result, Verdict, fact
+from referee.judging.verdicts.base import Result, Verdict, fact, read_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,4 +43,4 @@ TYPES = (MoveVerdict, TakoyakiResult)
 
 def parse(line: Mapping[str, Any]) -> MoveVerdict | TakoyakiResult:
     """The typed TAKOYAKI line."""
-    return (TakoyakiResult if line.get("type") == "result" else MoveVerdict).from_dict(line)
+    return read_line(line, MoveVerdict, TakoyakiResult)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from referee.judging.verdicts.base import Result, Verdict, fact
+from referee.judging.verdicts.base import Result, Verdict, fact, read_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,4 +39,4 @@ TYPES = (TallyVerdict, ToratanuResult)
 
 def parse(line: Mapping[str, Any]) -> TallyVerdict | ToratanuResult:
     """The typed TORATANU line."""
-    return (ToratanuResult if line.get("type") == "result" else TallyVerdict).from_dict(line)
+    return read_line(line, TallyVerdict, ToratanuResult)
