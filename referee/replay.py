@@ -134,6 +134,19 @@ class Replay:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
+def calibration_enroll(cal, cal_path: Path) -> Path | None:
+    """The calibration's enrolled-voices folder: the ``enroll`` field (a version 2 file, as
+    ``referee calibrate --enroll`` writes it; a version 1 file's key becomes it too), else a
+    key kept in ``extra`` (relative to the calibration file)."""
+    if getattr(cal, "enroll", None) is not None:
+        return Path(cal.enroll)
+    kept = cal.extra.get("enroll")
+    if not kept:
+        return None
+    folder = Path(kept)
+    return folder if folder.is_absolute() else cal_path.parent / folder
+
+
 def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal_path: Path):
     """The calibration's audio side as plain inputs for :mod:`audio.hearing`."""
     from audio.hearing import HearingPlan
@@ -143,10 +156,8 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
     if leak is None and isinstance(audio, dict):
         leak = audio.get("crosstalk_db")  # a v1 file's extra key
     folder = settings.enroll
-    if folder is None and not settings.no_enroll and cal.extra.get("enroll"):
-        folder = Path(cal.extra["enroll"])
-        if not folder.is_absolute():
-            folder = cal_path.parent / folder
+    if folder is None and not settings.no_enroll:
+        folder = calibration_enroll(cal, cal_path)
     # the seat-to-seat leakage is measured on the calibration recording (the seats' test
     # words), never fitted over the session being judged, when the calibration names one;
     # what calibration measured there (audio.leakage) is used while the file is unchanged

@@ -168,3 +168,30 @@ def test_a_replay_killed_half_way_leaves_a_valid_record_up_to_the_watermark(demo
     assert len(full) // 3 <= len(lines) < len(full)
     assert read_record(record).issues == []
     assert lines == full[: len(lines)]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_calibrations_enrolled_voices_are_heard_with(version, tmp_path):
+    """``referee calibrate --enroll DIR`` writes a version 2 file whose ``enroll`` is a field:
+    the replay and live hearing take the voices from it (they read only a version 1 file's
+    key before, and heard a calibrated table's players with the speech model alone, silently);
+    ``--no-enroll`` still leaves them out."""
+    import shutil
+
+    from calibration import load
+    from referee.replay import ReplaySettings, hearing_plan
+
+    demo = FIXTURES / "demo"
+    shutil.copytree(demo / "enroll", tmp_path / "voices")
+    shutil.copytree(demo / "refs", tmp_path / "refs")
+    cal = load(demo / "calibration.json")
+    obj = json.loads((demo / "calibration.json").read_text(encoding="utf-8"))
+    if version == 2:
+        obj = cal.to_dict(base=demo)
+        obj["references"] = "refs"
+    obj["enroll"] = "voices"
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    cal = load(path)
+    assert Path(hearing_plan(cal, cal.game, "versus", ReplaySettings(), path).enroll).resolve() == (tmp_path / "voices").resolve()
+    assert hearing_plan(cal, cal.game, "versus", ReplaySettings(no_enroll=True), path).enroll is None
