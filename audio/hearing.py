@@ -30,6 +30,13 @@ WHISPER_NAMES = ("whisper-base", "whisper")
 #: the pipeline's verdicts after them) come out up to this much audio later (~1 s of wall time
 #: at RTF 0.1); the memory is capped by ``WhisperParams.batch_utterances``. 1.0 before.
 OFFLINE_HOLD_S = 10.0
+#: the rate a table is heard at: the speech models' (Whisper, Vosk, the voice embedding all
+#: take 16 kHz). ``referee calibrate`` measures a recording made at a higher rate (44.1, 48 kHz)
+#: resampled to it and writes it as the calibration's ``audio.rate``, so that the leak paths,
+#: the onset detector's frames and the models see the same samples whatever the interface
+#: recorded at (a 48 kHz calibration heard at 48 kHz had its leak paths fit nothing). Cost:
+#: the content above 8 kHz, which no model here uses.
+HEARING_RATE = 16000
 #: live: each word decoded once its utterance's end is suspected (``ListenParams.early_s``;
 #: docs/hearing.md, CPU and latency). On (0.1 s): a player waits for the word,
 #: and on the real clips the median wait fell 717 -> 456 ms (load ~10) with the same counts;
@@ -240,7 +247,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
             leaks = _pairs_again(calibration, recording, source, warnings)
     else:
         try:
-            samples, rate = read_all(Path(recording))
+            samples, rate = read_all(Path(recording), rate=source.rate)  # (resampled to the session's rate)
         except MediaError as exc:
             warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
                             "is measured on the session itself")

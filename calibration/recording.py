@@ -196,7 +196,7 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     if audio is not None:
         from audio.capture import read_all
 
-        samples, rate = read_all(audio)
+        samples, rate = read_all(audio, rate=heard_rate(audio))  # (heard at 16 kHz: audio.hearing.HEARING_RATE)
         offset, achecks = slap_offset(video, slap, samples, rate)
         checks.extend(achecks)
         channels, cchecks = steps.channel_map(samples, rate, names)
@@ -222,6 +222,15 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     if offset is not None:
         cal["av_offset"] = offset
     return Result(cal, captured, checks, time.perf_counter() - t0, n)
+
+
+def heard_rate(audio: str | Path) -> int | None:
+    """The rate a seats' recording is measured at: :data:`audio.hearing.HEARING_RATE` when it
+    was recorded higher (None: as recorded)."""
+    from audio.capture import FileSource
+    from audio.hearing import HEARING_RATE
+
+    return HEARING_RATE if FileSource(audio).rate > HEARING_RATE else None
 
 
 def table_leakage(audio: str | Path, samples: np.ndarray, rate: int, channels: dict[str, int | None]) -> dict | None:

@@ -244,6 +244,7 @@ def check_audio(video: Path, audio: Path | None, cal, warnings: list[str]) -> tu
     """``(rate to hear at, the file's own rate)`` of the seats' recording (``audio``, else
     the video's track); an unreadable ``audio`` is an error now, not after the video."""
     from audio.capture import FileSource
+    from audio.hearing import HEARING_RATE
 
     want = cal.audio.rate if cal.audio is not None else None
     if audio is None:
@@ -260,6 +261,11 @@ def check_audio(video: Path, audio: Path | None, cal, warnings: list[str]) -> tu
                  f"record at {want} Hz" if have < want else "")
         warnings.append(f"audio: {(audio or video).name} is recorded at {have} Hz, the calibration at {want} Hz: "
                         f"resampled to {want} Hz{lower}")
+    if want is not None and want > HEARING_RATE:
+        warnings.append(f"audio: the calibration hears the table at {want} Hz (it was made before the referee heard "
+                        f"every table at {HEARING_RATE} Hz); its seat-to-seat leak paths may fit nothing and the words "
+                        "come out unclear: calibrate again from a recording (--from-video: measured at "
+                        f"{HEARING_RATE} Hz)")
     n = cal.seat_channels
     if n is not None and src.file_channels > n:
         extra = list(range(n, src.file_channels))

@@ -16,6 +16,9 @@ from calibration import steps
 from session import calibration as schema
 
 from tests.calibration.conftest import CHANNELS
+from tests.conftest import FIXTURES
+
+FIXTURES_DEMO = FIXTURES / "demo"
 
 
 @pytest.fixture(scope="module")
@@ -283,3 +286,40 @@ def test_camera_checks_warn_when_the_deck_is_too_small_or_blurred():
     assert warned[0].level == "warn" and "20 px across" in warned[0].message
     assert any("barely sharp" in c.message for c in steps.camera_checks(1280, 720, big, [200.0]))
     assert any("below 640 px" in c.message for c in steps.camera_checks(320, 240, big, [900.0]))
+
+
+def test_a_48khz_recording_is_calibrated_at_the_hearing_rate(calibrated, recording, run_cli, tmp_path):
+    """An interface recording at 48 kHz gives the calibration the referee hears at (16 kHz): the
+    same channel map and leak paths close to the 16 kHz recording's (heard at 48 kHz, a table's
+    leak paths fit nothing and every word came out unclear)."""
+    from scipy.io import wavfile
+    from scipy.signal import resample_poly
+
+    from audio.capture import read_all
+    from audio.hearing import HEARING_RATE
+
+    rec, truth = recording
+    x, rate = read_all(rec / "calibration.wav")
+    wavfile.write(tmp_path / "cal48.wav", 48000, (resample_poly(x, 3, 1, axis=0) * 32767).astype(np.int16))
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", rec / "calibration.mp4", "--audio",
+                  tmp_path / "cal48.wav", "--players", ",".join(truth["players"]), "--out", tmp_path / "t")
+    assert res.exit_code == 0, res.output
+    cal48, (cal16, _, _) = schema.load(tmp_path / "t" / "calibration.json"), calibrated
+    assert rate == HEARING_RATE and cal48.audio.rate == HEARING_RATE and cal48.audio.leakage.rate == HEARING_RATE
+    assert [s.channel for s in cal48.seats] == [s.channel for s in cal16.seats]
+    assert cal48.audio.crosstalk_db == pytest.approx(cal16.audio.crosstalk_db, abs=0.5)
+
+
+def test_a_calibration_heard_above_the_hearing_rate_is_a_warning(tmp_path):
+    from types import SimpleNamespace
+
+    from referee.preflight import check_audio
+
+    wav = FIXTURES_DEMO / "seats.wav"
+    old = SimpleNamespace(audio=SimpleNamespace(rate=48000, channels=4), seat_channels=4)
+    warnings: list[str] = []
+    check_audio(wav, wav, old, warnings)
+    assert any("hears the table at 48000 Hz" in w and "calibrate again" in w for w in warnings)
+    now = SimpleNamespace(audio=SimpleNamespace(rate=16000, channels=4), seat_channels=4)
+    check_audio(wav, wav, now, warnings := [])
+    assert warnings == []
