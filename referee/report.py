@@ -407,9 +407,11 @@ def build_html(result) -> str:
                 ch = seat_chan.get(p)
                 if ch is None or ch >= samples.shape[1]:
                     continue
-                ons = [(s["t"], s.get("t_end", s["t"] + 0.3), " ".join(s.get("words") or ["(no call)"]))
+                # the samples are on the audio clock: the video clock minus the calibration's av_offset
+                shift = cal.av_offset or 0.0
+                ons = [(s["t"] - shift, s.get("t_end", s["t"] + 0.3) - shift, " ".join(s.get("words") or ["(no call)"]))
                        for s in shouts if s.get("player") == p and t0 <= s["t"] <= t1]
-                strips.append(waveform(samples[:, ch], rate, t0, t1, view.start, ons,
+                strips.append(waveform(samples[:, ch], rate, t0 - shift, t1 - shift, view.start - shift, ons,
                                        f"{p} (channel {ch})  {t0:.2f}-{t1:.2f} s"))
             if strips:
                 parts.append("<p><b>Each seat's microphone</b> from 0.3 s before the card to the end of its window:</p>"

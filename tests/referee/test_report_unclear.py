@@ -120,3 +120,17 @@ def test_the_observation_is_the_moment_the_reason_names(reason, want):
     t, what = report_unclear.observation(reason, 2.0, 2.0, "ben", events)
     assert what == want[1]
     assert t == pytest.approx(2.521 if "shout at" in reason else want[0])
+
+
+def test_the_cards_waveforms_are_read_on_the_audio_clock(tmp_path, monkeypatch):
+    """The events are on the video clock; the recording's samples on the audio clock, the
+    calibration's ``av_offset`` earlier: each card's waveforms (and the unclear clips) are
+    cut that much earlier."""
+    result = _result(tmp_path)
+    result = dataclasses.replace(result, calibration=dataclasses.replace(result.calibration, av_offset=0.25))
+    calls = []
+    real = report.waveform
+    monkeypatch.setattr(report, "waveform", lambda *a, **k: calls.append(a[2:5]) or real(*a, **k))
+    report.build_html(result)
+    per_card = [c for c in calls if c[2] == pytest.approx(2.0 - 0.25)]
+    assert per_card and all(c[0] == pytest.approx(2.0 - report.WAVE_BEFORE_S - 0.25) for c in per_card)
