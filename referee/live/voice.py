@@ -9,7 +9,8 @@ table waits. What is said:
 - an announcement (``first``: "ben, first"; ``tie``: "tie, ben, dai"; ``wrong``: "aki,
   wrong"; ``missed``: "chie, too late"; ``nobody``);
 - a final verdict only for a card nothing was announced for (a game whose judge does not
-  announce): its first player, else "nobody";
+  announce): its first player, else "unclear" when a player was unclear on it (the table is
+  asked), else "nobody";
 - a lost camera or microphone, once each ("camera lost").
 
 Short, and the newest card first. Each phrase is rendered without the engine's leading and
@@ -52,6 +53,7 @@ _PHRASES: dict[str, tuple[str, str]] = {
     "wrong": ("wrong", "ちがいます"),
     "missed": ("too late", "時間切れ"),
     "nobody": ("nobody", "だれも取れません"),
+    "unclear": ("unclear", "はっきりしません"),
     "camera_lost": ("camera lost", "カメラが切れました"),
     "mic_lost": ("microphone lost", "マイクが切れました"),
 }
@@ -69,7 +71,9 @@ def utterance(item: dict[str, Any]) -> tuple[str, ...]:
     what = item.get("what")
     if item.get("type") == "verdict":
         first = item.get("first") or item.get("grab_winner") or (item.get("player") if item.get("ok") else None)
-        return (f"p:{first}", "first") if first else ("nobody",)
+        if first:
+            return (f"p:{first}", "first")
+        return ("unclear",) if _unclear(item) else ("nobody",)
     if what == "first" and item.get("player"):
         return (f"p:{item['player']}", "first")
     if what == "tie":
@@ -79,6 +83,16 @@ def utterance(item: dict[str, Any]) -> tuple[str, ...]:
     if what == "nobody":
         return ("nobody",)
     return ()
+
+
+def _unclear(line: dict[str, Any]) -> bool:
+    """Whether nobody took the card because the referee did not clearly perceive something (a
+    player unclear, the first resting on it): the table hears "unclear", never "wrong" or
+    "nobody" (the table is asked; referee.judging.unclear)."""
+    from referee.judging.verdicts import CardVerdict, verdict_of
+
+    v = verdict_of(None, line)
+    return bool(v.unclear) or (isinstance(v, CardVerdict) and v.first_unclear)
 
 
 class VoiceSink(Sink):

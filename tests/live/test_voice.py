@@ -45,7 +45,7 @@ def test_losses_are_said_once():
 
 
 def test_the_phrases_exist_in_both_languages():
-    for key in ("first", "tie", "wrong", "missed", "nobody", "camera_lost", "mic_lost"):
+    for key in ("first", "tie", "wrong", "missed", "nobody", "unclear", "camera_lost", "mic_lost"):
         assert phrase_text(key, "en") and phrase_text(key, "ja")
     assert phrase_text("p:aki", "ja") == "aki"
     assert utterance({"type": "announce", "what": "wrong", "player": "aki"}) == ("p:aki", "wrong")
@@ -173,3 +173,16 @@ def test_a_newer_cards_first_is_said_before_and_instead_of_earlier_cards_window_
                             ("nobody",)]
     assert sorted(sink.superseded) == [(("p:aki", "wrong"), 2.0), (("p:ben", "wrong"), 5.3),
                                        (("p:chie", "missed"), 2.0)]
+
+
+def test_a_card_nobody_took_because_something_was_unclear_is_said_unclear():
+    """The voice says "unclear", never "wrong" or "nobody", where the referee did not clearly
+    perceive who took the card; a clear first is still said."""
+    unclear = {"type": "verdict", "t": 2.0, "card": "3", "first": None, "correct": [], "wrong": [],
+               "unclear": {"ben": "heard a shout at +0.520 s, the word was unclear"}, "first_unclear": True}
+    assert utterance(unclear) == ("unclear",)
+    assert utterance({**unclear, "first": "aki", "first_unclear": False}) == ("p:aki", "first")
+    assert utterance({"type": "verdict", "t": 2.0, "card": "3", "first": None}) == ("nobody",)
+    coop = {"type": "verdict", "t": 1.0, "card": "4", "player": "aki", "ok": False, "total": 4,
+            "unclear": {"aki": "heard a shout at +0.400 s, the word was unclear"}}
+    assert utterance(coop) == ("unclear",)
