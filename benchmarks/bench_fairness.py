@@ -110,7 +110,7 @@ def align(got: list[dict], truth: list[dict]) -> tuple[list[tuple[dict | None, d
 #: the unjust categories, in the order one is picked for a player-card
 CATEGORIES = ("made_wrong", "made_missed", "wrong_first", "false_award")
 #: a truth for a verdict on a card the truth does not have: no reaction due, no one correct
-NO_CARD = {"first": None, "correct": [], "wrong": [], "missed": []}
+NO_CARD = {"type": "verdict", "first": None, "correct": [], "wrong": [], "missed": []}
 
 
 @dataclass
@@ -141,19 +141,27 @@ class Count:
         return d
 
 
-def unjust_kind(p: str, v: dict, t: dict) -> str | None:
-    """The unjust category of player ``p`` on verdict ``v`` against truth ``t`` (None: just)."""
-    t_correct = p in (t.get("correct") or [])
-    if t_correct and p in (v.get("wrong") or []):
+def _typed(line: dict):
+    """An IKATAKO versus verdict line as its typed verdict (referee.judging.verdicts)."""
+    from referee.judging.verdicts import verdict_of
+
+    return verdict_of("ikatako", line)
+
+
+def unjust_kind(p: str, v, t, no_card: bool = False) -> str | None:
+    """The unjust category of player ``p`` on verdict ``v`` against truth ``t`` (typed
+    verdicts; ``no_card``: the truth has no such card; None: just)."""
+    t_correct = p in t.correct
+    if t_correct and p in v.wrong:
         return "made_wrong"
-    if t_correct and p in (v.get("missed") or []):
+    if t_correct and p in v.missed:
         return "made_missed"
-    if v.get("first") == p and t.get("first") != p:
+    if v.first == p and t.first != p:
         return "wrong_first"
-    if p in (v.get("correct") or []) and not t_correct:
+    if p in v.correct and not t_correct:
         return "false_award"
-    if t is NO_CARD and (p in (v.get("wrong") or []) or p in (v.get("missed") or [])):
-        return "made_wrong" if p in (v.get("wrong") or []) else "made_missed"  # a penalty on no card
+    if no_card and (p in v.wrong or p in v.missed):
+        return "made_wrong" if p in v.wrong else "made_missed"  # a penalty on no card
     return None
 
 
@@ -164,46 +172,51 @@ def count(got: list[dict], truth: list[dict], players: list[str]) -> Count:
     truth = [v for v in truth if v.get("type", "verdict") == "verdict"]
     c = Count(player_cards=len(truth) * len(players))
     pairs, c.misread = align(got, truth)
-    for t, v in pairs:
-        where = f"{(v or t).get('t')} s card {(v or t).get('card')}"
-        if v is None:
+    for t_line, v_line in pairs:
+        where = f"{(v_line or t_line).get('t')} s card {(v_line or t_line).get('card')}"
+        if v_line is None:
             c.unseen += 1
             c.details.append(f"{where}: no verdict (card not seen)")
             continue
-        if t is None:
+        if t_line is None:
             c.extra += 1
             c.details.append(f"{where}: a verdict on a card the truth does not have")
-            t = NO_CARD
-        elif t.get("card") != v.get("card"):
-            where += f" (truth: {t.get('card')})"
-        if v.get("first_unclear"):
-            c.first_unclear += 1
-            c.details.append(f"{where}: first unclear")
-        if t.get("first") and not v.get("first"):
-            c.first_withheld += 1
-        unclear = {**(v.get("unjudged") or {}), **(v.get("unclear") or {})}  # (the judge lists both in unclear)
-        for p in players:
-            if p in unclear:
-                c.abstain += 1
-                c.details.append(f"{where}: {p} unclear ({unclear[p]})")
-            if p in (v.get("unjudged") or {}):
-                c.unjudged += 1
-            kind = unjust_kind(p, v, t)
-            if kind:
-                setattr(c, kind, getattr(c, kind) + 1)
-                c.details.append(f"{where}: {p} {kind.replace('_', ' ')}: truth {_said(p, t)}, verdict {_said(p, v)}")
+        elif t_line.get("card") != v_line.get("card"):
+            where += f" (truth: {t_line.get('card')})"
+        v, t = _typed(v_line), _typed(t_line or NO_CARD)
+        _count_card(c, where, v, t, players, no_card=t_line is None)
     return c
 
 
-def _said(p: str, v: dict) -> str:
+def _count_card(c: Count, where: str, v, t, players: list[str], no_card: bool) -> None:
+    """One verdict ``v`` against its truth ``t`` (typed), per player, into ``c``."""
+    if v.first_unclear:
+        c.first_unclear += 1
+        c.details.append(f"{where}: first unclear")
+    if t.first and not v.first:
+        c.first_withheld += 1
+    unclear = {**v.unjudged, **v.unclear}  # (the judge lists both in unclear)
+    for p in players:
+        if p in unclear:
+            c.abstain += 1
+            c.details.append(f"{where}: {p} unclear ({unclear[p]})")
+        if p in v.unjudged:
+            c.unjudged += 1
+        kind = unjust_kind(p, v, t, no_card)
+        if kind:
+            setattr(c, kind, getattr(c, kind) + 1)
+            c.details.append(f"{where}: {p} {kind.replace('_', ' ')}: truth {_said(p, t, no_card)}, verdict {_said(p, v)}")
+
+
+def _said(p: str, v, no_card: bool = False) -> str:
     for k in ("wrong", "missed", "correct"):
-        if p in (v.get(k) or []):
-            return k + (" (first)" if v.get("first") == p else "")
-    if p in (v.get("unjudged") or {}):
+        if p in getattr(v, k):
+            return k + (" (first)" if v.first == p else "")
+    if p in v.unjudged:
         return "unjudged"
-    if p in (v.get("unclear") or {}):
+    if p in v.unclear:
         return "unclear"
-    return "nothing due" if v is NO_CARD else "not listed"
+    return "nothing due" if no_card else "not listed"
 
 
 # ------------------------------------------------------------------------------ conditions
