@@ -513,15 +513,15 @@ class Listener:
             return seg.start
         step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
         for a in range(seg.start + step, seg.end - win + 1, step):
-            if self.copy_of(seg.channel, a, a + win) is None and self._loud_enough(seg.channel, a, a + win):
+            if self.copy_of(seg.channel, a, a + win) is None and self._own_voice(seg.channel, a, a + win) is not False:
                 return a
         return None
 
-    def _loud_enough(self, channel: int, start: int, end: int) -> bool:
+    def _own_voice(self, channel: int, start: int, end: int) -> bool | None:
         """Whether the loudest frame of ``start..end`` is within ``own_level_db`` of the seat's
-        speech level at calibration (True when either is unknown)."""
+        speech level at calibration (None when either is unknown: nothing to tell)."""
         level = self.level_below(Segment(channel, start, end, self.rate))
-        return level is None or self.p.own_level_db is None or level >= self.p.own_level_db
+        return None if level is None or self.p.own_level_db is None else level >= self.p.own_level_db
 
     def level_below(self, seg: Segment) -> float | None:
         """The burst's loudest 32 ms frame relative to the seat's speech level at calibration
@@ -560,7 +560,10 @@ class Listener:
         x = self._samples(channel, a, b).astype(np.float64)
         if len(x) < int(0.02 * self.rate):
             return None
-        alike = [m for j in range(self.used) if j != channel and (m := self._alike(x, j, a, b)) is not None]
+        lag = int(p.copy_lag_s * self.rate)
+        size = 1 << int(np.ceil(np.log2(len(x) + 2 * lag + 1)))
+        burst = (x, np.fft.rfft(x, size), float(np.dot(x, x)) + 1e-20)  # its spectrum and energy, once
+        alike = [m for j in range(self.used) if j != channel and (m := self._alike(burst, j, a, b)) is not None]
         copy = next((m for m in alike if m[1] >= p.copy_r2), None)
         if copy is not None:
             return copy
@@ -569,23 +572,24 @@ class Listener:
             return max(room, key=lambda m: (m[1], -m[0]))
         return None
 
-    def _alike(self, x: np.ndarray, j: int, a: int, b: int) -> tuple[int, float, float] | None:
-        """How alike channel ``j`` is to the burst ``x`` (samples ``a..b``): ``(j, r2, dB the
-        burst is louder)`` — r² the squared correlation at the best lag within ``copy_lag_s``,
-        rounded to 3 decimals so that no decision rests on the last bits — or None when the
-        burst is ``own_db`` louder (its own voice) or ``j`` has no samples there."""
+    def _alike(self, burst: tuple, j: int, a: int, b: int) -> tuple[int, float, float] | None:
+        """How alike channel ``j`` is to the burst (samples ``a..b``; ``burst``: its samples,
+        their FFT and energy, computed once by :meth:`copy_of`): ``(j, r2, dB the burst is
+        louder)`` — r² the squared correlation at the best lag within ``copy_lag_s``, rounded
+        to 3 decimals so that no decision rests on the last bits — or None when the burst is
+        ``own_db`` louder (its own voice) or ``j`` has no samples there."""
+        x, spectrum, ex = burst
         p = self.p
         lag = int(p.copy_lag_s * self.rate)
         y = self._samples(j, a - lag, b + lag).astype(np.float64)
         if len(y) != len(x) + 2 * lag:
             return None
-        ex = float(np.dot(x, x)) + 1e-20
         ey = float(np.dot(y[lag : lag + len(x)], y[lag : lag + len(x)])) + 1e-20
         louder = 10 * np.log10(ex / ey)
         if louder >= p.own_db:
             return None
-        size = 1 << int(np.ceil(np.log2(len(x) + 2 * lag + 1)))
-        corr = np.fft.irfft(np.conj(np.fft.rfft(x, size)) * np.fft.rfft(y, size), size)[: 2 * lag + 1]
+        size = 2 * (len(spectrum) - 1)
+        corr = np.fft.irfft(np.conj(spectrum) * np.fft.rfft(y, size), size)[: 2 * lag + 1]
         # energy of y over each lagged window
         c2 = np.concatenate([[0.0], np.cumsum(y * y)])
         win = c2[len(x) : len(x) + 2 * lag + 1] - c2[: 2 * lag + 1]
@@ -632,15 +636,9 @@ class Listener:
         then may be either voice's, or both run together: it is unclear. Cost: with the
         cancellation not fitting, words said over that neighbour are unclear."""
         for into, source in sorted(self.uncancelled):
-            if into == seg.channel and source not in self._dead and self._loud_enough_strict(source, seg.start, seg.end):
+            if into == seg.channel and source not in self._dead and self._own_voice(source, seg.start, seg.end):
                 return source
         return None
-
-    def _loud_enough_strict(self, channel: int, start: int, end: int) -> bool:
-        """Whether ``channel`` holds its seat's voice over ``start..end`` (False when its speech
-        level is unknown: nothing to tell)."""
-        level = self.level_below(Segment(channel, start, end, self.rate))
-        return level is not None and self.p.own_level_db is not None and level >= self.p.own_level_db
 
     def _window(self, seg: Segment) -> tuple[np.ndarray, bool]:
         """The engine's window of a prepared segment: ``pre_roll_s`` before it to ``post_roll_s``
