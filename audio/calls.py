@@ -153,6 +153,24 @@ def calls(vocab: Vocabulary) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(out))
 
 
+def enrollment_calls(vocab: Vocabulary) -> list[tuple[str, ...]]:
+    """The calls a player records at calibration (:mod:`calibration.enrollment`): every name
+    of the game and every number it calls, each alone, in the vocabulary's order.
+
+    Why only these: a repeat (``ika ika``), a name with a running total (co-op) and MOKOCHAKA
+    names run together are made of these words; enrolling every combination would take a
+    table of four tens of minutes (IKATAKO co-op has 154 totals). What is enrolled is what the
+    voices can settle; the rest goes to the speech model as it does without enrollment.
+    Numbers above 10 are left to the speech model too (co-op totals; versus calls stop at 10)."""
+    out = [(n,) for n in vocab.names] + [(str(n),) for n in vocab.numbers if n <= 10]
+    return list(dict.fromkeys(out))
+
+
+def say_call(tokens: tuple[str, ...], lang: str) -> str:
+    """How a call is written for a player to say it (``イカ``, ``8``, ``last chance``)."""
+    return _say(tuple(tokens), lang)
+
+
 class CallMatcher:
     """The nearest call of one game to a heard text, in one language."""
 

@@ -699,3 +699,40 @@ def save(cal: Calibration, path: str | Path) -> None:
     """Write ``cal`` as version 2 (paths relative to the file's folder when inside it)."""
     path = Path(path)
     path.write_text(json.dumps(cal.to_dict(base=path.parent), indent=1) + "\n", encoding="utf-8")
+
+
+def with_field(text: str, key: str, value: Any) -> str:
+    """A calibration file's ``text`` with the top-level field ``key`` set to ``value`` and every
+    other byte unchanged (``referee calibrate --enroll-only`` rewrites only ``enroll``): the
+    field's value is replaced where it stands, or the field is added after the last one, on a
+    line of its own indented as that one when the object is written one field a line.
+    A text that is not a JSON object is a :class:`CalibrationError`."""
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"\s*")
+    i = ws.match(text, 0).end()
+    if not text.startswith("{", i):
+        raise CalibrationError("the calibration file is not a JSON object")
+    i = ws.match(text, i + 1).end()
+    last_end = last_key = None
+    new = json.dumps(value)
+    while not text.startswith("}", i):
+        try:
+            name, j = json.decoder.scanstring(text, i + 1)
+            j = ws.match(text, j).end() + 1  # past ':'
+            j = ws.match(text, j).end()
+            _, end = decoder.raw_decode(text, j)
+        except (ValueError, IndexError) as exc:
+            raise CalibrationError(f"the calibration file is not a JSON object ({exc})") from None
+        if name == key:
+            return text[:j] + new + text[end:]
+        last_key, last_end = i, end
+        i = ws.match(text, end).end()
+        if text.startswith(",", i):
+            i = ws.match(text, i + 1).end()
+    if last_end is None:
+        return text[:i] + f"{json.dumps(key)}: {new}" + text[i:]
+    line_start = text.rfind("\n", 0, last_key) + 1
+    own_line = line_start > 0 and text[line_start:last_key].strip() == ""
+    newline = "\r\n" if text[line_start - 2:line_start] == "\r\n" else "\n"
+    sep = "," + newline + text[line_start:last_key] if own_line else ", "
+    return text[:last_end] + f"{sep}{json.dumps(key)}: {new}" + text[last_end:]

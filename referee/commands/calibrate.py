@@ -52,7 +52,8 @@ def _zones(values: tuple[str, ...]) -> dict:
 
 
 @click.command("calibrate")
-@click.option("--game", required=True, type=click.Choice(rules.names()), help="The game the table will play.")
+@click.option("--game", type=click.Choice(rules.names()),
+              help="The game the table will play (required, except with --enroll-only).")
 @click.option("--camera", default=None, help="Camera index or device (guided, in a window).")
 @click.option("--from-video", "video", type=click.Path(dir_okay=False, path_type=Path),
               help="A calibration recording instead of the camera (non-interactive).")
@@ -63,19 +64,40 @@ def _zones(values: tuple[str, ...]) -> dict:
 @click.option("--cards", "card_list", default=None, help="Card codes in the order shown (default: the game's deck).")
 @click.option("--zone", "zone_opts", multiple=True, help="A zone given by hand: NAME=X1,Y1,X2,Y2 (repeatable).")
 @click.option("--enroll", type=click.Path(file_okay=False, path_type=Path),
-              help="A folder of per-player voice takes (DIR/<player>/<call>.wav) to reference.")
+              help="Voice takes made by hand (DIR/<player>/<call>.<take>.wav) to reference instead of recording them.")
+@click.option("--enroll-from", "enroll_from", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record the voice enrollment from this WAV (the players saying the calls in the prompted order) "
+                   "instead of the audio input.")
+@click.option("--enroll-only", is_flag=True,
+              help="Only record the voice enrollment again for --calibration FILE (and set its enroll field).")
+@click.option("--calibration", "cal_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --enroll-only: the calibration file whose players' voices to record.")
+@click.option("--enroll-takes", type=click.IntRange(2, 3), default=2, show_default=True,
+              help="Takes of each call per player.")
+@click.option("--skip-enroll", is_flag=True, help="Do not record the voice enrollment (hearing is weaker without it).")
+@click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True,
+              help="The language the calls are said in (the prompts of the voice enrollment).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("table"), show_default=True,
               help="Folder for calibration.json and refs/.")
 @click.option("--force", is_flag=True, help="Write the file even when a check failed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks and the calibration as JSON.")
-def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, zone_opts, enroll, out, force,
-                  as_json) -> None:
-    """Calibrate a table: seats, zones, card references and microphone channels."""
+def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, zone_opts, enroll, enroll_from,
+                  enroll_only, cal_file, enroll_takes, skip_enroll, lang, out, force, as_json) -> None:
+    """Calibrate a table: seats, zones, card references, microphone channels and the players' voices."""
     from calibration import steps
-    from session import calibration as schema
     from calibration.decks import deck_cards
+    from session import calibration as schema
     from session.errors import CalibrationError
 
+    if enroll is not None and (enroll_from is not None or enroll_only):
+        raise CalibrationError("--enroll DIR references takes made by hand; --enroll-from and --enroll-only record "
+                               "them: give one or the other")
+    if enroll_only:
+        return _enroll_only(cal_file, enroll_from, audio_device, enroll_takes, lang)
+    if cal_file is not None:
+        raise CalibrationError("--calibration FILE goes with --enroll-only (a new calibration is written to --out)")
+    if game is None:
+        raise CalibrationError("--game: which game the table will play (" + ", ".join(rules.names()) + ")")
     if (camera is None) == (video is None):
         raise CalibrationError("give either --camera N (guided) or --from-video VIDEO (a recording)")
     codes = tuple(c.strip() for c in card_list.split(",") if c.strip()) if card_list else deck_cards(game)
@@ -115,6 +137,11 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     if enroll is not None:
         cal_obj["enroll"] = str(enroll.resolve())
     written = None
+    record_from = enroll_from if enroll_from is not None else (
+        "device" if camera is not None and audio_device is not None and not skip_enroll else None)
+    if record_from is not None and (not fails or force):
+        cal_obj["enroll"] = str(_record_voices(game, cal_obj["seats"], out / "enroll", enroll_from, cal_obj.get("audio"),
+                                               enroll_takes, lang).resolve())
     if not fails or force:
         refs = out / "refs"
         refs.mkdir(exist_ok=True)
@@ -140,6 +167,83 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     if fails and not force:
         raise CalibrationError(f"calibration not written: {len(fails)} check(s) failed (see above; --force writes it "
                                f"anyway)")
+
+
+def _enroll_source(enroll_from, device, channels):
+    from calibration.enrollment import open_source
+
+    dev = int(device) if device is not None and str(device).isdigit() else device
+    return open_source(enroll_from, dev, channels), enroll_from is None
+
+
+def _terminal_ui(live: bool):
+    """The step's terminal: a live table waits for each player's ENTER (when someone can press it)."""
+    from calibration.enroll_ui import TerminalUI
+
+    ready = None
+    if live and sys.stdin.isatty():
+        def ready(name, channel):
+            click.prompt(f"{name}: press ENTER when ready", default="", show_default=False, prompt_suffix="")
+    return TerminalUI(ready=ready)
+
+
+def _say_enrolled(res) -> None:
+    for w in res.warnings:
+        click.echo(f"[WARN] {w}")
+    kept = sum(res.kept.values())
+    click.echo(f"voices: {kept} takes of {len(res.kept)} players in {res.folder} ({len(res.retakes)} asked again, "
+               f"{len(res.warnings)} warnings; {res.seconds:.0f} s)" +
+               (f"; the earlier takes are in {res.previous}" if res.previous else ""))
+
+
+def _record_voices(game, seats, folder: Path, enroll_from, audio_info, takes, lang) -> Path:
+    """The voice-enrollment step of a new calibration (its seats' channels as just found)."""
+    from calibration.enrollment import enroll_table
+
+    device = (audio_info or {}).get("device")
+    pairs = [(s["name"], s.get("channel")) for s in seats]
+    need = max((c for _, c in pairs if c is not None), default=0) + 1
+    source, live = _enroll_source(enroll_from, device, need)
+    _say_plan(game, pairs, takes, lang, enroll_from)
+    res = enroll_table(game, pairs, folder, source, _terminal_ui(live), lang=lang, takes=takes)
+    _say_enrolled(res)
+    return res.folder
+
+
+def _enroll_only(cal_file, enroll_from, audio_device, takes, lang) -> None:
+    """``--enroll-only``: the voices of an existing calibration again (its enroll field set)."""
+    from calibration.enrollment import load_for_enrollment, redo
+    from session.errors import CalibrationError
+
+    if cal_file is None:
+        raise CalibrationError("--enroll-only: name the calibration with --calibration FILE")
+    cal = load_for_enrollment(cal_file)
+    device = audio_device if audio_device is not None else (cal.audio.device if cal.audio is not None else None)
+    need = max((s.channel for s in cal.seats if s.channel is not None), default=0) + 1
+    source, live = _enroll_source(enroll_from, device, need)
+    _say_plan(cal.game, [(s.name, s.channel) for s in cal.seats], takes, lang, enroll_from)
+    res = redo(cal_file, source, _terminal_ui(live), lang=lang, takes=takes)
+    _say_enrolled(res)
+    click.echo(f"updated {cal_file}: \"enroll\": {_json_text(res.folder, cal_file)} (nothing else changed)")
+
+
+def _json_text(folder, cal_file) -> str:
+    from calibration.enrollment import enroll_field
+
+    return json.dumps(enroll_field(folder, cal_file))
+
+
+def _say_plan(game, seats, takes, lang, enroll_from) -> None:
+    """What the step will ask, before it asks it."""
+    from calibration.enrollment import prompts
+
+    plan = prompts(game, seats, lang, takes)
+    calls = len(plan) // (len(seats) * takes)
+    where = f"from {enroll_from}" if enroll_from is not None else "from the microphones"
+    click.echo(f"voice enrollment ({where}): {len(seats)} players x {calls} calls x {takes} takes = {len(plan)} "
+               f"takes, each player in turn on their own microphone. Say each word once it is shown; the meter "
+               f"shows your level (a word should reach the middle, never the end); a take is asked again when "
+               f"nothing was heard, it clipped, or it sounded like another call.")
 
 
 def _write_reference(path: Path, image) -> None:
