@@ -1,7 +1,8 @@
 """A physically simulated table for hearing (issue 31, item 1).
 
     python benchmarks/table_sim.py [--quick] [--scenarios quiet,white,...,outside] [--tables N]
-                                   [--moments N] [--outside-limit N] [--seed S] [--json] [--save FILE]
+                                   [--moments N] [--outside-limit N] [--seed S] [--hearing listen|replay]
+                                   [--json] [--save FILE]
 
 Real voices (``../shared/data/speech``, read in place: nothing read there, nor anything made
 from it, is written into the repository; the simulated recordings live in a temporary folder
@@ -10,7 +11,10 @@ deleted at the end) are placed in simulated rooms and heard by the project's hea
 ``referee/commands/listen.py``) on a multi-channel WAV, one close microphone per seat, with
 ``--demix-from`` a calibration recording simulated in the same room (each player speaking
 alone), IKATAKO co-op in English (every total 1..154 is a call), no enrolled voices (Whisper
-base decides every word).
+base decides every word). ``--hearing replay`` hears the room scenarios as ``referee replay``
+hears a session instead (:func:`hear_as_replay`: resampled to 16 kHz, the calibration's
+leakage with the session-side checks, the trimming listener with the seats' speech levels and
+leak allowances), which ``referee listen --demix-from`` does not use.
 
 **Voices.** The shouts are the FSDD English digits "two" … "nine" (``labels.csv``
 kind=keyword: 3 speakers, george, jackson, lucas, 80 clips each). Non-game talk: the same
@@ -600,6 +604,32 @@ def listen_calibrated(wav: Path, cal: Path, seats: int) -> tuple[list[dict], lis
         return events, [f"calibration refused: {exc}"] + notes, False
 
 
+def hear_as_replay(wav: Path, cal: Path, seats: int) -> tuple[list[dict], list[str], bool]:
+    """The shout events of ``wav`` heard as ``referee replay`` hears a session
+    (``audio.hearing.open_source`` + ``make_listener``, as ``benchmarks/bench_hearing.py``
+    builds them): resampled to the hearing's rate, the leakage measured on the calibration
+    recording ``cal`` cancelled (with the session-side checks), the trimming listener with the
+    calibration's speech levels and leak allowances; the warnings; whether ``cal`` was used."""
+    from audio import hearing
+
+    names = SEAT_NAMES[:seats]
+    warnings: list[str] = []
+    plan = hearing.HearingPlan(game=GAME, mode=MODE, channels={n: k for k, n in enumerate(names)}, names=names,
+                               lang=LANG, leakage_from=cal)
+    source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=cal, rate=hearing.HEARING_RATE,
+                                    channels=seats)
+    listener = hearing.make_listener(plan, source, warnings)
+    events: list[dict] = []
+    for block in source:
+        events += listener.update(block)
+    events += listener.close_window()
+    refused = any("measured on the session" in w or "could not be measured" in w for w in warnings)
+    return [e for e in events if e.get("type") == "shout"], warnings, not refused
+
+
+HEARINGS = ("listen", "replay")  #: how the room scenarios are heard: ``referee listen`` (default) or as a replay
+
+
 # ----------------------------------------------------------------- scoring
 def match(truths: list[float], events: list[float], window: tuple[float, float] = MATCH_WINDOW_S
           ) -> list[tuple[int, int]]:
@@ -664,7 +694,7 @@ def load_clips(rows: list[dict]) -> dict[str, np.ndarray]:
 
 
 def run_table(scenario: str, index: int, pools: Pools, clips: dict, talkers: list[np.ndarray], used: dict,
-              moments: int, folder: Path, seed: int) -> dict:
+              moments: int, folder: Path, seed: int, heard_as: str = "listen") -> dict:
     """One simulated table: planned, rendered, written, heard, scored."""
     rng = np.random.default_rng([seed, ROOM_SCENARIOS.index(scenario), index])
     plan = plan_table(rng, scenario, index, pools, clips, used, moments)
@@ -673,10 +703,11 @@ def run_table(scenario: str, index: int, pools: Pools, clips: dict, talkers: lis
     wav, cal_wav = folder / f"{scenario}{index}.wav", folder / f"{scenario}{index}-cal.wav"
     write_wav(wav, session, plan.rate)
     write_wav(cal_wav, cal, plan.rate)
-    events, notes, calibrated = listen_calibrated(wav, cal_wav, seats)
+    hear = listen_calibrated if heard_as == "listen" else hear_as_replay
+    events, notes, calibrated = hear(wav, cal_wav, seats)
     geo = plan.geo
     extra = dict(scenario=scenario, table=index, rt60=round(geo.rt60, 2), rate=plan.rate, seats=seats,
-                 calibrated=calibrated)
+                 calibrated=calibrated, hearing=heard_as)
     per_seat = {k: dict(snr_db=None if plan.snr_db[k] is None else round(plan.snr_db[k], 1),
                         gain_db=round(plan.gains_db[k], 1), band=list(plan.bands[k]),
                         mic_cm=round(float(np.linalg.norm(geo.mics[k] - geo.mouths[k])) * 100, 1))
@@ -780,7 +811,7 @@ def pct(a: int, n: int) -> str:
 def print_report(summary: dict, tables: list[dict], meta: dict) -> None:
     """The tables as text."""
     print(f"table_sim: {meta['elapsed_s']:.0f} s, load average {meta['load_start']} -> {meta['load_end']}, "
-          f"seed {meta['seed']}, {meta['cpus']} CPUs; speakers {', '.join(DIGIT_SPEAKERS)}; "
+          f"seed {meta['seed']}, {meta['cpus']} CPUs, room scenarios heard as `referee {meta['hearing']}`; speakers {', '.join(DIGIT_SPEAKERS)}; "
           "thresholds chosen: none (the hearing as shipped), so every speaker is held out")
     print("\n| scenario | tables | shouts N | detected | words right | median abs onset err ms (signed) "
           "| bystander false attributions (with a call) / shout x other seats | talk false alarms | stray events |")
@@ -804,7 +835,8 @@ def print_report(summary: dict, tables: list[dict], meta: dict) -> None:
               + (f"; {'; '.join(t['notes'])}" if t["notes"] else ""))
 
 
-def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | None, seed: int) -> list[dict]:
+def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | None, seed: int,
+        heard_as: str = "listen") -> list[dict]:
     """Every chosen scenario's tables (scored)."""
     pools = load_pools(seed)
     rows = [r for v in pools.digits.values() for r in v] + [r for v in pools.talk.values() for r in v]
@@ -819,7 +851,7 @@ def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | No
                 continue
             used: dict = {}
             for i in range(tables):
-                out.append(run_table(sc, i, pools, clips, talkers, used, moments, Path(tmp), seed))
+                out.append(run_table(sc, i, pools, clips, talkers, used, moments, Path(tmp), seed, heard_as))
                 print(f"  {sc}{i} done ({time.strftime('%H:%M:%S')})", file=sys.stderr)
     return out
 
@@ -832,6 +864,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--moments", type=int, default=None, help=f"moments per table (default {MOMENTS})")
     ap.add_argument("--outside-limit", type=int, default=None, help="outside: this many clips (default all 240)")
     ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--hearing", choices=HEARINGS, default="listen",
+                    help="room scenarios heard by referee listen (default) or as referee replay hears a session")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of the text tables")
     ap.add_argument("--save", type=Path, default=None, help="also write the JSON object to this file")
     a = ap.parse_args(argv)
@@ -846,10 +880,10 @@ def main(argv: list[str] | None = None) -> int:
     moments = a.moments or (QUICK_MOMENTS if a.quick else MOMENTS)
     limit = a.outside_limit or (QUICK_OUTSIDE if a.quick else None)
     load0, t0 = os.getloadavg(), time.perf_counter()
-    results = run(scenarios, tables, moments, limit, a.seed)
+    results = run(scenarios, tables, moments, limit, a.seed, a.hearing)
     meta = dict(elapsed_s=round(time.perf_counter() - t0, 1), load_start=[round(v, 2) for v in load0],
                 load_end=[round(v, 2) for v in os.getloadavg()], seed=a.seed, cpus=os.cpu_count(),
-                tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios)
+                tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing)
     summary = summarise(results)
     if a.save:
         a.save.write_text(json.dumps(dict(meta=meta, summary=summary, tables=results), default=_plain) + "\n")
