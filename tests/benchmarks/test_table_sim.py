@@ -1,0 +1,158 @@
+"""The pure parts of ``benchmarks/table_sim.py`` (the simulated table for hearing, issue 31
+item 1): the geometry, the room's reverberation, the noise's level, the outside construction
+and the scoring. The benchmark itself listens with Whisper for minutes; not run here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import load_benchmark, shared_path
+
+
+def _sim():
+    return load_benchmark("table_sim")
+
+
+def _rms_db(x):
+    return 20 * np.log10(np.sqrt(np.mean(np.asarray(x) ** 2)))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_each_microphone_lies_15_to_40_cm_from_its_players_mouth(seed):
+    s = _sim()
+    rng = np.random.default_rng(seed)
+    seats = int(rng.integers(3, 7))
+    geo = s.table_geometry(rng, seats)
+    assert geo.mouths.shape == geo.mics.shape == (seats, 3)
+    d = np.linalg.norm(geo.mics - geo.mouths, axis=1)
+    assert np.all((d >= 0.15) & (d <= 0.40))
+    # each microphone is nearer its own player than any other player
+    for k in range(seats):
+        others = np.linalg.norm(geo.mouths - geo.mics[k], axis=1)
+        assert np.argmin(others) == k
+    assert np.all((geo.dims[:2] >= 3.0) & (geo.dims[:2] <= 8.0))
+    assert 0.2 <= geo.rt60 <= 0.8
+    for p in np.vstack([geo.mouths, geo.mics]):  # inside the room
+        assert np.all(p > 0) and np.all(p < geo.dims)
+
+
+def test_schroeder_rt60_of_an_exact_exponential_decay():
+    s = _sim()
+    rate = 16000
+    t = np.arange(int(1.5 * rate)) / rate
+    h = np.random.default_rng(0).standard_normal(len(t)) * np.exp(-3 * np.log(10) * t / 0.5)
+    assert s.schroeder_rt60(h, rate) == pytest.approx(0.5, rel=0.05)
+
+
+@pytest.mark.parametrize("rt60", [0.2, 0.45, 0.8])
+def test_rendered_room_response_has_the_requested_rt60(rt60):
+    pytest.importorskip("pyroomacoustics")
+    s = _sim()
+    rng = np.random.default_rng(3)
+    geo = s.table_geometry(rng, 4)
+    geo.rt60 = rt60
+    irs = s.room_irs(geo, geo.mouths, rng)
+    assert len(irs) == 4 and all(len(row) == 4 for row in irs)
+    measured = [s.schroeder_rt60(irs[m][k], s.RATE) for m in range(4) for k in range(4) if m != k]
+    assert np.median(measured) == pytest.approx(rt60, rel=0.15)
+    # the direct path comes first at the distance's delay (the close microphone the earliest)
+    delay = np.argmax(np.abs(irs[0][0])) - np.argmax(np.abs(irs[0][2]))
+    assert delay < 0
+
+
+def test_room_response_is_deterministic():
+    pytest.importorskip("pyroomacoustics")
+    s = _sim()
+    geo = s.table_geometry(np.random.default_rng(5), 3)
+    one = s.room_irs(geo, geo.mouths, np.random.default_rng(1))
+    two = s.room_irs(geo, geo.mouths, np.random.default_rng(1))
+    assert all(np.array_equal(x, y) for r1, r2 in zip(one, two) for x, y in zip(r1, r2))
+
+
+@pytest.mark.parametrize("kind", ["white", "pink", "babble", "music"])
+@pytest.mark.parametrize("snr", [0.0, 10.0, 30.0])
+def test_noise_is_added_at_the_requested_snr(kind, snr):
+    s = _sim()
+    rng = np.random.default_rng(int(snr) + 7)
+    n = 3 * s.RATE
+    talkers = [np.sin(2 * np.pi * f * np.arange(s.RATE) / s.RATE) * np.hanning(s.RATE) for f in (150, 220, 310)]
+    noise = {"white": lambda: s.white(n, rng), "pink": lambda: s.pink(n, rng),
+             "babble": lambda: s.babble(n, rng, talkers), "music": lambda: s.music(n, rng)}[kind]()
+    speech_rms = 0.03
+    added = s.scaled_noise(noise * 5.0, speech_rms, snr)
+    assert 20 * np.log10(speech_rms) - _rms_db(added) == pytest.approx(snr, abs=0.5)
+
+
+def test_outside_construction_clips_2_5_s_apart_over_a_minus_50_db_floor():
+    s = _sim()
+    rate = s.RATE
+    clips = []
+    for k in range(4):  # a 0.1 s quiet start, then a tone: the true onset 0.1 s into each clip
+        c = np.zeros(int(0.6 * rate))
+        c[int(0.1 * rate):] = 0.1 * (k + 1) * np.sin(2 * np.pi * 300 * np.arange(int(0.5 * rate)) / rate)
+        clips.append(c)
+    x, truths = s.outside_channel(clips, noisy=False, rng=np.random.default_rng(0))
+    assert np.diff(truths) == pytest.approx([2.5] * 3)
+    assert truths[0] == pytest.approx(s.OUTSIDE_LEAD_S + 0.1)
+    assert len(x) == int((s.OUTSIDE_LEAD_S + 2.5 * 4) * rate)
+    lead = x[: int(s.OUTSIDE_LEAD_S * rate)]
+    assert _rms_db(lead) == pytest.approx(-50.0, abs=0.3)
+    gap = x[int((truths[0] + 0.6) * rate): int((truths[1] - 0.2) * rate)]  # between two clips: the floor alone
+    assert _rms_db(gap) == pytest.approx(-50.0, abs=0.3)
+    y, _ = s.outside_channel(clips, noisy=True, rng=np.random.default_rng(0))
+    median_active = np.median([s.active_rms(c) for c in clips])
+    noise = y[: int(s.OUTSIDE_LEAD_S * rate)]  # from the first sample: floor + white 10 dB under the clips
+    expected = 10 * np.log10(median_active ** 2 * 10 ** (-10 / 10) + 10 ** (-50 / 10))
+    assert _rms_db(noise) == pytest.approx(expected, abs=0.3)
+
+
+def test_match_closest_first_each_once():
+    s = _sim()
+    assert s.match([1.0, 3.5, 6.0, 8.5], [1.01, 3.45, 3.52, 5.8, 8.75, 12.0]) == [(0, 0), (1, 2), (3, 4)]
+    assert s.match([1.0, 1.2], [1.15]) == [(1, 0)]
+    assert s.match([1.0], []) == []
+
+
+def test_score_table_on_a_synthetic_table():
+    s = _sim()
+    T = s.Truth
+    truths = [T(0, "fsdd:george", "shout", "2", "a", 2.0, 2.4),
+              T(1, "fsdd:lucas", "shout", "3", "b", 2.2, 2.6, True),  # overlapping george's
+              T(2, "fsdd:jackson", "shout", "4", "c", 5.0, 5.4),
+              T(1, "fsdd:lucas", "talk", "", "d", 8.0, 8.5)]
+    names = ["aki", "ben", "chie"]
+    events = [
+        {"t": 2.01, "player": "aki", "words": ["2"]},  # right, +10 ms
+        {"t": 2.05, "player": "chie", "words": ["2"]},  # george's leak heard at chie's seat: bystander
+        {"t": 2.1, "player": "chie", "words": []},  # near both shouts: one bystander event (no call), counted once
+        {"t": 2.4, "player": "ben", "words": ["8"]},  # lucas detected (+200 ms), wrong word
+        {"t": 5.5, "player": "chie", "words": ["4"]},  # +500 ms: too late, not detected
+        {"t": 8.3, "player": "ben", "words": ["5"]},  # talk heard as a call: false alarm
+        {"t": 11.0, "player": "aki", "words": []},  # nothing there: stray
+    ]
+    r = s.score_table(truths, events, names, dict(scenario="x"))
+    by = {sh["file"]: sh for sh in r["shouts"]}
+    assert by["a"]["detected"] and by["a"]["right"] and by["a"]["err_ms"] == pytest.approx(10.0)
+    assert by["b"]["detected"] and not by["b"]["right"] and by["b"]["err_ms"] == pytest.approx(200.0)
+    assert by["b"]["heard"] == "8"
+    assert not by["c"]["detected"] and not by["c"]["right"] and by["c"]["err_ms"] is None
+    assert r["bystander"] == 2 and r["bystander_calls"] == 1 and r["bystander_n"] == 3 * 2
+    assert [u[:2] for u in r["unexplained"]] == [[2.05, "chie"], [2.1, "chie"], [5.5, "chie"], [11.0, "aki"]]
+    assert r["talk_alarms"] == 1 and r["talk_n"] == 1
+    assert r["stray"] == 2  # 5.5 at chie's and 11.0
+    t = s.tally(r["shouts"])
+    assert (t["n"], t["detected"], t["right"]) == (3, 2, 1)
+    assert t["med_abs_ms"] == pytest.approx(105.0)
+
+
+def test_pools_keep_talk_babble_and_shouts_apart():
+    shared_path("data", "speech", "labels.csv")
+    s = _sim()
+    p = s.load_pools()
+    assert {k: len(v) for k, v in p.digits.items()} == {sp: 80 for sp in s.DIGIT_SPEAKERS}
+    talk = {r["file"] for v in p.talk.values() for r in v}
+    babble = {r["file"] for r in p.babble}
+    digits = {r["file"] for v in p.digits.values() for r in v}
+    assert not talk & babble and not digits & (talk | babble)
+    assert all(r["text"] == "zero" for sp in s.DIGIT_SPEAKERS for r in p.talk[sp])
