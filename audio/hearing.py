@@ -292,8 +292,21 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
 
         order = demix.swap_order(swap, len(leaks))
         leaks = leaks[np.ix_(order, order)]
+    # what this session leaves where the calibration's cancellation does not fit it as deep
+    # (a reverberant room heard dry at calibration, a pair left uncancelled): per pair
+    final = report if swap is None and not getattr(source, "realigned", None) else demix.fit_report(
+        calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)),
+        source.raw, source.solo_frames(calibration.params))
+    if demix.other_room(final):
+        warnings.append("audio: the seat-to-seat cross-talk cancels much less here than in the calibration recording "
+                        "(another room, or the microphones moved or changed?): what is left of each neighbour is "
+                        "measured on this recording, and words said together are less often clear. Calibrate again "
+                        "in this room")
+    leaks = demix.session_leaks_db(final, leaks, calibration.channels)
     source.residual_leaks_db = leaks  # per (mic, seat) pair: the onset walk's leak test (demix.leak_allowances)
-    source.residual_db = residual  # the calibration recording's (table_leakage), not refitted on the session
+    worst = demix.worst_leak_db(leaks)
+    # the calibration recording's (table_leakage), not refitted on the session; louder where the session leaves more
+    source.residual_db = residual if worst is None or residual is None else max(residual, worst)
     return True
 
 
@@ -480,7 +493,7 @@ def demixed_from(source, recording: Path, channels: int):
     from audio import demix
     from audio.capture import read_all
 
-    samples, rate = read_all(recording)
+    samples, rate = read_all(recording, rate=source.rate)  # (resampled to the input's rate)
     if rate != source.rate or samples.ndim != 2 or samples.shape[1] < channels:
         have = 1 if samples.ndim == 1 else samples.shape[1]
         raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "

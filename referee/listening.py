@@ -29,7 +29,7 @@ class ListenSetup:
     lang: str = "ja"
     room: bool = False
     offset: float = 0.0
-    rate: int | None = None
+    rate: int | None = None  # heard at (None: audio.hearing.HEARING_RATE); a file at another rate is resampled
     enroll: Path | None = None
     min_conf: float = 0.0
     demix_from: Path | None = None
@@ -39,22 +39,25 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
     """Hear the table until the input ends (or Ctrl-C), calling ``on_event`` per event and
     ``note`` for what a person should know (the model used, unused channels, warnings)."""
     from audio import capture, lexicon
-    from audio.hearing import make_recognizer
+    from audio.hearing import HEARING_RATE, make_recognizer
     from audio.listen import ListenParams, Listener
 
     names = list(setup.names)
     vocab = lexicon.vocabulary(setup.game, setup.mode)
     # the same engine replay and the live referee use (Whisper base unless --model names another)
     recognizer = make_recognizer(setup.model, setup.lang, vocab)
+    # heard at the speech models' rate, as a replay and the live referee hear (a 44.1 or 48 kHz
+    # recording heard at its own rate missed words the same audio at 16 kHz gave: table_sim)
+    rate = setup.rate or HEARING_RATE
     if setup.device is not None:
         dev = int(setup.device) if str(setup.device).isdigit() else setup.device
-        channels, default_rate = capture.device_info(dev)
+        channels, _ = capture.device_info(dev)
         channels = 1 if setup.room else min(channels, len(names))
-        source = capture.LiveSource(dev, channels, setup.rate or default_rate, offset=setup.offset)
+        source = capture.LiveSource(dev, channels, rate, offset=setup.offset)
         where = f"device {setup.device}"
     else:
         file = setup.wav or setup.video
-        source = capture.FileSource(file, offset=setup.offset)
+        source = capture.FileSource(file, offset=setup.offset, rate=rate)
         channels = source.channels
         where = str(file)
     if not setup.room and channels < len(names):

@@ -35,7 +35,8 @@ def _format(event: dict) -> str:
 @click.option("--lang", default="ja", type=click.Choice(["ja", "en"]), show_default=True, help="Language the table speaks.")
 @click.option("--room", is_flag=True, help="One room microphone for everyone: words, but no attribution.")
 @click.option("--offset", default=0.0, type=float, show_default=True, help="Session time of the recording's start (s).")
-@click.option("--rate", default=None, type=int, help="Live input sample rate (default: the device's).")
+@click.option("--rate", default=None, type=int, help="The rate the table is heard at (default 16000, the speech models'; a file at another rate "
+                   "is resampled).")
 @click.option("--enroll", "enroll_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Voice enrollment: FOLDER/<player>/<call>[.<take>].wav; a verifier beside the speech engine.")
 @click.option("--min-conf", default=0.0, type=click.FloatRange(0.0, 1.0), show_default=True,

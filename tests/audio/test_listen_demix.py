@@ -46,3 +46,31 @@ def test_a_recording_that_does_not_fit_is_one_clear_error(run_cli, tmp_path):
     res = run_cli("listen", "--wav", DEMO / "seats.wav", "--seats", SEATS, "--game", "ikatako",
                   "--demix-from", quiet)
     assert res.exit_code == 2 and "speaks alone" in res.output
+
+
+def test_a_48_khz_recording_is_heard_as_the_same_table_at_16_khz(run_cli, tmp_path):
+    """``referee listen`` hears at the speech models' rate: a 48 kHz copy of the demo's first
+    12 s (an interface recording at its own rate) gives the shouts the 16 kHz recording gives,
+    cancelled with the 16 kHz calibration recording (heard at its own rate before: another
+    onset detector's frames, and the calibration recording refused)."""
+    from scipy.signal import resample_poly
+
+    from audio.capture import read_all
+    from audio.synth import write_wav
+
+    x, rate = read_all(DEMO / "seats.wav")
+    part = x[: 12 * rate]
+    low = write_wav(tmp_path / "low.wav", part, rate)
+    high = write_wav(tmp_path / "high.wav", resample_poly(part, 3, 1, axis=0).astype(np.float32), 3 * rate)
+    args = ("--seats", SEATS, "--game", "ikatako", "--json", "--enroll", DEMO / "enroll", "--demix-from",
+            DEMO / "seats.wav")
+    a, b = run_cli("listen", "--wav", low, *args), run_cli("listen", "--wav", high, *args)
+    assert a.exit_code == 0 and b.exit_code == 0, b.output
+
+    def shouts(out):
+        evs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        return [(e["player"], tuple(e["words"]), e["t"]) for e in evs if e["type"] == "shout"]
+
+    got, want = shouts(b.stdout), shouts(a.stdout)
+    assert len(want) >= 8 and [s[:2] for s in got] == [s[:2] for s in want]
+    assert max(abs(g[2] - w[2]) for g, w in zip(got, want)) <= 0.005
