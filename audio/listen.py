@@ -517,6 +517,26 @@ class Listener:
                 return a
         return None
 
+    def masked(self, seg: Segment) -> list[dict]:
+        """A ``skipped`` audio stretch for the seat over ``seg`` (a burst not its own), when
+        the burst is the room's sound (``ListenParams.room_r2``: heard alike on
+        ``room_channels`` other channels at its level — babble, music) rather than a
+        neighbour's leak: the seat's channel was covered there, so its silence is no evidence
+        that the player said nothing. The judge then finds the player *not heard* on a card
+        whose window it falls in (``referee.judging.senses``): no "missed" on it. A leak (a
+        copy of one channel) covers nothing: the seat's own voice stands above it on its own
+        microphone. Cost: in a loud room a player who really said nothing is unclear, not missed."""
+        copy = self.copy_of(seg.channel, seg.start, seg.end)
+        if copy is None or copy[1] >= self.p.copy_r2:
+            return []
+        from session.events import SkippedEvent
+
+        t0, t1 = seg.t, seg.t_end
+        self.dropped["masked by the room"] = self.dropped.get("masked by the room", 0) + 1
+        return [SkippedEvent(t=round(t0, 4), what="audio", start=round(t0, 4), stop=round(t1, 4),
+                             reason="the room's sound covered this seat's microphone",
+                             extra={"player": self.seats[seg.channel]}).to_dict()]
+
     def _own_voice(self, channel: int, start: int, end: int) -> bool | None:
         """Whether the loudest frame of ``start..end`` is within ``own_level_db`` of the seat's
         speech level at calibration (None when either is unknown: nothing to tell)."""
@@ -610,7 +630,7 @@ class Listener:
         if not self.room and self.p.copy_test:
             start = self.own_start(seg)
             if start is None:
-                return drop("a copy of another channel")
+                return ([] if dry else self.masked(seg)) + drop("a copy of another channel")
             end = self.own_end(Segment(seg.channel, start, seg.end, seg.rate, seg.offset))
             if (start, end) != (seg.start, seg.end):
                 from dataclasses import replace

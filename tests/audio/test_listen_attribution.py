@@ -66,6 +66,7 @@ def test_a_leak_copy_on_every_other_channel_is_credited_to_no_one():
     events, lis = _hear(x)
     assert [e for e in events if e["type"] == "shout"] == []
     assert lis.dropped.get("a copy of another channel", 0) >= 1
+    assert [e for e in events if e["type"] == "skipped"] == []  # a leak covers no seat: no stretch missing
     # without the test (raw, uncancelled audio) the copies were shouts
     events, _ = _hear(x, copy_test=False)
     assert len([e for e in events if e["type"] == "shout"]) >= 1
@@ -326,6 +327,10 @@ def test_the_rooms_sound_heard_alike_on_every_channel_is_credited_to_no_one():
     events, lis = _hear(x)
     assert [e for e in events if e["type"] == "shout"] == []
     assert lis.dropped.get("a copy of another channel", 0) == 1
+    # ...but ben's microphone was covered there: his silence is no evidence (not "missed")
+    covered = [e for e in events if e["type"] == "skipped"]
+    assert [(e["player"], e["what"]) for e in covered] == [("ben", "audio")]
+    assert 0.49 <= covered[0]["from"] <= 0.52 and 0.85 <= covered[0]["to"] <= 1.0
     # with the test off (room_r2 0) it was ben's shout
     off = Listener(SEATS, 3, RATE, SaysIka(), params=ListenParams(copy_test=True, room_r2=0.0))
     assert [e["player"] for e in listen(_Source(x), off) if e["type"] == "shout"] == ["ben"]

@@ -165,3 +165,14 @@ def test_coop_not_heard_is_not_announced_as_a_miss():
 
     assert said([_coop_card(1.0, "3", "aki")]) == ["miss"]  # heard saying nothing: a miss
     assert said([lost, _coop_card(1.0, "3", "aki")]) == []
+
+
+def test_a_seat_covered_by_the_rooms_sound_is_not_heard_not_missed():
+    """The listener's ``skipped`` stretch for one seat (``audio.listen.Listener.masked``: the
+    room's sound covered ben's microphone at 1.3-1.7 s) makes ben *not heard* on the card in
+    whose window it falls, no penalty; chie, whose microphone was clear, is missed as ever."""
+    covered = {"t": 1.3, "type": "skipped", "what": "audio", "from": 1.3, "to": 1.7, "player": "ben",
+               "reason": "the room's sound covered this seat's microphone"}
+    verdicts, _ = _verdicts(BASE[0], covered, BASE[1])
+    assert verdicts[0]["missed"] == ["chie"] and "ben" not in verdicts[0].get("penalties", {})
+    assert verdicts[0]["unjudged"]["ben"].startswith("not heard: audio missing from 1.30 s to 1.70 s")
