@@ -49,7 +49,7 @@ class Combined(Verdict):
 
     #: both engines were sure, of different calls: the word is unclear
     conflict: bool = False
-    #: ``{"dtw": Verdict, "embedding": Verdict}``
+    #: ``(("dtw", Verdict), ("embedding", Verdict))``: each engine's own verdict
     engines: tuple = ()
 
 
