@@ -811,8 +811,9 @@ RECORD_DECIMALS = 3
 
 def enrolled_extra(verdict) -> dict:
     """The shout's ``enrolled`` field: the verdict's distance and margin (on its engine's own
-    scale) and which engine's verdict it is (``by``: "dtw", "embedding", "both" when both were
-    sure of it, "neither" when the combined voices abstained; :mod:`audio.voices`)."""
+    scale; the templates' for "both" and "neither") and which engine's verdict it is (``by``:
+    "dtw", "embedding", "both" when both were sure of it, "neither" when the combined voices
+    abstained; :mod:`audio.voices`)."""
     return {"distance": round(verdict.distance, RECORD_DECIMALS), "margin": round(verdict.margin, RECORD_DECIMALS),
             "by": getattr(verdict, "by", "dtw")}
 
