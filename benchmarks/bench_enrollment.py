@@ -381,7 +381,8 @@ def held_out_combined(rows: list[dict], dtw_cap: bool, agree: bool) -> list[dict
         by: dict[str, int] = {}
         for (_, b), _r in got:
             by[str(b)] = by.get(str(b), 0) + 1
-        out.append({"held_out": speaker, "thresholds": th, "agree": ag, "clips": len(test), "kept": len(kept),
+        out.append({"held_out": speaker, "thresholds": {k: [None if x == float("inf") else x for x in v] for k, v in th.items()},
+                    "agree": ag, "clips": len(test), "kept": len(kept),
                     "right": sum(g == r["token"] for g, _, r in kept),
                     "non_calls": sum(1 for r in test if not r["token"]),
                     "non_calls_named": sum(1 for _, _, r in kept if not r["token"]),
@@ -416,7 +417,7 @@ def report_combined(rows: list[dict]) -> dict:
         out = results[label] = held_out_combined(rows, **how)
         print(f"  {label}:")
         for h in out:
-            th = ", ".join(f"{k} {v[0]:g}/{v[1]:g}" for k, v in h["thresholds"].items())
+            th = ", ".join(f"{k} {v[0]}/{'no cap' if v[1] is None else round(v[1], 4)}" for k, v in h["thresholds"].items())
             print(f"    held out {h['held_out']:14s} ({th}" + (f"; agree at {h['agree'][0]:g}/{h['agree'][1]:g}"
                                                                  if h["agree"] else "") + ")"
                   + f": kept {h['kept']} of {h['clips']}, right {h['right']}"
