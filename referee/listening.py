@@ -70,9 +70,10 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
     note(f"listening with {recognizer.describe()}, game {setup.game}")
     verifier = None
     if setup.enroll is not None:
-        from audio import enroll
+        from audio import voices
 
-        verifier = enroll.from_folder(setup.enroll)
+        verifier = voices.from_folder(setup.enroll)
+        note(voices.describe(voices.engine_of(verifier)))
         unknown = sorted(set(verifier.templates) - set(names))
         if unknown:
             note(f"note: enrolled player(s) not at the table: {', '.join(unknown)}")

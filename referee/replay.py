@@ -308,6 +308,8 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,
                   "calibration": cal_path.name, "frames": info.frames, "fps": info.fps,
                   "pose_every": settings.pose_every, "card_every": settings.card_every, "enrolled": run.enrolled}
+        if run.enrolled_by is not None:  # which enrolled verifier heard the words (audio.voices)
+            source["enrolled_by"] = run.enrolled_by
         if settings.pose_changes:  # (only then: a plain replay's record is as before)
             source["pose_changes"] = [list(c) for c in settings.pose_changes]
         return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(s.name for s in cal.seats),

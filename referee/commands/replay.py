@@ -73,6 +73,11 @@ def _print(result, as_json: bool) -> None:
         click.echo(announce.for_terminal(announce.table(result.judgement, SessionHeader.from_dict(result.header))))
     for note in result.judgement.notes:
         click.echo(f"{result.record}:{note}", err=True)
+    from audio.voices import describe
+
+    enrolled = describe((result.header.get("source") or {}).get("enrolled_by"))
+    if enrolled is not None:
+        click.echo(enrolled, err=True)
     s = result.elapsed
     click.echo(f"replayed {result.duration:.1f} s of video in {s['total']:.1f} s "
                f"({result.duration / max(s['total'], 1e-9):.2f}x real time)", err=True)

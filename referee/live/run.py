@@ -415,6 +415,8 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                            "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
                                          else "fixed"),
                            "enrolled": setup.get("enrolled", False)}
+            if setup.get("enrolled_by") is not None:  # which enrolled verifier heard the words (audio.voices)
+                source_info["enrolled_by"] = setup["enrolled_by"]
             clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
                       "audio": source.clock_info(), "av_offset_ms": None}
             return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(opts.options),

@@ -53,8 +53,11 @@ def hear(sink, open_source, plan, batch_s: float = BATCH_S, stop: threading.Even
     except BaseException as exc:
         _send_error(sink, "fatal", exc)
         return
-    enrolled = listener is not None and getattr(listener, "verifier", None) is not None
-    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "enrolled": enrolled,
+    from audio.voices import engine_of
+
+    enrolled_by = engine_of(getattr(listener, "verifier", None))
+    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "enrolled": enrolled_by is not None,
+                         "enrolled_by": enrolled_by,
                          "listened": source is not None and listener is not None}))
     end = 0.0
     error = None

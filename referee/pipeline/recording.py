@@ -92,6 +92,8 @@ class RecordingRun:
     duration: float = 0.0
     heard_from: Path | None = None
     enrolled: bool = False
+    #: the enrolled voices' engine (``audio.voices.engine_of``: "embedding+dtw", "dtw"), None without
+    enrolled_by: str | None = None
     landmarks: dict[str, list[tuple[float, dict]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     elapsed_video: float = 0.0
@@ -169,6 +171,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         if kind == "setup":
             info = msg[1]
             out.heard_from, out.enrolled = info["heard_from"], info["enrolled"]
+            out.enrolled_by = info.get("enrolled_by")
             heard["listened"] = info["listened"]
             for w in info["warnings"]:
                 warn(w)
