@@ -91,6 +91,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmarks.noises import pink, unit, white  # noqa: E402  (pink at 16 kHz, this RATE)
+
 #: ../shared/data/speech beside the repository (a worktree finds it further up)
 SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
               ROOT.parent / "shared" / "data" / "speech")
@@ -338,23 +341,6 @@ def resample(x: np.ndarray, rate: int, src: int = RATE) -> np.ndarray:
 
     g = gcd(rate, src)
     return signal.resample_poly(x, rate // g, src // g, axis=-1)
-
-
-def unit(x: np.ndarray) -> np.ndarray:
-    return x / np.sqrt(np.mean(x ** 2))
-
-
-def white(n: int, rng: np.random.Generator) -> np.ndarray:
-    return unit(rng.standard_normal(n))
-
-
-def pink(n: int, rng: np.random.Generator) -> np.ndarray:
-    """1/f power: white shaped by 1/sqrt(f) in one FFT (DC dropped), unit RMS."""
-    spec = np.fft.rfft(rng.standard_normal(n))
-    f = np.fft.rfftfreq(n, 1 / RATE)
-    spec[1:] /= np.sqrt(f[1:])
-    spec[0] = 0
-    return unit(np.fft.irfft(spec, n))
 
 
 def babble(n: int, rng: np.random.Generator, talkers: list[np.ndarray]) -> np.ndarray:
