@@ -191,6 +191,20 @@ class FileSource:
                             f"declares {self.declared / self.file_rate:.2f} s (a truncated file?)")
 
 
+def resampled(x: np.ndarray, rate: int, to: int) -> np.ndarray:
+    """Samples ``x`` at ``rate`` as float32 at ``to`` (one polyphase pass over the whole array,
+    in float64; unchanged but for the type when the rates agree): a take, a clip — what is
+    held whole (a stream: :class:`Resampler`)."""
+    if rate == to:
+        return np.asarray(x).astype(np.float32)
+    from math import gcd
+
+    from scipy import signal
+
+    g = gcd(int(rate), int(to))
+    return signal.resample_poly(np.asarray(x).astype(np.float64), int(to) // g, int(rate) // g).astype(np.float32)
+
+
 class Resampler:
     """Streaming polyphase resampling (``scipy.signal.resample_poly``) of float32
     ``[n, channels]`` chunks from rate ``src`` to ``dst``.

@@ -835,7 +835,7 @@ def enrolled_extra(verdict) -> dict:
     "dtw", "embedding", "both" when both were sure of it, "neither" when the combined voices
     abstained; :mod:`audio.voices`)."""
     return {"distance": round(verdict.distance, RECORD_DECIMALS), "margin": round(verdict.margin, RECORD_DECIMALS),
-            "by": getattr(verdict, "by", "dtw")}
+            "by": verdict.by}
 
 
 def listen(source: Iterable[Block | Status], listener: Listener) -> Iterator[dict]:

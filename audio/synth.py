@@ -18,21 +18,18 @@ import functools
 import subprocess
 import wave
 from dataclasses import dataclass
-from math import gcd
 from pathlib import Path
 
 import numpy as np
-from scipy import signal
 
 RATE = 16000
 ONSET_THRESHOLD = 0.01  # -40 dB of the clip's peak marks the true onset
 
 
 def _resample(x: np.ndarray, rate: int, to: int = RATE) -> np.ndarray:
-    if rate == to:
-        return x.astype(np.float32)
-    g = gcd(rate, to)
-    return signal.resample_poly(x.astype(np.float64), to // g, rate // g).astype(np.float32)
+    from audio.capture import resampled
+
+    return resampled(x, rate, to)
 
 
 @functools.lru_cache(maxsize=512)

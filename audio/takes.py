@@ -327,15 +327,9 @@ def problem(heard: Heard, word16: np.ndarray, params: TakeParams = TakeParams())
 
 def to_hearing_rate(x: np.ndarray, rate: int) -> np.ndarray:
     """Mono samples at :data:`HEARING_RATE` (polyphase resampling when ``rate`` differs)."""
-    x = np.asarray(x, np.float32)
-    if rate == HEARING_RATE:
-        return x
-    from math import gcd
+    from audio.capture import resampled
 
-    from scipy import signal
-
-    g = gcd(int(rate), HEARING_RATE)
-    return signal.resample_poly(x.astype(np.float64), HEARING_RATE // g, int(rate) // g).astype(np.float32)
+    return resampled(np.asarray(x, np.float32), rate, HEARING_RATE)
 
 
 def write_take(path: str | Path, x: np.ndarray, rate: int = HEARING_RATE) -> Path:
