@@ -783,6 +783,9 @@ class Listener:
             elif words and self._disagree(verdict, words):
                 extra["disagree"] = {"engine": list(words), "enrolled": list(verdict.nearest)}
                 words = ()
+        if words and seg.cut_short:
+            extra["cut_short"] = list(words)  # cut short while the seat's channel stayed loud: maybe a longer word
+            words = ()
         mixed = self._mixed.pop((seg.channel, seg.start), None)
         if words and mixed is not None:
             extra["mixed_with"] = self.seats[mixed]  # a neighbour's uncancelled voice over the word

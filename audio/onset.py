@@ -241,6 +241,7 @@ class Segment:
     peak_db: float = 0.0  # own energy peak over the floor
     dominance_db: float | None = None  # level over the median of the other channels
     cut: bool = False  # ended by max_utterance_s, not by quiet
+    cut_short: bool = False  # trimmed where the seat stopped dominating, but its channel stayed as loud
 
     @property
     def t(self) -> float:

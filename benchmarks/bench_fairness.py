@@ -31,6 +31,13 @@ is kept and shown only when it fails). The conditions (``--only`` takes names or
  10 blocked           a black rectangle over dai's seat box (calibration.json) from 16.0 to
                       19.0 s (dai raises a hand at 16.67 s and lowers it at 18.10 s), re-encoded
  11 unplugged         ben's microphone channel zeros from the middle of the recording on
+ 12 reverb-0.6        as 2 with RT60 0.6 s (0.72 s long), direct / reverberant 8 dB
+ 13 gain-3            every microphone x3 (+9.5 dB): the demo's peaks (0.60-0.63 of full scale)
+                      clip, as an input turned up too far does
+ 14 pink-10dB         pink noise (1/f, ``noises.pink``) on every microphone 10 dB below that
+                      seat's speech level, each microphone its own draw
+ 15 delayed-150ms     dai's microphone 150 ms late (its first 150 ms silent): the other players'
+                      onsets must stay put
 
 Counting, over player-cards (each truth verdict × each player), verdicts matched to the
 truth's by card order and card id (:func:`align`):
@@ -85,6 +92,8 @@ RT60_S, DRR_DB = 0.3, 8.0
 BLOCKED_SEAT, BLOCKED_FROM_S, BLOCKED_FOR_S = "dai", 16.0, 3.0
 #: the microphone unplugged halfway
 UNPLUGGED_SEAT = "ben"
+#: the late microphone: whose, by how long (s)
+DELAYED_SEAT, DELAY_S = "dai", 0.15
 #: the dark video: every pixel value times this
 DARK = 0.35
 
@@ -250,7 +259,7 @@ def _levels(x):
     """Each channel's speech level (``bench_demo_audio.speech_level``: RMS of the loud frames)."""
     import numpy as np
 
-    from bench_demo_audio import speech_level
+    from benchmarks.bench_demo_audio import speech_level
 
     return np.array([speech_level(x[:, k]) for k in range(x.shape[1])])
 
@@ -282,7 +291,7 @@ def babble(x, rate: int, snr_db: float = 10.0, talkers: int = 6, seed: int = 31)
     it 0-3 ms late, ``snr_db`` below that seat's speech level."""
     import numpy as np
 
-    from bench_demo_audio import speech_level
+    from benchmarks.bench_demo_audio import speech_level
 
     rng = np.random.default_rng(seed)
     level = _levels(x)
@@ -359,11 +368,26 @@ def make(name: str, folder: Path) -> Inputs:
         y = x.copy()
         y[len(y) // 2:, _seat(UNPLUGGED_SEAT)["channel"]] = 0.0
         return Inputs(video, _write_wav(out, y, rate))
+    if name == "reverb-0.6":
+        return Inputs(video, _write_wav(out, reverberant(x, rate, rt60=0.6), rate))
+    if name == "gain-3":
+        return Inputs(video, _write_wav(out, x * 3.0, rate))
+    if name == "pink-10dB":
+        from benchmarks.noises import pink
+
+        rng = np.random.default_rng(33)
+        noise = np.stack([pink(len(x), rng, rate) for _ in range(x.shape[1])], axis=1)
+        return Inputs(video, _write_wav(out, x + noise * _levels(x) * 10 ** (-10 / 20), rate))
+    if name == "delayed-150ms":
+        y = x.copy()
+        k, d = _seat(DELAYED_SEAT)["channel"], int(round(DELAY_S * rate))
+        y[:, k] = np.concatenate([np.zeros(d), x[:-d, k]])
+        return Inputs(video, _write_wav(out, y, rate))
     raise ValueError(f"no condition {name!r}")
 
 
 CONDITIONS = ("baseline", "no-enroll", "reverb", "gain-0.25", "lowpass-3k", "white-10dB", "reverb-no-enroll", "48k",
-              "babble-10dB", "dark", "blocked", "unplugged")
+              "babble-10dB", "dark", "blocked", "unplugged", "reverb-0.6", "gain-3", "pink-10dB", "delayed-150ms")
 
 
 # ------------------------------------------------------------------------------ running

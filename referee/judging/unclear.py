@@ -138,7 +138,21 @@ def shout_reason(ev: ShoutEvent, t0: float, clarity: Clarity) -> str:
     if word_below(ev, clarity):
         return (f"heard a shout at +{ev.t - t0:.3f} s: '{' '.join(ev.words)}' at confidence {ev.conf:.2f}, "
                 f"below {clarity.word_conf:g} — unclear")
-    return f"heard a shout at +{ev.t - t0:.3f} s, the word was unclear"
+    why = unclear_why(ev)
+    return f"heard a shout at +{ev.t - t0:.3f} s, the word was unclear" + (f" ({why})" if why else "")
+
+
+def unclear_why(ev: ShoutEvent) -> str | None:
+    """Why the ears gave no word, in the players' terms, from what the record says of the
+    shout (None: nothing more to say than "unclear")."""
+    extra = ev.extra or {}
+    if "cut_short" in extra:
+        return "cut short while the player was still speaking under the others' words"
+    if "mixed_with" in extra:
+        return f"{extra['mixed_with']}'s voice ran into it"
+    if "disagree" in extra:
+        return "the ways of hearing it disagreed"
+    return None
 
 
 def hand_reason(ev: Event, t0: float, clarity: Clarity) -> str:

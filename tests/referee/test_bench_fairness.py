@@ -1,5 +1,5 @@
 """The counting of ``benchmarks/bench_fairness.py`` on hand-made verdicts (the benchmark itself
-replays the demo under twelve conditions and prints the table; too slow for the tests)."""
+replays the demo under sixteen conditions and prints the table; too slow for the tests)."""
 
 from __future__ import annotations
 
@@ -60,3 +60,32 @@ def test_a_misread_card_is_judged_against_the_truths_card_in_its_place():
     c = _bench().count(got, TRUTH, PLAYERS)
     assert (c.misread, c.unseen, c.extra) == (1, 0, 0)
     assert (c.made_wrong, c.made_missed, c.wrong_first, c.false_award) == (3, 0, 0, 0)
+
+
+def test_the_room_conditions_change_the_audio_as_they_say(tmp_path):
+    """gain-3 clips where the demo's peaks pass full scale; delayed-150ms moves only dai's
+    channel, 150 ms later; pink-10dB lays noise 10 dB below each seat's speech level; reverb-0.6
+    keeps the length and adds a tail."""
+    import numpy as np
+
+    from audio.capture import read_all
+
+    bench = _bench()
+    x, rate = read_all(bench.DEMO / "seats.wav")
+    x = x.astype(np.float64)
+
+    def wav(name):
+        return read_all(bench.make(name, tmp_path).audio)[0].astype(np.float64)
+
+    loud = wav("gain-3")
+    assert np.abs(loud).max() > 0.99 and np.allclose(loud[np.abs(x) < 0.3], 3 * x[np.abs(x) < 0.3], atol=1e-4)
+    late, k, d = wav("delayed-150ms"), bench._seat("dai")["channel"], int(0.15 * rate)
+    assert not late[:d, k].any() and np.allclose(late[d:, k], x[:-d, k], atol=1e-4)
+    others = [c for c in range(x.shape[1]) if c != k]
+    assert np.allclose(late[:, others], x[:, others], atol=1e-4)
+    noise = wav("pink-10dB") - x
+    levels = bench._levels(x)
+    for c in range(x.shape[1]):
+        assert abs(20 * np.log10(np.sqrt(np.mean(noise[:, c] ** 2)) / levels[c]) + 10) < 0.5
+    room = wav("reverb-0.6")
+    assert room.shape == x.shape and np.mean(room ** 2) > np.mean(x ** 2)
