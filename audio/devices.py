@@ -20,8 +20,8 @@ from typing import Callable, Sequence
 from session.errors import DeviceError
 
 #: what a one-input table can and cannot judge (said by ``referee devices`` and the calibration)
-ROOM = ("room microphone: the words are heard, but not who said them by their channel; "
-        "a word is credited to a seat only when the camera saw that seat alone react")
+ROOM = ("one room microphone cannot tell by its channel who said a word: the referee judges the hands and "
+        "cards, and a verdict that needs a word is left unclear for the table (no penalty)")
 
 
 @dataclass(frozen=True)
@@ -94,11 +94,11 @@ def fit(inp: AudioInput, seats: int) -> Fit:
     if inp.channels <= 0:
         return Fit("none", "no input channel")
     if seats >= 2 and inp.channels >= seats:
-        return Fit("seats", f"fits {seats} seats: one close microphone per seat on inputs 1-{seats}"
-                   + (f" ({inp.channels - seats} left over)" if inp.channels > seats else ""))
+        return Fit("seats", f"fits {seats} seats (a close microphone on inputs 1-{seats}"
+                   + (f", {inp.channels - seats} left over)" if inp.channels > seats else ")"))
     if seats <= 1:
         return Fit("seats", "fits 1 seat")
-    return Fit("room", f"{inp.channels} channel(s) for {seats} seats: {ROOM}")
+    return Fit("room", f"room microphone only ({inp.channels} channel(s) for {seats} seats)")
 
 
 def best_for(inputs: Sequence[AudioInput], seats: int) -> AudioInput | None:

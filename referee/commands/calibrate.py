@@ -92,7 +92,7 @@ def _choose_input(audio_device, room: bool, seats: int):
         from audio.devices import ROOM
 
         click.echo(f"referee: warning: input {chosen.index} has {chosen.channels} channel(s) for {seats} seats: "
-                   f"one-laptop mode, {ROOM}", err=True)
+                   f"one-laptop mode ({ROOM})", err=True)
         room = True
     return chosen.index, room
 

@@ -47,15 +47,17 @@ def _lines(cameras, inputs, seats: int, audio_problem: str | None) -> list[str]:
 
     out = ["Cameras"]
     if cameras:
-        out += [f"  {c.index:<3} {c.width}x{c.height:<5} {'?' if not c.fps else f'{c.fps:g}':>5} fps  {c.verdict()}"
-                for c in cameras]
+        out += [f"  {c.index:<3} {f'{c.width}x{c.height}':<10} {'?' if not c.fps else f'{c.fps:g}':>3} fps  "
+                f"{c.verdict()}" for c in cameras]
     else:
         out.append("  none found: plug in a USB webcam (720p, 30 fps), or check that no other program is using it")
     out += ["", f"Audio inputs (for a table of {seats} seats)"]
     if inputs:
+        width = min(40, max(len(i.name) for i in inputs))
         for i in inputs:
-            name = i.name + (" (default)" if i.default else "")
-            out.append(f"  {i.index:<3} {name[:44]:<44} {i.channels:>2} ch {i.rate:>6} Hz  {fit(i, seats).text}")
+            name = i.name if len(i.name) <= width else i.name[:width - 1] + "…"
+            out.append(f"  {i.index:<3} {name:<{width}} {i.channels:>2} ch {i.rate:>6} Hz  "
+                       f"{'default' if i.default else '':<7}  {fit(i, seats).text}")
     else:
         out.append("  none found" + (f": {audio_problem}" if audio_problem else
                                      ": plug in the seats' USB audio interface (one input per seat)"))

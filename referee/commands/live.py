@@ -47,6 +47,13 @@ def _run(opts, no_voice: bool, selftest: bool = False):
     from referee.live.engines import LiveEngines
     from referee.live.run import run_live
 
+    if opts.from_video is None:  # a camera and microphones: both there before anyone is told to speak
+        from referee.live.selftest import check_sources
+        from session.calibration import load
+
+        import rules
+
+        check_sources(opts.camera, opts.audio_device, load(opts.calibration, games=rules).seat_channels)
     engines = LiveEngines()  # the pose workers load once: self-test, session and the next games
     try:
         started_with: list[str] = []
