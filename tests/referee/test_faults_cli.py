@@ -281,3 +281,27 @@ def test_what_the_hearing_warns_of_is_said_on_the_terminal_and_in_the_report(run
 
     report = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert all(html.escape(m) in report for m in recorded)
+
+
+def test_live_takes_the_calibrations_camera_and_input_unless_told(run_cli, tmp_path, monkeypatch):
+    """A table calibrated on camera 2 and input 5 is refereed on them (`referee live
+    --calibration table/calibration.json`, the README's line); --camera/--audio-device win."""
+    from referee.live import selftest
+    from session.errors import DeviceError
+
+    text = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
+    text["camera"]["id"], text["audio"]["device"] = 2, 5
+    text["references"], text["enroll"] = str(DEMO / "refs"), str(DEMO / "enroll")
+    cal = tmp_path / "calibration.json"
+    cal.write_text(json.dumps(text), encoding="utf-8")
+    asked = []
+
+    def check(camera, device, channels, **kw):
+        asked.append((camera, device, channels))
+        raise DeviceError("stop here")
+
+    monkeypatch.setattr(selftest, "check_sources", check)
+    res = run_cli("live", "--calibration", cal, "--no-window", "--no-voice")
+    assert res.exit_code == 2, res.output
+    assert run_cli("live", "--calibration", cal, "--camera", "0", "--audio-device", "1", "--no-window").exit_code == 2
+    assert asked == [(2, 5, 4), (0, 1, 4)], res.output
