@@ -9,6 +9,7 @@ card or display here); the steps and their checks are the real ones."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import pytest
@@ -44,25 +45,39 @@ def _invoke(args, input=None):
 
 
 def test_the_readme_example_asks_for_the_players_and_finds_their_channels(table, monkeypatch, tmp_path):
+    """``referee calibrate --game ikatako --camera 0`` exactly as the README writes it, in a
+    fresh folder: players asked, input 0 taken, channels found, the voices recorded on them
+    (the recording itself is tests/referee/test_calibrate_enroll_cli.py's), then the self-test."""
     from audio import capture
+    from referee.commands import calibrate
 
     rec, truth, asked = table
     takes, rate = seat_takes(rec, truth)
     monkeypatch.setattr(capture, "import_sounddevice", lambda: FakeSoundDevice(takes, rate))
-    out = tmp_path / "mytable"
-    res = _invoke(["calibrate", "--game", "ikatako", "--camera", "0", "--skip-enroll", "--out", out],
-                  input="aki,ben,chie,dai\n")
+    voices = []
+
+    def record_voices(game, seats, folder, enroll_from, audio_info, takes, lang, room=False):
+        voices.append(([(s["name"], s["channel"]) for s in seats], audio_info["device"], room))
+        folder.mkdir(parents=True)
+        return folder
+
+    monkeypatch.setattr(calibrate, "_record_voices", record_voices)
+    monkeypatch.chdir(tmp_path)
+    res = _invoke(["calibrate", "--game", "ikatako", "--camera", "0"], input="aki,ben,chie,dai\n")
     assert res.exit_code == 0, res.output
     assert "Players: give the players' names left to right as the camera sees them" in res.output
     assert "--players aki,ben,chie,dai gives them on the command line" in res.output
     assert "microphones: input 0 'USB Audio 4-in' (4 channel(s))" in res.output
+    out = tmp_path / "table"
     cal = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
-    assert {s["name"]: s["channel"] for s in cal["seats"]} == dict(zip(truth["players"], truth["channels"]))
-    assert cal["audio"]["device"] == 0 and cal["audio"]["channels"] == 4
+    found = dict(zip(truth["players"], truth["channels"]))
+    assert {s["name"]: s["channel"] for s in cal["seats"]} == found
+    assert cal["audio"]["device"] == 0 and cal["audio"]["channels"] == 4 and cal["enroll"] == "enroll"
+    assert voices == [(list(found.items()), 0, False)]
     (opts, params), = asked  # the self-test ran once, on the table just written, camera 0, input 0
-    assert opts.calibration == out / "calibration.json" and opts.camera == 0 and opts.audio_device == 0
+    assert opts.calibration == Path("table") / "calibration.json" and opts.camera == 0 and opts.audio_device == 0
     assert params is not None
-    assert f"self-test passed; next: referee live --calibration {out / 'calibration.json'}" in res.output
+    assert "self-test passed; next: referee live --calibration table/calibration.json" in res.output
 
 
 def test_nobody_to_ask_is_one_line_saying_what_players_wants(table, monkeypatch, tmp_path):
