@@ -202,7 +202,10 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         cal_obj["enroll"] = str(enroll.resolve())
     written = None
     record_from = enroll_from if enroll_from is not None else (
-        "device" if camera is not None and audio_device is not None and not skip_enroll else None)
+        "device" if camera is not None and audio_device is not None and not skip_enroll and not room else None)
+    if room and enroll_from is None and not skip_enroll:  # (the players' time is not asked for nothing)
+        click.echo("voices: not recorded: with one room microphone no word is credited to a seat, so enrolled "
+                   "voices would not be used", err=True)
     if record_from is not None and (not fails or force):
         cal_obj["enroll"] = str(_record_voices(game, cal_obj["seats"], out / "enroll", enroll_from, cal_obj.get("audio"),
                                                enroll_takes, lang, room=room).resolve())
@@ -288,8 +291,8 @@ def _say_enrolled(res) -> None:
 
 
 def _record_voices(game, seats, folder: Path, enroll_from, audio_info, takes, lang, room: bool = False) -> Path:
-    """The voice-enrollment step of a new calibration (its seats' channels as just found; a
-    room microphone: its one channel for every player, each in turn)."""
+    """The voice-enrollment step of a new calibration (its seats' channels as just found; from
+    a recording made at a room microphone, its one channel for every player, each in turn)."""
     from calibration.enrollment import enroll_table
 
     device = (audio_info or {}).get("device")

@@ -99,14 +99,15 @@ def test_one_laptop_microphone_is_offered_as_the_room_microphone(table, monkeypa
     monkeypatch.setattr(capture, "import_sounddevice",
                         lambda: FakeSoundDevice([], 48000, channels=1, name="Built-in Microphone"))
     out = tmp_path / "laptop"
-    res = _invoke(["calibrate", "--game", "ikatako", "--camera", "0", "--players", "aki,ben", "--skip-enroll",
-                   "--out", out])
+    res = _invoke(["calibrate", "--game", "ikatako", "--camera", "0", "--players", "aki,ben", "--out", out])
     assert res.exit_code == 0, res.output
     assert "input 0 has 1 channel(s) for 2 seats: one-laptop mode (one room microphone cannot tell" in res.output
     cal = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
     assert [s["channel"] for s in cal["seats"]] == [None, None]
     assert cal["extra"] == {"room_microphone": True}
     assert asked == []  # no channel per seat to test
+    assert "voices: not recorded: with one room microphone no word is credited to a seat" in res.output
+    assert "enroll" not in cal
     assert "self-test skipped: one room microphone" in res.output
 
 

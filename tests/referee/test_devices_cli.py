@@ -14,7 +14,7 @@ from session.errors import DeviceError
 from vision.devices import CameraInfo
 
 LAPTOP_MIC = AudioInput(0, "HDA Intel PCH: ALC257 Analog (hw:0,0)", 2, 44100, default=True)
-INTERFACE = AudioInput(2, "Scarlett 4i4 USB: Audio (hw:2,0)", 4, 48000)
+INTERFACE = AudioInput(2, "UMC404HD 192k: USB Audio (hw:2,0)", 4, 48000)
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_a_table_with_a_webcam_and_a_four_input_interface(run_cli, found):
     lines = res.output.splitlines()
     assert "  0   1280x720    30 fps  fits a table" in lines
     assert "  2   640x480     15 fps  usable (640x480, 15 fps); 1280x720 at 30 fps is better" in lines
-    assert "  2   Scarlett 4i4 USB: Audio (hw:2,0)       4 ch  48000 Hz           fits 4 seats (a close microphone " \
+    assert "  2   UMC404HD 192k: USB Audio (hw:2,0)      4 ch  48000 Hz           fits 4 seats (a close microphone " \
            "on inputs 1-4)" in lines
     assert "  0   HDA Intel PCH: ALC257 Analog (hw:0,0)  2 ch  44100 Hz  default  room microphone only (2 channel(s) " \
            "for 4 seats)" in lines
@@ -78,3 +78,15 @@ def test_this_machine_without_devices(run_cli):
     res = run_cli("devices", "--json")
     data = json.loads(res.output)
     assert res.exit_code == 0 and data["use"]["mode"] in (None, "seats", "room")
+
+
+def test_the_readme_shows_what_the_command_prints(run_cli, found):
+    """The README's `referee devices --seats 4` block is this command's output for a webcam, a
+    laptop's microphone and a 4-input interface."""
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme[readme.index("```\nCameras\n") + 4:]
+    shown = shown[:shown.index("```")]
+    found([CameraInfo(0, 1280, 720, 30.0)], [LAPTOP_MIC, INTERFACE])
+    assert run_cli("devices", "--seats", "4").output == shown
