@@ -119,7 +119,8 @@ def _zones(values: tuple[str, ...]) -> dict:
 @click.option("--audio", "audio", type=click.Path(dir_okay=False, path_type=Path),
               help="With --from-video: the seats' multi-channel WAV (default: the video's own audio track).")
 @click.option("--audio-device", default=None, help="With --camera: the multi-channel input (index or name).")
-@click.option("--players", default=None, help="Names left to right as the camera sees them, or a count.")
+@click.option("--players", default=None,
+              help="Names left to right as the camera sees them, or a count (guided: asked when not given).")
 @click.option("--cards", "card_list", default=None, help="Card codes in the order shown (default: the game's deck).")
 @click.option("--zone", "zone_opts", multiple=True, help="A zone given by hand: NAME=X1,Y1,X2,Y2 (repeatable).")
 @click.option("--enroll", type=click.Path(file_okay=False, path_type=Path),
