@@ -146,19 +146,24 @@ def _say(lines: Sequence[str]) -> None:
 
 
 def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[str], *, zones: dict | None = None,
-                     audio_device=None, channels: int | None = None) -> Result:
-    """Guide a person through every step at the live table (see the module docstring)."""
+                     audio_device=None, channels: int | None = None, room: bool = False) -> Result:
+    """Guide a person through every step at the live table (see the module docstring).
+
+    ``room``: the audio input is one room microphone (one laptop): no channel per seat is
+    looked for, the seats' channels stay unknown and the file says ``extra.room_microphone``."""
     require_display()
     t0 = time.perf_counter()
-    cap = cv2.VideoCapture(int(camera) if str(camera).isdigit() else camera)
+    cap = _open_camera(camera)
     if not cap.isOpened():
-        raise DeviceError(f"camera {camera!r} cannot be opened (another program using it? wrong index?)")
+        raise DeviceError(f"camera {camera!r} cannot be opened (another program using it? wrong index? "
+                          f"referee devices lists the cameras)")
     scr = Screen(cap)
     checks: list[Check] = []
     try:
-        scr.wait_key(["1/5 Empty the table, everyone seated facing the camera,", "hands down. Press SPACE."])
+        scr.read()
+        h, w = scr.frame.shape[:2]
+        scr.wait_key(framing_lines(names, w, h))
         background = scr.frame.copy()
-        h, w = background.shape[:2]
         fps = cap.get(cv2.CAP_PROP_FPS) or None
         # ---- zones
         zones = dict(zones or {})
@@ -225,33 +230,9 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
         cam_checks = steps.camera_checks(w, h, quads, sharp)  # resolution and sharpness for this deck
         _say(str(c) for c in cam_checks)
         checks.extend(cam_checks)
-        # ---- channels
-        chmap: dict[str, int | None] = {n: None for n in names}
-        audio_info = None
-        if audio_device is not None:
-            from audio.capture import device_info, import_sounddevice
-
-            max_ch, rate = device_info(audio_device)
-            nch = channels or max_ch
-            sd = import_sounddevice()
-            takes, spans, off = [], [], 0
-            for n in names:
-                word = TEST_WORD.get(game, "hello")
-                scr.wait_key([f"5/5 {n}: press SPACE, then say '{word}' once"])
-                scr.show([f"5/5 {n}: say '{word}' now"])
-                cv2.waitKey(1)
-                take = sd.rec(int(TAKE_S * rate), samplerate=rate, channels=nch, device=audio_device, dtype="float32")
-                sd.wait()
-                found = steps.find_utterances(take, rate)
-                span = max(found, key=lambda s: s[1] - s[0]) if found else (0, len(take))
-                takes.append(take)
-                spans.append((span[0] + off, span[1] + off))
-                off += len(take)
-            chmap, cchecks = steps.channel_map(np.concatenate(takes), rate, names, spans)
-            checks.extend(cchecks)
-            audio_info = {"device": audio_device, "rate": rate, "channels": nch}
-        else:
-            checks.append(Check("channels", "warn", "no --audio-device: seat channels left unknown"))
+        # ---- channels (each player speaks; the loudest channel is theirs) or one room microphone
+        chmap, audio_info, cchecks = _channels_step(scr, game, names, audio_device, channels, room)
+        checks.extend(cchecks)
         # the audio-video offset is measured from a recorded slap (calibration.steps.av_offset);
         # this live front end does not record one yet: the self-check says it is not measured
         checks.extend(steps.av_offset_checks(None))
@@ -267,7 +248,63 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
            "lookalikes": [[a, b, s] for a, b, s in pairs]}
     if audio_info is not None:
         cal["audio"] = audio_info
+    if room:
+        cal["extra"] = {"room_microphone": True}
     return Result(cal, captured, checks, time.perf_counter() - t0, 0)
+
+
+def _open_camera(camera):
+    """The camera, with OpenCV's own log silenced (a camera that does not open is said once,
+    by the caller: no ``[ WARN:0@0.1] ... can't open camera by index`` lines before it)."""
+    from vision.camera import quiet_opencv
+
+    quiet_opencv(cv2)
+    if str(camera).isdigit() and sys.platform.startswith("linux") and hasattr(cv2, "CAP_V4L2"):
+        return cv2.VideoCapture(int(camera), cv2.CAP_V4L2)
+    return cv2.VideoCapture(int(camera) if str(camera).isdigit() else camera)
+
+
+def framing_lines(names: Sequence[str], width: int, height: int) -> list[str]:
+    """Step 1's words on the live picture: what the framing must show before SPACE."""
+    small = (f"  (the camera gives {width}x{height}: cards need 1280x720 or at least 640 wide)"
+             if width < 1280 else f"  ({width}x{height})")
+    return [f"1/5 Framing: {len(names)} players ({', '.join(names)}), left to right,",
+            "  each seen from the waist up with room above the head for raised hands,",
+            "  and the play area whole in the lower part of the picture." + small,
+            "Then empty the table, everyone seated, hands down: press SPACE."]
+
+
+def _channels_step(scr: "Screen", game: str, names: Sequence[str], audio_device, channels, room: bool):
+    """Step 5: each player says the test word in turn; the channel where it is loudest is
+    theirs (``calibration.steps.channel_map``). Returns (seat -> channel, the calibration's
+    ``audio`` block or None, checks). A room microphone has no channel per seat: all None."""
+    if audio_device is None:
+        return {n: None for n in names}, None, [Check("channels", "warn", "no --audio-device: seat channels left "
+                                                      "unknown (no audio input found or given)")]
+    from audio.capture import device_info, import_sounddevice
+
+    max_ch, rate = device_info(audio_device)
+    if room:
+        return {n: None for n in names}, {"device": audio_device, "rate": rate, "channels": 1}, [
+            Check("channels", "warn", "one room microphone: words are heard but not credited to a seat by channel")]
+    nch = channels or max_ch
+    sd = import_sounddevice()
+    takes, spans, off = [], [], 0
+    word = TEST_WORD.get(game, "hello")
+    for n in names:
+        scr.wait_key([f"5/5 {n}: press SPACE, then say '{word}' once"])
+        scr.show([f"5/5 {n}: say '{word}' now"])
+        cv2.waitKey(1)
+        take = sd.rec(int(TAKE_S * rate), samplerate=rate, channels=nch, device=audio_device, dtype="float32")
+        sd.wait()
+        found = steps.find_utterances(take, rate)
+        span = max(found, key=lambda s: s[1] - s[0]) if found else (0, len(take))
+        takes.append(take)
+        spans.append((span[0] + off, span[1] + off))
+        off += len(take)
+    chmap, cchecks = steps.channel_map(np.concatenate(takes), rate, names, spans)
+    _say(str(c) for c in cchecks)
+    return chmap, {"device": audio_device, "rate": rate, "channels": nch}, cchecks
 
 
 def _select(image: np.ndarray, prompt: str) -> tuple[int, int, int, int]:

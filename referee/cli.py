@@ -179,6 +179,7 @@ COMMANDS = {
     "watch": "referee.commands.watch:watch_cmd",
     "listen": "referee.commands.listen:listen_cmd",
     "models": "referee.commands.models:models_cmd",
+    "devices": "referee.commands.devices:devices_cmd",
     "calibrate": "referee.commands.calibrate:calibrate_cmd",
     "live": "referee.commands.live:live_cmd",
     "teach": "referee.commands.teach:teach_cmd",

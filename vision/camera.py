@@ -92,16 +92,25 @@ def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | No
     return cap
 
 
-def _quiet_opencv(cv2) -> None:
-    """OpenCV's own log to errors only: a camera that does not open otherwise prints
+def quiet_opencv(cv2=None) -> None:
+    """OpenCV's own log silenced: a camera that does not open otherwise prints
     ``[ WARN:0@7.8] global cap_v4l.cpp:913 open VIDEOIO(V4L2:/dev/video0): can't open camera
-    by index`` on stderr beside the referee's one line (and again at every reconnection try)."""
+    by index`` on stderr beside the referee's one line (and again at every reconnection try),
+    and a capture opened without a backend adds ``[ERROR:0@0.02] ... obsensor ... Camera index
+    out of range`` lines, which the ERROR level still lets through. The referee says what
+    went wrong in its own words (``camera 0 cannot be opened``), so nothing of OpenCV's log
+    is for the user."""
+    if cv2 is None:
+        import cv2
     set_level = getattr(cv2, "setLogLevel", None)  # (cv2.utils.logging is absent in some wheels)
     if callable(set_level):
         try:
-            set_level(2)  # LOG_LEVEL_ERROR
+            set_level(0)  # LOG_LEVEL_SILENT
         except Exception:
             pass
+
+
+_quiet_opencv = quiet_opencv  # (the earlier name)
 
 
 class Camera:

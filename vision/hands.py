@@ -262,6 +262,8 @@ def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[i
     return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
 
 
+#: side of the blank picture each pose graph is opened with (its start-up log lines are said then)
+WARM_SIZE = 64
 #: MediaPipe's start-up log lines are silenced until a person was found this many times...
 QUIET_FOUND_CALLS = 3
 #: ... or for at most this many inferences (fd 2 is shared: the referee's own messages
@@ -312,6 +314,12 @@ class PoseEstimator:
             self._pose = solutions.pose.Pose(
                 static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
                 enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+            # the graph opens its models on threads of its own *after* the constructor returns:
+            # TFLite's "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." and absl's
+            # feedback-manager warnings came once the silence had ended (on the terminal of every
+            # `referee demo`). One blank picture through the graph waits for them; no person is
+            # found in it, so nothing is tracked from it (the same landmarks after, tested).
+            self._pose.process(np.zeros((WARM_SIZE, WARM_SIZE, 3), np.uint8))
         self._calls = 0
         self._found = 0
 

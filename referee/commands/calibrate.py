@@ -19,14 +19,27 @@ import click
 import rules
 
 
-def _names(players: str | None, n_channels: int | None) -> list[str]:
+PLAYERS_HELP = ("the players' names left to right as the camera sees them, e.g. aki,ben,chie,dai "
+                "(or their number, e.g. 4); --players aki,ben,chie,dai gives them on the command line")
+
+
+def _names(players: str | None, n_channels: int | None, ask: bool = True) -> list[str]:
+    """The seats' names: ``--players`` (names or a count), else asked on the terminal (the
+    channel count, when known, is offered as the answer); with no one to ask, one error
+    saying what ``--players`` wants."""
     from session.errors import CalibrationError
 
     if players is None:
-        if n_channels is None:
-            raise CalibrationError("--players: give the players left to right as the camera sees them "
-                                   "(--players aki,ben,chie,dai) or their number (--players 4)")
-        return [f"p{i + 1}" for i in range(n_channels)]
+        if not ask and n_channels:
+            return [f"p{i + 1}" for i in range(n_channels)]
+        if not ask:
+            raise CalibrationError(f"--players: give {PLAYERS_HELP.split(';')[0]}")
+        click.echo(f"Players: give {PLAYERS_HELP}.", err=True)
+        try:
+            players = click.prompt("Players", default=str(n_channels) if n_channels else None, err=True)
+        except click.Abort:
+            click.echo("", err=True)  # (the prompt's line ended: the error on a line of its own)
+            raise CalibrationError(f"--players: give {PLAYERS_HELP.split(';')[0]}") from None
     if players.strip().isdigit():
         n = int(players)
         if not 1 <= n <= 12:
@@ -36,6 +49,52 @@ def _names(players: str | None, n_channels: int | None) -> list[str]:
     if len(set(names)) != len(names) or not names:
         raise CalibrationError(f"--players: distinct names expected, got {players!r}")
     return names
+
+
+def _require_camera(camera) -> None:
+    """The camera opens and gives a picture, checked before anyone is asked anything."""
+    from session.errors import DeviceError
+    from vision.devices import can_open
+
+    if not can_open(camera):
+        raise DeviceError(f"camera {camera!r} cannot be opened (not plugged in, another program using it, or another "
+                          f"index: referee devices lists the cameras)")
+
+
+def _choose_input(audio_device, room: bool, seats: int):
+    """The audio input of a guided calibration and whether it is one room microphone.
+
+    ``--audio-device`` names it; else the input that fits ``seats`` (``audio.devices``):
+    the referee says which it took. An input with fewer channels than seats is used as one
+    room microphone (one laptop), said in one line. No input at all: None (hands and cards
+    only; the channels step says so)."""
+    from audio.devices import best_for, find, fit, list_inputs
+    from session.errors import DeviceError
+
+    try:
+        inputs = list_inputs()
+    except DeviceError as exc:
+        if audio_device is not None:
+            raise
+        click.echo(f"referee: warning: no audio input ({exc}): seats' channels and voices are left out", err=True)
+        return None, room
+    if audio_device is not None:
+        chosen = find(inputs, audio_device)
+    else:
+        chosen = best_for(inputs, seats)
+        if chosen is None:
+            click.echo("referee: warning: no audio input here: seats' channels and voices are left out "
+                       "(referee devices lists what there is)", err=True)
+            return None, room
+        click.echo(f"microphones: input {chosen.index} '{chosen.name}' ({chosen.channels} channel(s)); "
+                   f"--audio-device N takes another (referee devices lists them)", err=True)
+    if not room and fit(chosen, seats).mode == "room":
+        from audio.devices import ROOM
+
+        click.echo(f"referee: warning: input {chosen.index} has {chosen.channels} channel(s) for {seats} seats: "
+                   f"one-laptop mode ({ROOM})", err=True)
+        room = True
+    return chosen.index, room
 
 
 def _zones(values: tuple[str, ...]) -> dict:
@@ -60,7 +119,8 @@ def _zones(values: tuple[str, ...]) -> dict:
 @click.option("--audio", "audio", type=click.Path(dir_okay=False, path_type=Path),
               help="With --from-video: the seats' multi-channel WAV (default: the video's own audio track).")
 @click.option("--audio-device", default=None, help="With --camera: the multi-channel input (index or name).")
-@click.option("--players", default=None, help="Names left to right as the camera sees them, or a count.")
+@click.option("--players", default=None,
+              help="Names left to right as the camera sees them, or a count (guided: asked when not given).")
 @click.option("--cards", "card_list", default=None, help="Card codes in the order shown (default: the game's deck).")
 @click.option("--zone", "zone_opts", multiple=True, help="A zone given by hand: NAME=X1,Y1,X2,Y2 (repeatable).")
 @click.option("--enroll", type=click.Path(file_okay=False, path_type=Path),
@@ -74,6 +134,10 @@ def _zones(values: tuple[str, ...]) -> dict:
               help="With --enroll-only: the calibration file whose players' voices to record.")
 @click.option("--enroll-takes", type=click.IntRange(2, 3), default=2, show_default=True,
               help="Takes of each call per player.")
+@click.option("--room", is_flag=True,
+              help="One room microphone for everyone (one laptop): no channel per seat is looked for.")
+@click.option("--selftest/--no-selftest", default=True, show_default=True,
+              help="Guided: end with the live self-test (each seat says a word and raises each hand).")
 @click.option("--skip-enroll", is_flag=True, help="Do not record the voice enrollment (hearing is weaker without it).")
 @click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True,
               help="The language the calls are said in (the prompts of the voice enrollment).")
@@ -82,7 +146,7 @@ def _zones(values: tuple[str, ...]) -> dict:
 @click.option("--force", is_flag=True, help="Write the file even when a check failed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks and the calibration as JSON.")
 def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, zone_opts, enroll, enroll_from,
-                  enroll_only, cal_file, enroll_takes, skip_enroll, lang, out, force, as_json) -> None:
+                  enroll_only, cal_file, enroll_takes, room, selftest, skip_enroll, lang, out, force, as_json) -> None:
     """Calibrate a table: seats, zones, card references, microphone channels and the players' voices."""
     from calibration import steps
     from calibration.decks import deck_cards
@@ -109,14 +173,15 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         from calibration.interactive import calibrate_camera, require_display
 
         require_display()
+        _require_camera(camera)
         n_ch = None
         if audio_device is not None:
             from audio.capture import device_info
 
             n_ch = device_info(int(audio_device) if str(audio_device).isdigit() else audio_device)[0]
         names = _names(players, n_ch)
-        res = calibrate_camera(camera, game, names, codes, zones=zones,
-                               audio_device=int(audio_device) if audio_device and audio_device.isdigit() else audio_device)
+        audio_device, room = _choose_input(audio_device, room, len(names))
+        res = calibrate_camera(camera, game, names, codes, zones=zones, audio_device=audio_device, room=room)
     else:
         from calibration.recording import calibrate_recording
         from vision.video import probe
@@ -127,7 +192,7 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
             from audio.capture import FileSource
 
             n_ch = FileSource(audio).channels
-        names = _names(players, n_ch)
+        names = _names(players, n_ch, ask=False)
         with click.progressbar(length=info.frames or 0, label="calibrating", file=sys.stderr) as bar:
             res = calibrate_recording(video, audio if audio is not None else _own_audio(video), game, names, codes,
                                       zones=zones, on_frame=lambda fr: bar.update(1))
@@ -138,10 +203,13 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         cal_obj["enroll"] = str(enroll.resolve())
     written = None
     record_from = enroll_from if enroll_from is not None else (
-        "device" if camera is not None and audio_device is not None and not skip_enroll else None)
+        "device" if camera is not None and audio_device is not None and not skip_enroll and not room else None)
+    if room and enroll_from is None and not skip_enroll:  # (the players' time is not asked for nothing)
+        click.echo("voices: not recorded: with one room microphone no word is credited to a seat, so enrolled "
+                   "voices would not be used", err=True)
     if record_from is not None and (not fails or force):
         cal_obj["enroll"] = str(_record_voices(game, cal_obj["seats"], out / "enroll", enroll_from, cal_obj.get("audio"),
-                                               enroll_takes, lang).resolve())
+                                               enroll_takes, lang, room=room).resolve())
     if not fails or force:
         refs = out / "refs"
         refs.mkdir(exist_ok=True)
@@ -167,6 +235,33 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     if fails and not force:
         raise CalibrationError(f"calibration not written: {len(fails)} check(s) failed (see above; --force writes it "
                                f"anyway)")
+    if written and camera is not None and not as_json:
+        _end_with_selftest(written, camera, cal_obj.get("audio"), room, selftest, lang)
+
+
+def _end_with_selftest(written: Path, camera, audio_info, room: bool, selftest: bool, lang: str) -> None:
+    """The guided calibration's last step: the live self-test on the table just calibrated
+    (``referee live`` runs it again before every game). It says what to fix; the
+    calibration is written whatever it finds."""
+    nxt = f"next: referee live --calibration {written}"
+    if not selftest:
+        click.echo(nxt)
+        return
+    if audio_info is None or room:
+        why = "no audio input" if audio_info is None else "one room microphone (no channel per seat to test)"
+        click.echo(f"self-test skipped: {why}; {nxt}")
+        return
+    from referee.live.run import LiveOptions, run_live
+    from referee.live.selftest import SelfTestParams, render_text
+
+    click.echo("self-test: each seat says one word and raises the left hand, then the right", err=True)
+    opts = LiveOptions(calibration=written, out=written.parent, camera=int(camera) if str(camera).isdigit() else camera,
+                       audio_device=audio_info.get("device"), lang=lang, window=True, voice=False)
+    check = run_live(opts, selftest=SelfTestParams(), say=lambda s: click.echo(s, err=True))
+    result = check.figures["selftest"]
+    click.echo("\n".join(render_text(result)[:-1]))
+    click.echo(f"self-test {'passed' if result.passed else 'failed for ' + ', '.join(result.failed or ['the table'])}"
+               f"; {nxt}" + ("" if result.passed else " (it runs the self-test again)"))
 
 
 def _enroll_source(enroll_from, device, channels):
@@ -196,12 +291,13 @@ def _say_enrolled(res) -> None:
                (f"; the earlier takes are in {res.previous}" if res.previous else ""))
 
 
-def _record_voices(game, seats, folder: Path, enroll_from, audio_info, takes, lang) -> Path:
-    """The voice-enrollment step of a new calibration (its seats' channels as just found)."""
+def _record_voices(game, seats, folder: Path, enroll_from, audio_info, takes, lang, room: bool = False) -> Path:
+    """The voice-enrollment step of a new calibration (its seats' channels as just found; from
+    a recording made at a room microphone, its one channel for every player, each in turn)."""
     from calibration.enrollment import enroll_table
 
     device = (audio_info or {}).get("device")
-    pairs = [(s["name"], s.get("channel")) for s in seats]
+    pairs = [(s["name"], 0 if room else s.get("channel")) for s in seats]
     need = max((c for _, c in pairs if c is not None), default=0) + 1
     source, live = _enroll_source(enroll_from, device, need)
     _say_plan(game, pairs, takes, lang, enroll_from)

@@ -47,6 +47,10 @@ def _run(opts, no_voice: bool, selftest: bool = False):
     from referee.live.engines import LiveEngines
     from referee.live.run import run_live
 
+    if opts.from_video is None:  # a camera and microphones: both there before anyone is told to speak
+        from referee.live.selftest import check_sources
+
+        check_sources(opts.camera, opts.audio_device, _calibration(opts.calibration).seat_channels)
     engines = LiveEngines()  # the pose workers load once: self-test, session and the next games
     try:
         started_with: list[str] = []
@@ -108,8 +112,10 @@ def _voice(lang: str):
 @click.command("live")
 @click.option("--calibration", "cal", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="The table's calibration.json (referee calibrate).")
-@click.option("--camera", default="0", show_default=True, help="Camera index or device path.")
-@click.option("--audio-device", default=None, help="Audio input (a sounddevice index or name; default input).")
+@click.option("--camera", default=None,
+              help="Camera index or device path (default: the calibration's camera, else 0).")
+@click.option("--audio-device", default=None,
+              help="Audio input, an index or a name (default: the calibration's input, else the default input).")
 @click.option("--from-video", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Play this recording through the live path, paced in real time (no camera needed).")
 @click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -131,13 +137,25 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
         raise click.UsageError("--audio paces a recording: give the video with --from-video too")
     if from_video is not None and audio is None:
         raise click.UsageError("--from-video needs the seats' recording with --audio SEATS.wav")
-    opts = LiveOptions(calibration=cal, out=out or _new_out(), camera=_device(camera), from_video=from_video,
-                       audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
+    if from_video is None and (camera is None or audio_device is None):
+        table = _calibration(cal)  # the devices the table was calibrated with
+        camera = camera if camera is not None else (table.camera_id if table.camera_id is not None else 0)
+        audio_device = audio_device if audio_device is not None else (table.audio.device if table.audio else None)
+    opts = LiveOptions(calibration=cal, out=out or _new_out(), camera=_device(camera if camera is not None else 0),
+                       from_video=from_video, audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
                        window=not no_window, voice=not no_voice, force=force, workers=workers,
                        pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix)
     if fixed_pose_rate:
         opts.pose_rate = None
     _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
+
+
+def _calibration(path):
+    """The calibration file, read as the live run will (its errors are the same one line)."""
+    import rules
+    from session.calibration import load
+
+    return load(path, games=rules)
 
 
 def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: int = 2, pose_every: int = 8,

@@ -110,6 +110,46 @@ def evaluate(players: Sequence[str], events: Iterable[Event], levels: Mapping[st
     return result
 
 
+def check_sources(camera, audio_device, channels: int | None, *, camera_opens=None, list_inputs=None) -> None:
+    """The camera and the seats' audio input exist, checked before anyone is asked to speak
+    or raise a hand: one :class:`DeviceError` naming every problem (no camera, no input, an
+    input with fewer channels than the seats use), or nothing.
+
+    ``camera_opens(device) -> bool`` and ``list_inputs() -> [AudioInput]`` are seams for
+    tests; by default :func:`vision.devices.can_open` and :func:`audio.devices.list_inputs`
+    (OpenCV's log silenced: no ``[ WARN:0@…]`` lines before the referee's own)."""
+    from audio import devices as audio_devices
+
+    if camera_opens is None:
+        from vision.devices import can_open as camera_opens
+    problems = []
+    if not camera_opens(camera):
+        problems.append(f"camera {camera!r} cannot be opened (not plugged in, another program using it, or another "
+                        "index: referee devices lists the cameras)")
+    try:
+        inputs = (list_inputs or audio_devices.list_inputs)()
+    except DeviceError as exc:
+        inputs, why = [], str(exc)
+    else:
+        why = None
+    chosen = None
+    if audio_device is not None and inputs:
+        try:
+            chosen = audio_devices.find(inputs, audio_device)
+        except DeviceError as exc:
+            problems.append(str(exc))
+    elif inputs:
+        chosen = next((i for i in inputs if i.default), inputs[0])
+    if not inputs:
+        problems.append(f"no audio input{f' ({why})' if why else ''}: plug in the seats' audio interface "
+                        "(referee devices lists the inputs)")
+    elif chosen is not None and channels and chosen.channels < channels:
+        problems.append(f"audio input {chosen.index} '{chosen.name}' has {chosen.channels} channel(s); the "
+                        f"calibration's seats use {channels}: name the interface with --audio-device N")
+    if problems:
+        raise DeviceError("; ".join(problems))
+
+
 def require_pass(result: SelfTestResult, force: bool = False) -> list[str]:
     """Raise one clear error on a failed seat unless ``force``; returns the warnings to
     record when forced (the record says the game started on a failed self-test)."""

@@ -164,13 +164,39 @@ def test_no_audio_input_names_what_is_there_and_leaves_no_folder(run_cli, tmp_pa
             return []
 
     monkeypatch.setattr(capture, "import_sounddevice", lambda: NoInput)
+    monkeypatch.setattr("vision.devices.can_open", lambda device, opener=None: True)  # a camera, no input
     out = tmp_path / "live"
     res = run_cli("live", "--calibration", DEMO / "calibration.json", "--no-window", "--no-voice", "--out", out)
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert res.stderr.strip().splitlines()[-1] == (
-        "referee: error: no default audio input (Error querying device -1); this computer has no audio input "
-        "PortAudio can see (plug in the seats' audio interface); or name one with --audio-device N")
+    # said before the self-test tells anyone to speak (its instructions never came)
+    assert res.stderr.strip().splitlines() == [
+        "referee: error: no audio input: plug in the seats' audio interface (referee devices lists the inputs)"]
     assert not out.exists()
+
+
+def test_no_camera_and_no_input_are_said_before_the_self_test_in_one_line(run_cli, tmp_path, monkeypatch):
+    """This machine as it is (no camera, no sound card), OpenCV's log included: one line."""
+    out = tmp_path / "live"
+    res = run_cli("live", "--calibration", DEMO / "calibration.json", "--camera", "0", "--no-window", "--no-voice",
+                  "--out", out)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: camera 0 cannot be opened"), lines
+    assert "self-test" not in res.stderr and not out.exists()
+
+
+def test_an_input_with_too_few_channels_is_said_before_the_self_test(monkeypatch):
+    from audio.devices import AudioInput
+    from referee.live.selftest import check_sources
+    from session.errors import DeviceError
+
+    laptop = [AudioInput(0, "Built-in Microphone", 2, 48000, default=True)]
+    with pytest.raises(DeviceError, match=r"^audio input 0 'Built-in Microphone' has 2 channel\(s\); the "
+                                          r"calibration's seats use 4: name the interface with --audio-device N$"):
+        check_sources(0, None, 4, camera_opens=lambda d: True, list_inputs=lambda: laptop)
+    check_sources(0, None, 2, camera_opens=lambda d: True, list_inputs=lambda: laptop)  # two seats: fine
+    with pytest.raises(DeviceError, match=r"^camera 1 cannot be opened .*; audio device '5' is not an input here"):
+        check_sources(1, "5", 2, camera_opens=lambda d: False, list_inputs=lambda: laptop)
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -255,3 +281,27 @@ def test_what_the_hearing_warns_of_is_said_on_the_terminal_and_in_the_report(run
 
     report = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert all(html.escape(m) in report for m in recorded)
+
+
+def test_live_takes_the_calibrations_camera_and_input_unless_told(run_cli, tmp_path, monkeypatch):
+    """A table calibrated on camera 2 and input 5 is refereed on them (`referee live
+    --calibration table/calibration.json`, the README's line); --camera/--audio-device win."""
+    from referee.live import selftest
+    from session.errors import DeviceError
+
+    text = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
+    text["camera"]["id"], text["audio"]["device"] = 2, 5
+    text["references"], text["enroll"] = str(DEMO / "refs"), str(DEMO / "enroll")
+    cal = tmp_path / "calibration.json"
+    cal.write_text(json.dumps(text), encoding="utf-8")
+    asked = []
+
+    def check(camera, device, channels, **kw):
+        asked.append((camera, device, channels))
+        raise DeviceError("stop here")
+
+    monkeypatch.setattr(selftest, "check_sources", check)
+    res = run_cli("live", "--calibration", cal, "--no-window", "--no-voice")
+    assert res.exit_code == 2, res.output
+    assert run_cli("live", "--calibration", cal, "--camera", "0", "--audio-device", "1", "--no-window").exit_code == 2
+    assert asked == [(2, 5, 4), (0, 1, 4)], res.output

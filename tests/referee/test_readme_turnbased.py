@@ -1,6 +1,7 @@
-"""The README's TAKOYAKI / Sea Salt & Paper / TORATANU examples run as shown.
+"""The TAKOYAKI / Sea Salt & Paper / TORATANU examples of docs/games.md (the README's until
+issue 33) run as shown.
 
-Every ``$ referee ...`` line of that README section is run in-process; its output must be
+Every ``$ referee ...`` line of that section is run in-process; its output must be
 the lines shown under it (a ``...`` line stands for lines left out of the README).
 """
 
@@ -16,7 +17,7 @@ SECTION = "## Turn-based games: TAKOYAKI, Sea Salt & Paper, TORATANU"
 
 
 def _examples():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "games.md").read_text(encoding="utf-8")
     section = text[text.index(SECTION):]
     nxt = section.find("\n## ", len(SECTION))
     section = section if nxt < 0 else section[:nxt]
