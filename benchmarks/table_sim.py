@@ -662,14 +662,15 @@ def score_table(truths: list[Truth], events: list[dict], names: list[str], extra
                  and any(e["player"] != names[tr.seat] and lo <= e["t"] - tr.t <= hi for tr in said)}
     used |= bystander
     talk = [t for t in truths if t.kind == "talk"]
-    alarms = 0
+    alarms = acted = 0
     for tr in talk:
         hit = [j for j, e in enumerate(events) if j not in used and e.get("words") and tr.t + lo <= e["t"] <= tr.t_end + hi]
         alarms += bool(hit)
+        acted += any(acted_on(events[j]) for j in hit)
         used.update(hit)
     stray = [j for j in range(len(events)) if j not in used]
     return dict(shouts=shouts, bystander=len(bystander), bystander_calls=sum(bool(events[j].get("words")) for j in bystander),
-                bystander_n=len(said) * (len(names) - 1), talk_alarms=alarms, talk_n=len(talk), stray=len(stray),
+                bystander_n=len(said) * (len(names) - 1), talk_alarms=alarms, talk_acted=acted, talk_n=len(talk), stray=len(stray),
                 unexplained=[[round(events[j]["t"], 3), events[j].get("player"), " ".join(events[j].get("words") or ())]
                              for j in sorted(bystander | set(stray))])
 
@@ -765,11 +766,11 @@ def summarise(tables: list[dict]) -> dict:
 
     rows: dict[str, dict] = {}
     for t in tables:
-        r = rows.setdefault(key(t), dict(shouts=[], bystander=0, bystander_calls=0, bystander_n=0, talk_alarms=0, talk_n=0,
+        r = rows.setdefault(key(t), dict(shouts=[], bystander=0, bystander_calls=0, bystander_n=0, talk_alarms=0, talk_acted=0, talk_n=0,
                                          stray=0, tables=0))
         r["shouts"] += t["shouts"]
         r["tables"] += 1
-        for k in ("bystander", "bystander_calls", "bystander_n", "talk_alarms", "talk_n", "stray"):
+        for k in ("bystander", "bystander_calls", "bystander_n", "talk_alarms", "talk_acted", "talk_n", "stray"):
             r[k] += t[k]
     out = {"scenarios": {k: dict(tally(v.pop("shouts")), **v) for k, v in rows.items()}}
     room = [s for t in tables if t["scenario"] != "outside" for s in t["shouts"]]
@@ -794,18 +795,29 @@ def pct(a: int, n: int) -> str:
     return f"{a}/{n} ({100 * a / n:.0f} %)" if n else "0/0"
 
 
+def acted_on(event: dict) -> bool:
+    """Whether the judge would act on the event's words: an enrolled voice's call (no ``conf``)
+    or a word at least as sure as :attr:`referee.judging.unclear.Clarity.word_conf`; a less sure
+    word makes its player unclear (no penalty), so a talk heard as such a call is a false alarm
+    the table never pays for."""
+    from referee.judging.unclear import Clarity
+
+    conf = event.get("conf")
+    return bool(event.get("words")) and (conf is None or conf >= Clarity().word_conf)
+
+
 def print_report(summary: dict, tables: list[dict], meta: dict) -> None:
     """The tables as text."""
     print(f"table_sim: {meta['elapsed_s']:.0f} s, load average {meta['load_start']} -> {meta['load_end']}, "
           f"seed {meta['seed']}, {meta['cpus']} CPUs, room scenarios heard as `referee {meta['hearing']}`; speakers {', '.join(DIGIT_SPEAKERS)}; "
           "thresholds chosen: none (the hearing as shipped), so every speaker is held out")
     print("\n| scenario | tables | shouts N | detected | words right | median abs onset err ms (signed) "
-          "| bystander false attributions (with a call) / shout x other seats | talk false alarms | stray events |")
+          "| bystander false attributions (with a call) / shout x other seats | talk false alarms (sure enough to judge) | stray events |")
     print("|---|---|---|---|---|---|---|---|---|")
     for k, r in summary["scenarios"].items():
         print(f"| {k} | {r['tables']} | {r['n']} | {pct(r['detected'], r['n'])} | {pct(r['right'], r['n'])} "
               f"| {r['med_abs_ms']} ({r['med_ms']}) | {r['bystander']} ({r['bystander_calls']}) / {r['bystander_n']} "
-              f"| {r['talk_alarms']}/{r['talk_n']} | {r['stray']} |")
+              f"| {r['talk_alarms']}/{r['talk_n']} ({r['talk_acted']}) | {r['stray']} |")
     for name in ("speaker", "speaker (all room scenarios)", "snr", "rt60", "rate", "overlap"):
         print(f"\n| by {name} | N | detected | words right | median abs onset err ms (signed) |")
         print("|---|---|---|---|---|")

@@ -128,7 +128,7 @@ def test_score_table_on_a_synthetic_table():
         {"t": 2.1, "player": "chie", "words": []},  # near both shouts: one bystander event (no call), counted once
         {"t": 2.4, "player": "ben", "words": ["8"]},  # lucas detected (+200 ms), wrong word
         {"t": 5.5, "player": "chie", "words": ["4"]},  # +500 ms: too late, not detected
-        {"t": 8.3, "player": "ben", "words": ["5"]},  # talk heard as a call: false alarm
+        {"t": 8.3, "player": "ben", "words": ["5"], "conf": 0.9},  # talk heard as a sure call: false alarm, acted on
         {"t": 11.0, "player": "aki", "words": []},  # nothing there: stray
     ]
     r = s.score_table(truths, events, names, dict(scenario="x"))
@@ -139,7 +139,9 @@ def test_score_table_on_a_synthetic_table():
     assert not by["c"]["detected"] and not by["c"]["right"] and by["c"]["err_ms"] is None
     assert r["bystander"] == 2 and r["bystander_calls"] == 1 and r["bystander_n"] == 3 * 2
     assert [u[:2] for u in r["unexplained"]] == [[2.05, "chie"], [2.1, "chie"], [5.5, "chie"], [11.0, "aki"]]
-    assert r["talk_alarms"] == 1 and r["talk_n"] == 1
+    assert r["talk_alarms"] == 1 and r["talk_acted"] == 1 and r["talk_n"] == 1
+    events[5]["conf"] = 0.3  # below the judge's word_conf: the player would be unclear, not penalised
+    assert s.score_table(truths, events, names, dict(scenario="x"))["talk_acted"] == 0
     assert r["stray"] == 2  # 5.5 at chie's and 11.0
     t = s.tally(r["shouts"])
     assert (t["n"], t["detected"], t["right"]) == (3, 2, 1)
