@@ -335,6 +335,9 @@ def result_text(result: dict[str, Any] | None) -> str | None:
     scores = ", ".join(f"{p} {s}" for p, s in result["scores"].items())
     sunk = result.get("sunk")
     tail = f" | sunk: {', '.join(sunk)}" if isinstance(sunk, list) and sunk else ""
+    left = result.get("cards_left")
+    if result.get("finished") is False and isinstance(left, int) and left > 0:  # as the table says it
+        tail += f" (the game ended with {left} card(s) left)"
     return f"{head} | score: {scores}{tail}"
 
 
