@@ -22,8 +22,9 @@ def _options(f):
     opts = [
         click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Folder for session.jsonl, video.mp4 and seats.wav (default: a new live-* folder here)."),
-        click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True,
-                     help="Language of the spoken verdicts and of the speech model."),
+        click.option("--lang", type=click.Choice(["ja", "en"]), default=None,
+                     help="Language of the spoken verdicts and of the speech model (default: the table's, as "
+                          "referee teach: the calibration's — Japanese when it names none —, else the locale's)."),
         click.option("--no-voice", is_flag=True, help="Do not speak the verdicts."),
         click.option("--no-window", is_flag=True, help="The terminal view instead of the window."),
         click.option("--hold-result", type=click.FloatRange(0, 3600), default=120.0, show_default=True,
@@ -160,8 +161,10 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
              no_window, hold_result, workers, pose_every, fixed_pose_rate, card_every, no_demix, no_enroll):
     """Referee a table live: verdicts on screen (and spoken) as the cards are flipped, the
     session recorded while it is judged (OUT/session.jsonl, video.mp4, seats.wav)."""
+    from referee.language import table_language
     from referee.live.run import LiveOptions
 
+    lang = table_language(lang, cal)
     if audio is not None and from_video is None:
         raise click.UsageError("--audio paces a recording: give the video with --from-video too")
     if from_video is not None and audio is None:
@@ -176,7 +179,7 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
     _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
 
 
-def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: int = 2, pose_every: int = 8,
+def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2, pose_every: int = 8,
               card_every: int = 2, no_enroll: bool = False, no_demix: bool = False, hold_s: float = 120.0):
     """``referee demo --live``: the bundled demo recording through the live path in real time."""
     from referee.commands.replay import DEMO
@@ -186,8 +189,10 @@ def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: i
     for p in (DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json"):
         if not p.is_file():
             raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
+    from referee.language import table_language
+
     opts = LiveOptions(calibration=DEMO / "calibration.json", out=out or _new_out(), from_video=DEMO / "session.mp4",
-                       audio=DEMO / "seats.wav", lang=lang, window=not no_window, voice=not no_voice,
+                       audio=DEMO / "seats.wav", lang=table_language(lang, DEMO / "calibration.json"), window=not no_window, voice=not no_voice,
                        workers=workers, pose_every=pose_every, card_every=card_every, no_enroll=no_enroll,
                        demix=not no_demix, hold_s=hold_s)
     return _run(opts, no_voice)
