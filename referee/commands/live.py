@@ -105,7 +105,7 @@ def _voice_note(sink):
     """What the views show of the voice: "off: --no-voice", or a callable reading the
     voice's state when drawn (it finds it has no sound device only when it starts)."""
     if sink is None:
-        return "off (asked: no voice)"
+        return "off (no-voice option)"
 
     def note() -> str:
         w = sink.warning

@@ -315,11 +315,10 @@ def legend(game: str | None, mode: str | None = None) -> list[str]:
     view): what "+N ms" and "by N ms" are, and the game's own words a table meets on the
     screen ("turns down", "sunk" in IKATAKO versus) — the words RULES.md uses, explained
     once where they are read."""
-    items = ["+N ms: reaction time after the card", "by N ms: lead over the next correct player"]
+    items = ["+N ms: reaction time", "by N ms: lead over the next correct player"]
     if game == "ikatako" and (mode or "versus") == "versus":
-        items += ["score = points - penalties",
-                  "turns down: a wrong or missed player turns a point card face down (a penalty)",
-                  "sunk: score 0 or less at the end (cannot win)"]
+        items += ["score = points - penalties", "turns down: a point card goes face down as a penalty",
+                  "sunk: score 0 or less at the end"]
     return items
 
 

@@ -67,8 +67,8 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     if state.paused:
         title += "   [PAUSED]"
     h = state.headline
-    if state.finished and result_text(state.result):
-        verdict = c(YELLOW, "GAME OVER: " + result_text(state.result))
+    if state.finished and result_text(state.result):  # (wrapped: it is the line the table reads last)
+        verdict = "\n".join(c(YELLOW, x) for x in _two_lines("GAME OVER: " + result_text(state.result), params.width))
     elif h is None:
         verdict = "LAST VERDICT: waiting for the first card"
     else:
@@ -89,26 +89,40 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
         heard = f'"{words}"' if words else ""
         table.append(f"{i} {p:<10} {hands:<6} {heard[:14]:<14} {_meter(seat.level_db):<19} "
                      f"{seat.score:>5} {seat.points:>6} {seat.penalties:>9}")
-    recent = []
-    for line in list(state.history)[-3:]:  # wrapped, not cut: a person reads each verdict whole
-        recent += [f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
+    # each recent verdict wrapped, not cut: a person reads it whole (and drops it whole)
+    entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
+               for line in list(state.history)[-3:]]
     foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(legend(state.game, state.mode)), params.width)]
-    foot.append(state.status_line())
-    if state.warnings:
-        foot.append(c(ORANGE, "WARNING: " + state.warnings[-1]))
+    foot += textwrap.wrap(state.status_line(), params.width, subsequent_indent="  ")
+    if state.warnings:  # (two lines at most: the whole warning is in the record)
+        foot += [c(ORANGE, part) for part in _two_lines("WARNING: " + state.warnings[-1], params.width)]
     line = prompt or state.message
     if line:
         foot.append(c(YELLOW, "> " + line))
     foot += [c(DIMC, part) for part in _wrap_help(help_text, params.width)]
-    room = params.height - 1 - (3 + len(table) + len(foot))  # title, verdict, field
+    room = params.height - 1 - (2 + verdict.count("\n") + 1 + len(table) + len(foot))  # title, verdict, field
     notes = notes[:max(0, room)]
     room -= len(notes)
-    recent = (["RECENT:"] + recent[-max(0, room - 1):]) if recent and room >= 2 else []
+    recent: list[str] = []
+    for entry in reversed(entries):  # the newest first, while they fit whole
+        if len(entry) + len(recent) + 1 > room:
+            break
+        recent = entry + recent
+    recent = ["RECENT:"] + recent if recent else []
     room -= len(recent)
     gaps = [""] * 5 if room >= 5 else [""] * max(0, room) + [None] * (5 - max(0, room))
-    out = [title, gaps[0], verdict, *notes, gaps[1], field, gaps[2], *table, gaps[3], *recent,
+    out = [title, gaps[0], *verdict.split("\n"), *notes, gaps[1], field, gaps[2], *table, gaps[3], *recent,
            gaps[4] if recent else None, *foot]
     return [x for x in out if x is not None]
+
+
+def _two_lines(text: str, width: int) -> list[str]:
+    """``text`` wrapped to two lines at most, the second ending in "..." when cut."""
+    lines = textwrap.wrap(text, width, subsequent_indent="  ")
+    if len(lines) > 2:
+        lines = lines[:2]
+        lines[1] = lines[1][:width - 4].rstrip() + " ..."
+    return lines
 
 
 def _wrap_help(text: str, width: int) -> list[str]:

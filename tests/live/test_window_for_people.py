@@ -79,7 +79,7 @@ def test_the_legend_explains_the_games_words_in_both_views():
     assert "sunk" not in " ".join(legend("mokochaka"))  # IKATAKO's words only where they are met
     state = _state(until=12.0)
     text = "\n".join(render_text(state, TerminalParams(width=79, height=24)))
-    assert "turns down: a wrong or missed" in text.replace("\n", " ") and "sunk:" in text
+    assert "turns down: a point card goes face down" in text.replace("\n", " ") and "sunk:" in text
     # the window draws it just above the status lines: no legend, another picture there
     a = render(state)[P.height - 120:P.height - 70]
     state.game = "mokochaka"
@@ -108,7 +108,10 @@ def test_the_result_in_words_and_on_the_window():
     state.finished = True
     after = render(state, closing="press any key")
     assert not np.array_equal(before[:495, :880], after[:495, :880])  # the banner over the camera image
-    assert "GAME OVER: winner aki" in "\n".join(render_text(state, TerminalParams(width=79, height=24)))
+    lines = render_text(state, TerminalParams(width=79, height=24))
+    assert "GAME OVER: winner aki" in "\n".join(lines)
+    assert "sunk: ben, chie, dai" in " ".join(lines)  # wrapped, not cut at the terminal's edge
+    assert all(len(line) <= 79 for line in lines) and len(lines) <= 23
 
 
 def test_voice_off_is_on_the_screen_not_only_on_stderr():
