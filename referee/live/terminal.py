@@ -75,7 +75,7 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
         where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
         verdict = f"LAST VERDICT{where}:  " + c(code, h.text)
-    notes = [f"    {n}" for n in h.notes[:4]] if h is not None else []
+    notes = [f"    {n}" for n in h.notes[:4]] if h is not None and not state.finished else []
     field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
     if state.expected:
         field += " | expected: " + c(YELLOW, state.expected)

@@ -110,7 +110,7 @@ def test_the_result_in_words_and_on_the_window():
     assert not np.array_equal(before[:495, :880], after[:495, :880])  # the banner over the camera image
     lines = render_text(state, TerminalParams(width=79, height=24))
     assert "GAME OVER: winner aki" in "\n".join(lines)
-    assert "sunk: ben, chie, dai" in " ".join(lines)  # wrapped, not cut at the terminal's edge
+    assert "sunk: ben, chie, dai" in " ".join(" ".join(lines).split())  # wrapped, not cut at the edge
     assert all(len(line) <= 79 for line in lines) and len(lines) <= 23
 
 
