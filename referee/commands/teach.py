@@ -151,8 +151,11 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
         finally:
             keys.close()
             view.close()
+    import shutil
+
     from referee.teach.terminal import summary_text
-    click.echo("\n" + summary_text(summary, lang))
+    width = shutil.get_terminal_size((80, 24)).columns - 1 if sys.stdout.isatty() else None
+    click.echo("\n\n" + summary_text(summary, lang, width))
     click.echo(f"progress: {progress.path}")
     if voice is not None:
         voice.wait(5.0)

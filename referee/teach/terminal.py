@@ -79,6 +79,7 @@ class TerminalView:
     def pressed(self, presses) -> None:
         """Echo the answer so far on one line (the terminal does not echo in cbreak mode),
         with the answer time left."""
+        self._presses = list(presses)
         keys = " ".join({"space": "␣"}.get(p.key, p.key) for p in presses if p.t >= 0)
         left = getattr(self, "_left", None)
         clock = f"   [{left:.1f} s left]" if left is not None and self.ansi else ""
@@ -94,6 +95,9 @@ class TerminalView:
         self.pressed(presses)
 
     def feedback(self, fb: Feedback, info: dict[str, Any]) -> None:
+        if self.ansi and getattr(self, "_left", None) is not None:  # the answer stays, the clock goes
+            self._left = None
+            self.pressed(getattr(self, "_presses", []))
         head = f"{MARK[fb.verdict]} {VERDICT_TEXT[self.lang][fb.verdict]}"
         if fb.reaction is not None:
             head += f"  {fb.reaction:.2f} s"
@@ -143,7 +147,7 @@ def answer_time_text(info: dict[str, Any], lang: str = "en") -> str:
             f"{window:g}秒以内に答える  |  esc か q: 終了")
 
 
-def summary_text(s: dict[str, Any], lang: str = "en") -> str:
+def summary_text(s: dict[str, Any], lang: str = "en", width: int | None = None) -> str:
     """The session in words: cards, right, false starts, the level as the header names it
     ("level 1 of 5: …"), and each mix-up with its rule (never a situation's internal key)."""
     med = f"{s['median_reaction']:.2f} s" if s["median_reaction"] is not None else "-"
@@ -167,5 +171,7 @@ def summary_text(s: dict[str, Any], lang: str = "en") -> str:
                  f"answer to feedback: {fb}", f"due within a day: {s['due']}"]
     if s["confused"]:
         lines.append("混同:" if lang == "ja" else "mixed up:")
-        lines += [f"  - {c}" for c in s["confused"]]
+        for c in s["confused"]:  # (wrapped at words to ``width``: a terminal would cut them anywhere)
+            lines += textwrap.wrap(c, width, initial_indent="  - ", subsequent_indent="    ",
+                                   break_on_hyphens=False) if width and lang != "ja" else [f"  - {c}"]
     return "\n".join(lines)

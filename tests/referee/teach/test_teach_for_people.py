@@ -118,6 +118,8 @@ def test_the_summary_says_the_mix_ups_in_words_with_the_rule(tmp_path):
     assert "The rule: No trouble in the field" in mixed
     for (a, b, n), line in zip(s["confused_keys"], s["confused"]):
         assert d.words(a, "en") in line and f"({n} time" in line
+    narrow = summary_text(s, width=60).split("mixed up:")[1]  # a terminal 61 wide: wrapped at words
+    assert all(len(x) <= 60 for x in narrow.splitlines()) and narrow.split() == mixed.split()
 
 
 def test_mokochaka_mix_ups_name_the_call_given_and_the_right_one():
