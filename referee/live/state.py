@@ -315,10 +315,10 @@ def legend(game: str | None, mode: str | None = None) -> list[str]:
     view): what "+N ms" and "by N ms" are, and the game's own words a table meets on the
     screen ("turns down", "sunk" in IKATAKO versus) — the words RULES.md uses, explained
     once where they are read."""
-    items = ["+N ms: reaction time", "by N ms: lead over the next correct player"]
-    if game == "ikatako" and (mode or "versus") == "versus":
-        items += ["score = points - penalties", "turns down: a point card goes face down as a penalty",
-                  "sunk: score 0 or less at the end"]
+    items = ["+N ms: reaction time", "by N ms: lead over the next"]
+    if game == "ikatako" and (mode or "versus") == "versus":  # (two lines of an 80-column terminal)
+        items += ["score = points - penalties", "turns down: a point card face down (penalty)",
+                  "sunk: final score 0 or less"]
     return items
 
 

@@ -93,7 +93,7 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
                for line in list(state.history)[-3:]]
     foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(legend(state.game, state.mode)), params.width)]
-    foot += textwrap.wrap(state.status_line(), params.width, subsequent_indent="  ")
+    foot += _wrap_parts(state.status_line().split("  "), params.width, "  ")
     if state.warnings:  # (two lines at most: the whole warning is in the record)
         foot += [c(ORANGE, part) for part in _two_lines("WARNING: " + state.warnings[-1], params.width)]
     line = prompt or state.message
@@ -127,9 +127,15 @@ def _two_lines(text: str, width: int) -> list[str]:
 
 def _wrap_help(text: str, width: int) -> list[str]:
     """The key help in lines of at most ``width``, broken between keys (at ``|``)."""
+    return _wrap_parts(text.split(" | "), width, " | ")
+
+
+def _wrap_parts(parts: list[str], width: int, sep: str) -> list[str]:
+    """``parts`` joined by ``sep`` in lines of at most ``width``, broken only between parts
+    (a status such as "VOICE OFF" is never split)."""
     lines, cur = [], ""
-    for part in text.split(" | "):
-        nxt = f"{cur} | {part}" if cur else part
+    for part in parts:
+        nxt = f"{cur}{sep}{part}" if cur else part
         if cur and len(nxt) > width:
             lines.append(cur)
             cur = "  " + part

@@ -79,7 +79,8 @@ def test_the_legend_explains_the_games_words_in_both_views():
     assert "sunk" not in " ".join(legend("mokochaka"))  # IKATAKO's words only where they are met
     state = _state(until=12.0)
     text = "\n".join(render_text(state, TerminalParams(width=79, height=24)))
-    assert "turns down: a point card goes face down" in text.replace("\n", " ") and "sunk:" in text
+    assert "turns down: a point card face down (penalty)" in text.replace("\n", " ") and "sunk:" in text
+    assert sum("sunk:" in x or "+N ms" in x for x in text.splitlines()) == 2  # two lines of 80 columns
     # the window draws it just above the status lines: no legend, another picture there
     a = render(state)[P.height - 120:P.height - 70]
     state.game = "mokochaka"
