@@ -244,8 +244,6 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
         label = "LAST VERDICT" + (f" - card {h.card}" if h.card else "")
         if h.provisional:
             label += " (so far)"
-        if "ms" in h.text:
-            label += "  (+ms: reaction time)"
         _text(cv2, img, label, (x, y - 14), _fit(cv2, label, width, 0.6), GREY, 1)
         scale = _fit(cv2, h.text, width, 1.6, 3, BOLD)
         _text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
