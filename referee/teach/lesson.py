@@ -73,6 +73,7 @@ class Lesson:
         if level is not None and level not in names:
             from referee.teach.drills import UnknownDrill
             raise UnknownDrill(f"{drill.name} has no level {level!r} (levels: {', '.join(names)})")
+        self.chosen = level
         reached = level or progress.level(drill.name)
         self.index = names.index(reached) if reached in names else 0
         self.only = list(only or [])
@@ -91,6 +92,10 @@ class Lesson:
     def run(self) -> dict[str, Any]:
         self.progress.append({"type": "start", "session": self.session, "drill": self.drill.name,
                               "at": self.now().isoformat(), "seed": self.seed, "lang": self.lang})
+        if self.chosen is not None and self.chosen != self.progress.level(self.drill.name):
+            # --level: the learner's level from now on (the progress page and the next session say it)
+            self.progress.append({"type": "level", "drill": self.drill.name, "level": self.chosen,
+                                  "at": self.now().isoformat(), "why": "chosen (--level)"})
         start_level = self.index
         # warm up: the first answer must not pay for importing the judge and the rules
         warm = self.levels[self.index]

@@ -52,12 +52,30 @@ def _n(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _label(drill: str, key: str) -> str:
-    """A situation as a learner reads it: IKATAKO ``tako|mirror`` → ``tako · field: mirror``."""
-    if drill == "ikatako" and "|" in key:
-        card, _, field = key.partition("|")
-        return f"{card} · field: {field.replace('+', ', ') if field else 'empty'}"
-    return key
+def _label(drill: str, key: str, lang: str = "en", answered: bool = False) -> str:
+    """A situation as a learner reads it, in the drill's own words (``tako|mirror`` → "tako
+    with Mirror in the field", ``call:pome`` → "the call pome"), as the session summary
+    says it; the key itself only for a drill that has no words for it."""
+    from referee.teach import drills
+
+    try:
+        d = drills.get(drill)
+    except Exception:  # a drill this version no longer has: its key as it was
+        return key
+    return d.answer_words(key, lang) if answered else d.words(key, lang)
+
+
+def _level_words(drill: str, rule: str | None, lang: str = "en") -> str:
+    """A level as the lesson's header names it: "2 of 5: ika and tako: the hand and the name"."""
+    from referee.teach import drills
+
+    try:
+        levels = drills.get(drill).levels()
+    except Exception:
+        return rule or "the first"
+    names = [lv.rule for lv in levels]
+    i = names.index(rule) if rule in names else 0
+    return f"{i + 1} of {len(levels)}: {levels[i].title.get(lang, levels[i].title['en'])}"
 
 
 def build_report(progress: Progress, lang: str = "en") -> str:
@@ -80,7 +98,7 @@ def build_report(progress: Progress, lang: str = "en") -> str:
         mine = [a for a in answers if a["drill"] == drill]
         parts.append(f"<h2>{html.escape(drill)}</h2>")
         level = progress.level(drill)
-        parts.append(f"<p>level reached: <b>{html.escape(level or 'the first')}</b></p>")
+        parts.append(f"<p>level reached: <b>{html.escape(_level_words(drill, level, lang))}</b></p>")
         by_rule: dict[str, list[dict]] = defaultdict(list)
         for a in mine:
             by_rule[a["rule"]].append(a)
@@ -105,15 +123,16 @@ def build_report(progress: Progress, lang: str = "en") -> str:
             for d, k in due[:30]:
                 asked = [a for a in mine if a["situation"] == k]
                 ok = sum(a["verdict"] == "correct" for a in asked)
-                parts.append(f"<tr><td>{html.escape(_label(drill, k))}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
+                parts.append(f"<tr><td>{html.escape(_label(drill, k, lang))}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
                              f"<td>{f'{ok}/{len(asked)}' if asked else 'not asked yet'}</td></tr>")
             parts.append("</table>")
         conf = progress.confusion(drill)
         if conf:
-            parts.append("<h3>mixed up</h3><table><tr><th>asked</th><th>answered as</th><th>times</th></tr>")
+            parts.append("<h3>mixed up</h3><table><tr><th>asked</th><th>you gave the answer for</th><th>times</th>"
+                         "</tr>")
             for (a, b), n in sorted(conf.items(), key=lambda kv: (-kv[1], kv[0]))[:15]:
-                parts.append(f"<tr><td>{html.escape(_label(drill, a))}</td><td>{html.escape(_label(drill, b))}</td>"
-                             f"<td>{n}</td></tr>")
+                parts.append(f"<tr><td>{html.escape(_label(drill, a, lang))}</td>"
+                             f"<td>{html.escape(_label(drill, b, lang, answered=True))}</td><td>{n}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

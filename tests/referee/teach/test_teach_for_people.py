@@ -171,3 +171,21 @@ def test_teach_follows_the_locale_when_no_table_is_named(tmp_path):
     en = CliRunner().invoke(cli, args, env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"})
     assert ja.exit_code == en.exit_code == 0, ja.output + en.output
     assert "反応して" in ja.output and "React!" in en.output
+
+
+def test_the_progress_page_says_levels_and_mix_ups_in_the_summarys_words(tmp_path):
+    from referee.teach.report import build_report
+
+    d = drills.get("ikatako")
+
+    def policy(sit):
+        keys = d.oracle(d.make(sit.data["card"] + "|mirror"))
+        return [(0.5 + 0.1 * i, k) for i, k in enumerate(keys)]
+
+    les, _ = lesson(tmp_path, policy, cards=6, level="creatures")
+    les.run()
+    page = build_report(Progress.open("aki", tmp_path))
+    assert "level reached: <b>2 of 5: ika and tako: the hand and the name</b>" in page  # --level is the level
+    mixed = page.split("<h3>mixed up</h3>")[1]
+    assert "you gave the answer for" in mixed and "with Mirror in the field" in mixed
+    assert "|" not in re.sub(r"<[^>]+>", "", mixed.split("</table>")[0])
