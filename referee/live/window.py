@@ -161,6 +161,17 @@ def _fit(cv2, s: str, width: int, scale: float, thick: int = 1, font: int = FONT
     return scale if w <= width else max(0.4, scale * width / w)
 
 
+def _cut(cv2, s: str, width: int, scale: float) -> str:
+    """``s`` cut at a word to fit ``width`` at ``scale``, ending in "..." (the lines of one
+    list keep one size: a line shrunk to fit read as less important than its neighbours)."""
+    if cv2.getTextSize(s, FONT, scale, 1)[0][0] <= width:
+        return s
+    words = s.split()
+    while words and cv2.getTextSize(" ".join(words) + " ...", FONT, scale, 1)[0][0] > width:
+        words.pop()
+    return " ".join(words).rstrip(" ,;|") + " ..."
+
+
 def _wrap(cv2, s: str, width: int, scale: float) -> list[str]:
     words, lines, cur = s.split(), [], ""
     for w in words:
@@ -304,7 +315,7 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
     for line in list(state.history)[-3:]:
         if y > legend_y - 24:
             break
-        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.55), GREY, 1)
+        _text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)
         y += 22
     y = legend_y
     for line in words:

@@ -1,5 +1,5 @@
 """``referee teach --report``: one HTML page of a learner's progress, plots as inline SVG
-(no network, no script): accuracy per rule, median reaction per session, the situations
+(no network, no script): accuracy per level, median reaction per session, the situations
 still due, the confusions. Deterministic: the same progress file gives the same page."""
 
 from __future__ import annotations
@@ -14,16 +14,17 @@ from referee.teach.progress import Progress, ProgressError
 
 
 def _bars(rows: list[tuple[str, float, str]], w: int = 560) -> str:
-    h = 26 * len(rows) + 10
+    """One bar per row, its label (a level's title, long) on the line above it."""
+    h = 42 * len(rows) + 10
     out = [f'<svg width="{w}" height="{h}" role="img" xmlns="http://www.w3.org/2000/svg">']
     for i, (label, frac, note) in enumerate(rows):
-        y = 6 + 26 * i
-        bw = int((w - 240) * max(0.0, min(1.0, frac)))
+        y = 6 + 42 * i
+        bw = int((w - 80) * max(0.0, min(1.0, frac)))
         colour = "#3a7" if frac >= 0.9 else ("#d93" if frac >= 0.6 else "#c44")
-        out.append(f'<text x="0" y="{y + 15}" font-size="13">{html.escape(label)}</text>')
-        out.append(f'<rect x="170" y="{y}" width="{w - 240}" height="18" fill="#eee"/>')
-        out.append(f'<rect x="170" y="{y}" width="{bw}" height="18" fill="{colour}"/>')
-        out.append(f'<text x="{w - 64}" y="{y + 15}" font-size="13">{html.escape(note)}</text>')
+        out.append(f'<text x="0" y="{y + 12}" font-size="13">{html.escape(label)}</text>')
+        out.append(f'<rect x="0" y="{y + 18}" width="{w - 80}" height="16" fill="#eee"/>')
+        out.append(f'<rect x="0" y="{y + 18}" width="{bw}" height="16" fill="{colour}"/>')
+        out.append(f'<text x="{w - 70}" y="{y + 31}" font-size="13">{html.escape(note)}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -78,6 +79,20 @@ def _level_words(drill: str, rule: str | None, lang: str = "en") -> str:
     return f"{i + 1} of {len(levels)}: {levels[i].title.get(lang, levels[i].title['en'])}"
 
 
+def _rule_words(drill: str, rule: str, lang: str = "en") -> str:
+    """A rule of the ladder by its level: "level 2: ika and tako: the hand and the name"."""
+    from referee.teach import drills
+
+    try:
+        levels = drills.get(drill).levels()
+    except Exception:
+        return rule
+    for i, lv in enumerate(levels):
+        if lv.rule == rule:
+            return f"level {i + 1}: {lv.title.get(lang, lv.title['en'])}"
+    return rule
+
+
 def build_report(progress: Progress, lang: str = "en") -> str:
     answers = [a for a in progress.answers]
     drills = sorted({a["drill"] for a in answers} | {d for d, cards in progress.cards.items() if cards})
@@ -106,8 +121,8 @@ def build_report(progress: Progress, lang: str = "en") -> str:
         for rule in sorted(by_rule, key=lambda r: mine.index(by_rule[r][0])):
             got = by_rule[rule]
             ok = sum(a["verdict"] == "correct" for a in got)
-            rows.append((rule, ok / len(got), f"{ok}/{len(got)}"))
-        parts.append("<h3>accuracy per rule</h3>" + _bars(rows))
+            rows.append((_rule_words(drill, rule, lang), ok / len(got), f"{ok}/{len(got)}"))
+        parts.append("<h3>accuracy per level</h3>" + _bars(rows))
         per_session: dict[int, list[float]] = defaultdict(list)
         for a in mine:
             if a["verdict"] == "correct" and a.get("reaction") is not None:

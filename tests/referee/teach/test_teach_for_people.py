@@ -186,6 +186,8 @@ def test_the_progress_page_says_levels_and_mix_ups_in_the_summarys_words(tmp_pat
     les.run()
     page = build_report(Progress.open("aki", tmp_path))
     assert "level reached: <b>2 of 5: ika and tako: the hand and the name</b>" in page  # --level is the level
+    assert "level 2: ika and tako: the hand and the name</text>" in page  # the accuracy bars: levels, not ids
+    assert ">creatures<" not in page
     mixed = page.split("<h3>mixed up</h3>")[1]
     assert "you gave the answer for" in mixed and "with Mirror in the field" in mixed
     assert "|" not in re.sub(r"<[^>]+>", "", mixed.split("</table>")[0])
