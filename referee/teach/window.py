@@ -77,7 +77,7 @@ class WindowView:
         self.base = None
         self.thumb = None
         self.last = None  # the last verdict drawn: (head, reason, colour, when)
-        cv2.namedWindow(NAME, cv2.WINDOW_AUTOSIZE)
+        cv2.namedWindow(NAME, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)  # (no Qt zoom toolbar: as the live window)
 
     def keys(self, _terminal_keys: KeySource | None = None) -> WindowKeys:
         if _terminal_keys is not None:
