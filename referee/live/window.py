@@ -488,7 +488,7 @@ class LiveWindow(ControlledView, StateSink):
         self._hold_until = time.monotonic() + self.params.hold_s
         self.changed()
         print(f"referee: the result stays on the window: press a key there to close it "
-              f"(at most {self.params.hold_s:.0f} s)", file=sys.stderr, flush=True)
+              f"(or Ctrl-C here; at most {self.params.hold_s:.0f} s)", file=sys.stderr, flush=True)
         try:
             while not self._key_after_end.wait(0.2) and time.monotonic() < self._hold_until:
                 pass

@@ -163,3 +163,16 @@ def test_the_result_closes_by_itself_after_the_hold_and_not_after_n_n():
     again._stand_in_stop.set()
     unopened = LiveWindow(_state(), params=WindowParams(hold_s=30.0))  # never opened: nothing to hold
     assert unopened.hold() is False
+
+
+def test_no_report_for_a_session_that_never_started(tmp_path):
+    """A live start that failed before its record (no judgement) draws no report, and says
+    nothing about one; a session that ran gets one (tests/live/test_live_cli.py)."""
+    from types import SimpleNamespace
+
+    from referee.live.report import write_live_report
+    from tests.live.helpers import DEMO
+
+    res = SimpleNamespace(judgement=None, record=tmp_path / "session.jsonl", out=tmp_path)
+    assert write_live_report(res, DEMO / "calibration.json") is None
+    assert not (tmp_path / "report.html").exists()
