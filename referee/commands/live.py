@@ -22,10 +22,15 @@ def _options(f):
     opts = [
         click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Folder for session.jsonl, video.mp4 and seats.wav (default: a new live-* folder here)."),
-        click.option("--lang", type=click.Choice(["ja", "en"]), default="ja", show_default=True,
-                     help="Language of the spoken verdicts and of the speech model."),
+        click.option("--lang", type=click.Choice(["ja", "en"]), default=None,
+                     help="Language of the spoken verdicts and of the speech model (default: the table's, as "
+                          "referee teach: the calibration's — Japanese when it names none —, else the locale's)."),
         click.option("--no-voice", is_flag=True, help="Do not speak the verdicts."),
         click.option("--no-window", is_flag=True, help="The terminal view instead of the window."),
+        click.option("--hold-result", type=click.FloatRange(0, 3600), default=120.0, show_default=True,
+                     metavar="SECONDS",
+                     help="The window keeps the final result until a key is pressed in it, at most this long "
+                          "(0: it closes when the game ends)."),
         click.option("--workers", type=click.IntRange(0, 16), default=2, show_default=True,
                      help="Pose worker processes (0: pose in this process)."),
         click.option("--pose-every", type=click.IntRange(1, 10), default=8, show_default=True,
@@ -65,9 +70,11 @@ def _run(opts, no_voice: bool, selftest: bool = False):
         base, game = opts.out, 1
         while True:
             sinks = [] if no_voice else [_voice(opts.lang)]
+            opts = dataclasses.replace(opts, voice_note=_voice_note(sinks[0] if sinks else None))
             result = run_live(opts, extra_sinks=sinks, say=lambda s: click.echo(s, err=True),
                               setup_warnings_in=started_with, engines=engines)
             _summary(result)
+            _report(result, opts.calibration)
             if not result.new_game:
                 return result
             game += 1  # n n: the session is closed and judged; the next game gets a folder of its own
@@ -96,6 +103,35 @@ def _summary(result) -> None:
                    f"{(lat.get('stage_ms') or {}).get('median')} ms a frame; load {f.get('load')}", err=True)
     click.echo(f"referee: record {result.record}\nreferee: video  {result.video}\nreferee: audio  {result.audio}",
                err=True)
+
+
+def _voice_note(sink):
+    """What the views show of the voice: "off: --no-voice", or a callable reading the
+    voice's state when drawn (it finds it has no sound device only when it starts)."""
+    if sink is None:
+        return "off (no-voice option)"
+
+    def note() -> str:
+        w = sink.warning
+        if not w:
+            return "on"
+        return "off: " + w.removeprefix("voice off: ").split(";")[0]
+    return note
+
+
+def _report(result, calibration: Path) -> None:
+    """The dispute report of the session just played (``OUT/report.html``), as ``referee
+    demo`` writes one; a report that cannot be drawn is a warning, the record stays."""
+    from referee.live.report import write_live_report
+    from session.errors import RefereeError
+
+    try:
+        path = write_live_report(result, calibration)
+    except (RefereeError, OSError, ValueError) as exc:
+        click.echo(f"referee: warning: no dispute report: {exc}", err=True)
+        return
+    if path is not None:
+        click.echo(f"referee: dispute report {path} (open it in a browser)", err=True)
 
 
 def _voice(lang: str):
@@ -128,11 +164,13 @@ def _voice(lang: str):
 @click.option("--force", is_flag=True, help="Start even when a seat fails the self-test.")
 @_options
 def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, selftest, force, out, lang, no_voice,
-             no_window, workers, pose_every, fixed_pose_rate, card_every, no_demix, no_enroll):
+             no_window, hold_result, workers, pose_every, fixed_pose_rate, card_every, no_demix, no_enroll):
     """Referee a table live: verdicts on screen (and spoken) as the cards are flipped, the
     session recorded while it is judged (OUT/session.jsonl, video.mp4, seats.wav)."""
+    from referee.language import table_language
     from referee.live.run import LiveOptions
 
+    lang = table_language(lang, cal)
     if audio is not None and from_video is None:
         raise click.UsageError("--audio paces a recording: give the video with --from-video too")
     if from_video is not None and audio is None:
@@ -144,7 +182,8 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
     opts = LiveOptions(calibration=cal, out=out or _new_out(), camera=_device(camera if camera is not None else 0),
                        from_video=from_video, audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
                        window=not no_window, voice=not no_voice, force=force, workers=workers,
-                       pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix)
+                       pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix,
+                       hold_s=hold_result)
     if fixed_pose_rate:
         opts.pose_rate = None
     _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
@@ -158,8 +197,8 @@ def _calibration(path):
     return load(path, games=rules)
 
 
-def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: int = 2, pose_every: int = 8,
-              card_every: int = 2, no_enroll: bool = False, no_demix: bool = False):
+def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2, pose_every: int = 8,
+              card_every: int = 2, no_enroll: bool = False, no_demix: bool = False, hold_s: float = 120.0):
     """``referee demo --live``: the bundled demo recording through the live path in real time."""
     from referee.commands.replay import DEMO
     from referee.live.run import LiveOptions
@@ -168,10 +207,12 @@ def demo_live(out, no_window: bool, no_voice: bool, lang: str = "ja", workers: i
     for p in (DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json"):
         if not p.is_file():
             raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
+    from referee.language import table_language
+
     opts = LiveOptions(calibration=DEMO / "calibration.json", out=out or _new_out(), from_video=DEMO / "session.mp4",
-                       audio=DEMO / "seats.wav", lang=lang, window=not no_window, voice=not no_voice,
+                       audio=DEMO / "seats.wav", lang=table_language(lang, DEMO / "calibration.json"), window=not no_window, voice=not no_voice,
                        workers=workers, pose_every=pose_every, card_every=card_every, no_enroll=no_enroll,
-                       demix=not no_demix)
+                       demix=not no_demix, hold_s=hold_s)
     return _run(opts, no_voice)
 
 

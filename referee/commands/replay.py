@@ -199,9 +199,11 @@ def _each_reported(summaries, as_json: bool):
 @click.option("--live", is_flag=True, help="Through the live path in real time, with the window (see referee live).")
 @click.option("--no-window", is_flag=True, help="With --live: the terminal view instead of the window.")
 @click.option("--no-voice", is_flag=True, help="With --live: do not speak the verdicts.")
+@click.option("--hold-result", type=click.FloatRange(0, 3600), default=120.0, show_default=True, metavar="SECONDS",
+              help="With --live: the window keeps the final result until a key is pressed in it, at most this long.")
 @_apply(common)
-def demo_cmd(events, out, no_enroll, no_demix, live, no_window, no_voice, workers, pose_every, card_every, video_out,
-             as_json):
+def demo_cmd(events, out, no_enroll, no_demix, live, no_window, no_voice, hold_result, workers, pose_every,
+             card_every, video_out, as_json):
     """Replay the bundled 4-player IKATAKO recording end to end and print the verdicts.
 
     fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
@@ -210,7 +212,7 @@ def demo_cmd(events, out, no_enroll, no_demix, live, no_window, no_voice, worker
         from referee.commands.live import demo_live
 
         demo_live(out, no_window, no_voice, workers=workers, pose_every=pose_every, card_every=card_every,
-                  no_enroll=no_enroll, no_demix=no_demix)
+                  no_enroll=no_enroll, no_demix=no_demix, hold_s=hold_result)
         return
     if events:
         from referee.commands.judge import demo_events

@@ -38,7 +38,9 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("--mode", type=click.Choice(["versus", "coop"]), default="versus", show_default=True,
               help="IKATAKO: versus reactions or co-op totals and uzushio.")
 @click.option("--learner", default="you", show_default=True, help="Whose progress (one file per learner).")
-@click.option("--lang", type=click.Choice(["en", "ja"]), default="en", show_default=True, help="Screen and voice language.")
+@click.option("--lang", type=click.Choice(["en", "ja"]), default=None,
+              help="Screen and voice language (default: the table's, as referee live: the calibration's, else the "
+                   "locale's: ja_* is Japanese, else English).")
 @click.option("--no-voice", is_flag=True, help="Silent: no spoken feedback.")
 @click.option("--seed", type=int, default=None, help="Same seed, same cards and foreperiods.")
 @click.option("--cards", type=click.IntRange(1, 500), default=20, show_default=True, help="Cards in this session.")
@@ -85,7 +87,9 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach ikatako --calibration CAL --camera 0 --seat aki      # hands and voice, read by the referee
     referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
     """
+    from referee.language import table_language
     from referee.teach.progress import Progress, data_dir
+    lang = table_language(lang, cal)
     if report:
         from referee.teach.report import write_report
         path = write_report(_open(learner, data), output or data_dir(data) / "teach-report.html", lang)
@@ -147,8 +151,11 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
         finally:
             keys.close()
             view.close()
+    import shutil
+
     from referee.teach.terminal import summary_text
-    click.echo("\n" + summary_text(summary, lang))
+    width = shutil.get_terminal_size((80, 24)).columns - 1 if sys.stdout.isatty() else None
+    click.echo("\n\n" + summary_text(summary, lang, width))
     click.echo(f"progress: {progress.path}")
     if voice is not None:
         voice.wait(5.0)

@@ -1420,9 +1420,13 @@ def _first_cell(v: VersusVerdict) -> str:
         return f"{v.first} (tie {tied}, decided)"
     if v.first is None:
         return "nobody: discarded"
+    # "+N ms" is the reaction time everywhere (window, terminal view, report); the lead over
+    # the next correct player is "by N ms"
+    react = v.times.get(v.first)
+    react = f" +{round(react * 1000)} ms" if isinstance(react, (int, float)) else ""
     if v.margin is not None:
-        return f"{v.first} +{v.margin:.3f} s"
-    return f"{v.first} (only one right)"
+        return f"{v.first}{react}, by {round(v.margin * 1000)} ms"
+    return f"{v.first}{react} (only one right)"
 
 
 def _typed(lines) -> tuple[list[Any], Any]:
@@ -1435,7 +1439,7 @@ def _typed(lines) -> tuple[list[Any], Any]:
 def _table_versus(lines, header) -> str:
     verdicts, result = _typed(lines)
     out = []
-    cols = f"{'#':>3}  {'t (s)':>8}  {'card':<9} {'expected':<22} {'first':<34} wrong / missed"
+    cols = f"{'#':>3}  {'t (s)':>8}  {'card':<9} {'expected':<22} {'first: +reaction, by lead':<34} wrong / missed"
     out += [cols, "-" * len(cols)]
     for i, v in enumerate(verdicts, 1):
         lead = (f"{i:>3}  {v.t:>8.3f}  {v.card:<9} {describe_expected(v.expected):<22} "
@@ -1467,6 +1471,9 @@ def _table_versus(lines, header) -> str:
             tag = " winner" if p in result.winners else (" sunk" if p in result.sunk else "")
             count = f" {unclear.get(p, 0):>7}" if unclear else ""
             out.append(f"  {p:<10} {result.points[p]:>6} {result.penalties[p]:>9} {score:>6}{count}{tag}")
+        # the words of the scoreboard, as the live window's legend says them
+        out.append("  score = points - penalties (the value of the point cards each wrong or missed player "
+                   "turns down); sunk: a score of 0 or less, which cannot win")
         out += settle_hint(result)
     return "\n".join(out)
 
@@ -1556,8 +1563,11 @@ def _first_text(v: VersusVerdict) -> str:
     if v.first is None:
         return "nobody (no correct reaction)"
     m = v.margin
-    by = f" by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else " (the only correct player)"
-    return f"{v.first}{by}"
+    react = v.times.get(v.first)
+    react = f" +{round(react * 1000)} ms" if isinstance(react, (int, float)) else ""
+    by = f", by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else \
+        " (the only correct player)"
+    return f"{v.first}{react}{by}"
 
 
 def describe(line: dict[str, Any] | VersusVerdict | CoopVerdict):

@@ -82,6 +82,10 @@ class LiveOptions:
     model: str | None = None
     window: bool = True
     voice: bool = True
+    #: the voice as the views show it: "on", or "off: <why>" (None: not shown)
+    voice_note: str | None = None
+    #: how long the window keeps the final result when no key is pressed (s; 0: close at once)
+    hold_s: float = 120.0
     force: bool = False
     workers: int = 2
     pose_every: int = 8
@@ -272,15 +276,15 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
         raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
 
     # ---- the views first: a window without a display fails before anything heavy starts
-    state = LiveState(cal)
+    state = LiveState(cal, voice=opts.voice_note)
     controls = Controls(players)
     check = _SelfTestSink(players, {s.name: s.channel for s in cal.seats}, selftest) if selftest else None
     if view_factory is not None:
         view = view_factory(state, controls)
     elif opts.window:
-        from referee.live.window import LiveWindow
+        from referee.live.window import LiveWindow, WindowParams
 
-        view = LiveWindow(state, controls, renderer=check.image if check else None).open()
+        view = LiveWindow(state, controls, WindowParams(hold_s=opts.hold_s), check.image if check else None).open()
     else:
         from referee.live.terminal import TerminalView
 

@@ -45,8 +45,10 @@ class SeatView:
     words: str = ""
     words_t: float | None = None
     level_db: float | None = None
+    #: the net score (points - penalties), the value of the point cards taken, and the value
+    #: of those turned down as penalties: the terminal table's and the report's three columns
     score: int = 0
-    taken: int = 0
+    points: int = 0
     penalties: int = 0
 
 
@@ -66,7 +68,7 @@ class Headline:
 class LiveState:
     """Everything the live views draw; updated by :class:`StateSink` (or directly in tests)."""
 
-    def __init__(self, calibration: Calibration | None = None):
+    def __init__(self, calibration: Calibration | None = None, voice: Any = None):
         self.calibration = calibration
         self.game: str | None = calibration.game if calibration else None
         self.mode: str | None = None
@@ -103,10 +105,16 @@ class LiveState:
         self._shown: dict[tuple[str, str], float] = {}  # (player, side) -> time of the hand shown
         self.verdicts = 0
         self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
-        #: ``() -> {player: (score, cards taken, penalties)}`` from the judge's state
+        #: ``() -> {player: (score, points, penalties)}`` from the judge's state
         #: (:func:`scoreboard`; the live driver wires it to its pipeline's judge)
         self.scores_from: Callable[[], dict[str, tuple[int, int, int]]] | None = None
         self.finished = False
+        #: the game's result line once judged (the final banner: winners, scores, sunk)
+        self.result: dict[str, Any] | None = None
+        #: the spoken verdicts: "on", or "off: <why>", or a callable giving it (the voice may
+        #: find it has no sound device only when it starts); shown in the status line of both
+        #: views, not only once on stderr
+        self.voice: Any = voice
 
     # ------------------------------------------------------------------ inputs
     def start(self, header: SessionHeader) -> None:
@@ -186,9 +194,14 @@ class LiveState:
                                                           if self.headline.notes else ""))
                 self._rescore()
             elif line.get("type") == "result" and isinstance(line.get("scores"), dict):
+                self.result = dict(line)
                 for p, s in line["scores"].items():
                     if p in self.seats:
                         self.seats[p].score = s
+                for key in ("points", "penalties"):
+                    for p, v in (line.get(key) if isinstance(line.get(key), dict) else {}).items():
+                        if p in self.seats and isinstance(v, (int, float)):
+                            setattr(self.seats[p], key, int(v))
 
     def announce(self, items: list[dict[str, Any]]) -> None:
         for item in items:
@@ -237,10 +250,10 @@ class LiveState:
         recomputed here from the verdict lines, so it cannot disagree with the rules."""
         if self.scores_from is None:
             return
-        for p, (score, taken, penalties) in self.scores_from().items():
+        for p, (score, points, penalties) in self.scores_from().items():
             if p in self.seats:
                 seat = self.seats[p]
-                seat.score, seat.taken, seat.penalties = score, taken, penalties
+                seat.score, seat.points, seat.penalties = score, points, penalties
 
     # ------------------------------------------------------------------ queries
     def words_of(self, seat: SeatView) -> str:
@@ -253,8 +266,8 @@ class LiveState:
         return seat.words
 
     def scoreboard(self) -> list[tuple[str, int, int, int]]:
-        """``(player, score, cards taken, penalties)`` in seat order."""
-        return [(p, s.score, s.taken, s.penalties) for p, s in ((p, self.seats[p]) for p in self.players if p in self.seats)]
+        """``(player, score, points, penalties)`` in seat order (values, as the table's)."""
+        return [(p, s.score, s.points, s.penalties) for p, s in ((p, self.seats[p]) for p in self.players if p in self.seats)]
 
     def status_line(self) -> str:
         fps = "-" if self.fps is None else f"{self.fps:.0f}"
@@ -263,27 +276,68 @@ class LiveState:
             parts.append(f"lag {self.lag_ms:.0f} ms")
         if self.pose_every is not None:
             parts.append(f"pose every {self.pose_every} frames")
+        voice = self.voice() if callable(self.voice) else self.voice
+        if voice is not None:
+            parts.append("voice on" if voice == "on" else "VOICE " + str(voice).replace("off", "OFF", 1))
         return "  ".join(parts)
 
 
 def scoreboard(judge: Any) -> dict[str, tuple[int, int, int]]:
-    """``{player: (score, cards taken, penalties)}`` from an incremental judge's rules state
-    (:attr:`referee.judge.IncrementalJudge.state`): IKATAKO versus counts point and penalty
-    cards; a game whose state only has a result with ``scores`` gives those; else nothing
-    (co-op and solo have a team score, shown by the result line)."""
+    """``{player: (score, points, penalties)}`` from an incremental judge's rules state
+    (:attr:`referee.judge.IncrementalJudge.state`), as the result line has them: the score
+    is the net (points - penalties), points the value of the point cards taken, penalties
+    the value of those turned down — the same three numbers as the terminal table's
+    scoreboard and the report (one meaning of "score" everywhere). A game whose result has
+    only ``scores`` gives those (points and penalties 0); co-op and solo have a team
+    score, shown by the result line."""
     state = getattr(judge, "state", None)
     if state is None:
         return {}
-    points, penalties = getattr(state, "points", None), getattr(state, "penalties", None)
-    if isinstance(points, dict) and isinstance(penalties, dict) and callable(getattr(state, "score", None)):
-        return {p: (state.score(p), len(points[p]), len(penalties[p])) for p in points}
     try:
-        scores = state.result().get("scores")
+        result = state.result()
     except Exception:  # a state that cannot give a result mid-game shows no scores
         return {}
+    scores = result.get("scores") if isinstance(result, dict) else None
     if not isinstance(scores, dict):
         return {}
-    return {p: (int(s), 0, 0) for p, s in scores.items() if isinstance(s, (int, float))}
+    points, penalties = result.get("points"), result.get("penalties")
+    points = points if isinstance(points, dict) else {}
+    penalties = penalties if isinstance(penalties, dict) else {}
+
+    def num(d: dict, p: str) -> int:
+        return int(d[p]) if isinstance(d.get(p), (int, float)) else 0
+
+    return {p: (int(s), num(points, p), num(penalties, p)) for p, s in scores.items() if isinstance(s, (int, float))}
+
+
+def legend(game: str | None, mode: str | None = None) -> list[str]:
+    """The one legend both live views print under the verdicts (the window and the terminal
+    view): what "+N ms" and "by N ms" are, and the game's own words a table meets on the
+    screen ("turns down", "sunk" in IKATAKO versus) — the words RULES.md uses, explained
+    once where they are read."""
+    items = ["+N ms: reaction time", "by N ms: lead over the next"]
+    if game == "ikatako" and (mode or "versus") == "versus":  # (two lines of an 80-column terminal)
+        items += ["score = points - penalties", "turns down: a point card face down (penalty)",
+                  "sunk: final score 0 or less"]
+    return items
+
+
+def result_text(result: dict[str, Any] | None) -> str | None:
+    """The final result in one line (the window's banner, the terminal view's last line):
+    winners, then every score, then who sank; None before the result is known."""
+    if result and isinstance(result.get("score"), (int, float)):  # co-op / solo: one team score
+        return f"team score {result['score']}" + (" | the submarine sank" if result.get("sunk") is True else "")
+    if not result or not isinstance(result.get("scores"), dict):
+        return None
+    winners = result.get("winners") or []
+    head = ("winner " if len(winners) == 1 else "winners ") + ", ".join(winners) if winners else "no winner"
+    scores = ", ".join(f"{p} {s}" for p, s in result["scores"].items())
+    sunk = result.get("sunk")
+    tail = f" | sunk: {', '.join(sunk)}" if isinstance(sunk, list) and sunk else ""
+    left = result.get("cards_left")
+    if result.get("finished") is False and isinstance(left, int) and left > 0:  # as the table says it
+        tail += f" (the game ended with {left} card(s) left)"
+    return f"{head} | score: {scores}{tail}"
 
 
 def _core(line: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +345,17 @@ def _core(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ms(seconds: Any) -> str:
+    """A reaction time as the views write it: ``+618 ms`` is always the time from the card's
+    reveal to the reaction (RULES.md's reaction time) — in the window, the terminal view,
+    the verdict table and the report alike; the lead over the next player is
+    :func:`lead_text`'s "by N ms"."""
     return "" if not isinstance(seconds, (int, float)) else f" +{round(seconds * 1000):d} ms"
+
+
+def lead_text(margin: float) -> str:
+    """The first player's lead over the next correct player, never written "+N ms" (that
+    is a reaction time, :func:`_ms`)."""
+    return f"by {round(margin * 1000):d} ms over the next correct player"
 
 
 def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) -> Headline:
@@ -300,9 +364,12 @@ def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) ->
     card, t = getattr(v, "card", None), v.t
     notes: list[str] = []
     if isinstance(v, VersusVerdict):
+        if v.first and isinstance(v.margin, (int, float)) and not v.tie:
+            notes.append(lead_text(v.margin))
         notes += [f"{p} wrong: {v.why.get(p, '')}".rstrip(": ") for p in v.wrong]
         if v.missed:
             notes.append(f"missed: {', '.join(v.missed)}")
+        notes += [f"{p} turns down {c}" for p, c in v.penalties.items() if c]
     if v.unclear and not isinstance(v, CoopVerdict):  # not judged: no penalty, no point (referee.judging.unclear)
         notes.append(f"unclear, no penalty: {', '.join(v.unclear)}")
     if v.counted_from is not None:  # the camera saw the card late (referee.judging.ikatako)

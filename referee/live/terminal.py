@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from referee.live.controls import HELP, ControlledView, Controls
-from referee.live.state import LiveState, StateSink
+from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
 
@@ -38,6 +38,8 @@ class TerminalParams:
 
     fps: float = 10.0
     width: int = 100
+    #: the terminal's rows (a redraw fills at most height - 1 of them: it must not scroll)
+    height: int = 40
     colour: bool = True
 
 
@@ -52,7 +54,11 @@ def _meter(db: float | None, width: int = 10) -> str:
 
 def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, prompt: str | None = None,
                 help_text: str = HELP, colour: bool = False) -> list[str]:
-    """The terminal view of ``state`` as lines (no colour codes unless ``colour``)."""
+    """The terminal view of ``state`` as lines (no colour codes unless ``colour``), at most
+    ``params.height - 1`` of them: a redraw longer than the terminal scrolls and no longer
+    stays in place, so what must be seen (the verdict, the field, the seats, the legend, the
+    status, the keys) comes first and the verdict's notes, the recent verdicts and the blank
+    separators get the rows left (in that order)."""
     def c(code: str, s: str) -> str:
         return f"{code}{s}{RESET}" if colour else s
 
@@ -60,21 +66,20 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     title = f"table referee | {game} | t {state.now:6.1f} s"
     if state.paused:
         title += "   [PAUSED]"
-    out = [title, ""]
     h = state.headline
-    if h is None:
-        out.append("LAST VERDICT: waiting for the first card")
+    if state.finished and result_text(state.result):  # (wrapped: it is the line the table reads last)
+        verdict = "\n".join(c(YELLOW, x) for x in _two_lines("GAME OVER: " + result_text(state.result), params.width))
+    elif h is None:
+        verdict = "LAST VERDICT: waiting for the first card"
     else:
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
         where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
-        out.append(f"LAST VERDICT{where}:  " + c(code, h.text))
-        out += [f"    {n}" for n in h.notes[:4]]
-    out.append("")
+        verdict = f"LAST VERDICT{where}:  " + c(code, h.text)
+    notes = [f"    {n}" for n in h.notes[:4]] if h is not None and not state.finished else []
     field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
     if state.expected:
         field += " | expected: " + c(YELLOW, state.expected)
-    out += [field, ""]
-    out.append(f"{'SEAT':<12} {'HANDS':<9} {'HEARD':<16} {'MIC':<19} {'SCORE':>5} {'CARDS':>5} {'PEN':>4}")
+    table = [f"{'SEAT':<12} {'HANDS':<6} {'HEARD':<14} {'MIC':<19} {'SCORE':>5} {'POINTS':>6} {'PENALTIES':>9}"]
     for i, p in enumerate(state.players, 1):
         seat = state.seats.get(p)
         if seat is None:
@@ -82,30 +87,55 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
         hands = ("L+" if seat.hands["left"] else "L-") + " " + ("R+" if seat.hands["right"] else "R-")
         words = state.words_of(seat)
         heard = f'"{words}"' if words else ""
-        out.append(f"{i} {p:<10} {hands:<9} {heard[:16]:<16} {_meter(seat.level_db):<19} "
-                   f"{seat.score:>5} {seat.taken:>5} {seat.penalties:>4}")
-    out.append("")
-    if state.history:
-        out.append("RECENT:")
-        for line in list(state.history)[-3:]:  # wrapped, not cut: a person reads each verdict whole
-            out += [f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
-        out.append("")
-    out.append(state.status_line())
-    if state.warnings:
-        out.append(c(ORANGE, "WARNING: " + state.warnings[-1]))
+        table.append(f"{i} {p:<10} {hands:<6} {heard[:14]:<14} {_meter(seat.level_db):<19} "
+                     f"{seat.score:>5} {seat.points:>6} {seat.penalties:>9}")
+    # each recent verdict wrapped, not cut: a person reads it whole (and drops it whole)
+    entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
+               for line in list(state.history)[-3:]]
+    foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(legend(state.game, state.mode)), params.width)]
+    foot += _wrap_parts(state.status_line().split("  "), params.width, "  ")
+    if state.warnings:  # (two lines at most: the whole warning is in the record)
+        foot += [c(ORANGE, part) for part in _two_lines("WARNING: " + state.warnings[-1], params.width)]
     line = prompt or state.message
     if line:
-        out.append(c(YELLOW, "> " + line))
-    for part in _wrap_help(help_text, params.width):
-        out.append(c(DIMC, part))
-    return out
+        foot.append(c(YELLOW, "> " + line))
+    foot += [c(DIMC, part) for part in _wrap_help(help_text, params.width)]
+    room = params.height - 1 - (2 + verdict.count("\n") + 1 + len(table) + len(foot))  # title, verdict, field
+    notes = notes[:max(0, room)]
+    room -= len(notes)
+    recent: list[str] = []
+    for entry in reversed(entries):  # the newest first, while they fit whole
+        if len(entry) + len(recent) + 1 > room:
+            break
+        recent = entry + recent
+    recent = ["RECENT:"] + recent if recent else []
+    room -= len(recent)
+    gaps = [""] * 5 if room >= 5 else [""] * max(0, room) + [None] * (5 - max(0, room))
+    out = [title, gaps[0], *verdict.split("\n"), *notes, gaps[1], field, gaps[2], *table, gaps[3], *recent,
+           gaps[4] if recent else None, *foot]
+    return [x for x in out if x is not None]
+
+
+def _two_lines(text: str, width: int) -> list[str]:
+    """``text`` wrapped to two lines at most, the second ending in "..." when cut."""
+    lines = textwrap.wrap(text, width, subsequent_indent="  ")
+    if len(lines) > 2:
+        lines = lines[:2]
+        lines[1] = lines[1][:width - 4].rstrip() + " ..."
+    return lines
 
 
 def _wrap_help(text: str, width: int) -> list[str]:
     """The key help in lines of at most ``width``, broken between keys (at ``|``)."""
+    return _wrap_parts(text.split(" | "), width, " | ")
+
+
+def _wrap_parts(parts: list[str], width: int, sep: str) -> list[str]:
+    """``parts`` joined by ``sep`` in lines of at most ``width``, broken only between parts
+    (a status such as "VOICE OFF" is never split)."""
     lines, cur = [], ""
-    for part in text.split(" | "):
-        nxt = f"{cur} | {part}" if cur else part
+    for part in parts:
+        nxt = f"{cur}{sep}{part}" if cur else part
         if cur and len(nxt) > width:
             lines.append(cur)
             cur = "  " + part
@@ -140,8 +170,9 @@ class TerminalView(ControlledView, StateSink):
             import dataclasses
             import shutil
 
-            cols = shutil.get_terminal_size((self.params.width, 24)).columns
-            self.params = dataclasses.replace(self.params, width=max(60, min(self.params.width, cols - 1)))
+            size = shutil.get_terminal_size((self.params.width, 24))
+            self.params = dataclasses.replace(self.params, width=max(60, min(self.params.width, size.columns - 1)),
+                                              height=max(16, size.lines))
             self._threads.append(threading.Thread(target=self._draw_loop, name="live-terminal", daemon=True))
             self.out.write("\x1b[?25l\x1b[2J")  # hide the cursor, clear once
         if self.keys is not None:

@@ -8,20 +8,27 @@ the state under a lock, so a slow screen never holds up perception or judging. K
 through :class:`referee.live.controls.Controls`; what they produce waits in
 :meth:`LiveWindow.drain` for the pipeline to merge.
 
-Layout (1360×768 by default): the camera image on the left with each seat's box, name,
+Layout (1280×720, drawn at that size and scaled to the window's — a smaller screen gets a
+smaller window, the same picture; ``f`` toggles full screen): the camera image on the left with each seat's box, name,
 hands (L/R lit when up) and last words, and the field box with the card; on the right
 the last verdict in large letters (green: someone was first; orange: a tie to settle;
 grey: nobody), the notes under it (who was wrong and why), the field's trouble cards and
 the expected reaction, and the scoreboard; along the bottom one level meter per seat, the
-status line (camera fps, dropped and skipped frames, warnings) and the prompt or the key
-help. Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
+legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live.state.legend`),
+the status line (camera fps, dropped and skipped frames, the voice on or off, warnings) and
+the prompt or the key help. When the game ends its result stays on the window, with a banner,
+until a key is pressed there or :attr:`WindowParams.hold_s` passes (``--hold-result``).
+Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
 """
 
 from __future__ import annotations
 
 import os
 import queue
+import subprocess
+import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +36,8 @@ import numpy as np
 
 from session.errors import DeviceError
 from referee.live.controls import HELP, ControlledView, Controls
-from referee.live.state import LiveState, StateSink
+from referee.live.controls import Command
+from referee.live.state import LiveState, StateSink, legend, result_text
 
 # colours (BGR)
 WHITE, GREY, DIM, BLACK = (255, 255, 255), (170, 170, 170), (90, 90, 90), (0, 0, 0)
@@ -43,20 +51,26 @@ METER_FLOOR_DB, METER_WARN_DB = -60.0, -3.0
 
 @dataclass(frozen=True)
 class WindowParams:
-    """``width``×``height``: the window (fits a 1366×768 laptop screen); ``camera_width``:
-    the camera image's share (16:9 → 960×540). ``fps``: redraws per second — 15 is smooth
-    for people and costs ~4 ms a redraw on this machine, so ~6 % of one core."""
+    """``width``×``height``: the picture drawn (1280×720: a 720p screen, and 16:9 scales
+    without bars to 1366×768, 1920×1080 and full screen); the window shows it scaled to its
+    own size. ``camera_width``: the camera image's share (16:9 → 880×495; the right panel
+    keeps 372 px for the verdict and the scoreboard). ``fps``: redraws per second — 15 is
+    smooth for people and costs ~4 ms a redraw on this machine, so ~6 % of one core.
+    ``hold_s``: how long the final result stays when nobody presses a key (120 s: long
+    enough to read and photograph it; a run nobody watches still ends; 0: close at once)."""
 
-    width: int = 1360
-    height: int = 768
-    camera_width: int = 960
+    width: int = 1280
+    height: int = 720
+    camera_width: int = 880
     fps: float = 15.0
     title: str = "table referee"
+    hold_s: float = 120.0
 
 
 def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: str | None = None,
-           help_text: str = HELP) -> np.ndarray:
-    """The window's image of ``state`` (BGR, ``params.height``×``params.width``)."""
+           help_text: str = HELP, closing: str | None = None) -> np.ndarray:
+    """The window's image of ``state`` (BGR, ``params.height``×``params.width``);
+    ``closing``: the line under the final result (how to close the window)."""
     import cv2
 
     img = np.full((params.height, params.width, 3), PANEL, np.uint8)
@@ -67,7 +81,69 @@ def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: s
     _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text)
     if state.paused:
         _text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
+    if state.finished:
+        _final(cv2, img, state, cam_w, cam_h, closing)
     return img
+
+
+def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None) -> None:
+    """The game's end over the camera image: GAME OVER, the result in words, how to close."""
+    x0, y0, x1, y1 = 30, cam_h // 2 - 90, cam_w - 30, cam_h // 2 + 90
+    cv2.rectangle(img, (x0, y0), (x1, y1), (20, 20, 20), -1)
+    cv2.rectangle(img, (x0, y0), (x1, y1), YELLOW, 2)
+    _text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
+    y = y0 + 96
+    for line in _wrap(cv2, result_text(state.result) or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
+        _text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
+        y += 32
+    if closing:
+        _text(cv2, img, closing, (x0 + 24, y1 - 14), _fit(cv2, closing, x1 - x0 - 48, 0.6), GREY, 1)
+
+
+def fit_image(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``img`` scaled into ``size`` (width, height) keeping its 16:9 shape, centred on the
+    panel colour: the window's own size, whatever the screen (a 1024×600 netbook shows
+    the whole picture at 80 %, not its top-left corner)."""
+    import cv2
+
+    w, h = size
+    if (w, h) == (img.shape[1], img.shape[0]) or w < 16 or h < 16:
+        return img
+    k = min(w / img.shape[1], h / img.shape[0])
+    sw, sh = max(1, int(round(img.shape[1] * k))), max(1, int(round(img.shape[0] * k)))
+    scaled = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+    out = np.full((h, w, 3), PANEL, np.uint8)
+    x, y = (w - sw) // 2, (h - sh) // 2
+    out[y:y + sh, x:x + sw] = scaled
+    return out
+
+
+def window_size(screen: tuple[int, int] | None, params: WindowParams = WindowParams(),
+                margin: tuple[int, int] = (0, 64)) -> tuple[int, int]:
+    """The window's first size: the picture's own size when the screen holds it (with
+    ``margin`` left for a title bar and a panel), else the largest 16:9 size that fits."""
+    if screen is None:
+        return params.width, params.height
+    room_w, room_h = screen[0] - margin[0], screen[1] - margin[1]
+    k = min(1.0, room_w / params.width, room_h / params.height)
+    return int(params.width * k), int(params.height * k)
+
+
+def screen_size() -> tuple[int, int] | None:
+    """The X screen's size (``xdpyinfo``; None when it cannot be asked: the window then
+    opens at its own size and the window manager fits it)."""
+    try:
+        out = subprocess.run(["xdpyinfo"], capture_output=True, text=True, timeout=3).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        if "dimensions:" in line:
+            try:
+                w, h = line.split()[1].split("x")
+                return int(w), int(h)
+            except ValueError:
+                return None
+    return None
 
 
 # ---------------------------------------------------------------------- parts
@@ -83,6 +159,17 @@ def _fit(cv2, s: str, width: int, scale: float, thick: int = 1, font: int = FONT
     """The largest scale ≤ ``scale`` at which ``s`` fits ``width`` pixels."""
     w = cv2.getTextSize(s.encode("ascii", "replace").decode("ascii"), font, scale, thick)[0][0]
     return scale if w <= width else max(0.4, scale * width / w)
+
+
+def _cut(cv2, s: str, width: int, scale: float) -> str:
+    """``s`` cut at a word to fit ``width`` at ``scale``, ending in "..." (the lines of one
+    list keep one size: a line shrunk to fit read as less important than its neighbours)."""
+    if cv2.getTextSize(s, FONT, scale, 1)[0][0] <= width:
+        return s
+    words = s.split()
+    while words and cv2.getTextSize(" ".join(words) + " ...", FONT, scale, 1)[0][0] > width:
+        words.pop()
+    return " ".join(words).rstrip(" ,;|") + " ..."
 
 
 def _wrap(cv2, s: str, width: int, scale: float) -> list[str]:
@@ -188,17 +275,17 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
         _text(cv2, img, exp, (x, y), _fit(cv2, exp, width, 0.75, 2), YELLOW, 2)
         y += 28
     y += 18
-    _text(cv2, img, "SCORE", (x, y), 0.55, GREY, 1)
-    _text(cv2, img, "points  cards  penalties", (x + 120, y), 0.5, GREY, 1)
+    _text(cv2, img, "PLAYER", (x, y), 0.5, GREY, 1)
+    _text(cv2, img, "score  points  penalties", (x + 120, y), 0.5, GREY, 1)
     y += 30
     board = state.scoreboard()
     best = max((s for _, s, _, _ in board), default=None)
-    for p, score, taken, pens in board:
+    for p, score, points, pens in board:
         colour = GREEN if score == best and score > 0 else WHITE
         _text(cv2, img, p, (x, y), 0.75, colour, 2)
-        _text(cv2, img, f"{score:>4}", (x + 120, y), 0.75, colour, 2)
-        _text(cv2, img, f"{taken:>3}", (x + 200, y), 0.65, GREY, 1)
-        _text(cv2, img, f"{pens:>3}", (x + 275, y), 0.65, RED if pens else GREY, 1)
+        _text(cv2, img, f"{score:>4}", (x + 112, y), 0.75, colour, 2)
+        _text(cv2, img, f"{points:>3}", (x + 190, y), 0.65, GREY, 1)
+        _text(cv2, img, f"{pens:>3}", (x + 265, y), 0.65, RED if pens else GREY, 1)
         y += 30
 
 
@@ -220,23 +307,32 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
                   (bar_x + 4, y - 1), 0.42, WHITE, 1)
         else:
             _text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
-    # history of verdicts
+    # the legend: what the numbers and the game's words mean (one line, two at most), right
+    # above the status lines; the history of verdicts gets the rows between
+    words = _wrap(cv2, " | ".join(legend(state.game, state.mode)), params.width - 24, 0.45)[:2]
+    legend_y = params.height - 92 - 19 * (len(words) - 1)
     y += 30
     for line in list(state.history)[-3:]:
-        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.55), GREY, 1)
+        if y > legend_y - 24:
+            break
+        _text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)
         y += 22
+    y = legend_y
+    for line in words:
+        _text(cv2, img, line, (x, y), 0.45, (150, 150, 150), 1)
+        y += 19
     # status and warnings
-    y = params.height - 88
+    y = params.height - 68
     if state.warnings:
         w = "WARNING: " + state.warnings[-1]
-        _text(cv2, img, w, (x, y), _fit(cv2, w, params.width - 24, 0.6), ORANGE, 1)
-    y += 26
-    _text(cv2, img, state.status_line(), (x, y), 0.6, WHITE, 1)
-    y += 26
+        _text(cv2, img, w, (x, y), _fit(cv2, w, params.width - 24, 0.55), ORANGE, 1)
+    y += 20
+    _text(cv2, img, state.status_line(), (x, y), _fit(cv2, state.status_line(), params.width - 24, 0.55), WHITE, 1)
+    y += 22
     line = prompt or state.message
     if line:
-        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.62), YELLOW, 1)
-    y += 22
+        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.6), YELLOW, 1)
+    y += 20
     _text(cv2, img, help_text, (x, y), _fit(cv2, help_text, params.width - 24, 0.48), GREY, 1)
 
 
@@ -249,8 +345,19 @@ def display_available() -> bool:
 _KEYS = {32: "space", 13: "enter", 10: "enter", 27: "escape"}
 
 
+#: the window's own key (not the table's: the terminal view has no full screen)
+WINDOW_HELP = HELP + " | f full screen"
+
+
 class LiveWindow(ControlledView, StateSink):
-    """The live window as a sink (``wants_frames``); keys → :meth:`drain` (see module doc)."""
+    """The live window as a sink (``wants_frames``); keys → :meth:`drain` (see module doc).
+
+    The picture is drawn at :class:`WindowParams`' size and scaled to the window's own
+    (:func:`fit_image`): the window opens at the largest 16:9 size the screen holds
+    (:func:`window_size`), the table may resize it, and ``f`` toggles full screen. At the end
+    of a game (:meth:`close` after the judge's ``finish``) the result stays until a key is
+    pressed in the window or ``hold_s`` passes — not after ``n n`` (the next game's window
+    follows at once) nor for a view drawing another screen (the self-test's)."""
 
     wants_frames = True
 
@@ -268,6 +375,12 @@ class LiveWindow(ControlledView, StateSink):
         self._dirty = True
         self.redraws = 0
         self.error: str | None = None
+        self.fullscreen = False
+        #: the window's size as last drawn (the picture is scaled to it)
+        self.size: tuple[int, int] | None = None
+        self._key_after_end = threading.Event()
+        self._hold_until: float | None = None
+        self._new_game = False
 
     def open(self) -> "LiveWindow":
         if not display_available():
@@ -288,39 +401,103 @@ class LiveWindow(ControlledView, StateSink):
     def changed(self) -> None:
         self._dirty = True
 
+    def press(self, key: str) -> None:
+        """A key: after the game's end any key closes the window; before, the table's."""
+        if self._hold_until is not None:
+            self._key_after_end.set()
+            return
+        before = self._produced.qsize()
+        super().press(key)
+        # (n n: the session ends for the next game's, whose window opens at once: no hold)
+        self._new_game |= any(isinstance(item, Command) and item.name == "new_game"
+                              for item in list(self._produced.queue)[before:])
+
+    def closing_text(self) -> str | None:
+        """The line under the final result while the window holds it."""
+        if self._hold_until is None:
+            return None
+        left = max(0, int(round(self._hold_until - time.monotonic())))
+        return f"press any key in this window to close it (it closes by itself in {left} s)"
+
     def snapshot(self) -> np.ndarray:
         with self._lock:
             self._tick()
             if self.renderer is not None:
-                return self.renderer(self.state)
-            return render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now))
+                img = self.renderer(self.state)
+            else:
+                img = render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
+                             help_text=WINDOW_HELP, closing=self.closing_text())
+        return fit_image(img, self.size) if self.size is not None else img
+
+    def toggle_fullscreen(self, cv2) -> None:
+        self.fullscreen = not self.fullscreen
+        cv2.setWindowProperty(self.params.title, cv2.WND_PROP_FULLSCREEN,
+                              cv2.WINDOW_FULLSCREEN if self.fullscreen else cv2.WINDOW_NORMAL)
 
     def _run(self) -> None:
         import cv2
 
+        title = self.params.title
         try:
-            # GUI_NORMAL: no Qt toolbar or status bar (zoom buttons mean nothing at a table)
-            cv2.namedWindow(self.params.title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
+            # GUI_NORMAL: no Qt toolbar or status bar (zoom buttons mean nothing at a table);
+            # NORMAL + KEEPRATIO: the table may resize it, the picture keeps its shape
+            cv2.namedWindow(title, cv2.WINDOW_NORMAL | cv2.WINDOW_KEEPRATIO | cv2.WINDOW_GUI_NORMAL)
+            first = window_size(screen_size(), self.params)
+            cv2.resizeWindow(title, *first)
+            self.size = first
             period = max(1, int(1000 / self.params.fps))
             while not self._stop.is_set():
-                cv2.imshow(self.params.title, self.snapshot())
+                cv2.imshow(title, self.snapshot())
                 self.redraws += 1
                 code = cv2.waitKey(period)
+                self._resized(cv2)
                 if code >= 0:
                     code &= 0xFF
                     key = _KEYS.get(code) or (chr(code) if 32 < code < 127 else None)
-                    if key:
+                    if key in ("f", "F"):
+                        self.toggle_fullscreen(cv2)
+                    elif key:
                         self.press(key)
         except cv2.error as exc:  # the display went away
             self.error = f"the live window closed: {exc}"
         finally:
+            self._key_after_end.set()  # (a hold waiting for this window ends with it)
             try:
-                cv2.destroyWindow(self.params.title)
+                cv2.destroyWindow(title)
                 cv2.waitKey(1)
             except Exception:
                 pass
 
+    def _resized(self, cv2) -> None:
+        """The window's size now (the table resized it, or full screen): the next picture is
+        scaled to it."""
+        try:
+            _, _, w, h = cv2.getWindowImageRect(self.params.title)
+        except cv2.error:
+            return
+        if w > 16 and h > 16:
+            self.size = (w, h)
+
+    def hold(self) -> bool:
+        """Keep the final result on the window until a key is pressed there or
+        ``hold_s`` passes; True if it was held. Ctrl-C in the terminal ends it too."""
+        alive = self._thread is not None and self._thread.is_alive() and self.error is None
+        if not (alive and self.state.finished and self.params.hold_s > 0 and self.renderer is None
+                and not self._new_game):
+            return False
+        self._hold_until = time.monotonic() + self.params.hold_s
+        self.changed()
+        print(f"referee: the result stays on the window: press a key there to close it "
+              f"(or Ctrl-C here; at most {self.params.hold_s:.0f} s)", file=sys.stderr, flush=True)
+        try:
+            while not self._key_after_end.wait(0.2) and time.monotonic() < self._hold_until:
+                pass
+        except KeyboardInterrupt:
+            pass
+        return True
+
     def close(self) -> None:
+        self.hold()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2.0)

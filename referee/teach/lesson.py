@@ -25,6 +25,8 @@ from referee.teach.progress import Progress
 from referee.teach.scheduler import Scheduler, SchedulerParams
 
 QUIT_KEYS = ("escape", "q", "eof")
+#: how often the answer time's countdown is redrawn while the lesson waits for a key
+COUNTDOWN_STEP_S = 0.1
 
 
 class View(Protocol):
@@ -71,6 +73,7 @@ class Lesson:
         if level is not None and level not in names:
             from referee.teach.drills import UnknownDrill
             raise UnknownDrill(f"{drill.name} has no level {level!r} (levels: {', '.join(names)})")
+        self.chosen = level
         reached = level or progress.level(drill.name)
         self.index = names.index(reached) if reached in names else 0
         self.only = list(only or [])
@@ -89,6 +92,10 @@ class Lesson:
     def run(self) -> dict[str, Any]:
         self.progress.append({"type": "start", "session": self.session, "drill": self.drill.name,
                               "at": self.now().isoformat(), "seed": self.seed, "lang": self.lang})
+        if self.chosen is not None and self.chosen != self.progress.level(self.drill.name):
+            # --level: the learner's level from now on (the progress page and the next session say it)
+            self.progress.append({"type": "level", "drill": self.drill.name, "level": self.chosen,
+                                  "at": self.now().isoformat(), "why": "chosen (--level)"})
         start_level = self.index
         # warm up: the first answer must not pay for importing the judge and the rules
         warm = self.levels[self.index]
@@ -107,7 +114,8 @@ class Lesson:
                 sit = self.scheduler.pick(level.situations, self.now(), review)
             lv = self._level_for(sit, level)
             fb = self.card(sit, lv, {"n": n + 1, "of": self.params.cards, "level": lv,
-                                     "index": self.levels.index(lv)})
+                                     "index": self.levels.index(lv), "at": self.index, "levels": len(self.levels),
+                                     "current": level})
             if fb is None:
                 break
             n += 1
@@ -130,7 +138,7 @@ class Lesson:
             for _ in range(self.ladder.placement_per_level):
                 sit = self.scheduler.pick(level.situations, self.now())
                 fb = self.card(sit, level, {"n": len(results) + 1, "of": None, "level": level, "index": i,
-                                            "placement": True})
+                                            "placement": True, "levels": len(self.levels)})
                 if fb is None:
                     return
                 results.append((level.rule, fb.ok, fb.reaction))
@@ -142,8 +150,9 @@ class Lesson:
         start = placement_result(self.levels, results)
         if start > 0:
             self._level_up(start, "placement")
-        self.view.message(_t(self.lang, f"Start level: {start + 1}. {self.levels[start].title['en']}",
-                             f"開始レベル: {start + 1}. {self.levels[start].title['ja']}"))
+        n = len(self.levels)
+        self.view.message(_t(self.lang, f"Start level: {start + 1} of {n}: {self.levels[start].title['en']}",
+                             f"開始レベル: {start + 1}/{n}: {self.levels[start].title['ja']}"))
 
     def _level_up(self, index: int, why: str) -> None:
         self.index = index
@@ -152,7 +161,9 @@ class Lesson:
         self.progress.append({"type": "level", "drill": self.drill.name, "level": rule, "at": self.now().isoformat(),
                               "why": why})
         lv = self.levels[index]
-        self.view.message(_t(self.lang, f"LEVEL UP → {index + 1}. {lv.title['en']}", f"レベルアップ → {index + 1}. {lv.title['ja']}"))
+        n = len(self.levels)
+        self.view.message(_t(self.lang, f"LEVEL UP → level {index + 1} of {n}: {lv.title['en']}",
+                             f"レベルアップ → レベル{index + 1}/{n}: {lv.title['ja']}"))
         if self.voice:
             self.voice.say("level_up")
 
@@ -179,7 +190,7 @@ class Lesson:
         deadline = shown + level.window_s
         t_answer = deadline
         while True:
-            got = self.keys.get(deadline)
+            got = self._next_key(deadline, presses)
             if got is None:
                 break
             key, t = got
@@ -201,9 +212,26 @@ class Lesson:
             self.voice.say(*fb.spoken)
         self._store(sit, level, fb, info)
         pause = p.pause_right if fb.ok else p.pause_wrong
-        self.keys.get(self.clock.now() + pause)
+        got = self.keys.get(self.clock.now() + pause)  # any key goes on; a quit key quits (not "goes on")
         self.keys.drain()
+        if got is not None and got[0] in QUIT_KEYS:
+            self.quit = True
         return fb
+
+    def _next_key(self, deadline: float, presses: list[Press]) -> tuple[str, float] | None:
+        """The next key before ``deadline``; meanwhile the view counts the answer time down
+        (every :data:`COUNTDOWN_STEP_S`), so the learner sees the 3 s run out instead of
+        meeting "TOO LATE". The key keeps the time it arrived: the steps change no reaction."""
+        tick = getattr(self.view, "countdown", None)
+        while True:
+            now = self.clock.now()
+            if tick is None:
+                return self.keys.get(deadline)
+            tick(max(0.0, deadline - now), presses)
+            step = min(deadline, now + COUNTDOWN_STEP_S)
+            got = self.keys.get(step)
+            if got is not None or step >= deadline:
+                return got
 
     def _store(self, sit: Situation, level: Level, fb: Feedback, info: dict[str, Any]) -> None:
         now = self.now()
@@ -223,16 +251,25 @@ class Lesson:
         times = [a["reaction"] for a in right if a["reaction"] is not None]
         lat = sorted(self.latencies)
         placed = sum(a["placement"] for a in self.answers)
+        lang = self.lang if self.lang in ("en", "ja") else "en"
         return {"session": self.session, "drill": self.drill.name, "cards": len(self.answers) - placed,
                 "placement": placed, "right": len(right),
                 "accuracy": len(right) / len(self.answers) if self.answers else 0.0,
                 "median_reaction": statistics.median(times) if times else None,
                 "level_start": self.levels[start_level].rule, "level_now": self.levels[self.index].rule,
+                # the levels as the header and the messages name them: "2 of 5: <title>"
+                "levels": len(self.levels), "level_start_n": start_level + 1, "level_now_n": self.index + 1,
+                "level_start_title": self.levels[start_level].title[lang],
+                "level_now_title": self.levels[self.index].title[lang],
                 "level_ups": list(self.level_ups),
+                "false_starts": sum(a["verdict"] == "false_start" for a in self.answers),
                 "feedback_ms_median": 1000 * statistics.median(lat) if lat else None,
                 "feedback_ms_max": 1000 * lat[-1] if lat else None,
                 "due": len(self.scheduler.due_keys(self.now(), timedelta(days=1))),
-                "confused": [f"{a} as {b} ×{n}" for (a, b), n in self.scheduler.confused_pairs(5)]}
+                # in words: the situation, what the answer given was the right answer of, the rule
+                "confused": [self.drill.confusion_text(a, b, n, lang)
+                             for (a, b), n in self.scheduler.confused_pairs(5)],
+                "confused_keys": [[a, b, n] for (a, b), n in self.scheduler.confused_pairs(5)]}
 
 
 def _t(lang: str, en: str, ja: str) -> str:

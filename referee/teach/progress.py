@@ -105,7 +105,8 @@ class Progress:
     def confusion(self, drill: str) -> Counter:
         out: Counter = Counter()
         for a in self.of(drill):
-            if a.get("answered_as") and a["verdict"] != "correct":
+            # (a false start is no confusion: files written before said "answered as" for it)
+            if a.get("answered_as") and a["verdict"] == "wrong":
                 out[(a["situation"], a["answered_as"])] += 1
         return out
 

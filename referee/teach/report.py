@@ -1,5 +1,5 @@
 """``referee teach --report``: one HTML page of a learner's progress, plots as inline SVG
-(no network, no script): accuracy per rule, median reaction per session, the situations
+(no network, no script): accuracy per level, median reaction per session, the situations
 still due, the confusions. Deterministic: the same progress file gives the same page."""
 
 from __future__ import annotations
@@ -14,16 +14,17 @@ from referee.teach.progress import Progress, ProgressError
 
 
 def _bars(rows: list[tuple[str, float, str]], w: int = 560) -> str:
-    h = 26 * len(rows) + 10
+    """One bar per row, its label (a level's title, long) on the line above it."""
+    h = 42 * len(rows) + 10
     out = [f'<svg width="{w}" height="{h}" role="img" xmlns="http://www.w3.org/2000/svg">']
     for i, (label, frac, note) in enumerate(rows):
-        y = 6 + 26 * i
-        bw = int((w - 240) * max(0.0, min(1.0, frac)))
+        y = 6 + 42 * i
+        bw = int((w - 80) * max(0.0, min(1.0, frac)))
         colour = "#3a7" if frac >= 0.9 else ("#d93" if frac >= 0.6 else "#c44")
-        out.append(f'<text x="0" y="{y + 15}" font-size="13">{html.escape(label)}</text>')
-        out.append(f'<rect x="170" y="{y}" width="{w - 240}" height="18" fill="#eee"/>')
-        out.append(f'<rect x="170" y="{y}" width="{bw}" height="18" fill="{colour}"/>')
-        out.append(f'<text x="{w - 64}" y="{y + 15}" font-size="13">{html.escape(note)}</text>')
+        out.append(f'<text x="0" y="{y + 12}" font-size="13">{html.escape(label)}</text>')
+        out.append(f'<rect x="0" y="{y + 18}" width="{w - 80}" height="16" fill="#eee"/>')
+        out.append(f'<rect x="0" y="{y + 18}" width="{bw}" height="16" fill="{colour}"/>')
+        out.append(f'<text x="{w - 70}" y="{y + 31}" font-size="13">{html.escape(note)}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -52,12 +53,44 @@ def _n(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _label(drill: str, key: str) -> str:
-    """A situation as a learner reads it: IKATAKO ``tako|mirror`` → ``tako · field: mirror``."""
-    if drill == "ikatako" and "|" in key:
-        card, _, field = key.partition("|")
-        return f"{card} · field: {field.replace('+', ', ') if field else 'empty'}"
-    return key
+def _label(drill: str, key: str, lang: str = "en", answered: bool = False) -> str:
+    """A situation as a learner reads it, in the drill's own words (``tako|mirror`` → "tako
+    with Mirror in the field", ``call:pome`` → "the call pome"), as the session summary
+    says it; the key itself only for a drill that has no words for it."""
+    from referee.teach import drills
+
+    try:
+        d = drills.get(drill)
+    except Exception:  # a drill this version no longer has: its key as it was
+        return key
+    return d.answer_words(key, lang) if answered else d.words(key, lang)
+
+
+def _level_words(drill: str, rule: str | None, lang: str = "en") -> str:
+    """A level as the lesson's header names it: "2 of 5: ika and tako: the hand and the name"."""
+    from referee.teach import drills
+
+    try:
+        levels = drills.get(drill).levels()
+    except Exception:
+        return rule or "the first"
+    names = [lv.rule for lv in levels]
+    i = names.index(rule) if rule in names else 0
+    return f"{i + 1} of {len(levels)}: {levels[i].title.get(lang, levels[i].title['en'])}"
+
+
+def _rule_words(drill: str, rule: str, lang: str = "en") -> str:
+    """A rule of the ladder by its level: "level 2: ika and tako: the hand and the name"."""
+    from referee.teach import drills
+
+    try:
+        levels = drills.get(drill).levels()
+    except Exception:
+        return rule
+    for i, lv in enumerate(levels):
+        if lv.rule == rule:
+            return f"level {i + 1}: {lv.title.get(lang, lv.title['en'])}"
+    return rule
 
 
 def build_report(progress: Progress, lang: str = "en") -> str:
@@ -80,7 +113,7 @@ def build_report(progress: Progress, lang: str = "en") -> str:
         mine = [a for a in answers if a["drill"] == drill]
         parts.append(f"<h2>{html.escape(drill)}</h2>")
         level = progress.level(drill)
-        parts.append(f"<p>level reached: <b>{html.escape(level or 'the first')}</b></p>")
+        parts.append(f"<p>level reached: <b>{html.escape(_level_words(drill, level, lang))}</b></p>")
         by_rule: dict[str, list[dict]] = defaultdict(list)
         for a in mine:
             by_rule[a["rule"]].append(a)
@@ -88,8 +121,8 @@ def build_report(progress: Progress, lang: str = "en") -> str:
         for rule in sorted(by_rule, key=lambda r: mine.index(by_rule[r][0])):
             got = by_rule[rule]
             ok = sum(a["verdict"] == "correct" for a in got)
-            rows.append((rule, ok / len(got), f"{ok}/{len(got)}"))
-        parts.append("<h3>accuracy per rule</h3>" + _bars(rows))
+            rows.append((_rule_words(drill, rule, lang), ok / len(got), f"{ok}/{len(got)}"))
+        parts.append("<h3>accuracy per level</h3>" + _bars(rows))
         per_session: dict[int, list[float]] = defaultdict(list)
         for a in mine:
             if a["verdict"] == "correct" and a.get("reaction") is not None:
@@ -105,15 +138,16 @@ def build_report(progress: Progress, lang: str = "en") -> str:
             for d, k in due[:30]:
                 asked = [a for a in mine if a["situation"] == k]
                 ok = sum(a["verdict"] == "correct" for a in asked)
-                parts.append(f"<tr><td>{html.escape(_label(drill, k))}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
+                parts.append(f"<tr><td>{html.escape(_label(drill, k, lang))}</td><td>{d.strftime('%Y-%m-%d %H:%M')}</td>"
                              f"<td>{f'{ok}/{len(asked)}' if asked else 'not asked yet'}</td></tr>")
             parts.append("</table>")
         conf = progress.confusion(drill)
         if conf:
-            parts.append("<h3>mixed up</h3><table><tr><th>asked</th><th>answered as</th><th>times</th></tr>")
+            parts.append("<h3>mixed up</h3><table><tr><th>asked</th><th>you gave the answer for</th><th>times</th>"
+                         "</tr>")
             for (a, b), n in sorted(conf.items(), key=lambda kv: (-kv[1], kv[0]))[:15]:
-                parts.append(f"<tr><td>{html.escape(_label(drill, a))}</td><td>{html.escape(_label(drill, b))}</td>"
-                             f"<td>{n}</td></tr>")
+                parts.append(f"<tr><td>{html.escape(_label(drill, a, lang))}</td>"
+                             f"<td>{html.escape(_label(drill, b, lang, answered=True))}</td><td>{n}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -77,7 +77,7 @@ class WindowView:
         self.base = None
         self.thumb = None
         self.last = None  # the last verdict drawn: (head, reason, colour, when)
-        cv2.namedWindow(NAME, cv2.WINDOW_AUTOSIZE)
+        cv2.namedWindow(NAME, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)  # (no Qt zoom toolbar: as the live window)
 
     def keys(self, _terminal_keys: KeySource | None = None) -> WindowKeys:
         if _terminal_keys is not None:
@@ -115,13 +115,32 @@ class WindowView:
         return out
 
     def ready(self, info: dict[str, Any]) -> None:
+        from referee.teach.terminal import head_text
+
         self.text.game = info["level"].situations[0].game if info["level"].situations else ""
         ready = "準備…" if self.lang == "ja" else "ready..."
-        level = f"レベル{info['index'] + 1}: " if self.lang == "ja" else f"level {info['index'] + 1}: "
-        self._put(draw_scene("", (), "", ready, (level + info['level'].title[self.lang],), size=self.size))
+        self._info = info
+        self._put(draw_scene("", (), "", ready, (head_text(info, self.lang),), size=self.size))
+
+    def countdown(self, left: float, presses) -> None:
+        """The answer time left as a shrinking bar and seconds along the window's foot, with
+        the quit keys (redrawn when the tenth of a second shown changes)."""
+        shown = round(left, 1)
+        if self.frame is None or shown == getattr(self, "_left", None):
+            return
+        self._left = shown
+        img = self.frame.copy()
+        h, w = img.shape[:2]
+        window = getattr(getattr(self, "_info", {}).get("level"), "window_s", 3.0) or 3.0
+        cv2.rectangle(img, (0, h - 34), (w, h), (30, 30, 30), -1)
+        cv2.rectangle(img, (0, h - 34), (int(w * min(1.0, shown / window)), h - 28), (60, 200, 240), -1)
+        label = f"{shown:.1f} s left  |  esc or q: quit"
+        cv2.putText(img, label, (12, h - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (235, 235, 235), 1, cv2.LINE_AA)
+        cv2.imshow(NAME, img)
 
     def show(self, screen: Screen, info: dict[str, Any]) -> None:
         self.screen = screen
+        self._info, self._left = info, None
         self.text.show(screen, info)
         prev = None
         if self.last is not None and time.monotonic() - self.last[3] < KEEP_VERDICT_S:

@@ -58,6 +58,11 @@ def test_the_live_run_says_where_its_files_are(live_run):
     for name in ("session.jsonl", "video.mp4", "seats.wav"):
         assert str(out / name) in res.output
     assert "IKATAKO versus" in res.stdout
+    # the dispute report, as `referee demo` writes one (`referee demo --live` runs this path)
+    report = out / "report.html"
+    assert f"dispute report {report}" in res.output and report.is_file()
+    page = report.read_text(encoding="utf-8")
+    assert "<h1>Dispute report</h1>" in page and "video.mp4" in page and "+" in page and " ms" in page
 
 
 def test_every_stage_kept_its_watermark_promise_live(live_run):

@@ -56,8 +56,9 @@ def test_the_seat_hands_and_words_are_drawn_inside_the_seat_box():
     img = render(state)
     diff = np.any(img != quiet, axis=2)
     ys, xs = np.nonzero(diff)
-    # ben's box is x 320..640 of a 1280 wide image: 240..480 at 960 px
-    assert xs.min() >= 240 and xs.max() < 480 and ys.max() < 540
+    # ben's box is x 320..640 of a 1280 wide camera image, scaled to the window's camera area
+    k = P.camera_width / 1280
+    assert xs.min() >= 320 * k and xs.max() < 640 * k and ys.max() < P.camera_width * 9 // 16
 
 
 def test_a_camera_frame_is_shown_scaled_into_the_left_area():
@@ -104,8 +105,9 @@ def test_keys_pressed_in_the_window_come_out_as_events_for_the_pipeline():
 
 def test_the_running_scoreboard_is_the_judges_state():
     """The demo's record through the pipeline (one stream, verdicts when final): after each
-    verdict the seats show the judge's own state (points, cards, penalties), and at the end
-    the result line's scores; nothing is recomputed from the verdict lines."""
+    verdict the seats show the judge's own state — score, points and penalties as values, the
+    three columns of the terminal table's scoreboard (score = points - penalties) — and at
+    the end the result line's; nothing is recomputed from the verdict lines."""
     from referee.live.state import scoreboard
     from referee.pipeline.core import Pipeline
     from rules import ikatako as rk
@@ -117,7 +119,7 @@ def test_the_running_scoreboard_is_the_judges_state():
     state.scores_from = lambda: scoreboard(pipe.judge)
     seen = []
     sink.verdicts = lambda lines: (StateSink.verdicts(sink, lines), seen.append(
-        ({p: (s.score, s.taken, s.penalties) for p, s in state.seats.items()}, pipe.judge.state.snapshot())))
+        ({p: (s.score, s.points, s.penalties) for p, s in state.seats.items()}, pipe.judge.state.snapshot())))
     pipe.start(record.header)
     for ev in record.events:
         pipe.push("record", [ev])
@@ -125,12 +127,16 @@ def test_the_running_scoreboard_is_the_judges_state():
     judgement = pipe.finish()
     assert len(seen) > 5
     for shown, snap in seen:
-        for p, (score, taken, pens) in shown.items():
-            assert taken == len(snap["points"][p]) and pens == len(snap["penalties"][p])
-            assert score == sum(rk.value(c) for c in snap["points"][p]) - sum(rk.value(c) for c in snap["penalties"][p])
+        for p, (score, points, pens) in shown.items():
+            assert points == sum(rk.value(c) for c in snap["points"][p])
+            assert pens == sum(rk.value(c) for c in snap["penalties"][p])
+            assert score == points - pens
     assert any(t or pn for shown, _ in seen for _, t, pn in shown.values())  # not all zero
+    assert any(pn for shown, _ in seen for _, _, pn in shown.values())  # a penalty shown
     result = next(v for v in judgement.lines if v["type"] == "result")
-    assert {p: state.seats[p].score for p in state.players} == result["scores"]
+    for key in ("scores", "points", "penalties"):  # the table's scoreboard columns, the same numbers
+        attr = "score" if key == "scores" else key
+        assert {p: getattr(state.seats[p], attr) for p in state.players} == result[key]
     assert state.finished
 
 

@@ -171,7 +171,7 @@ def test_cli_judge_table(run_cli):
     res = _run(run_cli, README_COMMANDS[3])
     assert res.exit_code == 0
     out = res.stdout
-    assert "ben +0.118 s" in out  # card 1: ben first, aki 118 ms later
+    assert "ben +594 ms, by 118 ms" in out  # card 1: ben first at 594 ms, aki 118 ms later
     assert "aki wrong: raised right hand, expected left hand" in out
     assert "left hand + 8 8" in out
     assert "tie aki/chie: unsettled" in out

@@ -112,6 +112,32 @@ class Drill:
         """Phrase keys this drill may speak beyond the fixed set (rendered up front)."""
         return ()
 
+    # ----------------------------------------------------------------- in words
+    def words(self, key: str, lang: str) -> str:
+        """A situation as a learner reads it (the summary, the progress page), never its
+        internal key; a drill whose keys are not words says so here."""
+        return key
+
+    def rule_words(self, key: str, lang: str) -> str | None:
+        """The rule a situation trains, in a sentence (None: the drill has none to say)."""
+        return None
+
+    def answer_words(self, answered_as: str, lang: str) -> str:
+        """What an answer given was the right answer of (``answered_as``: a situation key)."""
+        return self.words(answered_as, lang)
+
+    def confusion_text(self, asked: str, answered_as: str, n: int, lang: str) -> str:
+        """One line of the summary's "mixed up": the situation asked, what the answer given
+        is the right answer of, how often, and the rule that tells them apart."""
+        from referee.teach.phrases import text
+
+        rule = self.rule_words(asked, lang)
+        times = text(lang, f"{n} time" + ("s" if n != 1 else ""), f"{n}回")
+        line = text(lang, f"{self.words(asked, lang)}: you gave the answer for {self.answer_words(answered_as, lang)} "
+                          f"({times})",
+                    f"{self.words(asked, lang)}: {self.answer_words(answered_as, lang)}の答えをした ({times})")
+        return line + (text(lang, f". The rule: {rule}", f"。ルール: {rule}") if rule else "")
+
 
 def words_of(presses: Sequence[Press], keymap: dict[str, str]) -> tuple[list[str], float | None]:
     """The word tokens of ``presses`` (keys in ``keymap``) and the first word press time."""

@@ -216,7 +216,7 @@ class VersusDrill(Drill):
             last = submit[0] if submit else None
         fb = self.explain(sit, v, learner, hands, words, lang, early=false_start(presses), last=last)
         fb.answered, fb.record, fb.lines = self.answer_text(sit, presses), rec, lines
-        if fb.verdict in ("wrong", "false_start"):
+        if fb.verdict == "wrong":  # (a false start is no confusion: nothing was answered in time)
             fb.answered_as = self.answered_as(sit, presses)
         if rival:
             fb.rival = _rival_text(v, learner, rival, lang)
@@ -257,12 +257,54 @@ class VersusDrill(Drill):
         answered = f"{'+'.join(sorted(hands)) or 'none'}:{' '.join(words)}"
         fb = Feedback(verdict=verdict, reaction=reaction, rule=rule, fact=fact, did=did, spoken=spoken,
                       answered=answered)
-        if verdict in ("wrong", "false_start"):
+        if verdict == "wrong":  # (a false start is no confusion: it is counted as a false start)
             fb.answered_as = self.answered_as_text(sit, answered)
         return fb
 
     def phrase_keys(self) -> tuple[str, ...]:
         return tuple(word_key(w) for w in WORD_KEYS.values())
+
+    def _parts(self, key: str) -> tuple[str, list[str]] | None:
+        sit = self.make(key)
+        return None if sit is None else (sit.data["card"], list(sit.data["troubles"]))
+
+    def words(self, key: str, lang: str) -> str:
+        """``tako|mirror`` → "tako with Mirror in the field"; ``mirror|`` → "the trouble card
+        Mirror"; ``ikatako|`` → "ikatako, nothing in the field"."""
+        parts = self._parts(key)
+        if parts is None:
+            return key
+        card, troubles = parts
+        c = _card_text(card, lang)
+        if R.kind(card) == "trouble":
+            c = text(lang, f"the trouble card {TROUBLE_TEXT['en'][card]}", f"トラブルカード{TROUBLE_TEXT['ja'][card]}")
+        if not troubles:
+            return text(lang, f"{c}, nothing in the field", f"場に何もなし、{c}")
+        names = _join([TROUBLE_TEXT[lang][t] for t in troubles], lang)
+        return text(lang, f"{c} with {names} in the field", f"場に{names}、{c}")
+
+    def answer_words(self, answered_as: str, lang: str) -> str:
+        """The situation and its right reaction: "the trouble card Mirror, nothing in the
+        field (nobody reacts)"."""
+        parts = self._parts(answered_as)
+        if parts is None:
+            return answered_as
+        card, troubles = parts
+        exp = R.expected_reaction(card, troubles)
+        if not exp.required:
+            what = text(lang, "nobody reacts", "誰も反応しない")
+        else:
+            say = " ".join(_card_text(w, lang) for w in exp.say)
+            what = text(lang, f"{HAND_TEXT[lang][exp.hands]}, say {say}", f"{HAND_TEXT[lang][exp.hands]}、「{say}」")
+        return f"{self.words(answered_as, lang)} ({what})"
+
+    def rule_words(self, key: str, lang: str) -> str | None:
+        parts = self._parts(key)
+        if parts is None:
+            return None
+        card, troubles = parts
+        rule = _rule(card, troubles, lang)[0]
+        return f"{rule}: {_fact(card, R.expected_reaction(card, troubles), lang)}"
 
 
 def _rival_text(v: dict, learner: str, rival: RivalAnswer, lang: str) -> str:

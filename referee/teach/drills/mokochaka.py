@@ -141,6 +141,12 @@ def _counts_text(call: R.Call, lang: str) -> str:
     return " + ".join(f"{k} {v}" for k, v in items)
 
 
+def _top_text(card: str, lang: str) -> str:
+    """``paka3`` → "paka 3" (ja: パカ 3)."""
+    c = R.parse_card(card)
+    return f"{JA.get(c.kind, c.kind) if lang == 'ja' else c.kind} {c.count}"
+
+
 def _call_text(call: str, lang: str) -> str:
     if lang != "ja":
         return call
@@ -317,3 +323,35 @@ class MokochakaDrill(Drill):
         # the confusion of a call is the call given (situations sharing it are many)
         given = self.answer_text(sit, presses)
         return f"call:{given}" if given else None
+
+    def words(self, key: str, lang: str) -> str:
+        """``moko2+paka3+paka4`` → "the tops moko 2, paka 3, paka 4" (and "grab" for ``!``)."""
+        sit = self.make(key)
+        if sit is None:
+            return key
+        tops = ", ".join(_top_text(t, lang) for t in sit.data["tops"])
+        grab = key.endswith("!")
+        return text(lang, f"the tops {tops}" + (" (grab)" if grab else ""), f"山の一番上 {tops}" + ("(取る)" if grab else ""))
+
+    def answer_words(self, answered_as: str, lang: str) -> str:
+        """``call:pome`` → "the call pome" (a call is what the learner gave, not a situation)."""
+        if answered_as.startswith("call:"):
+            call = answered_as[5:]
+            return text(lang, f"the call {call}", f"「{_call_text(call, lang)}」のコール")
+        return self.words(answered_as, lang)
+
+    def confusion_text(self, asked: str, answered_as: str, n: int, lang: str) -> str:
+        """"the tops moko 2, paka 3, paka 4: you called pome (2 times). The right call:
+        pakamoko — the most first"."""
+        sit = self.make(asked)
+        if sit is None or not answered_as.startswith("call:"):
+            return super().confusion_text(asked, answered_as, n, lang)
+        call = R.call_for(sit.data["tops"])
+        rule, _ = _why(call, lang)
+        right = " / ".join(_call_text(c, lang) for c in call.accepted)
+        times = text(lang, f"{n} time" + ("s" if n != 1 else ""), f"{n}回")
+        given = _call_text(answered_as[5:], lang)
+        return text(lang, f"{self.words(asked, lang)}: you called {given} ({times}). The right call: {right}, "
+                          f"because {rule} ({_counts_text(call, lang)})",
+                    f"{self.words(asked, lang)}: 「{given}」とコールした ({times})。正しいコール: {right}、{rule} "
+                    f"({_counts_text(call, lang)})")

@@ -127,7 +127,7 @@ def test_cli_report_and_bad_input(tmp_path):
     r = runner.invoke(cli, ["teach", "--report", "--data", str(tmp_path), "-o", str(tmp_path / "r.html")])
     assert r.exit_code == 0, r.output
     page = (tmp_path / "r.html").read_text()
-    assert "<svg" in page and "accuracy per rule" in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "<svg" in page and "accuracy per level" in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
     r = runner.invoke(cli, ["teach", "chess"])
     assert r.exit_code == 2 and "unknown game" in r.output
     r = runner.invoke(cli, ["teach", "ikatako", "--learner", "../x", "--data", str(tmp_path)])

@@ -232,7 +232,8 @@ def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for
     res = CliRunner().invoke(cli, ["teach", "ikatako", "--from-video", str(video), "--audio", str(wav),
                                    "--calibration", str(DEMO / "calibration.json"), "--seat", "aki",
                                    "--data", str(tmp_path / "data"), "--no-voice", "--out", str(out),
-                                   "--start", "2026-03-01T09:00:00"], catch_exceptions=False)
+                                   # (English on screen: the table's language, the calibration's, is Japanese)
+                                   "--lang", "en", "--start", "2026-03-01T09:00:00"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     answers = [json.loads(x) for x in (tmp_path / "data" / "learners" / "you.jsonl").read_text().splitlines()]
     answers = [a for a in answers if a["type"] == "answer"]
