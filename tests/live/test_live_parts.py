@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,9 +23,15 @@ def test_new_game_closes_the_session_and_starts_the_next_in_a_folder_of_its_own(
                                    figures={}, new_game=len(calls) < 3)
 
     monkeypatch.setattr(live_run, "run_live", fake_run_live)
+    from referee.live import selftest
+
+    checked = []  # (the camera and the seats' input are checked once, before the first game)
+    monkeypatch.setattr(selftest, "check_sources", lambda camera, device, channels: checked.append(camera))
+    monkeypatch.setattr(cmd, "_calibration", lambda path: SimpleNamespace(seat_channels=[0, 1]))
     opts = live_run.LiveOptions(calibration=Path("cal.json"), out=tmp_path / "o")
     cmd._run(opts, no_voice=True)
     assert calls == [tmp_path / "o", tmp_path / "o" / "game-2", tmp_path / "o" / "game-3"]
+    assert len(checked) == 1
 
 
 def test_the_latency_probe_measures_on_the_session_clock(monkeypatch):
@@ -79,6 +86,8 @@ def test_the_self_test_the_session_and_the_next_game_share_one_set_of_pose_worke
     monkeypatch.setattr(live_run, "run_live", fake_run_live)
     monkeypatch.setattr(selftest, "render_text", lambda result: [])
     monkeypatch.setattr(selftest, "require_pass", lambda result, force: [])
+    monkeypatch.setattr(selftest, "check_sources", lambda camera, device, channels: None)
+    monkeypatch.setattr(cmd, "_calibration", lambda path: SimpleNamespace(seat_channels=[0, 1]))
     cmd._run(live_run.LiveOptions(calibration=Path("cal.json"), out=tmp_path / "o"), no_voice=True, selftest=True)
     assert len(seen) == 3 and seen[0] is seen[1] is seen[2]  # self-test, game 1, game 2
 
