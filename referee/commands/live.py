@@ -101,8 +101,27 @@ def _summary(result) -> None:
     if known:
         click.echo(f"referee: capture -> event known, median/p95 ms: {known}; vision stage "
                    f"{(lat.get('stage_ms') or {}).get('median')} ms a frame; load {f.get('load')}", err=True)
+    enrolled = _enrolled_line(result.record)
+    if enrolled is not None:  # (as the replay says it: which enrolled verifier heard the words)
+        click.echo(f"referee: {enrolled}", err=True)
     click.echo(f"referee: record {result.record}\nreferee: video  {result.video}\nreferee: audio  {result.audio}",
                err=True)
+
+
+def _enrolled_line(record) -> str | None:
+    """One line naming the enrolled voices' engine, from the record's header
+    (``source.enrolled_by``; :func:`audio.voices.describe`), or None without enrolled voices."""
+    import json
+
+    from audio.voices import describe
+
+    try:
+        with open(record, encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    source = header.get("source") if isinstance(header, dict) else None
+    return describe(source.get("enrolled_by")) if isinstance(source, dict) else None
 
 
 def _voice_note(sink):

@@ -54,10 +54,15 @@ def live_run(clip, tmp_path_factory):
 
 
 def test_the_live_run_says_where_its_files_are(live_run):
+    from audio.voices import describe
+
     out, res = live_run
     for name in ("session.jsonl", "video.mp4", "seats.wav"):
         assert str(out / name) in res.output
     assert "IKATAKO versus" in res.stdout
+    # which enrolled voices heard the words, as the replay says it (the demo's calibration enrolls every seat)
+    header = json.loads((out / "session.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert f"referee: {describe(header['source']['enrolled_by'])}" in res.output
     # the dispute report, as `referee demo` writes one (`referee demo --live` runs this path)
     report = out / "report.html"
     assert f"dispute report {report}" in res.output and report.is_file()
