@@ -1,7 +1,7 @@
 """One default language for ``referee live`` and ``referee teach``: the table's.
 
-``--lang`` when given; else the table's calibration when there is one — its ``extra.lang``,
-and a calibration that names none was made for Japanese (``referee calibrate --lang``'s
+``--lang`` when given; else the table's calibration when there is one — its ``extra.lang``
+(``referee calibrate --lang`` writes it), and a calibration that names none was made for Japanese (``referee calibrate --lang``'s
 default, in which its voice enrollment was said), so it stays Japanese; else the locale
 (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the first set: ``ja…`` is Japanese, anything else —
 ``C``, ``POSIX``, ``en_GB`` — English). Before, ``live`` defaulted to Japanese and ``teach``

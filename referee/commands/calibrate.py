@@ -199,6 +199,8 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     fails = steps.failed(res.checks)
     out.mkdir(parents=True, exist_ok=True)
     cal_obj = dict(res.calibration)
+    # the table's language: `referee live` and `referee teach` default to it (referee.language)
+    cal_obj["extra"] = {**(cal_obj.get("extra") or {}), "lang": lang}
     if enroll is not None:
         cal_obj["enroll"] = str(enroll.resolve())
     written = None

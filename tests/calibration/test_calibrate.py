@@ -254,11 +254,17 @@ def test_same_recording_same_file_byte_for_byte_and_enroll_is_referenced(calibra
     (enroll / "aki" / "ika.wav").write_bytes(b"")
     res = run_cli("calibrate", "--game", "ikatako", "--from-video", rec / "calibration.mp4", "--audio",
                   rec / "calibration.wav", "--players", ",".join(truth["players"]), "--out", tmp_path / "again",
-                  "--enroll", enroll)
+                  "--enroll", enroll, "--lang", "en")
     assert res.exit_code == 0, res.output
     first = json.loads((cal.references.parent / "calibration.json").read_text())
     again = json.loads((tmp_path / "again" / "calibration.json").read_text())
     assert again.pop("enroll") == str(enroll.resolve())
+    # the table's language is written, and `referee live` / `teach` default to it
+    from referee.language import table_language
+
+    assert (first["extra"]["lang"], again["extra"]["lang"]) == ("ja", "en")
+    assert table_language(None, tmp_path / "again" / "calibration.json", env={"LANG": "ja_JP.UTF-8"}) == "en"
+    first["extra"].pop("lang"), again["extra"].pop("lang")
     assert again == first
     for p in sorted(cal.references.iterdir()):
         assert (tmp_path / "again" / "refs" / p.name).read_bytes() == p.read_bytes(), p.name

@@ -104,7 +104,7 @@ def test_one_laptop_microphone_is_offered_as_the_room_microphone(table, monkeypa
     assert "input 0 has 1 channel(s) for 2 seats: one-laptop mode (one room microphone cannot tell" in res.output
     cal = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
     assert [s["channel"] for s in cal["seats"]] == [None, None]
-    assert cal["extra"] == {"room_microphone": True}
+    assert cal["extra"] == {"room_microphone": True, "lang": "ja"}  # (the calls said in the default language)
     assert asked == []  # no channel per seat to test
     assert "voices: not recorded: with one room microphone no word is credited to a seat" in res.output
     assert "enroll" not in cal
