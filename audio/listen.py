@@ -499,7 +499,7 @@ class Listener:
         self.dropped[why] = self.dropped.get(why, 0) + 1
         return []
 
-    def own_start(self, seg: Segment) -> int | None:
+    def own_start(self, seg: Segment, copy: tuple[int, float, float] | None) -> int | None:
         """Where the seat's own voice starts in ``seg``: its onset when the burst is its own,
         a later sample when it begins as a copy of another channel's sound (a leak the
         cancellation left, e.g. of a muted seat, run into this seat's own word: the detector
@@ -508,8 +508,9 @@ class Listener:
         copy, the own voice starts at a window that is no copy and within ``own_level_db``
         of the seat's speech level (between the room's words and the seat's, the other
         channels' own voices hide the room's sound: a quiet window there is no proof of the
-        seat's voice). Cost: after a copy, an onset's soft first consonant is skipped."""
-        if self.copy_of(seg.channel, seg.start, seg.end) is None:
+        seat's voice). Cost: after a copy, an onset's soft first consonant is skipped. ``copy``:
+        :meth:`copy_of` the whole burst, asked once by the caller (:meth:`masked` needs it too)."""
+        if copy is None:
             return seg.start
         step, win = int(self.p.copy_step_s * self.rate), int(self.p.copy_scan_s * self.rate)
         for a in range(seg.start + step, seg.end - win + 1, step):
@@ -517,7 +518,7 @@ class Listener:
                 return a
         return None
 
-    def masked(self, seg: Segment) -> list[dict]:
+    def masked(self, seg: Segment, copy: tuple[int, float, float] | None) -> list[dict]:
         """A ``skipped`` audio stretch for the seat over ``seg`` (a burst not its own), when
         the burst is the room's sound (``ListenParams.room_r2``: heard alike on
         ``room_channels`` other channels at its level — babble, music) rather than a
@@ -525,8 +526,8 @@ class Listener:
         that the player said nothing. The judge then finds the player *not heard* on a card
         whose window it falls in (``referee.judging.senses``): no "missed" on it. A leak (a
         copy of one channel) covers nothing: the seat's own voice stands above it on its own
-        microphone. Cost: in a loud room a player who really said nothing is unclear, not missed."""
-        copy = self.copy_of(seg.channel, seg.start, seg.end)
+        microphone. Cost: in a loud room a player who really said nothing is unclear, not missed.
+        ``copy``: :meth:`copy_of` the burst."""
         if copy is None or copy[1] >= self.p.copy_r2:
             return []
         from session.events import SkippedEvent
@@ -628,9 +629,10 @@ class Listener:
         if seg.channel in self._unfit:
             return drop("channel does not fit the calibration")
         if not self.room and self.p.copy_test:
-            start = self.own_start(seg)
+            copy = self.copy_of(seg.channel, seg.start, seg.end)
+            start = self.own_start(seg, copy)
             if start is None:
-                return ([] if dry else self.masked(seg)) + drop("a copy of another channel")
+                return ([] if dry else self.masked(seg, copy)) + drop("a copy of another channel")
             end = self.own_end(Segment(seg.channel, start, seg.end, seg.rate, seg.offset))
             if (start, end) != (seg.start, seg.end):
                 from dataclasses import replace

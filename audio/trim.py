@@ -54,10 +54,6 @@ class TrimmingListener(Listener):
         super().__init__(*args, **kwargs)
         self.leak = 10 ** (crosstalk_db / 10)
 
-    def trimmed_end(self, channel: int, start: int, end: int) -> int:
-        """The span's end after the dominance test (``end`` when nothing is cut)."""
-        return self._trim(channel, start, end)[0]
-
     def _energy(self, channel: int, start: int, n: int, hop: int) -> np.ndarray:
         x = self._samples(channel, start, start + n * hop).astype(np.float64)
         if len(x) < n * hop:

@@ -82,7 +82,7 @@ def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | No
     what it can; the vision stage then names the mismatch)."""
     import cv2
 
-    _quiet_opencv(cv2)  # (a missing camera is said once, by Camera, not by OpenCV's log lines too)
+    quiet_opencv(cv2)  # (a missing camera is said once, by Camera, not by OpenCV's log lines too)
     cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if hasattr(cv2, "CAP_V4L2") else cv2.VideoCapture(device)
     if size is not None:
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
@@ -108,9 +108,6 @@ def quiet_opencv(cv2=None) -> None:
             set_level(0)  # LOG_LEVEL_SILENT
         except Exception:
             pass
-
-
-_quiet_opencv = quiet_opencv  # (the earlier name)
 
 
 class Camera:

@@ -54,18 +54,11 @@ def candidates() -> list[int]:
 
 
 def _cv2_opener(index: int):
-    import cv2
+    """The camera as the live referee opens it (:func:`vision.camera.cv2_opener`), asked for
+    the size and rate a table wants."""
+    from vision.camera import cv2_opener
 
-    from vision.camera import quiet_opencv
-
-    quiet_opencv(cv2)
-    cap = cv2.VideoCapture(index, cv2.CAP_V4L2) if sys.platform.startswith("linux") and hasattr(
-        cv2, "CAP_V4L2") else cv2.VideoCapture(index)
-    if cap.isOpened():
-        cap.set(cv2.CAP_PROP_FRAME_WIDTH, WANT_WIDTH)
-        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, WANT_HEIGHT)
-        cap.set(cv2.CAP_PROP_FPS, WANT_FPS)
-    return cap
+    return cv2_opener(index, (WANT_WIDTH, WANT_HEIGHT), WANT_FPS)
 
 
 def probe(index: int, opener: Callable[[int], object] | None = None) -> CameraInfo | None:

@@ -1402,6 +1402,14 @@ def late_text(v: VersusVerdict | CoopVerdict) -> str | None:
     return text + "; earlier ones stay with the card before" if counted > late["earliest"] else text
 
 
+def _reaction_ms(v: VersusVerdict) -> str:
+    """" +N ms": the first player's reaction time after the card ("" when unknown). "+N ms" is
+    the reaction time everywhere (window, terminal view, report); the lead over the next
+    correct player is "by N ms"."""
+    react = v.times.get(v.first)
+    return f" +{round(react * 1000)} ms" if isinstance(react, (int, float)) else ""
+
+
 def _first_cell(v: VersusVerdict) -> str:
     if v.card_unclear:
         return "card not read: nobody judged"
@@ -1420,10 +1428,7 @@ def _first_cell(v: VersusVerdict) -> str:
         return f"{v.first} (tie {tied}, decided)"
     if v.first is None:
         return "nobody: discarded"
-    # "+N ms" is the reaction time everywhere (window, terminal view, report); the lead over
-    # the next correct player is "by N ms"
-    react = v.times.get(v.first)
-    react = f" +{round(react * 1000)} ms" if isinstance(react, (int, float)) else ""
+    react = _reaction_ms(v)
     if v.margin is not None:
         return f"{v.first}{react}, by {round(v.margin * 1000)} ms"
     return f"{v.first}{react} (only one right)"
@@ -1563,8 +1568,7 @@ def _first_text(v: VersusVerdict) -> str:
     if v.first is None:
         return "nobody (no correct reaction)"
     m = v.margin
-    react = v.times.get(v.first)
-    react = f" +{round(react * 1000)} ms" if isinstance(react, (int, float)) else ""
+    react = _reaction_ms(v)
     by = f", by {m * 1000:.0f} ms over the next correct player" if isinstance(m, (int, float)) else \
         " (the only correct player)"
     return f"{v.first}{react}{by}"
