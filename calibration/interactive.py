@@ -254,14 +254,12 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
 
 
 def _open_camera(camera):
-    """The camera, with OpenCV's own log silenced (a camera that does not open is said once,
-    by the caller: no ``[ WARN:0@0.1] ... can't open camera by index`` lines before it)."""
-    from vision.camera import quiet_opencv
+    """The camera as the live referee opens it (:func:`vision.camera.cv2_opener`: OpenCV's own
+    log silenced, so a camera that does not open is said once, by the caller). The camera
+    keeps the size it offers: step 1 says what it gives."""
+    from vision.camera import cv2_opener
 
-    quiet_opencv(cv2)
-    if str(camera).isdigit() and sys.platform.startswith("linux") and hasattr(cv2, "CAP_V4L2"):
-        return cv2.VideoCapture(int(camera), cv2.CAP_V4L2)
-    return cv2.VideoCapture(int(camera) if str(camera).isdigit() else camera)
+    return cv2_opener(int(camera) if str(camera).isdigit() else camera)
 
 
 def framing_lines(names: Sequence[str], width: int, height: int) -> list[str]:

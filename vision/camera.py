@@ -30,6 +30,7 @@ replay (``referee live --from-video``) run the real reader code without a camera
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -83,7 +84,10 @@ def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | No
     import cv2
 
     quiet_opencv(cv2)  # (a missing camera is said once, by Camera, not by OpenCV's log lines too)
-    cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if hasattr(cv2, "CAP_V4L2") else cv2.VideoCapture(device)
+    v4l2 = sys.platform.startswith("linux") and hasattr(cv2, "CAP_V4L2")
+    cap = cv2.VideoCapture(device, cv2.CAP_V4L2) if v4l2 else cv2.VideoCapture(device)
+    if not cap.isOpened():
+        return cap  # (the caller says "cannot be opened"; nothing to ask of it)
     if size is not None:
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
