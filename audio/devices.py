@@ -21,7 +21,8 @@ from session.errors import DeviceError
 
 #: what a one-input table can and cannot judge (said by ``referee devices`` and the calibration)
 ROOM = ("one room microphone cannot tell by its channel who said a word: the referee judges the hands and "
-        "cards, and a verdict that needs a word is left unclear for the table (no penalty)")
+        "cards, credits a word to a seat only when that seat alone moved its hands with it and no other word "
+        "came within 0.3 s, and leaves every other word unclear for the table (no penalty)")
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,10 @@ class HearingPlan:
     #: leak paths, speech levels, residual), used instead of measuring it again when the
     #: recording is still the one measured (:func:`use_calibration_leakage`); None: measured
     leakage_measured: LeakMeasurement | None = None
+    #: one room microphone (the calibration's ``extra.room_microphone``: one laptop): every
+    #: word is heard on its channels averaged, unattributed, and credited to a seat by its hands
+    #: (``referee.pipeline.crediting``); ``channels`` is then ignored
+    room: bool = False
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
@@ -346,12 +350,31 @@ def seat_channels(plan: HearingPlan) -> int | None:
     return channels_used(plan.channels)
 
 
+def _room_listener(plan: HearingPlan, source):
+    """One room microphone: its channels averaged and heard for every seat, no seat attributed, no
+    enrolled voices (they verify a seat's own microphone) and no leak cancellation (there is
+    no seat-to-seat leak on one microphone)."""
+    from audio import lexicon
+    from audio.listen import Listener, ListenParams
+
+    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    offline = getattr(source, "offline", False)
+    params = ListenParams(hold_s=OFFLINE_HOLD_S if offline else 0.0, early_s=None if offline else LIVE_EARLY_S)
+    listener = Listener(list(plan.names), 1, source.rate, recognizer, room=True, params=params)
+    if not offline:
+        listener.backlog = backlog_of(source)
+    listener.heard_in_room()
+    return listener
+
+
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard); the
     calibration's leakage (``plan.leakage_from``) is the source's business (:func:`open_source`)."""
     from audio import lexicon
     from audio.listen import Listener
 
+    if plan.room:
+        return _room_listener(plan, source)
     by_channel = {c: n for n, c in plan.channels.items() if c is not None}
     if not by_channel:
         warnings.append("calibration: no seat has an audio channel; shouts are not heard")

@@ -283,6 +283,14 @@ class Listener:
         self._initial += [AudioStatusEvent(t=0.0, state="lost", detail=f"{n}: {why}; not heard",
                                            extra={"player": n}).to_dict() for n in seats]
 
+    def heard_in_room(self) -> None:
+        """Say at the start that this is one room microphone (``audio_status`` ``room``): no
+        seat's own audio, so the replay credits a word to a seat only by its hands
+        (``referee.pipeline.crediting``) and the judge counts the others as not heard."""
+        from session.events import AUDIO_ROOM, AudioStatusEvent
+
+        self._initial.append(AudioStatusEvent(t=0.0, state=AUDIO_ROOM, detail="one room microphone").to_dict())
+
     def swapped(self, a: int, b: int, alternatives: list[tuple[int, int]] = ()) -> None:
         """Channels ``a`` and ``b`` carry each other's microphones (the calibration's leak paths
         fit with them exchanged, :func:`audio.demix.find_swap`): a ``warning`` (``kind:

@@ -163,11 +163,13 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
     # what calibration measured there (audio.leakage) is used while the file is unchanged
     recorded = cal.audio.file if getattr(cal, "audio", None) is not None else None
     leakage_from = cal_path.parent / recorded if recorded and (cal_path.parent / recorded).is_file() else None
+    # one laptop: the words are heard on one room microphone and credited to a seat by its hands
+    room = bool(cal.extra.get("room_microphone"))
     return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
-                       names=tuple(s.name for s in cal.seats), crosstalk_db=leak,
-                       enroll=None if settings.no_enroll else folder, model=settings.model, lang=settings.lang,
-                       demix=settings.demix, leakage_from=leakage_from,
-                       leakage_measured=cal.audio.leakage if leakage_from is not None else None)
+                       names=tuple(s.name for s in cal.seats), crosstalk_db=leak, room=room,
+                       enroll=None if settings.no_enroll or room else folder, model=settings.model, lang=settings.lang,
+                       demix=settings.demix and not room, leakage_from=None if room else leakage_from,
+                       leakage_measured=cal.audio.leakage if leakage_from is not None and not room else None)
 
 
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,

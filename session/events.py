@@ -481,9 +481,15 @@ class SeatStatusEvent(StatusEvent):
                    detail=None if detail in (None, "") else str(detail))
 
 
+#: the ``audio_status`` state saying the session is heard through one room microphone
+AUDIO_ROOM = "room"
+
+
 @dataclass(frozen=True)
 class AudioStatusEvent(StatusEvent):
-    """The audio input dropped (``lost``), came back (``ok``) or dropped samples (``overflow``)."""
+    """The audio input dropped (``lost``), came back (``ok``) or dropped samples (``overflow``);
+    or (``room``, :data:`AUDIO_ROOM`) it is one room microphone: no seat has a channel of its
+    own, and a word counts for a seat only once credited to it (``credited_by`` on the shout)."""
 
     state: str = ""
     detail: str | None = None

@@ -1107,6 +1107,7 @@ class Judge(GameJudge):
         self.ended = False
         self._unknown: dict[str, list[float]] = defaultdict(list)
         self._unattributed: list[float] = []
+        self._uncredited: list[float] = []  # a room microphone's words no seat's hands claimed
         self._after_end = 0
         self._watermark: float | None = None
         self._late: tuple[float, float | None] | None = None  # the next card's time, its earliest
@@ -1124,7 +1125,7 @@ class Judge(GameJudge):
     def _counts(self, ev: Event) -> bool:
         """False for an event that cannot count (noted for the aggregated warnings)."""
         if isinstance(ev, ShoutEvent) and ev.player is None:
-            self._unattributed.append(ev.t)
+            (self._uncredited if "uncredited" in ev.extra else self._unattributed).append(ev.t)
             return False
         if isinstance(ev, (HandEvent, ShoutEvent)):
             return self._known(ev, ev.player)
@@ -1292,6 +1293,10 @@ class Judge(GameJudge):
         if self._unattributed:
             warn(f"{len(self._unattributed)} unattributed shout(s) (player null) ignored; "
                  f"first at t={self._unattributed[0]:.3f} s")
+        if self._uncredited:
+            warn(f"{len(self._uncredited)} word(s) of the room microphone not credited to a seat (no single "
+                 f"seat's hands moved with it, or another word too close; each says why): those seats are "
+                 f"not heard on those cards; first at t={self._uncredited[0]:.3f} s")
         if self._after_end:
             warn(f"{self._after_end} event(s) after the 'end' event ignored")
         # the result's unclear counts only when something was unclear: a clear record's result stays as it was

@@ -4,7 +4,9 @@ was not there.
 
 ``skipped`` events (``what``: ``audio``/``video``, ``from``/``to``, ``reason``; a ``player``
 field narrows an audio stretch to that seat) and ``audio_status`` events (``lost`` until the
-next ``ok``; a ``player`` field narrows it to that seat) are noted as they are fed, and so are
+next ``ok``; a ``player`` field narrows it to that seat; ``room``, one room microphone: every
+seat's own audio is missing from then on, and a seat is heard only through the words
+credited to it, :mod:`referee.pipeline.crediting`) are noted as they are fed, and so are
 ``seat_status`` events (the camera found no person at a seat: ``lost`` until the next ``ok``). Decision
 (the rulebook is silent): a player whose audio was missing at any moment of a card's window
 and who was heard saying nothing is *not heard* on that card — no penalty, and not correct
@@ -17,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from session.events import AudioStatusEvent, Event, SeatStatusEvent, SkippedEvent
+from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SeatStatusEvent, SkippedEvent
 
 
 #: a missing stretch's reason longer than this is not repeated in every verdict (the record's
@@ -42,6 +44,8 @@ class Senses:
         elif isinstance(event, AudioStatusEvent):
             if event.state == "lost":
                 self._lost.setdefault(player, (event.t, event.detail or "the microphone was lost"))
+            elif event.state == AUDIO_ROOM:  # no seat's own channel: a seat's words are its credited ones
+                self._lost.setdefault(player, (event.t, event.detail or "one room microphone"))
             elif event.state == "ok" and player in self._lost:
                 t0, why = self._lost.pop(player)
                 self.gaps["audio"].append((t0, event.t, player, why))

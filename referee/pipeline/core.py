@@ -14,6 +14,7 @@ import math
 from typing import Any, Iterable, Mapping, Sequence
 
 from referee.judge import IncrementalJudge, Judgement
+from referee.pipeline.crediting import RoomCrediting
 from referee.pipeline.merge import WatermarkMerge
 from referee.pipeline.sinks import Sink
 from session.events import Event, SessionHeader
@@ -29,6 +30,8 @@ class Pipeline:
     def __init__(self, streams: Sequence[str], sinks: Sequence[Sink], *, judge: bool = True,
                  options: Mapping[str, Any] | None = None):
         self.merge = WatermarkMerge(streams)
+        #: one room microphone: its words credited to a seat by the hands (idle otherwise)
+        self.crediting = RoomCrediting()
         self.sinks = list(sinks)
         self._judge_wanted = judge
         self._options = dict(options or {})
@@ -71,19 +74,21 @@ class Pipeline:
 
     @property
     def watermark(self) -> float:
-        return self.merge.watermark()
+        """The time before which every event has gone to the sinks and the judge."""
+        mark = self.merge.watermark()
+        return mark - self.crediting.params.hold_s if self.crediting.active and mark < math.inf else mark
 
     def _flush(self) -> None:
         if self.header is None:
             return
-        for ev in self.merge.release():
+        released, mark = self.crediting.feed(self.merge.release(), self.merge.watermark())
+        for ev in released:
             self.released += 1
             for s in self.sinks:
                 s.event(ev)
             if self.judge is not None:
                 self._say(self.judge.feed(ev))
         if self.judge is not None:
-            mark = self.merge.watermark()
             if mark > -math.inf and mark < math.inf:
                 self._say(self.judge.advance(mark))
                 items = self.judge.announce(mark)

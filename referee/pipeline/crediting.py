@@ -1,0 +1,136 @@
+"""One laptop, one room microphone: who said a word, from the hands the camera saw.
+
+A room microphone hears every player alike, so its words come unattributed (``player``
+null). This stage, between the watermark merge and the record, credits such a word to a seat
+only on clear evidence (issue 33's rule, the fairness principle: never credit a word on a
+guess):
+
+* exactly one seat's hands moved (a ``hand`` event, up or down, or a ``grab``) within
+  :attr:`CreditParams.hands_s` of the word's onset, and
+* no other word began within :attr:`CreditParams.apart_s` of it.
+
+The credited word is written to the record as that seat's (``"credited_by": "hands"``); any
+other word stays unattributed with ``"uncredited"`` saying why (two seats moved, another word
+too close, no hand moved). A seat with no credited word is *not heard* on a card (no penalty,
+and the table is asked where they could have been first), because the stage marks the room
+microphone in the record as ``audio_status`` ``room``, which :mod:`referee.judging.senses`
+reads as "no seat's own channel".
+
+Decision (the issue is silent): the mouth is not read. The pose model gives only the mouth's
+corners, which do not show a mouth opening; so a word said without a hand (a normal card's
+number, ``salvage``) is never credited and its card is left to the table.
+
+The stage is active only once the record says ``audio_status`` ``room`` (the hearing job sends
+it first, at 0 s); before that, and in every other session, events pass through untouched. It
+holds events for :attr:`CreditParams.hold_s` so that the hands after a word are known before
+the word is released; the record stays in time order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import math
+from collections import deque
+from dataclasses import dataclass
+
+from session.events import AUDIO_ROOM, AudioStatusEvent, Event, GrabEvent, HandEvent, ShoutEvent
+
+
+@dataclass(frozen=True)
+class CreditParams:
+    """When a room microphone's word is credited to a seat."""
+
+    #: a seat's hand moving this close to a word's onset (either side, seconds) counts as the
+    #: seat reacting with that word. Wider credits a hand raised well before or after the word,
+    #: but a neighbour's hand then falls inside too and the word is left unclear more often.
+    hands_s: float = 0.3
+    #: two words whose onsets are closer than this (seconds) are never credited: which seat
+    #: said which cannot be told from one microphone. The issue's 0.3 s; shorter credits more
+    #: overlapping shouts on the hands' timing alone.
+    apart_s: float = 0.3
+
+    def __post_init__(self):
+        for name in ("hands_s", "apart_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 2.0):
+                raise ValueError(f"CreditParams.{name} must be a time in seconds in (0, 2], got {value!r}")
+
+    @property
+    def hold_s(self) -> float:
+        """How long an event waits in the stage: a word is decided once everything up to
+        ``hands_s`` and ``apart_s`` after its onset is known."""
+        return max(self.hands_s, self.apart_s)
+
+
+def credit(word: ShoutEvent, moves: list[tuple[float, str]], onsets: list[float],
+           params: CreditParams) -> ShoutEvent:
+    """``word`` credited to a seat or marked why not: ``moves`` the (time, seat) of hand
+    movements, ``onsets`` every room word's onset, both sorted, covering the word's span."""
+    near = [t for t in onsets[bisect.bisect_left(onsets, word.t - params.apart_s):
+                              bisect.bisect_right(onsets, word.t + params.apart_s)]]
+    if len(near) > 1:  # (the word itself is one of them)
+        gap = min(abs(t - word.t) for t in near if t != word.t) if any(t != word.t for t in near) else 0.0
+        return _uncredited(word, f"another word {gap:.2f} s away")
+    lo = bisect.bisect_left(moves, (word.t - params.hands_s, ""))
+    seats = sorted({s for t, s in moves[lo:] if t <= word.t + params.hands_s})
+    if len(seats) != 1:
+        return _uncredited(word, f"{' and '.join(seats)} moved" if seats else "no seat's hands moved")
+    return dataclasses.replace(word, player=seats[0], extra={**word.extra, "credited_by": "hands"})
+
+
+def _uncredited(word: ShoutEvent, why: str) -> ShoutEvent:
+    return dataclasses.replace(word, extra={**word.extra, "uncredited": why})
+
+
+class RoomCrediting:
+    """The stage: :meth:`feed` the merge's released events and its watermark, get the events
+    to pass on and the watermark below which they are all out (see the module doc)."""
+
+    def __init__(self, params: CreditParams | None = None):
+        self.params = params or CreditParams()
+        self.active = False
+        self._held: deque[Event] = deque()
+        self._moves: list[tuple[float, str]] = []  # (time, seat), time order, pruned behind
+        self._onsets: list[float] = []  # the room words' onsets, time order, pruned behind
+        self.credited = 0
+        self.uncredited = 0
+
+    def feed(self, events: list[Event], mark: float) -> tuple[list[Event], float]:
+        out: list[Event] = []
+        for ev in events:
+            if not self.active:
+                if isinstance(ev, AudioStatusEvent) and ev.state == AUDIO_ROOM:
+                    self.active = True
+                out.append(ev)
+                continue
+            self._held.append(ev)
+            if isinstance(ev, (HandEvent, GrabEvent)) and ev.player:
+                bisect.insort(self._moves, (ev.t, ev.player))
+            elif isinstance(ev, ShoutEvent) and ev.player is None:
+                bisect.insort(self._onsets, ev.t)
+        if not self.active:
+            return out, mark
+        ready = mark - self.params.hold_s if mark < math.inf else math.inf
+        while self._held and self._held[0].t < ready:
+            out.append(self._release(self._held.popleft()))
+        self._prune(ready)
+        return out, ready
+
+    def _release(self, ev: Event) -> Event:
+        if not (isinstance(ev, ShoutEvent) and ev.player is None):
+            return ev
+        done = credit(ev, self._moves, self._onsets, self.params)
+        if done.player is None:
+            self.uncredited += 1
+        else:
+            self.credited += 1
+        return done
+
+    def _prune(self, ready: float) -> None:
+        """Forget what no word still held can look back to."""
+        if ready == math.inf:
+            return
+        keep = ready - 2 * self.params.hold_s
+        self._moves = self._moves[bisect.bisect_left(self._moves, (keep, "")):]
+        self._onsets = self._onsets[bisect.bisect_left(self._onsets, keep):]

@@ -1,0 +1,120 @@
+"""One laptop, one room microphone: a word is credited to a seat only when exactly that
+seat's hands moved with it and no other word came within 0.3 s (issue 33's rule); any other
+word stays unattributed with the reason, and its seats are not heard — never penalised."""
+
+import math
+
+import pytest
+
+from referee.pipeline import CollectSink, Pipeline
+from referee.pipeline.crediting import CreditParams, RoomCrediting, credit
+from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SessionHeader, ShoutEvent
+
+ROOM = {"t": 0.0, "type": "audio_status", "state": AUDIO_ROOM, "detail": "one room microphone"}
+
+
+def _shout(t, words=("tako",)):
+    return ShoutEvent(t=t, player=None, words=tuple(words))
+
+
+def test_the_one_seat_whose_hands_moved_gets_the_word():
+    got = credit(_shout(1.3), [(1.2, "aki")], [1.3], CreditParams())
+    assert got.player == "aki" and got.extra["credited_by"] == "hands"
+
+
+def test_two_seats_moving_leave_the_word_uncredited_and_say_who():
+    got = credit(_shout(1.3), [(1.2, "aki"), (1.45, "ben")], [1.3], CreditParams())
+    assert got.player is None and got.extra["uncredited"] == "aki and ben moved"
+
+
+def test_a_hand_outside_the_span_does_not_count():
+    p = CreditParams(hands_s=0.3)
+    assert credit(_shout(1.3), [(0.95, "ben"), (1.25, "aki"), (1.65, "ben")], [1.3], p).player == "aki"
+    got = credit(_shout(1.3), [(0.9, "aki")], [1.3], p)
+    assert got.player is None and got.extra["uncredited"] == "no seat's hands moved"
+
+
+def test_words_closer_than_apart_s_are_never_credited():
+    got = credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.55], CreditParams(apart_s=0.3))
+    assert got.player is None and got.extra["uncredited"] == "another word 0.25 s away"
+    # 0.35 s apart: each is decided on its own hands
+    assert credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.65], CreditParams(apart_s=0.3)).player == "aki"
+
+
+@pytest.mark.parametrize("bad", [0, -0.1, math.inf, math.nan, 3.0, "0.3"])
+def test_params_are_validated(bad):
+    with pytest.raises(ValueError, match="CreditParams.hands_s"):
+        CreditParams(hands_s=bad)
+
+
+def test_without_the_room_status_events_pass_through_untouched():
+    stage = RoomCrediting()
+    evs = [_shout(1.0), Event.from_dict({"t": 1.1, "type": "hand", "player": "aki", "side": "left", "state": "up"})]
+    out, mark = stage.feed(evs, 5.0)
+    assert out == evs and mark == 5.0 and not stage.active
+
+
+def test_the_stage_holds_each_word_until_the_hands_after_it_are_known():
+    stage = RoomCrediting(CreditParams(hands_s=0.3, apart_s=0.3))
+    out, mark = stage.feed([Event.from_dict(ROOM), _shout(1.0)], 1.2)
+    assert [e.type for e in out] == ["audio_status"] and mark == pytest.approx(0.9)
+    hand = Event.from_dict({"t": 1.2, "type": "hand", "player": "ben", "side": "left", "state": "up"})
+    out, mark = stage.feed([hand], 1.25)  # what comes up to 1.0 + 0.3 s is not all known yet: held
+    assert out == [] and mark == pytest.approx(0.95)
+    out, mark = stage.feed([], 1.31)
+    assert [(e.type, e.player) for e in out] == [("shout", "ben")]
+    out, mark = stage.feed([], math.inf)
+    assert out == [hand] and mark == math.inf and (stage.credited, stage.uncredited) == (1, 0)
+
+
+def _judge(events):
+    collect = CollectSink()
+    pipe = Pipeline(["all"], [collect])
+    pipe.start(SessionHeader.from_dict({"t": 0.0, "type": "session", "game": "ikatako", "mode": "versus",
+                                        "players": ["aki", "ben", "chie"], "options": {}}))
+    pipe.push("all", [Event.from_dict(e) for e in events])
+    judgement = pipe.finish()
+    return collect, [line for line in judgement.lines if line["type"] == "verdict"]
+
+
+def test_a_credited_word_is_judged_and_the_seats_not_credited_are_not_penalised():
+    collect, verdicts = _judge([
+        ROOM,
+        {"t": 1.0, "type": "card", "card": "tako", "zone": "field"},
+        {"t": 1.30, "type": "hand", "player": "aki", "side": "left", "state": "up"},
+        {"t": 1.35, "type": "shout", "player": None, "words": ["tako"]},
+        {"t": 1.90, "type": "hand", "player": "ben", "side": "left", "state": "up"},
+        {"t": 2.00, "type": "hand", "player": "chie", "side": "left", "state": "up"},
+        *({"t": 3.0, "type": "hand", "player": p, "side": "left", "state": "down"} for p in ("aki", "ben", "chie")),
+        {"t": 5.0, "type": "card", "card": "ika", "zone": "field"},
+        {"t": 5.30, "type": "hand", "player": "ben", "side": "right", "state": "up"},
+        {"t": 5.32, "type": "hand", "player": "chie", "side": "right", "state": "up"},
+        {"t": 5.35, "type": "shout", "player": None, "words": ["tako"]},
+    ])
+    first, second = verdicts
+    # ben and chie raised the right hand after aki's reaction: not heard, no penalty, not first
+    assert first["first"] == "aki" and first["correct"] == ["aki"]
+    assert first["wrong"] == [] and first["missed"] == []
+    # the second word could be ben's or chie's: neither is wrong for it (aki raised no hand: seen)
+    assert second["wrong"] == ["aki"] and second["first"] is None
+    words = [e for e in collect.events if e.type == "shout"]
+    assert [(w.player, w.extra.get("credited_by"), w.extra.get("uncredited")) for w in words] == [
+        ("aki", "hands", None), (None, None, "ben and chie moved")]
+
+
+def test_a_word_credited_by_its_hands_is_wrong_when_it_is_the_wrong_word():
+    _, (verdict,) = _judge([
+        ROOM,
+        {"t": 1.0, "type": "card", "card": "tako", "zone": "field"},
+        {"t": 1.30, "type": "hand", "player": "ben", "side": "left", "state": "up"},
+        {"t": 1.35, "type": "shout", "player": None, "words": ["ika"]},
+    ])
+    assert "ben" in verdict["wrong"] and "ika" in verdict["why"]["ben"] and verdict["first"] is None
+
+
+def test_the_room_status_says_why_a_seat_is_not_heard():
+    assert AudioStatusEvent.from_dict(ROOM).state == AUDIO_ROOM
+    _, (verdict,) = _judge([ROOM, {"t": 1.0, "type": "card", "card": "3", "zone": "field"},
+                            {"t": 1.4, "type": "shout", "player": None, "words": ["3"]}])
+    assert verdict["correct"] == [] and verdict["wrong"] == [] and verdict["missed"] == []
+    assert "one room microphone" in str(verdict.get("unjudged") or verdict.get("unclear"))
