@@ -43,6 +43,7 @@ from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
 
 from referee.live.controls import Command
 from referee.live.pacing import CatchUpParams, PoseRateParams
+from referee.pipeline.hearing import HeardEvents, HearingDone, HearingFailed, HearingMessage, HearingReady
 from referee.pipeline.sinks import RecordSink, Sink
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
@@ -369,7 +370,7 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
         if pacer is not None and pacer.every != opts.pose_every:
             apply_pose_every(stage, pacer.every)
         setup = _wait_setup(job)
-        warnings += setup.get("warnings", [])
+        warnings += list(setup.warnings)
         # (every stride the pose rate may take: a replay following the record's stride changes
         # then analyses the same frames after each change too)
         strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
@@ -418,9 +419,9 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                            "card_every": opts.card_every,
                            "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
                                          else "fixed"),
-                           "enrolled": setup.get("enrolled", False)}
-            if setup.get("enrolled_by") is not None:  # which enrolled verifier heard the words (audio.voices)
-                source_info["enrolled_by"] = setup["enrolled_by"]
+                           "enrolled": setup.enrolled}
+            if setup.enrolled_by is not None:  # which enrolled verifier heard the words (audio.voices)
+                source_info["enrolled_by"] = setup.enrolled_by
             clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
                       "audio": source.clock_info(), "av_offset_ms": None}
             return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(opts.options),
@@ -431,23 +432,21 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
                 return False
             return paused_at is None or isinstance(ev, StatusEvent)
 
-        def take(msg) -> None:
+        def take(msg: HearingMessage) -> None:
             nonlocal hearing_done
-            kind = msg[0]
-            if kind == "fatal":
-                raise msg[1]
-            if kind == "events":
-                heard_now = [e for e in (Event.from_dict(d) for d in msg[1]) if keep(e)]
+            if isinstance(msg, HearingFailed):
+                raise msg.error
+            if isinstance(msg, HeardEvents):
+                heard_now = [e for e in (Event.from_dict(d) for d in msg.events) if keep(e)]
                 probe.found(heard_now)
                 pipe.push("hearing", heard_now)
-                pipe.advance("hearing", msg[2])
-                probe.marks["hearing"] = msg[2]
+                pipe.advance("hearing", msg.watermark)
+                probe.marks["hearing"] = msg.watermark
                 view.seen(heard_now)  # the words on screen as soon as they are heard
-            elif kind == "done":
-                done = msg[1]
-                pipe.push("hearing", [e for e in (Event.from_dict(d) for d in done["events"]) if keep(e)])
-                if done.get("error") is not None:
-                    warnings.append(f"audio: {done['error']}")
+            elif isinstance(msg, HearingDone):
+                pipe.push("hearing", [e for e in (Event.from_dict(d) for d in msg.events) if keep(e)])
+                if msg.error is not None:
+                    warnings.append(f"audio: {msg.error}")
                 pipe.close("hearing")
                 hearing_done = True
 
@@ -588,9 +587,8 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
             if pipe.header is not None:
                 pipe.close("vision")
                 for msg in _wait_done(job, timeout=10.0):
-                    if msg[0] in ("events", "done"):
-                        evs = msg[1] if msg[0] == "events" else msg[1]["events"]
-                        pipe.push("hearing", [Event.from_dict(d) for d in evs])
+                    if isinstance(msg, (HeardEvents, HearingDone)):
+                        pipe.push("hearing", [Event.from_dict(d) for d in msg.events])
                 judgement = pipe.finish()
         finally:
             close_all(job is not None and job.close, *(functools.partial(_close_sink, s) for s in sinks),
@@ -705,14 +703,14 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
     return n, round(time.monotonic() - t0, 2)
 
 
-def _wait_setup(job) -> dict:
+def _wait_setup(job) -> HearingReady:
     """The hearing job's setup message (the speech model loaded), or its error."""
     while True:
         for msg in job.wait_one(timeout=1.0):
-            if msg[0] == "fatal":
-                raise msg[1]
-            if msg[0] == "setup":
-                return msg[1]
+            if isinstance(msg, HearingFailed):
+                raise msg.error
+            if isinstance(msg, HearingReady):
+                return msg
 
 
 def _wait_done(job, timeout: float) -> list:

@@ -1,12 +1,12 @@
 """Hearing beside the video: a process of its own (or a thread) that opens the seats' audio,
 builds the listener (``audio.hearing``) and streams its shout events back with its watermark.
 
-Messages, in order: ``("setup", {...})`` once the source and the listener are ready (setup
-warnings, which file was heard, whether voices are enrolled); ``("events", [dicts],
-watermark)`` after every :data:`BATCH_S` of audio — the shouts now complete and the time
-before which no further shout can start (:meth:`audio.listen.Listener.watermark`); ``("done",
-{...})`` at the end (the last events, where the audio ended, an error that cut it short,
-figures). A setup failure is ``("fatal", error)``.
+Messages (small picklable dataclasses, in order): :class:`HearingReady` once the source and
+the listener are ready (setup warnings, which file was heard, which voices are enrolled);
+:class:`HeardEvents` after every :data:`BATCH_S` of audio — the shouts now complete and the
+time before which no further shout can start (:meth:`audio.listen.Listener.watermark`);
+:class:`HearingDone` at the end (the last events, where the audio ended, an error that cut it
+short, figures). A setup failure is :class:`HearingFailed`.
 
 Why a process (the default with pose workers): hearing takes a core of its own instead of
 contending with decoding for the main process's GIL; ``--workers 0`` (several sessions at
@@ -18,10 +18,62 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Union
 
 from session.closing import join_thread, stop_process
 from session.errors import RefereeError
+
+
+@dataclass(frozen=True)
+class HearingReady:
+    """The source is open and the listener built (or nothing can be heard: ``listened``)."""
+
+    warnings: tuple[str, ...] = ()
+    heard_from: Path | None = None
+    #: the enrolled voices' engine (``audio.voices.engine_of``), None without enrolled voices
+    enrolled_by: str | None = None
+    #: False when nobody is heard (no audio, or no seat with a channel)
+    listened: bool = True
+    kind: ClassVar[str] = "setup"
+
+    @property
+    def enrolled(self) -> bool:
+        return self.enrolled_by is not None
+
+
+@dataclass(frozen=True)
+class HeardEvents:
+    """The events now complete (dicts, on the audio clock) and the hearing's watermark."""
+
+    events: list[dict]
+    watermark: float
+    kind: ClassVar[str] = "events"
+
+
+@dataclass(frozen=True)
+class HearingDone:
+    """The end: the last events, where the audio ended, the error that cut it short (the
+    events so far kept), the source's own warning and the figures."""
+
+    events: list[dict] = field(default_factory=list)
+    end: float = 0.0
+    error: BaseException | None = None
+    source_warning: str | None = None
+    stats: dict[str, float] = field(default_factory=dict)
+    kind: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True)
+class HearingFailed:
+    """Hearing could not start (no such file, no model): the replay stops with ``error``."""
+
+    error: BaseException
+    kind: ClassVar[str] = "fatal"
+
+
+HearingMessage = Union[HearingReady, HeardEvents, HearingDone, HearingFailed]
 
 #: audio between two ``events`` messages (latency of the watermark; cost: one message each)
 BATCH_S = 0.25
@@ -51,14 +103,13 @@ def hear(sink, open_source, plan, batch_s: float = BATCH_S, stop: threading.Even
         listener = hearing.make_listener(plan, source, warnings) if source is not None else None
         stats["audio_setup"] = time.perf_counter() - t1
     except BaseException as exc:
-        _send_error(sink, "fatal", exc)
+        sink.send(HearingFailed(_picklable(exc)))
         return
     from audio.voices import engine_of
 
-    enrolled_by = engine_of(getattr(listener, "verifier", None))
-    sink.send(("setup", {"warnings": warnings, "heard_from": heard_from, "enrolled": enrolled_by is not None,
-                         "enrolled_by": enrolled_by,
-                         "listened": source is not None and listener is not None}))
+    sink.send(HearingReady(warnings=tuple(warnings), heard_from=heard_from,
+                           enrolled_by=engine_of(getattr(listener, "verifier", None)),
+                           listened=source is not None and listener is not None))
     end = 0.0
     error = None
     t2 = time.perf_counter()
@@ -72,7 +123,7 @@ def hear(sink, open_source, plan, batch_s: float = BATCH_S, stop: threading.Even
                 end = block.offset + (block.index + len(block.data)) / block.rate
                 batch.extend(listener.update(block))
                 if end - sent_at >= batch_s:
-                    sink.send(("events", batch, listener.watermark()))
+                    sink.send(HeardEvents(batch, listener.watermark()))
                     batch, sent_at = [], end
             batch.extend(listener.close_window())
         except BaseException as exc:  # reported by the pipeline, the events so far kept
@@ -81,12 +132,9 @@ def hear(sink, open_source, plan, batch_s: float = BATCH_S, stop: threading.Even
         end, error = _drain(source, stop, sink, batch_s)
     stats["audio_listen"] = time.perf_counter() - t2
     stats["audio_cpu"] = time.process_time() - c0
-    done = {"events": batch, "end": end, "error": None,
-            "source_warning": getattr(source, "warning", None) if source is not None else None, "stats": stats}
-    if error is not None:
-        _send_error(sink, "done", error, done)
-    else:
-        sink.send(("done", done))
+    sink.send(HearingDone(events=batch, end=end, error=None if error is None else _picklable(error),
+                          source_warning=getattr(source, "warning", None) if source is not None else None,
+                          stats=stats))
 
 
 def _drain(source, stop, sink, batch_s: float) -> tuple[float, BaseException | None]:
@@ -104,22 +152,23 @@ def _drain(source, stop, sink, batch_s: float) -> tuple[float, BaseException | N
             if hasattr(block, "data"):
                 end = block.offset + (block.index + len(block.data)) / block.rate
             if end - sent_at >= batch_s:
-                sink.send(("events", [], end))
+                sink.send(HeardEvents([], end))
                 sent_at = end
     except BaseException as exc:  # noqa: BLE001 - reported as the listening loop's errors are
         return end, exc
     return end, None
 
 
-def _send_error(sink, kind: str, exc: BaseException, done: dict | None = None) -> None:
+def _picklable(exc: BaseException) -> BaseException:
+    """``exc``, or its traceback's text as a RuntimeError when it cannot cross a process pipe."""
     import pickle
     import traceback
 
     try:
         pickle.dumps(exc)
     except Exception:
-        exc = RuntimeError("".join(traceback.format_exception(exc)))
-    sink.send((kind, exc) if done is None else (kind, dict(done, error=exc)))
+        return RuntimeError("".join(traceback.format_exception(exc)))
+    return exc
 
 
 def _hear_process(conn, *args) -> None:
@@ -169,38 +218,38 @@ class HearingJob:
             try:
                 return self.conn.recv()
             except (EOFError, OSError):
-                return ("fatal", RefereeError("the hearing process stopped unexpectedly"))
+                return HearingFailed(RefereeError("the hearing process stopped unexpectedly"))
         try:
             return self.q.get(timeout=timeout) if timeout is None or timeout > 0 else self.q.get_nowait()
         except queue.Empty:
             return None
 
-    def poll(self) -> list[tuple[str, Any]]:
+    def poll(self) -> list[HearingMessage]:
         """Messages ready now (never waits)."""
         return self._messages(0)
 
-    def wait(self) -> list[tuple[str, Any]]:
+    def wait(self) -> list[HearingMessage]:
         """The remaining messages, waiting for the end of hearing."""
         return self._messages(None)
 
-    def wait_one(self, timeout: float | None = None) -> list[tuple[str, Any]]:
+    def wait_one(self, timeout: float | None = None) -> list[HearingMessage]:
         """At least one message (waiting up to ``timeout``), then whatever else is ready."""
         if self.finished:
             return []
         first = self._get(timeout)
         if first is None:
             return []
-        self.finished = first[0] in ("done", "fatal")
+        self.finished = isinstance(first, (HearingDone, HearingFailed))
         return [first] + self._messages(0)
 
-    def _messages(self, timeout: float | None) -> list[tuple[str, Any]]:
+    def _messages(self, timeout: float | None) -> list[HearingMessage]:
         out = []
         while not self.finished:
             msg = self._get(timeout)
             if msg is None:  # nothing ready (only when not waiting)
                 break
             out.append(msg)
-            self.finished = msg[0] in ("done", "fatal")
+            self.finished = isinstance(msg, (HearingDone, HearingFailed))
         return out
 
     def close(self) -> None:

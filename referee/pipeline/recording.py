@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from referee.pipeline.core import Pipeline
-from referee.pipeline.hearing import HearingJob
+from referee.pipeline.hearing import (HeardEvents, HearingDone, HearingFailed, HearingJob, HearingMessage,
+                                      HearingReady)
 from referee.pipeline.sinks import Sink
 from referee.pipeline.vision import FrameReader, VisionStage
 from session.calibration import shift_audio_events
@@ -164,37 +165,34 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
                 warn(e.message if e.t <= 0 else f"at {e.t:.2f} s: {e.message}")
         return events
 
-    def take(msg) -> None:
-        kind = msg[0]
-        if kind == "fatal":
-            raise msg[1]
-        if kind == "setup":
-            info = msg[1]
-            out.heard_from, out.enrolled = info["heard_from"], info["enrolled"]
-            out.enrolled_by = info.get("enrolled_by")
-            heard["listened"] = info["listened"]
-            for w in info["warnings"]:
+    def take(msg: HearingMessage) -> None:
+        if isinstance(msg, HearingFailed):
+            raise msg.error
+        if isinstance(msg, HearingReady):
+            out.heard_from, out.enrolled, out.enrolled_by = msg.heard_from, msg.enrolled, msg.enrolled_by
+            heard["listened"] = msg.listened
+            for w in msg.warnings:
                 warn(w)
             pipe.start(make_header(out))
-            pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in info["warnings"]])
+            pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in msg.warnings])
             pipe.close("setup")
-        elif kind == "events":
-            pipe.push("hearing", heard_events(msg[1]))
-            pipe.advance("hearing", msg[2] + rec.av_offset)
-        elif kind == "done":
-            _hearing_done(msg[1])
+        elif isinstance(msg, HeardEvents):
+            pipe.push("hearing", heard_events(msg.events))
+            pipe.advance("hearing", msg.watermark + rec.av_offset)
+        elif isinstance(msg, HearingDone):
+            _hearing_done(msg)
 
-    def _hearing_done(done: dict) -> None:
+    def _hearing_done(done: HearingDone) -> None:
         heard["done"] = True
-        pipe.push("hearing", heard_events(done["events"]))
-        out.stats.update(done.get("stats", {}))
-        if done.get("source_warning"):
-            warn(f"audio: {done['source_warning']}")
-        end = done.get("end", 0.0) + rec.av_offset  # where the audio ended, on the video clock
+        pipe.push("hearing", heard_events(done.events))
+        out.stats.update(done.stats)
+        if done.source_warning:
+            warn(f"audio: {done.source_warning}")
+        end = done.end + rec.av_offset  # where the audio ended, on the video clock
         until = expected_end if expected_end is not None else end
         skip = None
-        if done.get("error") is not None:
-            exc = done["error"]
+        if done.error is not None:
+            exc = done.error
             if not isinstance(exc, RefereeError):
                 raise exc
             warn(f"audio: {exc}; shouts after {end:.2f} s are not heard")

@@ -192,9 +192,9 @@ def test_the_hearing_says_which_enrolled_verifier_it_used(installed, monkeypatch
                        enroll=ROOT / "fixtures" / "demo" / "enroll", demix=False)
     sink = _Sink()
     hear(sink, lambda warnings: (_Source(np.zeros((3200, 4), np.float32)), None), plan)
-    setup = next(m[1] for m in sink.msgs if m[0] == "setup")
-    assert setup["enrolled"] is True
-    assert setup["enrolled_by"] == ("embedding+dtw" if installed else "dtw")
+    setup = next(m for m in sink.msgs if m.kind == "setup")
+    assert setup.enrolled is True
+    assert setup.enrolled_by == ("embedding+dtw" if installed else "dtw")
 
 
 class _SoundsLikeBen(_Says):

@@ -63,10 +63,8 @@ def heard():
 def _events(msgs) -> list[dict]:
     out = []
     for m in msgs:
-        if m[0] == "events":
-            out += m[1]
-        elif m[0] == "done":
-            out += m[1]["events"]
+        if m.kind in ("events", "done"):
+            out += m.events
     return out
 
 
@@ -74,13 +72,13 @@ def test_no_event_is_earlier_than_a_watermark_sent_before_it(heard):
     msgs, _, _ = heard
     mark, broken, marks = float("-inf"), [], 0
     for m in msgs:
-        if m[0] not in ("events", "done"):
+        if m.kind not in ("events", "done"):
             continue
-        for e in (m[1] if m[0] == "events" else m[1]["events"]):
+        for e in m.events:
             if e["t"] < mark:
                 broken.append((e["type"], e["t"], mark))
-        if m[0] == "events":
-            mark, marks = max(mark, m[2]), marks + 1
+        if m.kind == "events":
+            mark, marks = max(mark, m.watermark), marks + 1
     shouts = [e for e in _events(msgs) if e["type"] == "shout"]
     assert len(shouts) >= 30 and marks > 300  # the demo's 35 shouts, a watermark every 0.04 s
     assert broken == []

@@ -41,18 +41,18 @@ def _plan():
 def test_a_live_input_nobody_is_heard_on_is_read_and_its_watermark_moves():
     sink, source = Sink(), LiveInput()
     hear(sink, lambda warnings: (source, "mic"), _plan(), batch_s=0.5)
-    kinds = [m[0] for m in sink.messages]
+    kinds = [m.kind for m in sink.messages]
     assert kinds[0] == "setup" and kinds[-1] == "done"
-    assert sink.messages[0][1]["listened"] is False
-    assert "calibration: no seat has an audio channel; shouts are not heard" in sink.messages[0][1]["warnings"]
-    marks = [m[2] for m in sink.messages if m[0] == "events"]
-    assert all(m[1] == [] for m in sink.messages if m[0] == "events")
+    assert sink.messages[0].listened is False
+    assert "calibration: no seat has an audio channel; shouts are not heard" in sink.messages[0].warnings
+    marks = [m.watermark for m in sink.messages if m.kind == "events"]
+    assert all(m.events == [] for m in sink.messages if m.kind == "events")
     assert marks == sorted(marks) and marks[0] <= 0.5 and marks[-1] >= 2.5
-    assert source.read == 30 and sink.messages[-1][1]["end"] == 3.0
+    assert source.read == 30 and sink.messages[-1].end == 3.0
 
 
 def test_a_recording_nobody_is_heard_on_is_not_read():
     sink, source = Sink(), LiveInput()
     source.offline = True
     hear(sink, lambda warnings: (source, "seats.wav"), _plan())
-    assert [m[0] for m in sink.messages] == ["setup", "done"] and source.read == 0
+    assert [m.kind for m in sink.messages] == ["setup", "done"] and source.read == 0

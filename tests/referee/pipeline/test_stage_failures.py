@@ -113,8 +113,8 @@ def test_the_hearing_job_reports_its_setup_error_first_and_stops_started_or_not(
         messages = job.wait()
     finally:
         job.close()
-    assert [m[0] for m in messages] == ["fatal"]
-    assert isinstance(messages[0][1], MediaError) and "gone.wav: no such file" in str(messages[0][1])
+    assert [m.kind for m in messages] == ["fatal"]
+    assert isinstance(messages[0].error, MediaError) and "gone.wav: no such file" in str(messages[0].error)
     assert multiprocessing.active_children() == []
     assert _ended("referee-hearing")
 
@@ -148,7 +148,7 @@ def test_a_hearing_thread_closed_before_its_end_stops_instead_of_hearing_on(monk
     endless = _Endless()
     monkeypatch.setattr(hearing, "make_listener", lambda plan, source, warnings: endless)
     job = HearingJob(False, lambda warnings: (endless, None), None)
-    assert [m[0] for m in job.wait_one(timeout=10)] == ["setup"]
+    assert [m.kind for m in job.wait_one(timeout=10)] == ["setup"]
     job.close()
     assert _ended("referee-hearing")
 
