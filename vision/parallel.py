@@ -15,6 +15,7 @@ Processes are started with ``spawn`` (mediapipe's threads do not survive ``fork`
 from __future__ import annotations
 
 import multiprocessing as mp
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -46,6 +47,51 @@ def start_without_sigint(process) -> None:
 
 #: what a worker's pipe raises when the parent is gone (killed): the worker ends quietly
 PARENT_GONE = (EOFError, ConnectionResetError, BrokenPipeError)
+
+
+# ---- what the seat workers and the main process say to each other (small picklable types)
+@dataclass(frozen=True)
+class FrameInRing:
+    """Frame ``index`` (capture time ``t``) waits in ring slot ``slot``: analyse it."""
+
+    index: int
+    t: float
+    slot: int
+
+
+@dataclass(frozen=True)
+class PoseStride:
+    """Pose on every ``every``-th frame from the next frame on (:func:`set_every`)."""
+
+    every: int
+
+
+@dataclass(frozen=True)
+class NewSeats:
+    """New seats for a new session (no tracking carried over), pose every ``every``-th frame
+    (None: as first given)."""
+
+    every: int | None = None
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's answer for one frame."""
+
+    #: pose ran on this frame (else ``landmarks`` is None)
+    analysed: bool
+    landmarks: Landmarks | None
+    #: the hand events this frame completed
+    events: list
+    #: the earliest time a hand event still to come can carry (``SeatHands.earliest_event_t``)
+    earliest: float
+
+
+@dataclass(frozen=True)
+class WorkerFigures:
+    """A worker's last message: its CPU time, busy time and pose figures."""
+
+    figures: dict
 
 
 class _Pool:
@@ -191,9 +237,11 @@ def _make_seats(specs, every: int | None = None):
 
 def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs) -> None:
     """Own a group of :class:`~vision.hands.SeatHands` (tracking, crop ring, re-analysis);
-    frames arrive as slots of the shared ring. Between frames: ``("every", n)`` changes the
-    pose stride, ``("reset", n)`` starts new seats (a new session: no tracking state carried
-    over) in the same process, with MediaPipe already loaded."""
+    frames arrive as slots of the shared ring (:class:`FrameInRing`; each answered with a
+    :class:`SeatResult` per seat). Between frames: :class:`PoseStride` changes the pose
+    stride, :class:`NewSeats` starts new seats (a new session: no tracking state carried
+    over) in the same process, with MediaPipe already loaded. ``None`` stops it; its last
+    message is :class:`WorkerFigures`."""
     import resource
     import time
     from multiprocessing import shared_memory
@@ -207,27 +255,26 @@ def _seat_worker(conn, shm_name: str, shape: tuple[int, ...], slots: int, specs)
             msg = conn.recv()
             if msg is None:
                 break
-            if isinstance(msg[0], str):
-                if msg[0] == "every":
-                    for s in seats:
-                        set_every(s, msg[1])
-                elif msg[0] == "reset":
-                    for s in seats:
-                        s.close()
-                    seats = _make_seats(specs, msg[1])
+            if isinstance(msg, PoseStride):
+                for s in seats:
+                    set_every(s, msg.every)
                 continue
-            index, t, slot = msg
+            if isinstance(msg, NewSeats):
+                for s in seats:
+                    s.close()
+                seats = _make_seats(specs, msg.every)
+                continue
             t0 = time.perf_counter()
-            frame = ring[slot]
+            frame = ring[msg.slot]
             out = []
             for s in seats:
-                due = s.due(index)
-                events = s.update(index, t, frame)
-                out.append((due, s.landmarks if due else None, events, s.earliest_event_t()))
+                due = s.due(msg.index)
+                events = s.update(msg.index, msg.t, frame)
+                out.append(SeatResult(due, s.landmarks if due else None, events, s.earliest_event_t()))
             busy += time.perf_counter() - t0
             conn.send(out)
         ru = resource.getrusage(resource.RUSAGE_SELF)
-        conn.send({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy, **pose_figures(seats)})
+        conn.send(WorkerFigures({"cpu": ru.ru_utime + ru.ru_stime, "busy": busy, **pose_figures(seats)}))
     except PARENT_GONE:
         pass
     finally:
@@ -287,12 +334,11 @@ class SeatWorkers(_Pool):
         self._next += 1
         np.copyto(self.ring[slot], image)
         for conn in self.conns:
-            conn.send((index, t, slot))
+            conn.send(FrameInRing(index, t, slot))
         self._in_flight.append(t)
 
-    def collect(self) -> list[tuple[bool, Landmarks | None, list, float]]:
-        """Per seat (in the order given): (analysed on this frame, landmarks, hand events, the
-        earliest time a hand event still to come can carry: ``SeatHands.earliest_event_t``)."""
+    def collect(self) -> list[SeatResult]:
+        """Per seat (in the order given), its answer for the oldest frame in flight."""
         out = self._gather()
         if self._in_flight:
             self.collected_t = self._in_flight.popleft()
@@ -313,7 +359,7 @@ class SeatWorkers(_Pool):
         """Pose on every ``every``-th frame from the next frame submitted on (see
         :func:`set_every`)."""
         for conn in self.conns:
-            conn.send(("every", int(every)))
+            conn.send(PoseStride(int(every)))
 
     def reset(self, every: int | None = None) -> None:
         """New seats in the running workers (a new session), pose every ``every``-th frame
@@ -321,7 +367,7 @@ class SeatWorkers(_Pool):
         if self._in_flight:
             raise RefereeError("the pose workers were reset with frames still in flight")
         for conn in self.conns:
-            conn.send(("reset", None if every is None else int(every)))
+            conn.send(NewSeats(None if every is None else int(every)))
         self.collected_t = float("-inf")
 
     def close(self) -> None:
@@ -330,8 +376,8 @@ class SeatWorkers(_Pool):
             try:
                 while conn.poll(10):  # results still in flight, then the figures
                     msg = conn.recv()
-                    if isinstance(msg, dict):
-                        self.stats.append(msg)
+                    if isinstance(msg, WorkerFigures):
+                        self.stats.append(msg.figures)
                         break
             except (EOFError, OSError):
                 pass

@@ -343,13 +343,13 @@ class TableWatcher:
         t = self._pending.popleft()
         events: list[Event] = []
         due, lms = [], []
-        for k, (player, (d, lm, evs, earliest)) in enumerate(zip(self.players, self.workers.collect())):
-            events.extend(evs)
-            due.append(d)
-            lms.append(lm)
-            self._seat_marks[k] = earliest
-            if d:
-                self._seen(t, player, lm)
+        for k, (player, seat) in enumerate(zip(self.players, self.workers.collect())):
+            events.extend(seat.events)
+            due.append(seat.analysed)
+            lms.append(seat.landmarks)
+            self._seat_marks[k] = seat.earliest
+            if seat.analysed:
+                self._seen(t, player, seat.landmarks)
         self._collected_t = t
         return events + self._token(t, due, lms)
 
