@@ -90,6 +90,28 @@ class TableLayout:
 CARD_BACKLOG_FRAMES = 6
 
 
+@dataclass(frozen=True)
+class _ZoneFrame:
+    """A frame for the card thread: ``analyse`` it, or only keep it in the zones' rings."""
+
+    index: int
+    t: float
+    image: Any
+    analyse: bool
+
+
+@dataclass(frozen=True)
+class _ZonesDone:
+    """The card thread's answer for one frame: its events, the zones' bound as of that frame,
+    each zone's warning count, whether it was analysed, and an error to raise in the caller."""
+
+    events: list
+    bound: float
+    said: list | None
+    analysed: bool
+    error: BaseException | None = None
+
+
 class CardThread:
     """The card zones on a thread of their own (live): fed every frame the watcher gets, in
     order, so each zone sees exactly what it saw in the caller's thread — the same events,
@@ -132,7 +154,7 @@ class CardThread:
                 self.unanalysed += 1
                 self.keep(index, t, image)  # into the rings only: the walk-back's
                 return
-        self._in.put((index, t, image, True))
+        self._in.put(_ZoneFrame(index, t, image, True))
         self._submitted += 1
         self._waiting += 1
         self.backlog_max = max(self.backlog_max, self._waiting)
@@ -140,7 +162,7 @@ class CardThread:
     def keep(self, index: int, t: float, image) -> None:
         """A frame into the zones' rings only, in order with the submitted ones (live: one the
         loop skipped; the walk-back may find a card's first frame in it)."""
-        self._in.put((index, t, image, False))
+        self._in.put(_ZoneFrame(index, t, image, False))
         self._submitted += 1
 
     def _run(self) -> None:
@@ -148,34 +170,32 @@ class CardThread:
             item = self._in.get()
             if item is None:
                 return
-            index, t, image, analyse = item
             c0 = time.thread_time()
             try:
                 events: list[Event] = []
                 for c in self.cards:
-                    if analyse or self._finishing:
-                        events.extend(c.update(index, t, image))
+                    if item.analyse or self._finishing:
+                        events.extend(c.update(item.index, item.t, item.image))
                     else:
-                        c.keep(index, t, image)
+                        c.keep(item.index, item.t, item.image)
                 marks = [c.earliest_event_t() for c in self.cards]
                 said = [len(c.warnings) for c in self.cards]
-                self._out.put((events, min(marks) if marks else float("inf"), said, analyse, None))
+                self._out.put(_ZonesDone(events, min(marks) if marks else float("inf"), said, item.analyse))
             except BaseException as exc:  # raised in the caller's thread by take()
-                self._out.put(([], self.bound, None, analyse, exc))
+                self._out.put(_ZonesDone([], self.bound, None, item.analyse, exc))
             self.seconds += time.thread_time() - c0
 
     def _one(self, timeout: float | None) -> list[Event] | None:
         try:
-            events, bound, said, analysed, exc = self._out.get(timeout=timeout) if timeout != 0 \
-                else self._out.get_nowait()
+            done: _ZonesDone = self._out.get(timeout=timeout) if timeout != 0 else self._out.get_nowait()
         except queue.Empty:
             return None
         self._taken += 1
-        self._waiting -= analysed
-        if exc is not None:
-            raise exc
-        self.bound, self.said = bound, said
-        return events
+        self._waiting -= done.analysed
+        if done.error is not None:
+            raise done.error
+        self.bound, self.said = done.bound, done.said
+        return done.events
 
     @property
     def in_flight(self) -> int:
