@@ -400,184 +400,17 @@ class Calibration:
         package: ``games.get(name)`` with ``has_zone``/``zones_text``): with it, the game must
         be a registered one and every zone one of its zones; without it (the contract alone
         knows no games) only their spelling is checked."""
-        if not isinstance(obj, dict):
-            raise CalibrationError("calibration must be a JSON object")
-        version = obj.get("version")
-        if isinstance(version, bool) or version not in READS:
-            raise CalibrationError(
-                f"version: this referee reads calibration versions {', '.join(map(str, READS))}, got {version!r}")
-        migrated = None
-        extra: dict[str, Any] = {}
-        if version == 1:
-            migrated = 1
-            # every v1 extra key stays in ``extra`` as it was (code written against v1 reads
-            # ``cal.extra["audio"]``); deck/audio/enroll also become the v2 fields
-            extra = {k: v for k, v in obj.items() if k not in _V1_KEYS}
-            obj = migrate_v1(obj)
-            obj = {k: v for k, v in obj.items() if k in _V2_KEYS}
-        else:
-            unknown = sorted(k for k in obj if k not in _V2_KEYS)
-            if unknown:
-                raise CalibrationError(f"{unknown[0]}: unknown field (known: {', '.join(sorted(_V2_KEYS))})")
-            extra = obj.get("extra", {})
-            if not isinstance(extra, dict):
-                raise CalibrationError(f"extra: an object of free keys expected, got {extra!r}")
-            extra = dict(extra)
-        game = obj.get("game")
-        if not isinstance(game, str) or not _GAME_NAME.match(game):
-            raise CalibrationError(f"game: a game's name expected (e.g. ikatako), got {game!r}")
-        rules_of = None
-        if games is not None:
-            try:
-                rules_of = games.get(game)
-            except RefereeError:
-                raise CalibrationError(f"game: one of {', '.join(games.names())} expected, got {game!r}") from None
-        deck = obj.get("deck", game)
-        if deck is None:
-            deck = game
-        if not isinstance(deck, str) or not deck.strip():
-            raise CalibrationError(f"deck: a deck name expected, got {deck!r}")
-
-        cam = obj.get("camera")
-        if not isinstance(cam, dict):
-            raise CalibrationError("camera: expected {\"width\": W, \"height\": H}")
-        size = []
-        for key in ("width", "height"):
-            size.append(_int(cam.get(key), f"camera.{key}", 16, 10000, "a whole number of pixels"))
-        w, h = size
-        cam_id = cam.get("id")
-        if cam_id is not None and not (isinstance(cam_id, str) and cam_id) and (
-                isinstance(cam_id, bool) or not isinstance(cam_id, int) or cam_id < 0):
-            raise CalibrationError(f"camera.id: a camera index >= 0, a device path or null expected, got {cam_id!r}")
-        fps = cam.get("fps")
-        if fps is not None and (isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 1000):
-            raise CalibrationError(f"camera.fps: frames per second > 0 or null expected, got {fps!r}")
-        bad_cam = sorted(k for k in cam if k not in {"id", "width", "height", "fps"})
-        if bad_cam and migrated is None:
-            raise CalibrationError(f"camera.{bad_cam[0]}: unknown field (id, width, height, fps)")
-
-        zones_obj = obj.get("zones", {})
-        if not isinstance(zones_obj, dict):
-            raise CalibrationError("zones: expected an object of name -> [x1, y1, x2, y2]")
-        zones = {}
-        for name, value in zones_obj.items():
-            if not _ZONE_NAME.match(str(name)):
-                raise CalibrationError(
-                    f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN)")
-            if rules_of is not None and not rules_of.has_zone(name):
-                raise CalibrationError(f"zones.{name}: not a zone of {game} ({rules_of.zones_text()})")
-            zones[name] = Box.from_value(value, f"zones.{name}", (w, h))
-
-        aud = obj.get("audio")
-        audio = None
-        if aud is not None:
-            if not isinstance(aud, dict):
-                raise CalibrationError("audio: expected {\"device\": ..., \"rate\": ..., \"channels\": ...}")
-            bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file", "crosstalk_db", "leakage"})
-            if bad:
-                raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file, crosstalk_db, "
-                                       "leakage)")
-            dev = aud.get("device")
-            if dev is not None and not (isinstance(dev, str) and dev) and (
-                    isinstance(dev, bool) or not isinstance(dev, int) or dev < 0):
-                raise CalibrationError(f"audio.device: a device index >= 0, a name or null expected, got {dev!r}")
-            rate = aud.get("rate")
-            if rate is not None:
-                _int(rate, "audio.rate", 8000, 384000, "a sample rate in Hz")
-            nch = aud.get("channels")
-            if nch is not None:
-                _int(nch, "audio.channels", 1, 64, "a channel count")
-            f = aud.get("file")
-            if f is not None and (not isinstance(f, str) or not f):
-                raise CalibrationError(f"audio.file: a file path or null expected, got {f!r}")
-            leak = aud.get("crosstalk_db")
-            if leak is not None and (isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0):
-                raise CalibrationError(f"audio.crosstalk_db: the seat-to-seat leakage in dB, a number in -60..0 "
-                                       f"(e.g. -10), got {leak!r}")
-            measured = aud.get("leakage")
-            if measured is not None:
-                if f is None:
-                    raise CalibrationError("audio.leakage: a measurement of the calibration recording, but audio.file "
-                                           "names none")
-                measured = LeakMeasurement.from_dict(measured)
-                if rate is not None and measured.rate != rate:
-                    raise CalibrationError(f"audio.leakage.rate: {measured.rate} Hz, but audio.rate is {rate}")
-            audio = AudioSetup(dev, rate, nch, f, None if leak is None else float(leak), measured)
-
-        seats_obj = obj.get("seats")
-        if not isinstance(seats_obj, list) or not seats_obj:
-            raise CalibrationError("seats: expected a non-empty list of {name, box, channel}")
-        seats: list[Seat] = []
-        for i, s in enumerate(seats_obj):
-            if not isinstance(s, dict):
-                raise CalibrationError(f"seats[{i}]: expected an object")
-            bad = sorted(k for k in s if k not in {"name", "box", "channel"})
-            if bad and migrated is None:
-                raise CalibrationError(f"seats[{i}].{bad[0]}: unknown field (name, box, channel)")
-            name = s.get("name")
-            if not isinstance(name, str) or not name.strip():
-                raise CalibrationError(f"seats[{i}].name: a non-empty player name expected, got {name!r}")
-            if any(x.name == name for x in seats):
-                raise CalibrationError(f"seats[{i}].name: {name!r} names two seats")
-            channel = s.get("channel")
-            if channel is not None:
-                _int(channel, f"seats[{i}].channel", 0)
-                other = next((x for x in seats if x.channel == channel), None)
-                if other is not None:
-                    raise CalibrationError(f"seats[{i}].channel: channel {channel} is already {other.name}'s")
-                if audio is not None and audio.channels is not None and channel >= audio.channels:
-                    raise CalibrationError(
-                        f"seats[{i}].channel: {channel}, but audio.channels is {audio.channels} (channels count from 0)")
-            seats.append(Seat(name, Box.from_value(s.get("box"), f"seats[{i}].box", (w, h)), channel))
-        names = {x.name for x in seats}
-        for zname in zones:
-            if zname.startswith("p:") and zname.split(":")[1] not in names:
-                raise CalibrationError(f"zones.{zname}: no seat is named {zname.split(':')[1]!r}")
-
-        refs = obj.get("references")
-        ref_path = _folder(refs, "references", base) if refs is not None else None
-        if any(k != "token" for k in zones) and ref_path is None:
-            raise CalibrationError("references: card zones are set but no reference folder is given")
-        cards_obj = obj.get("cards", [])
-        if not isinstance(cards_obj, list) or not all(isinstance(c, str) and c for c in cards_obj):
-            raise CalibrationError(f"cards: a list of card codes expected, got {cards_obj!r}")
-        if len(set(cards_obj)) != len(cards_obj):
-            dup = next(c for c in cards_obj if cards_obj.count(c) > 1)
-            raise CalibrationError(f"cards: {dup!r} is listed twice")
-        if cards_obj and ref_path is None:
-            raise CalibrationError("references: cards are listed but no reference folder is given")
-        for c in cards_obj:
-            if reference_image(ref_path, c) is None:
-                raise CalibrationError(
-                    f"references: no image for card {c!r} in {ref_path} (expected {c}.png or {c}.jpg)")
-        looks = []
-        la = obj.get("lookalikes", [])
-        if not isinstance(la, list):
-            raise CalibrationError(f"lookalikes: a list of [code, code, score] expected, got {la!r}")
-        for i, pair in enumerate(la):
-            if (not isinstance(pair, list) or len(pair) != 3 or not all(isinstance(c, str) for c in pair[:2])
-                    or isinstance(pair[2], bool) or not isinstance(pair[2], (int, float))):
-                raise CalibrationError(f"lookalikes[{i}]: [code, code, score] expected, got {pair!r}")
-            looks.append((pair[0], pair[1], float(pair[2])))
-
-        enroll = None
-        if obj.get("enroll") is not None:
-            enroll = _folder(obj["enroll"], "enroll", base)
-            for d in sorted(p for p in enroll.iterdir() if p.is_dir()):
-                if any(d.glob("*.wav")) and d.name not in names:
-                    raise CalibrationError(f"enroll: {d} holds takes of {d.name!r}, who has no seat")
-        notes = obj.get("notes")
-        if notes is not None and not isinstance(notes, str):
-            raise CalibrationError(f"notes: text expected, got {notes!r}")
-        av = obj.get("av_offset")
-        if av is not None and (isinstance(av, bool) or not isinstance(av, (int, float))
-                               or not -MAX_AV_OFFSET <= av <= MAX_AV_OFFSET):
-            raise CalibrationError(f"av_offset: the audio-video offset in seconds, a number in "
-                                   f"-{MAX_AV_OFFSET:g}..{MAX_AV_OFFSET:g} or null, got {av!r}")
-        return Calibration(game=game, width=w, height=h, zones=zones, seats=tuple(seats), references=ref_path,
-                           extra=extra, camera_id=cam_id, fps=fps, deck=deck, audio=audio, cards=tuple(cards_obj),
-                           lookalikes=tuple(looks), enroll=enroll, notes=notes, migrated_from=migrated,
-                           av_offset=None if av is None else float(av))
+        obj, migrated, extra = _versioned(obj)
+        game, rules_of, deck = _game_of(obj, games)
+        w, h, cam_id, fps = _camera_of(obj, migrated)
+        zones = _zones_of(obj, game, rules_of, w, h)
+        audio = _audio_of(obj)
+        seats = _seats_of(obj, audio, zones, migrated, w, h)
+        ref_path, cards, looks = _cards_of(obj, zones, base)
+        enroll, notes, av = _rest_of(obj, base, {x.name for x in seats})
+        return Calibration(game=game, width=w, height=h, zones=zones, seats=seats, references=ref_path,
+                           extra=extra, camera_id=cam_id, fps=fps, deck=deck, audio=audio, cards=cards,
+                           lookalikes=looks, enroll=enroll, notes=notes, migrated_from=migrated, av_offset=av)
 
     def to_dict(self, base: Path | None = None) -> dict[str, Any]:
         """The version 2 object; paths are written relative to ``base`` when inside it."""
@@ -613,6 +446,214 @@ class Calibration:
             out["extra"] = free
         return out
 
+
+# ---- Calibration.from_dict, one part of the file at a time (each raises CalibrationError)
+def _versioned(obj: Any) -> tuple[dict, int | None, dict[str, Any]]:
+    """The object as version 2 (a version 1 file migrated), the version migrated from, and
+    the free ``extra`` keys."""
+    if not isinstance(obj, dict):
+        raise CalibrationError("calibration must be a JSON object")
+    version = obj.get("version")
+    if isinstance(version, bool) or version not in READS:
+        raise CalibrationError(
+            f"version: this referee reads calibration versions {', '.join(map(str, READS))}, got {version!r}")
+    migrated = None
+    extra: dict[str, Any] = {}
+    if version == 1:
+        migrated = 1
+        # every v1 extra key stays in ``extra`` as it was (code written against v1 reads
+        # ``cal.extra["audio"]``); deck/audio/enroll also become the v2 fields
+        extra = {k: v for k, v in obj.items() if k not in _V1_KEYS}
+        obj = migrate_v1(obj)
+        obj = {k: v for k, v in obj.items() if k in _V2_KEYS}
+    else:
+        unknown = sorted(k for k in obj if k not in _V2_KEYS)
+        if unknown:
+            raise CalibrationError(f"{unknown[0]}: unknown field (known: {', '.join(sorted(_V2_KEYS))})")
+        extra = obj.get("extra", {})
+        if not isinstance(extra, dict):
+            raise CalibrationError(f"extra: an object of free keys expected, got {extra!r}")
+        extra = dict(extra)
+    return obj, migrated, extra
+
+
+def _game_of(obj: dict, games: Any) -> tuple[str, Any, str]:
+    """The game, its rules when a registry is given (None: spelling checked only), the deck."""
+    game = obj.get("game")
+    if not isinstance(game, str) or not _GAME_NAME.match(game):
+        raise CalibrationError(f"game: a game's name expected (e.g. ikatako), got {game!r}")
+    rules_of = None
+    if games is not None:
+        try:
+            rules_of = games.get(game)
+        except RefereeError:
+            raise CalibrationError(f"game: one of {', '.join(games.names())} expected, got {game!r}") from None
+    deck = obj.get("deck", game)
+    if deck is None:
+        deck = game
+    if not isinstance(deck, str) or not deck.strip():
+        raise CalibrationError(f"deck: a deck name expected, got {deck!r}")
+    return game, rules_of, deck
+
+
+def _camera_of(obj: dict, migrated: int | None) -> tuple[int, int, int | str | None, float | None]:
+    """The camera's width, height, id and fps."""
+    cam = obj.get("camera")
+    if not isinstance(cam, dict):
+        raise CalibrationError("camera: expected {\"width\": W, \"height\": H}")
+    size = []
+    for key in ("width", "height"):
+        size.append(_int(cam.get(key), f"camera.{key}", 16, 10000, "a whole number of pixels"))
+    w, h = size
+    cam_id = cam.get("id")
+    if cam_id is not None and not (isinstance(cam_id, str) and cam_id) and (
+            isinstance(cam_id, bool) or not isinstance(cam_id, int) or cam_id < 0):
+        raise CalibrationError(f"camera.id: a camera index >= 0, a device path or null expected, got {cam_id!r}")
+    fps = cam.get("fps")
+    if fps is not None and (isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 1000):
+        raise CalibrationError(f"camera.fps: frames per second > 0 or null expected, got {fps!r}")
+    bad_cam = sorted(k for k in cam if k not in {"id", "width", "height", "fps"})
+    if bad_cam and migrated is None:
+        raise CalibrationError(f"camera.{bad_cam[0]}: unknown field (id, width, height, fps)")
+    return w, h, cam_id, fps
+
+
+def _zones_of(obj: dict, game: str, rules_of: Any, w: int, h: int) -> dict[str, Box]:
+    zones_obj = obj.get("zones", {})
+    if not isinstance(zones_obj, dict):
+        raise CalibrationError("zones: expected an object of name -> [x1, y1, x2, y2]")
+    zones = {}
+    for name, value in zones_obj.items():
+        if not _ZONE_NAME.match(str(name)):
+            raise CalibrationError(
+                f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN)")
+        if rules_of is not None and not rules_of.has_zone(name):
+            raise CalibrationError(f"zones.{name}: not a zone of {game} ({rules_of.zones_text()})")
+        zones[name] = Box.from_value(value, f"zones.{name}", (w, h))
+    return zones
+
+
+def _audio_of(obj: dict) -> AudioSetup | None:
+    aud = obj.get("audio")
+    audio = None
+    if aud is not None:
+        if not isinstance(aud, dict):
+            raise CalibrationError("audio: expected {\"device\": ..., \"rate\": ..., \"channels\": ...}")
+        bad = sorted(k for k in aud if k not in {"device", "rate", "channels", "file", "crosstalk_db", "leakage"})
+        if bad:
+            raise CalibrationError(f"audio.{bad[0]}: unknown field (device, rate, channels, file, crosstalk_db, "
+                                   "leakage)")
+        dev = aud.get("device")
+        if dev is not None and not (isinstance(dev, str) and dev) and (
+                isinstance(dev, bool) or not isinstance(dev, int) or dev < 0):
+            raise CalibrationError(f"audio.device: a device index >= 0, a name or null expected, got {dev!r}")
+        rate = aud.get("rate")
+        if rate is not None:
+            _int(rate, "audio.rate", 8000, 384000, "a sample rate in Hz")
+        nch = aud.get("channels")
+        if nch is not None:
+            _int(nch, "audio.channels", 1, 64, "a channel count")
+        f = aud.get("file")
+        if f is not None and (not isinstance(f, str) or not f):
+            raise CalibrationError(f"audio.file: a file path or null expected, got {f!r}")
+        leak = aud.get("crosstalk_db")
+        if leak is not None and (isinstance(leak, bool) or not isinstance(leak, (int, float)) or not -60 <= leak < 0):
+            raise CalibrationError(f"audio.crosstalk_db: the seat-to-seat leakage in dB, a number in -60..0 "
+                                   f"(e.g. -10), got {leak!r}")
+        measured = aud.get("leakage")
+        if measured is not None:
+            if f is None:
+                raise CalibrationError("audio.leakage: a measurement of the calibration recording, but audio.file "
+                                       "names none")
+            measured = LeakMeasurement.from_dict(measured)
+            if rate is not None and measured.rate != rate:
+                raise CalibrationError(f"audio.leakage.rate: {measured.rate} Hz, but audio.rate is {rate}")
+        audio = AudioSetup(dev, rate, nch, f, None if leak is None else float(leak), measured)
+    return audio
+
+
+def _seats_of(obj: dict, audio: AudioSetup | None, zones: Mapping[str, Box], migrated: int | None,
+              w: int, h: int) -> tuple[Seat, ...]:
+    seats_obj = obj.get("seats")
+    if not isinstance(seats_obj, list) or not seats_obj:
+        raise CalibrationError("seats: expected a non-empty list of {name, box, channel}")
+    seats: list[Seat] = []
+    for i, s in enumerate(seats_obj):
+        if not isinstance(s, dict):
+            raise CalibrationError(f"seats[{i}]: expected an object")
+        bad = sorted(k for k in s if k not in {"name", "box", "channel"})
+        if bad and migrated is None:
+            raise CalibrationError(f"seats[{i}].{bad[0]}: unknown field (name, box, channel)")
+        name = s.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise CalibrationError(f"seats[{i}].name: a non-empty player name expected, got {name!r}")
+        if any(x.name == name for x in seats):
+            raise CalibrationError(f"seats[{i}].name: {name!r} names two seats")
+        channel = s.get("channel")
+        if channel is not None:
+            _int(channel, f"seats[{i}].channel", 0)
+            other = next((x for x in seats if x.channel == channel), None)
+            if other is not None:
+                raise CalibrationError(f"seats[{i}].channel: channel {channel} is already {other.name}'s")
+            if audio is not None and audio.channels is not None and channel >= audio.channels:
+                raise CalibrationError(
+                    f"seats[{i}].channel: {channel}, but audio.channels is {audio.channels} (channels count from 0)")
+        seats.append(Seat(name, Box.from_value(s.get("box"), f"seats[{i}].box", (w, h)), channel))
+    names = {x.name for x in seats}
+    for zname in zones:
+        if zname.startswith("p:") and zname.split(":")[1] not in names:
+            raise CalibrationError(f"zones.{zname}: no seat is named {zname.split(':')[1]!r}")
+    return tuple(seats)
+
+
+def _cards_of(obj: dict, zones: Mapping[str, Box], base: Path | None) -> tuple[Path | None, tuple[str, ...],
+                                                                        tuple[tuple[str, str, float], ...]]:
+    """The reference folder, the listed cards (each with its image) and the lookalike pairs."""
+    refs = obj.get("references")
+    ref_path = _folder(refs, "references", base) if refs is not None else None
+    if any(k != "token" for k in zones) and ref_path is None:
+        raise CalibrationError("references: card zones are set but no reference folder is given")
+    cards_obj = obj.get("cards", [])
+    if not isinstance(cards_obj, list) or not all(isinstance(c, str) and c for c in cards_obj):
+        raise CalibrationError(f"cards: a list of card codes expected, got {cards_obj!r}")
+    if len(set(cards_obj)) != len(cards_obj):
+        dup = next(c for c in cards_obj if cards_obj.count(c) > 1)
+        raise CalibrationError(f"cards: {dup!r} is listed twice")
+    if cards_obj and ref_path is None:
+        raise CalibrationError("references: cards are listed but no reference folder is given")
+    for c in cards_obj:
+        if reference_image(ref_path, c) is None:
+            raise CalibrationError(
+                f"references: no image for card {c!r} in {ref_path} (expected {c}.png or {c}.jpg)")
+    looks = []
+    la = obj.get("lookalikes", [])
+    if not isinstance(la, list):
+        raise CalibrationError(f"lookalikes: a list of [code, code, score] expected, got {la!r}")
+    for i, pair in enumerate(la):
+        if (not isinstance(pair, list) or len(pair) != 3 or not all(isinstance(c, str) for c in pair[:2])
+                or isinstance(pair[2], bool) or not isinstance(pair[2], (int, float))):
+            raise CalibrationError(f"lookalikes[{i}]: [code, code, score] expected, got {pair!r}")
+        looks.append((pair[0], pair[1], float(pair[2])))
+    return ref_path, tuple(cards_obj), tuple(looks)
+
+
+def _rest_of(obj: dict, base: Path | None, names: set[str]) -> tuple[Path | None, str | None, float | None]:
+    """The enrolled voices' folder, the notes and the audio-video offset."""
+    enroll = None
+    if obj.get("enroll") is not None:
+        enroll = _folder(obj["enroll"], "enroll", base)
+        for d in sorted(p for p in enroll.iterdir() if p.is_dir()):
+            if any(d.glob("*.wav")) and d.name not in names:
+                raise CalibrationError(f"enroll: {d} holds takes of {d.name!r}, who has no seat")
+    notes = obj.get("notes")
+    if notes is not None and not isinstance(notes, str):
+        raise CalibrationError(f"notes: text expected, got {notes!r}")
+    av = obj.get("av_offset")
+    if av is not None and (isinstance(av, bool) or not isinstance(av, (int, float))
+                           or not -MAX_AV_OFFSET <= av <= MAX_AV_OFFSET):
+        raise CalibrationError(f"av_offset: the audio-video offset in seconds, a number in "
+                               f"-{MAX_AV_OFFSET:g}..{MAX_AV_OFFSET:g} or null, got {av!r}")
+    return enroll, notes, None if av is None else float(av)
 
 def to_video_clock(t_audio: float, av_offset: float | None) -> float:
     """An audio time on the video clock: ``t_audio + av_offset`` (None counts as 0).
