@@ -114,6 +114,85 @@ def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]
                                channels=channels, measured=measured)
 
 
+class HearingFeed:
+    """The hearing job's messages into the pipeline: the header once hearing is set up, the
+    events moved onto the video clock (the calibration's audio–video offset), its watermark,
+    and at the end what was not heard as a ``skipped`` stretch."""
+
+    def __init__(self, pipe: Pipeline, out: RecordingRun, warn: Callable[[str], None],
+                 make_header: Callable[[RecordingRun], SessionHeader], setup: list[Event], av_offset: float,
+                 expected_end: float | None):
+        self.pipe, self.out, self.warn, self.make_header = pipe, out, warn, make_header
+        self.setup, self.av_offset, self.expected_end = setup, av_offset, expected_end
+        self.listened = True
+        self.done = False
+
+    def take(self, msg: HearingMessage) -> None:
+        if isinstance(msg, HearingFailed):
+            raise msg.error
+        if isinstance(msg, HearingReady):
+            self._ready(msg)
+        elif isinstance(msg, HeardEvents):
+            self.pipe.push("hearing", self._events(msg.events))
+            self.pipe.advance("hearing", msg.watermark + self.av_offset)
+        elif isinstance(msg, HearingDone):
+            self._done(msg)
+
+    def _ready(self, msg: HearingReady) -> None:
+        out = self.out
+        out.heard_from, out.enrolled, out.enrolled_by = msg.heard_from, msg.enrolled, msg.enrolled_by
+        self.listened = msg.listened
+        for w in msg.warnings:
+            self.warn(w)
+        self.pipe.start(self.make_header(out))
+        self.pipe.push("setup", self.setup + [WarningEvent(t=0.0, message=w) for w in msg.warnings])
+        self.pipe.close("setup")
+
+    def _events(self, dicts) -> list[Event]:
+        """What the hearing gave — shouts, and its audio_status and warnings, all timed on
+        the audio clock — on the video clock. Its warnings (channels swapped, a voice on the
+        wrong channel, a microphone clipping) are also said as they come (the terminal; the
+        report's warnings), not only written in the record: a user settling a dispute must
+        see them."""
+        events = shift_audio_events([Event.from_dict(d) for d in dicts], self.av_offset, kinds="all")
+        for e in events:
+            if isinstance(e, WarningEvent):
+                self.warn(e.message if e.t <= 0 else f"at {e.t:.2f} s: {e.message}")
+        return events
+
+    def _done(self, done: HearingDone) -> None:
+        self.done = True
+        self.pipe.push("hearing", self._events(done.events))
+        self.out.stats.update(done.stats)
+        if done.source_warning:
+            self.warn(f"audio: {done.source_warning}")
+        skip = self._unheard(done)
+        if skip is not None:
+            self.pipe.push("hearing", [skip])
+        self.pipe.close("hearing")
+
+    def _unheard(self, done: HearingDone) -> SkippedEvent | None:
+        """The stretch nobody was heard in: after an error, everything without audio, or
+        the video's end beyond the audio's."""
+        end = done.end + self.av_offset  # where the audio ended, on the video clock
+        expected_end = self.expected_end
+        until = expected_end if expected_end is not None else end
+        if done.error is not None:
+            exc = done.error
+            if not isinstance(exc, RefereeError):
+                raise exc
+            self.warn(f"audio: {exc}; shouts after {end:.2f} s are not heard")
+            return SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=until, reason=str(exc))
+        if not self.listened:
+            return SkippedEvent(t=0.0, what="audio", start=0.0, stop=until, reason="no audio: shouts are not heard")
+        if expected_end is not None and end < expected_end - AUDIO_SHORT_S:
+            msg = (f"audio {self.out.heard_from} ends at {end:.2f} s, the video at {expected_end:.2f} s: "
+                   "shouts after the audio's end are not heard")
+            self.warn(msg)
+            return SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=expected_end, reason=msg)
+        return None
+
+
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
         options: dict | None = None, setup_warnings: Sequence[str] = (),
         on_progress: Callable[[int, int], None] | None = None,
@@ -151,62 +230,8 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         pipe.close("hearing")
     reader = FrameReader(rec.video)
     stage = None
-    heard: dict[str, Any] = {"done": False}
-
-    def heard_events(dicts) -> list[Event]:
-        """What the hearing gave — shouts, and its audio_status and warnings, all timed on
-        the audio clock — on the video clock (the calibration's audio–video offset). Its
-        warnings (channels swapped, a voice on the wrong channel, a microphone clipping) are
-        also said as they come (``on_warning``: the terminal; the report's warnings), not only
-        written in the record: a user settling a dispute must see them."""
-        events = shift_audio_events([Event.from_dict(d) for d in dicts], rec.av_offset, kinds="all")
-        for e in events:
-            if isinstance(e, WarningEvent):
-                warn(e.message if e.t <= 0 else f"at {e.t:.2f} s: {e.message}")
-        return events
-
-    def take(msg: HearingMessage) -> None:
-        if isinstance(msg, HearingFailed):
-            raise msg.error
-        if isinstance(msg, HearingReady):
-            out.heard_from, out.enrolled, out.enrolled_by = msg.heard_from, msg.enrolled, msg.enrolled_by
-            heard["listened"] = msg.listened
-            for w in msg.warnings:
-                warn(w)
-            pipe.start(make_header(out))
-            pipe.push("setup", setup + [WarningEvent(t=0.0, message=w) for w in msg.warnings])
-            pipe.close("setup")
-        elif isinstance(msg, HeardEvents):
-            pipe.push("hearing", heard_events(msg.events))
-            pipe.advance("hearing", msg.watermark + rec.av_offset)
-        elif isinstance(msg, HearingDone):
-            _hearing_done(msg)
-
-    def _hearing_done(done: HearingDone) -> None:
-        heard["done"] = True
-        pipe.push("hearing", heard_events(done.events))
-        out.stats.update(done.stats)
-        if done.source_warning:
-            warn(f"audio: {done.source_warning}")
-        end = done.end + rec.av_offset  # where the audio ended, on the video clock
-        until = expected_end if expected_end is not None else end
-        skip = None
-        if done.error is not None:
-            exc = done.error
-            if not isinstance(exc, RefereeError):
-                raise exc
-            warn(f"audio: {exc}; shouts after {end:.2f} s are not heard")
-            skip = SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=until, reason=str(exc))
-        elif not heard["listened"]:
-            skip = SkippedEvent(t=0.0, what="audio", start=0.0, stop=until, reason="no audio: shouts are not heard")
-        elif expected_end is not None and end < expected_end - AUDIO_SHORT_S:
-            msg = (f"audio {out.heard_from} ends at {end:.2f} s, the video at {expected_end:.2f} s: "
-                   "shouts after the audio's end are not heard")
-            warn(msg)
-            skip = SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=expected_end, reason=msg)
-        if skip is not None:
-            pipe.push("hearing", [skip])
-        pipe.close("hearing")
+    feed = HearingFeed(pipe, out, warn, make_header, setup, rec.av_offset, expected_end)
+    take = feed.take
 
     t_video = time.perf_counter()
     last_t, frames, seen_skips = 0.0, 0, 0
@@ -274,7 +299,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         out.stats["audio_wait"] = time.perf_counter() - t_wait
     finally:  # (each closer runs, and none hides the error that brought us here)
         close_all(reader.stop, job is not None and job.close, stage is not None and stage.close)
-    if job is not None and not heard["done"]:
+    if job is not None and not feed.done:
         raise RefereeError("hearing ended without a result")
     out.stats.update(decode_cpu=reader.cpu, **stage.stats())
     out.landmarks = stage.landmarks
