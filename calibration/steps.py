@@ -433,6 +433,12 @@ def av_offset(frames, samples: np.ndarray, rate: int, box=None) -> tuple[float |
     return off, av_offset_checks(off, c.speed)
 
 
+#: what the guided calibration says of the audio-video offset: the live referee needs none
+LIVE_CLOCKS = ("live play needs none: every camera frame and every audio block is stamped at capture on one "
+               "clock (the camera driver's and the audio ADC's times; the record's header says which); a "
+               "recording made with another program is calibrated from its own slap (--from-video)")
+
+
 def av_offset_checks(offset: float | None, speed: float | None = None) -> list[Check]:
     """What the self-check says about a measured (or missing) audio-video offset."""
     if offset is None:

@@ -68,6 +68,9 @@ def test_guided_calibration_with_a_fake_camera(recording, fake_highgui, monkeypa
     assert [s["name"] for s in cal["seats"]] == truth["players"]
     assert all(c.level != "fail" for c in res.checks), [str(c) for c in res.checks]
     assert any(c.step == "channels" and "no --audio-device" in c.message for c in res.checks)
+    # live needs no audio-video offset (both senses stamped at capture): said, not "not measured"
+    (av,) = [c for c in res.checks if c.step == "av offset"]
+    assert av.level == "ok" and "stamped at capture on one clock" in av.message
     assert fake_highgui  # the window was drawn
 
 
