@@ -323,7 +323,8 @@ def _unclear(items, result, frames, samples, rate) -> str:
     from referee import report_unclear
 
     seats = {s.name: s.channel for s in result.calibration.seats}
-    audio = report_unclear.SeatAudio(samples, rate, seats, result.events, result.calibration.av_offset)
+    audio = report_unclear.SeatAudio(samples, rate, seats, result.events, result.calibration.av_offset,
+                                     room=bool(result.calibration.extra.get("room_microphone")))
     return report_unclear.section(items, result, frames, audio)
 
 

@@ -175,8 +175,14 @@ def _clip_html(item: UnclearItem, audio: "SeatAudio") -> str:
     data = base64.b64encode(wav_bytes(x)).decode()
     return (f'<figure class="clip"><audio controls preload="metadata" src="data:audio/wav;base64,{data}"></audio>'
             f"{report._img(_clip_waveform(item, audio, channel), png=True)}<figcaption>"
-            f"{report._e(item.player)}'s microphone (channel {channel}), {t0:.2f}–{t1:.2f} s as recorded: grey "
+            f"{_whose(item, audio, channel)}, {t0:.2f}–{t1:.2f} s as recorded: grey "
             "line = the card, red = each voice onset with the words heard.</figcaption></figure>")
+
+
+def _whose(item: UnclearItem, audio: "SeatAudio", channel: int) -> str:
+    if audio.room:
+        return "The room microphone (everyone; each word marked with the seat it was credited to, or ?)"
+    return f"{report._e(item.player)}'s microphone (channel {channel})"
 
 
 def _clip_waveform(item: UnclearItem, audio: "SeatAudio", channel: int) -> np.ndarray:
@@ -184,12 +190,14 @@ def _clip_waveform(item: UnclearItem, audio: "SeatAudio", channel: int) -> np.nd
     shouts marked, an unclear one as "(word unclear)"."""
     t0, t1 = item.clip_span
     shift = audio.av_offset or 0.0
-    own = [e for e in audio.events
-           if e.get("type") == "shout" and e.get("player") == item.player and t0 <= e["t"] <= t1]
+    own = [e for e in audio.events if e.get("type") == "shout" and t0 <= e["t"] <= t1
+           and (audio.room or e.get("player") == item.player)]
     shouts = [(e["t"] - shift, e.get("t_end", e["t"] + SHOUT_SHADE_S) - shift,
-               " ".join(e.get("words") or []) or "(word unclear)") for e in own]
+               (" ".join(e.get("words") or []) or "(word unclear)") + (f" ({e.get('player') or '?'})" if audio.room else ""))
+              for e in own]
+    label = "room microphone" if audio.room else f"{item.player} (channel {channel})"
     return report.waveform(audio.samples[:, channel], audio.rate, t0 - shift, t1 - shift, item.card_t - shift, shouts,
-                           f"{item.player} (channel {channel})", width=CLIP_WAVE_W, height=CLIP_WAVE_H)
+                           label, width=CLIP_WAVE_W, height=CLIP_WAVE_H)
 
 
 @dataclass(frozen=True)
@@ -201,11 +209,20 @@ class SeatAudio:
     channels: Mapping[str, int | None]
     events: list[dict]
     av_offset: float | None = None
+    #: one room microphone (one laptop): every item's clip is the room's sound, its channels
+    #: averaged as the referee heard them, with every word marked (credited or not)
+    room: bool = False
+
+    def __post_init__(self):
+        if self.room and self.samples is not None and self.samples.ndim == 2 and self.samples.shape[1] > 1:
+            object.__setattr__(self, "samples", self.samples.mean(axis=1, keepdims=True))
 
     def channel_of(self, player: str) -> int | str:
         """The player's channel in the recording, or why there is none (a sentence)."""
         if self.samples is None:
             return "the session has no audio recording"
+        if self.room:
+            return 0
         ch = self.channels.get(player)
         if ch is None:
             return f"the calibration gives {player} no microphone channel"

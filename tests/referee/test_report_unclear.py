@@ -16,6 +16,7 @@ import wave
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from referee import report, report_unclear
@@ -135,3 +136,23 @@ def test_the_cards_waveforms_are_read_on_the_audio_clock(tmp_path, monkeypatch):
     per_card = [c for c, clip in calls if not clip]  # (the unclear clips give their own width)
     assert len(per_card) == 4 and len(calls) > 4  # one per seat; the window ends with the 5 s result
     assert all(c == pytest.approx((2.0 - report.WAVE_BEFORE_S - 0.25, 5.0 - 0.25, 2.0 - 0.25), abs=0.01) for c in per_card)
+
+
+def test_a_room_microphone_item_plays_the_room_with_every_word_marked():
+    """One laptop: no seat has a channel; the clip is the room's sound (the channels averaged,
+    as the referee heard it) and marks each word with the seat it was credited to, or ?."""
+    rate = 16000
+    samples = np.zeros((rate * 4, 2), np.float32)
+    samples[int(2.5 * rate):int(2.8 * rate), 0] = 0.4  # a word on the left channel only
+    events = [{"type": "shout", "player": None, "t": 2.5, "t_end": 2.8, "words": ["tako"], "uncredited": "x"},
+              {"type": "shout", "player": "aki", "t": 2.9, "t_end": 3.1, "words": ["ika"]}]
+    audio = report_unclear.SeatAudio(samples, rate, {"aki": None, "ben": None}, events, room=True)
+    assert audio.channel_of("ben") == 0 and audio.samples.shape == (rate * 4, 1)
+    assert float(audio.samples[int(2.6 * rate), 0]) == pytest.approx(0.2)
+    item = report_unclear.UnclearItem(number=1, verdict={}, player="ben", reason="not heard", card_t=2.0,
+                                      window_end=5.0, observed=2.0, what="the card's appearance")
+    html = report_unclear._clip_html(item, audio)
+    assert "<audio" in html and "The room microphone" in html
+    # without room, the same seat has no clip and says why
+    plain = report_unclear.SeatAudio(samples, rate, {"aki": None, "ben": None}, events)
+    assert "no microphone channel" in report_unclear._clip_html(item, plain)
