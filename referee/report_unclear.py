@@ -273,11 +273,12 @@ def _observation_html(item: UnclearItem, frames: Mapping[float, np.ndarray], sea
 
 
 # ------------------------------------------------------------------ the section
-def _how_to_look(items: list[UnclearItem]) -> str:
+def _how_to_look(items: list[UnclearItem], room: bool = False) -> str:
     """Beside the card's frame: who is unclear on it and how to weigh each item."""
     who = ", ".join(dict.fromkeys(i.player for i in items))
+    clip = "the room's one microphone: whose voice is it?" if room else "that seat's own microphone"
     return (f'<p class="how">Unclear on this card: <b class=unclear>{report._e(who)}</b>. For each below: play '
-            "the clip (that seat's own microphone), look at the seat at the moment marked, then run one of "
+            f"the clip ({clip}), look at the seat at the moment marked, then run one of "
             "the two lines under it.</p>")
 
 
@@ -317,7 +318,7 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
         parts.append(f'<section class="unclear-card" id="unclear{number}"><h3>Card {number}: '
                      f'{report._e(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
                      f'(<a href="#card{number}">its verdict and evidence</a>)</h3>'
-                     f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}{_how_to_look(mine)}</div>")
+                     f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}{_how_to_look(mine, audio.room)}</div>")
         parts.extend(_item_html(i, frames, audio, seat_box.get(i.player), result, record) for i in mine)
         parts.append("</section>")
     return "".join(parts)

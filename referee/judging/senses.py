@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SeatStatusEvent, SkippedEvent
 
 
+#: the reason a seat is not heard at a one-room-microphone table (``audio_status`` ``room``)
+ROOM_REASON = "one room microphone"
 #: a missing stretch's reason longer than this is not repeated in every verdict (the record's
 #: warning says it once)
 SHORT_REASON = 40
@@ -45,7 +47,7 @@ class Senses:
             if event.state == "lost":
                 self._lost.setdefault(player, (event.t, event.detail or "the microphone was lost"))
             elif event.state == AUDIO_ROOM:  # no seat's own channel: a seat's words are its credited ones
-                self._lost.setdefault(player, (event.t, event.detail or "one room microphone"))
+                self._lost.setdefault(player, (event.t, ROOM_REASON))
             elif event.state == "ok" and player in self._lost:
                 t0, why = self._lost.pop(player)
                 self.gaps["audio"].append((t0, event.t, player, why))
@@ -73,6 +75,8 @@ class Senses:
         if found is None:
             return None
         a, b, why = found
+        if why == ROOM_REASON:  # (not a device that failed: no seat has a microphone of its own)
+            return "no word credited to this seat (one room microphone)"
         until = "" if b == math.inf else f" to {b:.2f} s"
         # a short reason helps ("device unplugged"); a long one is the record's warning
         return f"{sense} missing from {a:.2f} s{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
@@ -84,6 +88,8 @@ class Senses:
         if found is None:
             return None
         a, b, why = found
+        if why == ROOM_REASON:
+            return "no word credited to this seat (one room microphone)"
         since = f"since {t - a:.2f} s before the card" if a < t else f"from +{a - t:.2f} s"
         until = "" if b == math.inf else f" to +{b - t:.2f} s"
         return f"{sense} missing {since}{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")

@@ -117,4 +117,4 @@ def test_the_room_status_says_why_a_seat_is_not_heard():
     _, (verdict,) = _judge([ROOM, {"t": 1.0, "type": "card", "card": "3", "zone": "field"},
                             {"t": 1.4, "type": "shout", "player": None, "words": ["3"]}])
     assert verdict["correct"] == [] and verdict["wrong"] == [] and verdict["missed"] == []
-    assert "one room microphone" in str(verdict.get("unjudged") or verdict.get("unclear"))
+    assert "no word credited to this seat (one room microphone)" in str(verdict.get("unjudged") or verdict.get("unclear"))
