@@ -237,400 +237,514 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     ``engines`` (:class:`referee.live.engines.LiveEngines`): the pose workers loaded once
     for the self-test, the session and the next games (the caller closes them); without,
     this session starts its own and stops them at its end."""
-    from audio import capture
-    from referee.live.engines import LiveEngines
-    from referee.live.pacing import PoseRate, apply_pose_every, frames_for_stage, pose_lag
-    from referee.live.controls import Controls
-    from referee.live.media import VideoWriter, WavWriter
-    from referee.live.state import LiveState, scoreboard
-    from referee.pipeline.core import Pipeline
-    from referee.pipeline.hearing import HearingJob
-    from referee.pipeline.sinks import CollectSink
-    from referee.pipeline.vision import VisionStage
-    from referee.preflight import check_live
-    from referee.replay import ReplaySettings, hearing_plan
-    from vision import camera as cam_mod
-    from vision.table import TableLayout
-    from vision.video import Frame
+    return _LiveRun(opts, extra_sinks=extra_sinks, say=say, view_factory=view_factory, selftest=selftest,
+                    setup_warnings_in=setup_warnings_in, engines=engines).run()
 
-    cal_path = Path(opts.calibration)
-    settings = ReplaySettings(game=opts.game, mode=opts.mode, workers=opts.workers, pose_every=opts.pose_every,
-                              card_every=opts.card_every, model=opts.model, lang=opts.lang, enroll=opts.enroll,
-                              no_enroll=opts.no_enroll, demix=opts.demix, options=dict(opts.options))
-    # the replay's checks (referee.preflight): the game, the zones, the references, the
-    # output folder; a paced recording's size and sample rate (resampled to the calibration's)
-    pre = check_live(cal_path, opts.out, game=opts.game, video=opts.from_video, audio=opts.audio)
-    cal = pre.calibration
-    setup_warnings: list[str] = list(pre.warnings)
-    fps = cal.fps or 30.0
-    if pre.video_info is not None:
-        fps = pre.video_info.fps or fps
-    game = cal.game
-    mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
-    players = [s.name for s in cal.seats]
-    # the microphones' device before any folder or window: no input is one line, nothing left behind
-    device = capture.device_info(opts.audio_device) if opts.audio is None else None
-    out = Path(opts.out) / "selftest" if selftest is not None else Path(opts.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
 
-    # ---- the views first: a window without a display fails before anything heavy starts
-    state = LiveState(cal, voice=opts.voice_note)
-    controls = Controls(players)
-    check = _SelfTestSink(players, {s.name: s.channel for s in cal.seats}, selftest) if selftest else None
-    if view_factory is not None:
-        view = view_factory(state, controls)
-    elif opts.window:
-        from referee.live.window import LiveWindow, WindowParams
+class _LiveRun:
+    """One live session (:func:`_run_live`): what it holds, from the calibration's checks to
+    the figures. :meth:`run` opens the views and the sources (:meth:`_prepare`), starts the
+    stages and the session clock (:meth:`_start`), takes one round of sources, frames and
+    keys per :meth:`_step` until the end, then closes everything (:meth:`_close`)."""
 
-        view = LiveWindow(state, controls, WindowParams(hold_s=opts.hold_s), check.image if check else None).open()
-    else:
-        from referee.live.terminal import TerminalView
+    def __init__(self, opts: LiveOptions, *, extra_sinks: Sequence[Sink], say: Callable[[str], None],
+                 view_factory: Callable | None, selftest, setup_warnings_in: Sequence[str], engines):
+        self.opts, self.extra_sinks, self.say = opts, list(extra_sinks), say
+        self.view_factory, self.selftest, self.setup_warnings_in = view_factory, selftest, setup_warnings_in
+        self.own_engines = engines is None
+        self.engines = engines
+        self.job = self.stage = self.wav = self.pacer = self.setup = None
+        self.judgement = None
+        self.figures: dict[str, Any] = {}
+        self.warm = self.processed = self.caught_up = 0
+        self.new_game = False
 
-        view = TerminalView(state, controls, renderer=check.text if check else None).open()
+    # ------------------------------------------------------------------ before the session
+    def run(self) -> LiveResult:
+        self._prepare()
+        try:
+            self._start()
+            self.pipe.push("setup", [WarningEvent(t=0.0, message=w) for w in self.warnings])
+            self.pipe.close("setup")
+            while self._step():
+                pass
+        except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
+            self.warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
+        finally:  # every part stopped, started or not; a failure here never hides the first error
+            self._close()
+        return self._result()
 
-    # ---- the sources, not started: both wait for the session start
-    statuses: queue.Queue = queue.Queue()
-    gate = threading.Event()
-    if opts.audio is not None:
-        factory = capture.PacedStreamFactory(opts.audio, rate=pre.audio_rate, **opts.audio_faults)
-        rate, channels = factory.rate, factory.channels
-        heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
-        if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):  # as the replay: the
-            rec = Path(cal.audio.file)  # calibration's leakage (a dead seat's fingerprint), not the session's
-            rec = rec if rec.is_absolute() else cal_path.parent / rec
-            demix_from = rec if rec.is_file() else demix_from
-    else:
-        factory = None
-        channels, rate = device
-        used = cal.seat_channels
-        if used is not None and channels > used:  # an interface with more inputs: the seats' only (see replay)
-            setup_warnings.append(f"audio: the input has {channels} channels, the calibration's seats are on "
-                                  f"0-{used - 1}: only those are heard")
-            channels = used
-        if cal.audio is not None and cal.audio.rate:
-            rate = cal.audio.rate
-        heard_from = None
-        demix_from = None
-        if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):
-            demix_from = Path(cal.audio.file)
-            if not demix_from.is_absolute():
-                demix_from = cal_path.parent / demix_from
-    source = capture.LiveSource(opts.audio_device, channels, rate, factory=factory, session_start=0.0)
-    tap = _Tap(source, gate, statuses)
-    plan = hearing_plan(cal, game, mode, settings, cal_path)
-    catch = opts.catch_up
-    # the camera's ring holds what a stall's catch-up reaches back to
-    cam_params = cam_mod.CameraParams(ring=max(cam_mod.CameraParams().ring, catch.ring_frames(fps))) \
-        if catch is not None else cam_mod.CameraParams()
-    if opts.from_video is not None:
-        fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
-        camera = cam_mod.Camera("recording", opener=fake.opener, params=cam_params)
-    else:
-        fake = None
-        camera = cam_mod.Camera(opts.camera, opener=functools.partial(cam_mod.cv2_opener, size=(cal.width, cal.height),
-                                                                     fps=cal.fps), params=cam_params)
+    def _prepare(self) -> None:
+        """The calibration checked, the output folder, the views, the sources (not started)
+        and the sinks; nothing heavy runs yet."""
+        from audio import capture
+        from referee.preflight import check_live
+        from referee.replay import ReplaySettings
 
-    say(f"referee: live {game}{' ' + mode if mode else ''} · {', '.join(players)} · loading hearing and pose …")
-    job = stage = None
-    own_engines = engines is None
-    engines = engines or LiveEngines()
-    session_clock = {"start": None}
-    record_sink = RecordSink(out / "session.jsonl", said_at=lambda: (
-        None if session_clock.get("start") is None else round(time.monotonic() - session_clock["start"], 4)))
-    video_sink = VideoWriter(out / "video.mp4", fps=fps)
-    collect = CollectSink()
-    probe = LatencyProbe()
-    sinks = [record_sink, video_sink, collect, probe, view, *extra_sinks] + ([check] if check else [])
-    pipe = Pipeline(STREAMS, sinks, options={}, judge=selftest is None)
-    state.scores_from = lambda: scoreboard(pipe.judge)  # the scoreboard is the judge's
-    controls.judge_state = lambda: pipe.judge.state if pipe.judge is not None else None  # the prompts' options
-    warnings = list(setup_warnings) + list(setup_warnings_in)
-    wav = None
-    figures: dict[str, Any] = {}
-    try:
+        opts = self.opts
+        self.cal_path = Path(opts.calibration)
+        self.settings = ReplaySettings(game=opts.game, mode=opts.mode, workers=opts.workers,
+                                       pose_every=opts.pose_every, card_every=opts.card_every, model=opts.model,
+                                       lang=opts.lang, enroll=opts.enroll, no_enroll=opts.no_enroll,
+                                       demix=opts.demix, options=dict(opts.options))
+        # the replay's checks (referee.preflight): the game, the zones, the references, the
+        # output folder; a paced recording's size and sample rate (resampled to the calibration's)
+        pre = self.pre = check_live(self.cal_path, opts.out, game=opts.game, video=opts.from_video, audio=opts.audio)
+        cal = self.cal = pre.calibration
+        self.setup_warnings: list[str] = list(pre.warnings)
+        self.fps = cal.fps or 30.0
+        if pre.video_info is not None:
+            self.fps = pre.video_info.fps or self.fps
+        self.game = cal.game
+        self.mode = opts.mode or cal.extra.get("mode") or ("versus" if self.game == "ikatako" else None)
+        self.players = [s.name for s in cal.seats]
+        # the microphones' device before any folder or window: no input is one line, nothing left behind
+        self.device = capture.device_info(opts.audio_device) if opts.audio is None else None
+        out = self.out = Path(opts.out) / "selftest" if self.selftest is not None else Path(opts.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MediaError(f"cannot create the output folder {out}: {exc.strerror}") from None
+        self._open_view()
+        self._open_audio()
+        self._open_camera()
+        self.say(f"referee: live {self.game}{' ' + self.mode if self.mode else ''} · {', '.join(self.players)} · "
+                 "loading hearing and pose …")
+        self._make_pipeline()
+
+    def _open_view(self) -> None:
+        """The views first: a window without a display fails before anything heavy starts."""
+        from referee.live.controls import Controls
+        from referee.live.state import LiveState
+
+        opts, cal, players = self.opts, self.cal, self.players
+        self.state = LiveState(cal, voice=opts.voice_note)
+        self.controls = Controls(players)
+        self.check = _SelfTestSink(players, {s.name: s.channel for s in cal.seats}, self.selftest) \
+            if self.selftest else None
+        check = self.check
+        if self.view_factory is not None:
+            self.view = self.view_factory(self.state, self.controls)
+        elif opts.window:
+            from referee.live.window import LiveWindow, WindowParams
+
+            self.view = LiveWindow(self.state, self.controls, WindowParams(hold_s=opts.hold_s),
+                                   check.image if check else None).open()
+        else:
+            from referee.live.terminal import TerminalView
+
+            self.view = TerminalView(self.state, self.controls, renderer=check.text if check else None).open()
+
+    def _open_audio(self) -> None:
+        """The microphones (or a paced recording), not started: they wait for the session start."""
+        from audio import capture
+        from referee.replay import hearing_plan
+
+        opts, cal, cal_path = self.opts, self.cal, self.cal_path
+        self.statuses: queue.Queue = queue.Queue()
+        self.gate = threading.Event()
+        if opts.audio is not None:
+            factory = capture.PacedStreamFactory(opts.audio, rate=self.pre.audio_rate, **opts.audio_faults)
+            rate, channels = factory.rate, factory.channels
+            heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
+            if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):  # as the replay: the
+                rec = Path(cal.audio.file)  # calibration's leakage (a dead seat's fingerprint), not the session's
+                rec = rec if rec.is_absolute() else cal_path.parent / rec
+                demix_from = rec if rec.is_file() else demix_from
+        else:
+            factory = None
+            channels, rate = self.device
+            used = cal.seat_channels
+            if used is not None and channels > used:  # an interface with more inputs: the seats' only (see replay)
+                self.setup_warnings.append(f"audio: the input has {channels} channels, the calibration's seats are "
+                                           f"on 0-{used - 1}: only those are heard")
+                channels = used
+            if cal.audio is not None and cal.audio.rate:
+                rate = cal.audio.rate
+            heard_from = None
+            demix_from = None
+            if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):
+                demix_from = Path(cal.audio.file)
+                if not demix_from.is_absolute():
+                    demix_from = cal_path.parent / demix_from
+        self.factory, self.rate, self.channels = factory, rate, channels
+        self.heard_from, self.demix_from = heard_from, demix_from
+        self.source = capture.LiveSource(opts.audio_device, channels, rate, factory=factory, session_start=0.0)
+        self.tap = _Tap(self.source, self.gate, self.statuses)
+        self.plan = hearing_plan(cal, self.game, self.mode, self.settings, cal_path)
+
+    def _open_camera(self) -> None:
+        """The camera (or a paced recording), not started."""
+        from vision import camera as cam_mod
+
+        opts, cal = self.opts, self.cal
+        catch = opts.catch_up
+        # the camera's ring holds what a stall's catch-up reaches back to
+        cam_params = cam_mod.CameraParams(ring=max(cam_mod.CameraParams().ring, catch.ring_frames(self.fps))) \
+            if catch is not None else cam_mod.CameraParams()
+        if opts.from_video is not None:
+            self.fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
+            self.camera = cam_mod.Camera("recording", opener=self.fake.opener, params=cam_params)
+        else:
+            self.fake = None
+            self.camera = cam_mod.Camera(opts.camera, opener=functools.partial(
+                cam_mod.cv2_opener, size=(cal.width, cal.height), fps=cal.fps), params=cam_params)
+
+    def _make_pipeline(self) -> None:
+        """The sinks (the record, the recordings, the view, the figures) and the pipeline."""
+        from referee.live.engines import LiveEngines
+        from referee.live.media import VideoWriter
+        from referee.live.state import scoreboard
+        from referee.pipeline.core import Pipeline
+        from referee.pipeline.sinks import CollectSink
+
+        self.engines = self.engines or LiveEngines()
+        self.session_clock = {"start": None}
+        clock = self.session_clock
+        self.record_sink = RecordSink(self.out / "session.jsonl", said_at=lambda: (
+            None if clock.get("start") is None else round(time.monotonic() - clock["start"], 4)))
+        self.video_sink = VideoWriter(self.out / "video.mp4", fps=self.fps)
+        self.collect = CollectSink()
+        self.probe = LatencyProbe()
+        self.sinks = [self.record_sink, self.video_sink, self.collect, self.probe, self.view,
+                      *self.extra_sinks] + ([self.check] if self.check else [])
+        pipe = self.pipe = Pipeline(STREAMS, self.sinks, options={}, judge=self.selftest is None)
+        self.state.scores_from = lambda: scoreboard(pipe.judge)  # the scoreboard is the judge's
+        # the prompts' options
+        self.controls.judge_state = lambda: pipe.judge.state if pipe.judge is not None else None
+        self.warnings = list(self.setup_warnings) + list(self.setup_warnings_in)
+
+    def _start(self) -> None:
+        """The stages loaded and warmed up, then the session clock starts for the camera,
+        the microphones and the keys."""
+        from referee.live.media import WavWriter
+        from referee.live.pacing import PoseRate, apply_pose_every
+        from referee.pipeline.hearing import HearingJob
+        from referee.pipeline.vision import VisionStage
+        from vision.table import TableLayout
+
+        opts = self.opts
         # the stage first: it reads the card references, and a damaged one is then said before
         # the hearing starts (a thread, which cannot be stopped while its model loads)
-        stage = VisionStage(TableLayout.of(cal), fps=fps, workers=0, card_every=opts.card_every,
-                            pose_every=opts.pose_every, pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
+        stage = self.stage = VisionStage(TableLayout.of(self.cal), fps=self.fps, workers=0,
+                                         card_every=opts.card_every, pose_every=opts.pose_every,
+                                         pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
-        job = HearingJob(False, functools.partial(_open_live_audio, {"tap": tap, "heard_from": heard_from,
-                                                                     "demix_from": demix_from}), plan,
-                         batch_s=HEARING_BATCH_S)
+        self.job = HearingJob(False, functools.partial(_open_live_audio, {
+            "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from}), self.plan,
+            batch_s=HEARING_BATCH_S)
         # the pose workers load while the speech model does
         if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session
-            stage.tw.workers = engines.lend(stage.tw, opts.workers)
+            stage.tw.workers = self.engines.lend(stage.tw, opts.workers)
         # the card zones on a thread of their own: recognising a new card no longer stalls the
         # loop (and the seats' frames) just when the players react (vision.table.CardThread)
         if opts.card_thread:
             stage.tw.start_card_thread()
-        pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
+        pacer = self.pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
         if pacer is not None and pacer.every != opts.pose_every:
             apply_pose_every(stage, pacer.every)
-        setup = _wait_setup(job)
-        warnings += list(setup.warnings)
+        self.setup = _wait_setup(self.job)
+        self.warnings += list(self.setup.warnings)
         # (every stride the pose rate may take: a replay following the record's stride changes
         # then analyses the same frames after each change too)
         strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
-        warm, figures["warm_up_s"] = _warm_up(stage, _first_image(opts, camera, cal), fps,
-                                              math.lcm(opts.card_every, *strides))
-        processed = warm  # the stage's frame count goes on from the warm-up's
+        self.warm, self.figures["warm_up_s"] = _warm_up(stage, _first_image(opts, self.camera, self.cal), self.fps,
+                                                        math.lcm(opts.card_every, *strides))
+        self.processed = self.warm  # the stage's frame count goes on from the warm-up's
         if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
             _slow_down(stage, opts.slow_pose_s)
         # ---- the session starts now: one clock for the camera, the microphones and the keys
-        start = time.monotonic()
-        camera.start = start
-        source.session_start = start
-        if fake is not None:
-            fake.t0 = start
-        if factory is not None:
-            factory.t0 = start
-        wav = WavWriter(out / "seats.wav", rate, channels)
-        tap.writer = wav
-        gate.set()
-        if camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
-            camera.open()
-        probe.start_clock(start)
-        for s in extra_sinks:  # (the voice times its sounds on the session clock)
+        start = self.start = time.monotonic()
+        self.camera.start = start
+        self.source.session_start = start
+        if self.fake is not None:
+            self.fake.t0 = start
+        if self.factory is not None:
+            self.factory.t0 = start
+        self.wav = WavWriter(self.out / "seats.wav", self.rate, self.channels)
+        self.tap.writer = self.wav
+        self.gate.set()
+        if self.camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
+            self.camera.open()
+        self.probe.start_clock(start)
+        for s in self.extra_sinks:  # (the voice times its sounds on the session clock)
             if hasattr(s, "start_clock"):
                 s.start_clock(start)
-        session_clock["start"] = start
-        started = False
-        paused_at: float | None = None
-        quit_asked = False
-        new_game = False
-        audio_lost = False
-        hearing_done = False
-        last_status = 0.0
-        last_t: float | None = None  # the capture time of the last frame the stage took
-        caught_up = 0  # frames of stalls given to the stage (camera.skipped counts them too)
+        self.session_clock["start"] = start
+        self.started = False
+        self.paused_at: float | None = None
+        self.quit_asked = False
+        self.audio_lost = False
+        self.hearing_done = False
+        self.last_status = 0.0
+        self.last_t: float | None = None  # the capture time of the last frame the stage took
 
-        def now() -> float:
-            return time.monotonic() - start
+    # ------------------------------------------------------------------ the session
+    def now(self) -> float:
+        return time.monotonic() - self.start
 
-        def make_header() -> SessionHeader:
-            source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
-                           "audio": str(heard_from.name if heard_from else opts.audio_device),
-                           "calibration": cal_path.name, "paced": opts.from_video is not None,
-                           # (the stride it starts at: the pose rate keeps it within its bounds)
-                           "pose_every": pacer.every if pacer is not None else opts.pose_every,
-                           "card_every": opts.card_every,
-                           "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
-                                         else "fixed"),
-                           "enrolled": setup.enrolled}
-            if setup.enrolled_by is not None:  # which enrolled verifier heard the words (audio.voices)
-                source_info["enrolled_by"] = setup.enrolled_by
-            clocks = {"session": "time.monotonic() at the session start", "video": camera.clock_info(),
-                      "audio": source.clock_info(), "av_offset_ms": None}
-            return SessionHeader(t=0.0, game=game, mode=mode, players=tuple(players), options=dict(opts.options),
-                                 extra={"source": source_info, "clocks": clocks})
+    def make_header(self) -> SessionHeader:
+        opts, setup, pacer = self.opts, self.setup, self.pacer
+        source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
+                       "audio": str(self.heard_from.name if self.heard_from else opts.audio_device),
+                       "calibration": self.cal_path.name, "paced": opts.from_video is not None,
+                       # (the stride it starts at: the pose rate keeps it within its bounds)
+                       "pose_every": pacer.every if pacer is not None else opts.pose_every,
+                       "card_every": opts.card_every,
+                       "pose_rate": (dataclasses.asdict(opts.pose_rate) if opts.pose_rate is not None
+                                     else "fixed"),
+                       "enrolled": setup.enrolled}
+        if setup.enrolled_by is not None:  # which enrolled verifier heard the words (audio.voices)
+            source_info["enrolled_by"] = setup.enrolled_by
+        clocks = {"session": "time.monotonic() at the session start", "video": self.camera.clock_info(),
+                  "audio": self.source.clock_info(), "av_offset_ms": None}
+        return SessionHeader(t=0.0, game=self.game, mode=self.mode, players=tuple(self.players),
+                             options=dict(opts.options), extra={"source": source_info, "clocks": clocks})
 
-        def keep(ev: Event) -> bool:
-            if ev.t < 0:  # from the warm-up frames, before the session
-                return False
-            return paused_at is None or isinstance(ev, StatusEvent)
+    def keep(self, ev: Event) -> bool:
+        if ev.t < 0:  # from the warm-up frames, before the session
+            return False
+        return self.paused_at is None or isinstance(ev, StatusEvent)
 
-        def take(msg: HearingMessage) -> None:
-            nonlocal hearing_done
-            if isinstance(msg, HearingFailed):
-                raise msg.error
-            if isinstance(msg, HeardEvents):
-                heard_now = [e for e in (Event.from_dict(d) for d in msg.events) if keep(e)]
-                probe.found(heard_now)
-                pipe.push("hearing", heard_now)
-                pipe.advance("hearing", msg.watermark)
-                probe.marks["hearing"] = msg.watermark
-                view.seen(heard_now)  # the words on screen as soon as they are heard
-            elif isinstance(msg, HearingDone):
-                pipe.push("hearing", [e for e in (Event.from_dict(d) for d in msg.events) if keep(e)])
-                if msg.error is not None:
-                    warnings.append(f"audio: {msg.error}")
-                pipe.close("hearing")
-                hearing_done = True
+    def take(self, msg: HearingMessage) -> None:
+        """One message of the hearing job into the pipeline (and the words onto the view)."""
+        pipe, probe = self.pipe, self.probe
+        if isinstance(msg, HearingFailed):
+            raise msg.error
+        if isinstance(msg, HeardEvents):
+            heard_now = [e for e in (Event.from_dict(d) for d in msg.events) if self.keep(e)]
+            probe.found(heard_now)
+            pipe.push("hearing", heard_now)
+            pipe.advance("hearing", msg.watermark)
+            probe.marks["hearing"] = msg.watermark
+            self.view.seen(heard_now)  # the words on screen as soon as they are heard
+        elif isinstance(msg, HearingDone):
+            pipe.push("hearing", [e for e in (Event.from_dict(d) for d in msg.events) if self.keep(e)])
+            if msg.error is not None:
+                self.warnings.append(f"audio: {msg.error}")
+            pipe.close("hearing")
+            self.hearing_done = True
 
-        pipe.push("setup", [WarningEvent(t=0.0, message=w) for w in warnings])
-        pipe.close("setup")
+    def _step(self) -> bool:
+        """One round: the hearing's messages, the sources' news, the newest frames, the keys
+        and the status. False once the session is over."""
+        opts, camera, stage, pipe = self.opts, self.camera, self.stage, self.pipe
+        frame = camera.next(timeout=0.05)
+        t_now = self.now()
+        for msg in self.job.poll():
+            self.take(msg)
+        self._sources(t_now)
+        frame = self._frames(frame, t_now)
+        if frame is None and self.last_t is not None:
+            # between frames: what the card zones and the pose workers finished meanwhile
+            # (a card or a hand known sooner), then vision's promise as of the last frame
+            ready = stage.tw.take_cards() + stage.tw.collect_ready()
+            if ready:
+                self.probe.found(ready)
+                pipe.push("vision", [e for e in ready if self.keep(e)])
+            pipe.advance("vision", stage.watermark(self.last_t))
+        if frame is None and not camera.online and not stage.tw.in_flight:
+            # judging goes on with what is heard — once every frame given to vision is
+            # back: advanced by the clock before, a card the zones were still reading at
+            # the video's end came after the promise (late)
+            pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
+        if not self.hearing_done and self.audio_lost:  # judging goes on with what is seen
+            pipe.advance("hearing", t_now - self.source.stall_s - 1.0)
+        self._keys(t_now)
+        if t_now - self.last_status >= STATUS_EVERY_S:
+            self._status(t_now)
+        if self.quit_asked or (camera.ended and self.hearing_done):
+            return False  # (a real camera never ends: the table quits)
+        if opts.max_seconds is not None and t_now > opts.max_seconds:
+            return False
+        return not (self.check is not None and (self.check.done(t_now) or t_now > SELFTEST_S))
+
+    def _sources(self, t_now: float) -> None:
+        """The sources' own news: camera lost/back, clock fallbacks, microphones lost/back;
+        what they promise is taken first (a warning raised meanwhile is dated after it)."""
+        from audio import capture
+
+        camera, tap, pipe = self.camera, self.tap, self.pipe
+        # (microphones declared lost: a return is dated at its first block's capture, within
+        # the plausible ADC window after it came; the stall before it holds like hearing's)
+        audio_mark = math.inf if tap.ended else \
+            max(tap.heard_until, t_now - self.source.stall_s - 1.0) if self.audio_lost else tap.heard_until
+        sources_mark = min(camera.promise(), audio_mark, t_now) - 1e-4  # (their times are rounded)
+        src_events: list[Event] = list(camera.drain_events())
         while True:
-            frame = camera.next(timeout=0.05)
-            t_now = now()
-            for msg in job.poll():
-                take(msg)
-            # the sources' own news: camera lost/back, clock fallbacks, microphones lost/back;
-            # what they promise is taken first (a warning raised meanwhile is dated after it)
-            # (microphones declared lost: a return is dated at its first block's capture, within
-            # the plausible ADC window after it came; the stall before it holds like hearing's)
-            audio_mark = math.inf if tap.ended else \
-                max(tap.heard_until, t_now - source.stall_s - 1.0) if audio_lost else tap.heard_until
-            sources_mark = min(camera.promise(), audio_mark, t_now) - 1e-4  # (their times are rounded)
-            src_events: list[Event] = list(camera.drain_events())
-            while True:
-                try:
-                    st = statuses.get_nowait()
-                except queue.Empty:
-                    break
-                src_events.append(capture.status_event(st) if st.state != "clock" else
-                                  WarningEvent(t=round(st.t, 4), message=st.detail, extra={"source": "microphones"}))
-                if st.state in ("lost", "ok"):
-                    audio_lost = st.state == "lost"
-            for ev in src_events:
-                warnings.append(getattr(ev, "message", None) or f"microphones {ev.state}")
-            if not started and (camera.captured > 0 or t_now > 3.0) and (source.blocks > 0 or t_now > 3.0):
-                pipe.start(make_header())
-                started = True
-            pipe.push("sources", src_events)
-            # (a fixed t_now - 0.5 s before: it held every verdict ~0.5 s, longer than
-            # hearing's and vision's own watermarks)
-            pipe.advance("sources", sources_mark)
-            probe.marks["sources"] = sources_mark
-            # after a stall the frames captured meanwhile (still in the camera's ring), thinned,
-            # go first: the newest alone would leave the stall's hands unseen
-            newest = frame
-            batch = frames_for_stage(list(camera.ring), last_t, frame, catch,
-                                     [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else (),
-                                     [ms / 1000 for ms in probe.pose_lag_ms[-catch.window:]] if catch else ()) \
-                if frame is not None else []
-            caught_up += max(0, len(batch) - 1)
-            for frame in batch:
-                last_t = frame.t
-                # the stage counts frames it was given (pose runs on every n-th of them): a
-                # frame skipped because the referee was busy must not shift that count
-                c0 = time.perf_counter()
-                events = stage.update(Frame(processed, frame.t, frame.image))
-                events += stage.tw.collect_ready()
-                probe.stage_ms.append((time.perf_counter() - c0) * 1000)
-                probe.taken_t.append(frame.t)
-                probe.frame_age_ms.append((now() - frame.t) * 1000)
-                processed += 1
-                lag = pose_lag(stage, frame.t, now())
-                probe.pose_lag_ms.append(lag * 1000)
-                # (the pacer reads the lag once per loop, at the newest frame: a stall's frames
-                # would stack readings of one moment in its window)
-                new_every = pacer.update(t_now, lag) if pacer is not None and frame is newest else None
-                if new_every is not None:
-                    apply_pose_every(stage, new_every)
-                    why = "fell behind" if lag > opts.pose_rate.behind_s else "keep up"
-                    pipe.push("sources", [WarningEvent(
-                        t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
-                        f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
-                                                             "lag_ms": round(lag * 1000),
-                                                             # from the stage's next frame on: where a
-                                                             # replay of video.mp4 would follow it
-                                                             "after_frame_t": round(frame.t, 6)})])
-                for w in stage.new_warnings:
-                    warnings.append(w)
-                stage.new_warnings.clear()
-                probe.found(events, confirmed_at=getattr(stage.tw.workers, "collected_t", frame.t)
-                            if stage.tw.workers is not None else frame.t)
-                pipe.push("vision", [e for e in events if keep(e)])
-                pipe.advance("vision", stage.watermark(frame.t))
-                probe.marks["vision"] = stage.watermark(frame.t)
-                pipe.frame(frame, events)
-            if frame is None and last_t is not None:
-                # between frames: what the card zones and the pose workers finished meanwhile
-                # (a card or a hand known sooner), then vision's promise as of the last frame
-                ready = stage.tw.take_cards() + stage.tw.collect_ready()
-                if ready:
-                    probe.found(ready)
-                    pipe.push("vision", [e for e in ready if keep(e)])
-                pipe.advance("vision", stage.watermark(last_t))
-            if frame is None and not camera.online and not stage.tw.in_flight:
-                # judging goes on with what is heard — once every frame given to vision is
-                # back: advanced by the clock before, a card the zones were still reading at
-                # the video's end came after the promise (late)
-                pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
-            if not hearing_done and audio_lost:  # judging goes on with what is seen
-                pipe.advance("hearing", t_now - source.stall_s - 1.0)
-            # the table's keys
-            for item in view.drain():
-                if isinstance(item, Command):
-                    if item.name == "quit":
-                        quit_asked = True
-                    elif item.name == "pause":
-                        paused_at = t_now
-                        pipe.push("table", [WarningEvent(t=round(t_now, 4), message="paused by the table")])
-                    elif item.name == "resume" and paused_at is not None:
-                        reason = "paused by the table"
-                        pipe.push("table", [SkippedEvent(t=round(paused_at, 4), what=w, start=round(paused_at, 4),
-                                                         stop=round(t_now, 4), reason=reason) for w in ("video", "audio")])
-                        paused_at = None
-                    elif item.name == "new_game":
-                        new_game = quit_asked = True  # this session ends here; the command starts the next
-                else:
-                    pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
-            pipe.advance("table", t_now - 0.01)
-            if t_now - last_status >= STATUS_EVERY_S:
-                last_status = t_now
-                probe.mark_lags(t_now)
-                probe.vision_parts(t_now, stage.tw)
-                pipe.status({"camera": camera.status(), "levels": list(source.levels), "peaks": list(tap.peaks),
-                             "now": t_now,
-                             "lag_ms": round((t_now - pipe.watermark) * 1000) if started and pipe.watermark > -1e9 else None})
-            if quit_asked or (camera.ended and hearing_done):
-                break  # (a real camera never ends: the table quits)
-            if opts.max_seconds is not None and t_now > opts.max_seconds:
+            try:
+                st = self.statuses.get_nowait()
+            except queue.Empty:
                 break
-            if check is not None and (check.done(t_now) or t_now > SELFTEST_S):
-                break
-    except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
-        warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
-    finally:  # every part stopped, started or not; a failure here never hides the first error
+            src_events.append(capture.status_event(st) if st.state != "clock" else
+                              WarningEvent(t=round(st.t, 4), message=st.detail, extra={"source": "microphones"}))
+            if st.state in ("lost", "ok"):
+                self.audio_lost = st.state == "lost"
+        for ev in src_events:
+            self.warnings.append(getattr(ev, "message", None) or f"microphones {ev.state}")
+        if not self.started and (camera.captured > 0 or t_now > 3.0) and (self.source.blocks > 0 or t_now > 3.0):
+            pipe.start(self.make_header())
+            self.started = True
+        pipe.push("sources", src_events)
+        # (a fixed t_now - 0.5 s before: it held every verdict ~0.5 s, longer than
+        # hearing's and vision's own watermarks)
+        pipe.advance("sources", sources_mark)
+        self.probe.marks["sources"] = sources_mark
+
+    def _frames(self, frame, t_now: float):
+        """The newest frame to the vision stage — after a stall, the frames captured meanwhile
+        (still in the camera's ring), thinned, go first: the newest alone would leave the
+        stall's hands unseen. Returns the last frame given (None: there was none)."""
+        from referee.live.pacing import apply_pose_every, frames_for_stage, pose_lag
+        from vision.video import Frame
+
+        opts, stage, pipe, probe, catch = self.opts, self.stage, self.pipe, self.probe, self.opts.catch_up
+        newest = frame
+        batch = frames_for_stage(list(self.camera.ring), self.last_t, frame, catch,
+                                 [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else (),
+                                 [ms / 1000 for ms in probe.pose_lag_ms[-catch.window:]] if catch else ()) \
+            if frame is not None else []
+        self.caught_up += max(0, len(batch) - 1)
+        for frame in batch:
+            self.last_t = frame.t
+            # the stage counts frames it was given (pose runs on every n-th of them): a
+            # frame skipped because the referee was busy must not shift that count
+            c0 = time.perf_counter()
+            events = stage.update(Frame(self.processed, frame.t, frame.image))
+            events += stage.tw.collect_ready()
+            probe.stage_ms.append((time.perf_counter() - c0) * 1000)
+            probe.taken_t.append(frame.t)
+            probe.frame_age_ms.append((self.now() - frame.t) * 1000)
+            self.processed += 1
+            lag = pose_lag(stage, frame.t, self.now())
+            probe.pose_lag_ms.append(lag * 1000)
+            # (the pacer reads the lag once per loop, at the newest frame: a stall's frames
+            # would stack readings of one moment in its window)
+            new_every = self.pacer.update(t_now, lag) if self.pacer is not None and frame is newest else None
+            if new_every is not None:
+                apply_pose_every(stage, new_every)
+                why = "fell behind" if lag > opts.pose_rate.behind_s else "keep up"
+                pipe.push("sources", [WarningEvent(
+                    t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
+                    f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
+                                                         "lag_ms": round(lag * 1000),
+                                                         # from the stage's next frame on: where a
+                                                         # replay of video.mp4 would follow it
+                                                         "after_frame_t": round(frame.t, 6)})])
+            self.warnings.extend(stage.new_warnings)
+            stage.new_warnings.clear()
+            probe.found(events, confirmed_at=getattr(stage.tw.workers, "collected_t", frame.t)
+                        if stage.tw.workers is not None else frame.t)
+            pipe.push("vision", [e for e in events if self.keep(e)])
+            pipe.advance("vision", stage.watermark(frame.t))
+            probe.marks["vision"] = stage.watermark(frame.t)
+            pipe.frame(frame, events)
+        return frame
+
+    def _keys(self, t_now: float) -> None:
+        """The table's keys: quit, pause and resume (the pause recorded as skipped), a new
+        game, and the table's answers (decisions, choices, corrections) on the session clock."""
+        pipe = self.pipe
+        for item in self.view.drain():
+            if isinstance(item, Command):
+                if item.name == "quit":
+                    self.quit_asked = True
+                elif item.name == "pause":
+                    self.paused_at = t_now
+                    pipe.push("table", [WarningEvent(t=round(t_now, 4), message="paused by the table")])
+                elif item.name == "resume" and self.paused_at is not None:
+                    reason, paused_at = "paused by the table", self.paused_at
+                    pipe.push("table", [SkippedEvent(t=round(paused_at, 4), what=w, start=round(paused_at, 4),
+                                                     stop=round(t_now, 4), reason=reason) for w in ("video", "audio")])
+                    self.paused_at = None
+                elif item.name == "new_game":
+                    self.new_game = self.quit_asked = True  # this session ends here; the command starts the next
+            else:
+                pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
+        pipe.advance("table", t_now - 0.01)
+
+    def _status(self, t_now: float) -> None:
+        pipe = self.pipe
+        self.last_status = t_now
+        self.probe.mark_lags(t_now)
+        self.probe.vision_parts(t_now, self.stage.tw)
+        pipe.status({"camera": self.camera.status(), "levels": list(self.source.levels), "peaks": list(self.tap.peaks),
+                     "now": t_now,
+                     "lag_ms": round((t_now - pipe.watermark) * 1000) if self.started and pipe.watermark > -1e9
+                     else None})
+
+    # ------------------------------------------------------------------ the end
+    def _close(self) -> None:
+        """Every part stopped, started or not; a failure here never hides the first error.
+        The vision stage's last events and the hearing's last words go in before the judge
+        finishes."""
+        stage, pipe, job = self.stage, self.pipe, self.job
         try:
-            close_all(camera.close, source.stop, tap.close)
+            close_all(self.camera.close, self.source.stop, self.tap.close)
             try:
                 if stage is not None and pipe.header is not None:
                     pipe.push("vision", stage.finish())
             finally:
-                close_all(stage is not None and stage.close, own_engines and engines.close)
-            judgement = None
+                close_all(stage is not None and stage.close, self.own_engines and self.engines.close)
             if pipe.header is not None:
                 pipe.close("vision")
                 for msg in _wait_done(job, timeout=10.0):
                     if isinstance(msg, (HeardEvents, HearingDone)):
                         pipe.push("hearing", [Event.from_dict(d) for d in msg.events])
-                judgement = pipe.finish()
+                self.judgement = pipe.finish()
         finally:
-            close_all(job is not None and job.close, *(functools.partial(_close_sink, s) for s in sinks),
-                      wav is not None and wav.close)
-    figures.update(camera.status())
-    figures["processed"] = locals().get("processed", 0) - locals().get("warm", 0)
-    figures["warm_up_frames"] = locals().get("warm", 0)
-    figures["caught_up"] = locals().get("caught_up", 0)
-    if check is not None:
-        figures["selftest"] = check.result()
-    figures["latency"] = probe.figures()
-    cards_thread = getattr(getattr(stage, "tw", None), "card_thread", None)
-    if cards_thread is not None:  # the most frames that waited for the card zones' thread
-        figures["card_backlog_max"] = cards_thread.backlog_max
-        figures["card_frames_unanalysed"] = cards_thread.unanalysed  # (a full backlog: kept, not analysed)
-    for s in extra_sinks:  # "sound starts": the voice's first sample handed to the output (referee.live.voice)
-        sound = s.sound_figures() if hasattr(s, "sound_figures") else None
-        if sound is not None:
-            figures["sound_ms"] = sound
-    rate_ = locals().get("pacer")
-    figures["pose_every"] = {"start": opts.pose_every, "end": rate_.every if rate_ is not None else opts.pose_every,
-                             "changes": list(rate_.changes) if rate_ is not None else []}
-    figures["pose_workers"] = {"started": engines.started, "reused": engines.reused}
-    figures["load"] = [round(x, 2) for x in __import__("os").getloadavg()]
-    figures.update(audio_clock=source.clock, audio_blocks=source.blocks, video_written=video_sink.written,
-                   video_dropped=video_sink.dropped, wav_seconds=round(wav.samples / rate, 2) if wav else 0.0,
-                   late=len(pipe.late),
-                   late_events=[{"stream": st, "type": ev.type, "t": ev.t, **({"player": ev.player} if getattr(ev, "player", None) else {})}
-                                for st, ev in pipe.late[:10]])
-    if video_sink.error:
-        warnings.append(video_sink.error)
-    if wav is not None and wav.error:
-        warnings.append(wav.error)
-    try:
+            close_all(job is not None and job.close, *(functools.partial(_close_sink, s) for s in self.sinks),
+                      self.wav is not None and self.wav.close)
+
+    def _result(self) -> LiveResult:
+        """The figures (``OUT/live-figures.json``) and what the session produced."""
         import json
 
-        (out / "live-figures.json").write_text(json.dumps(figures, indent=1, sort_keys=True, default=str) + "\n")
-    except OSError:
-        pass
-    return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
-                      judgement=judgement, lines=list(collect.lines), warnings=warnings, figures=figures,
-                      new_game=locals().get("new_game", False))
+        figures, out = self._figures(), self.out
+        if self.video_sink.error:
+            self.warnings.append(self.video_sink.error)
+        if self.wav is not None and self.wav.error:
+            self.warnings.append(self.wav.error)
+        try:
+            (out / "live-figures.json").write_text(json.dumps(figures, indent=1, sort_keys=True, default=str) + "\n")
+        except OSError:
+            pass
+        return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
+                          judgement=self.judgement, lines=list(self.collect.lines), warnings=self.warnings,
+                          figures=figures, new_game=self.new_game)
+
+    def _figures(self) -> dict[str, Any]:
+        import os
+
+        opts, figures, pipe = self.opts, self.figures, self.pipe
+        figures.update(self.camera.status())
+        figures["processed"] = self.processed - self.warm
+        figures["warm_up_frames"] = self.warm
+        figures["caught_up"] = self.caught_up
+        if self.check is not None:
+            figures["selftest"] = self.check.result()
+        figures["latency"] = self.probe.figures()
+        cards_thread = getattr(getattr(self.stage, "tw", None), "card_thread", None)
+        if cards_thread is not None:  # the most frames that waited for the card zones' thread
+            figures["card_backlog_max"] = cards_thread.backlog_max
+            figures["card_frames_unanalysed"] = cards_thread.unanalysed  # (a full backlog: kept, not analysed)
+        for s in self.extra_sinks:  # "sound starts": the voice's first sample handed to the output
+            sound = s.sound_figures() if hasattr(s, "sound_figures") else None
+            if sound is not None:
+                figures["sound_ms"] = sound
+        pacer = self.pacer
+        figures["pose_every"] = {"start": opts.pose_every, "end": pacer.every if pacer is not None else opts.pose_every,
+                                 "changes": list(pacer.changes) if pacer is not None else []}
+        figures["pose_workers"] = {"started": self.engines.started, "reused": self.engines.reused}
+        figures["load"] = [round(x, 2) for x in os.getloadavg()]
+        wav = self.wav
+        figures.update(audio_clock=self.source.clock, audio_blocks=self.source.blocks,
+                       video_written=self.video_sink.written, video_dropped=self.video_sink.dropped,
+                       wav_seconds=round(wav.samples / self.rate, 2) if wav else 0.0, late=len(pipe.late),
+                       late_events=[{"stream": st, "type": ev.type, "t": ev.t,
+                                     **({"player": ev.player} if getattr(ev, "player", None) else {})}
+                                    for st, ev in pipe.late[:10]])
+        return figures
 
 
 def _close_sink(sink: Sink) -> None:
