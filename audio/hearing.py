@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Mapping
 
 from session.calibration import LeakMeasurement, channels_used, file_fingerprint
-from session.errors import MediaError
+from session.calls import Vocabulary
+from session.errors import MediaError, RulesError
 
 #: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
 #: docs/hearing.md) it hears calls the Korean Vosk model cannot spell; Vosk stays available
@@ -74,6 +75,10 @@ class HearingPlan:
     #: leak paths, speech levels, residual), used instead of measuring it again when the
     #: recording is still the one measured (:func:`use_calibration_leakage`); None: measured
     leakage_measured: LeakMeasurement | None = None
+    #: the calls listened for, the game's own declaration (``rules.vocabulary(game, mode)``,
+    #: asked by whoever makes the plan: hearing does not know the games); None: the game has
+    #: no spoken calls, and hearing it is an error
+    vocab: Vocabulary | None = None
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
@@ -349,7 +354,6 @@ def seat_channels(plan: HearingPlan) -> int | None:
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard); the
     calibration's leakage (``plan.leakage_from``) is the source's business (:func:`open_source`)."""
-    from audio import lexicon
     from audio.listen import Listener
 
     by_channel = {c: n for n, c in plan.channels.items() if c is not None}
@@ -368,7 +372,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     else:
         lost = []
     chan_names = [by_channel.get(k, f"(channel {k})") for k in range(width)]
-    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    if plan.vocab is None:
+        raise RulesError(f"game {plan.game!r} has no spoken calls to listen for")
+    recognizer = make_recognizer(plan.model, plan.lang, plan.vocab)
     verifier = None
     if plan.enroll is not None:
         from audio import voices

@@ -4,7 +4,8 @@ A game registers itself by being a module of this package that defines ``GAME`` 
 :class:`rules.base.Game`): ``rules.names()`` lists every such module in the games' declared
 order (``Game.rank``), ``rules.get("ikatako")`` returns its ``GAME``. Nothing else in the
 referee lists the games: the record's header, the calibration, the CLI, the judge and the
-report all ask here. Adding a game is one rules module (and its judging module,
+report all ask here, and so do hearing (its calls: :func:`vocabulary`), calibration (its
+test word, zones and faces) and replay and live play (its default mode). Adding a game is one rules module (and its judging module,
 ``referee/judging/<name>.py``).
 """
 
@@ -17,7 +18,8 @@ import pkgutil
 from functools import lru_cache
 
 from rules.base import Game
-from session.errors import UnknownGame
+from session.calls import Vocabulary
+from session.errors import RulesError, UnknownGame
 
 #: modules of this package that are not games
 _NOT_GAMES = {"base"}
@@ -51,3 +53,17 @@ def get(name: str) -> Game:
     if game is None:
         raise UnknownGame(f"unknown game {name!r} (known: {', '.join(names())})")
     return game
+
+
+def vocabulary(game: str, mode: str | None = None) -> Vocabulary:
+    """The calls of ``game`` in ``mode`` that hearing listens for (:attr:`Game.calls`); a game
+    without spoken calls is a :class:`RulesError` naming the games that have some."""
+    if get(game).calls is None:
+        with_calls = ", ".join(g.name for g in all_games() if g.calls is not None)
+        raise RulesError(f"game {game!r} has no spoken calls to listen for (games with calls: {with_calls})")
+    return get(game).vocabulary(mode)
+
+
+def vocabularies() -> dict[str, Vocabulary]:
+    """Every game's calls in every mode, keyed ``game/mode`` (tests and benchmarks cover them all)."""
+    return {f"{g.name}/{mode}": g.vocabulary(mode) for g in all_games() if g.calls is not None for mode in g.modes}

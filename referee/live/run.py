@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import rules
 from session.closing import close_all
 from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
@@ -265,7 +266,7 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
     if pre.video_info is not None:
         fps = pre.video_info.fps or fps
     game = cal.game
-    mode = opts.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
+    mode = opts.mode or cal.extra.get("mode") or rules.get(game).default_mode
     players = [s.name for s in cal.seats]
     # the microphones' device before any folder or window: no input is one line, nothing left behind
     device = capture.device_info(opts.audio_device) if opts.audio is None else None
