@@ -44,8 +44,7 @@ def explain_file(path: Path, lang: str = "en", seat: str | None = None) -> tuple
     if seat is not None and seat not in rec.header.players:
         raise RecordError(f"{path}: no player {seat!r} in this game (players: {', '.join(rec.header.players)})")
     verdicts = [verdict_of(game, x) for x in j.lines if x.get("type") == "verdict"]
-    derive = {"takoyaki": _Takoyaki, "seasaltpaper": _SeaSaltPaper, "toratanu": _Toratanu}.get(game)
-    derive = derive(rec) if derive else None
+    derive = _explainer(game, rec)
     for n, v in enumerate(verdicts, 1):
         if isinstance(v, VersusVerdict):
             out += _ikatako(n, v, lang, drills)
@@ -72,6 +71,14 @@ def explain_file(path: Path, lang: str = "en", seat: str | None = None) -> tuple
     out += ["", text(lang, f"{len(drills)} mistake(s) to drill:", f"練習する間違い: {len(drills)}")]
     out += ["  " + d for d in drills] or ["  -"]
     return "\n".join(out), drills
+
+
+def _explainer(game: str, rec):
+    """The game's own reader of a recorded game's moves into drills (its ``Teaching.explainer``)."""
+    from referee.teach.drills import teaching
+
+    declared = teaching(game)
+    return declared.explainer(rec) if declared is not None and declared.explainer is not None else None
 
 
 def _ikatako(n: int, v: VersusVerdict, lang: str, drills: list[str]) -> list[str]:
@@ -146,82 +153,6 @@ def _result(r: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in r.items() if k != "type")
 
 
-class _Takoyaki:
-    """Each player's griddle (the slots face up) through the verdicts: an illegal placement
-    becomes the drill of that card on that griddle."""
-
-    def __init__(self, rec):
-        self.up: dict[str, set[int]] = {}
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        from referee.teach.drills.takoyaki import _grid
-        p, zone, card = v.get("player"), str(v.get("zone") or ""), v.get("card")
-        if p is None or card is None:
-            return []
-        up = self.up.setdefault(p, set())
-        out = []
-        if v.get("action") in ("place", "discard") and v.get("legal") is False:
-            key = f"{_grid(sorted(up))}/{card}"
-            why = v.get("why")
-            out.append((f"takoyaki {key}  # {p}: {why}", text(lang, f"drill: {card} on {p}'s griddle", f"練習: {p}の鉄板に{card}")))
-        if v.get("action") == "place" and zone.startswith(f"p:{p}:slot"):
-            try:
-                up.add(int(zone.rsplit("slot", 1)[1]))
-            except ValueError:
-                pass
-        if isinstance(v.get("face_up"), int) and v["face_up"] == 0:
-            up.clear()  # a new round (or nothing face up yet)
-        return out
-
-
-class _SeaSaltPaper:
-    """An illegal STOP / LAST CHANCE (under 7 card points) becomes the drill of that hand."""
-
-    def __init__(self, rec):
-        self.hands = [(e.t, e.player, list(e.extra.get("cards") or [])) for e in rec.events
-                      if e.type == "choice" and getattr(e, "action", None) == "hand"]
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        caller = v.get("caller")
-        if v.get("legal") is not False or caller is None:
-            return []
-        hand = [h for t, p, h in self.hands if p == caller and t <= float(v.get("t", 0)) + 1e-9]
-        if not hand or not hand[-1]:
-            return []
-        key = "stop=" + ",".join(sorted(hand[-1]))
-        return [(f"seasaltpaper {key}  # {caller}: {v.get('why')}",
-                 text(lang, f"drill: may {caller}'s hand say {v.get('call')}?", f"練習: {caller}の手で{v.get('call')}できる?"))]
-
-
-class _Toratanu:
-    """A tally that scored less than the best arrangement becomes the drill of that hand."""
-
-    def __init__(self, rec):
-        self.tallies = [e for e in rec.events if e.type == "choice" and getattr(e, "action", None) == "tally"]
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        out = []
-        special = v.get("special")
-        for p, lost in sorted((v.get("missed") or {}).items()):
-            if not lost:
-                continue
-            tally = [e for e in self.tallies if e.player == p and e.t <= float(v.get("t", 0)) + 1e-9]
-            if not tally:
-                continue
-            ev = tally[-1]
-            if ev.extra.get("captured") or ev.extra.get("doubutsuen"):
-                continue
-            hand = [str(c) for c in ev.extra.get("hand") or []]
-            if not 3 <= len(hand) <= 9:
-                continue
-            sp = special if isinstance(special, str) else None
-            key = "best=" + ";".join(hand) + (f"@{sp}" if sp else "")
-            out.append((f"toratanu {key}  # {p}: {lost} points below the best arrangement",
-                        text(lang, f"drill: the best sets of {p}'s hand ({lost} points missed)",
-                             f"練習: {p}の手の最高セット({lost}点損)")))
-        return out
-
-
 def add_to_progress(progress, drill_lines: list[str], now) -> list[str]:
     """Each drill line a due FSRS card of ``progress``'s learner (due ``now``; a situation the
     learner already has keeps its card but is made due now). Returns the keys added."""
@@ -232,7 +163,7 @@ def add_to_progress(progress, drill_lines: list[str], now) -> list[str]:
     added = []
     for line in drill_lines:
         words = line.split("#")[0].split()
-        if len(words) != 2 or words[0] not in drill_mod.DRILLS:
+        if len(words) != 2 or words[0] not in drill_mod.names():
             continue
         name, key = words
         sit = drill_mod.get(name).make(key)

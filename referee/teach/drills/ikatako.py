@@ -24,7 +24,7 @@ from referee.judging.verdicts import verdict_of
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, HandEvent, ShoutEvent
-from referee.teach.drills.base import Drill, RivalAnswer, Screen, words_of
+from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching, words_of
 from referee.teach.phrases import HAND_TEXT, text, word_key
 
 WORD_KEYS = {"i": "ika", "t": "tako", "k": "ikatako", "u": "uzushio", "s": "salvage",
@@ -34,9 +34,11 @@ HAND_KEYS = {"f": "left", "j": "right"}
 _KEY_OF_WORD = {v: k for k, v in WORD_KEYS.items()}
 TROUBLE_TEXT = {"en": {"mirror": "Mirror", "number": "Number", "repeat": "Repeat"},
                 "ja": {"mirror": "ミラー", "number": "ナンバー", "repeat": "リピート"}}
-CARD_TEXT_JA = {"ika": "イカ", "tako": "タコ", "ikatako": "イカタコ", "uzushio6": "うずしお6",
-                "uzushio9": "うずしお9", "salvage": "サルベージ", "mirror": "ミラー", "number": "ナンバー",
-                "repeat": "リピート"}
+#: the calls' Japanese as the game declares it (rules.ikatako: GAME.calls)
+_SAID = {w.token: w.shown("ja") for w in R.GAME.calls.words}
+CARD_TEXT_JA = {**{t: _SAID[t] for t in ("ika", "tako", "ikatako")}, "uzushio6": _SAID["uzushio"] + "6",
+                "uzushio9": _SAID["uzushio"] + "9", "salvage": _SAID["salvage"], "mirror": "ミラー",
+                "number": "ナンバー", "repeat": "リピート"}
 
 
 def _card_text(card: str, lang: str) -> str:
@@ -225,7 +227,7 @@ class VersusDrill(Drill):
     def explain(self, sit: Situation, v, learner: str, hands: set[str], words: Sequence[str], lang: str,
                 *, early: bool = False, last: float | None = None) -> Feedback:
         """The feedback of the judge's verdict line ``v`` for ``learner`` on ``sit``: what
-        the keyboard drill and the camera/microphone drill (:mod:`referee.teach.sensed`)
+        the keyboard drill and the camera/microphone drill (:mod:`referee.teach.drills.ikatako_sensed`)
         both say. ``hands``/``words``: what the learner did in the window (the reason's
         "you raised …"); ``early``: a false start; ``last``: the reaction shown when the
         judge has none (a wrong answer: the learner's last act, seconds after the card)."""
@@ -514,3 +516,31 @@ class CoopDrill(Drill):
 
     def phrase_keys(self) -> tuple[str, ...]:
         return tuple(f"n:{n}" for n in range(2, 46))
+
+
+_WHITE = (255, 255, 255)
+
+
+def _card_kind(card: str) -> tuple[str, str, int] | None:
+    """A trouble card's face, and an uzushio's with its number (the rest: the generic rule)."""
+    if card in R.TROUBLES:
+        return "trouble", card.upper(), 0
+    if card.startswith("uzushio"):
+        return "uzushio", "UZUSHIO " + card[7:], 0
+    return None
+
+
+def _run_sensed(**kwargs):
+    """The versus drill read by the camera and the microphones (:mod:`.ikatako_sensed`)."""
+    from referee.teach.drills.ikatako_sensed import run_sensed
+
+    return run_sensed(**kwargs)
+
+
+TEACHING = Teaching(
+    drills=(DrillEntry("ikatako", None, VersusDrill, sensed=_run_sensed), DrillEntry("ikatako-coop", "coop", CoopDrill)),
+    look=CardLook(faces={"tako": (60, 60, 220), "ika": (235, 235, 235), "ikatako": (40, 170, 240),
+                         "uzushio": (200, 120, 30), "salvage": (90, 160, 60), "trouble": (150, 60, 140)},
+                  ink={"tako": _WHITE, "trouble": _WHITE, "uzushio": _WHITE, "salvage": _WHITE},
+                  kind=_card_kind, names_ja=CARD_TEXT_JA),
+    words=("ika", "tako", "ikatako", "uzushio", "salvage"))
