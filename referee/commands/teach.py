@@ -109,9 +109,10 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
             from datetime import datetime, timezone
             progress = _open(learner, data)
             added = add_to_progress(progress, drills_out, _start(start) or datetime.now(timezone.utc))
+            from referee.teach import drills
             games = sorted({a.split()[0] for a in added})
             click.echo(f"{len(added)} drill(s) due now for learner {learner} ({progress.path}): "
-                       + ", ".join(f"'referee teach {g.replace('ikatako-coop', 'ikatako --mode coop')}'" for g in games)
+                       + ", ".join(f"'referee teach {drills.command(g)}'" for g in games)
                        + " brings them back first" if added else "no drill could be posed from these mistakes")
         return
     if what not in _games():

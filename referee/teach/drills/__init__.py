@@ -67,3 +67,13 @@ def for_game(game: str, mode: str | None) -> str:
     exact = [e for e in declared.drills if e.mode is not None and e.mode == mode]
     fallback = [e for e in declared.drills if e.mode is None]
     return (exact or fallback or list(declared.drills))[0].name
+
+
+def command(name: str) -> str:
+    """What follows ``referee teach`` to run drill ``name``: its game, and ``--mode`` when the
+    drill trains one mode (``ikatako --mode coop``)."""
+    for game in games():
+        for e in teaching(game).drills:
+            if e.name == name:
+                return game if e.mode is None else f"{game} --mode {e.mode}"
+    return name

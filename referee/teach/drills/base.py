@@ -188,12 +188,16 @@ class DrillEntry:
 class Teaching:
     """What ``referee teach`` needs of one game, declared once in its drill module
     (``referee/teach/drills/<game>.py`` defines ``TEACHING``): its drills, how the window
-    draws it, the game words its spoken feedback says, and (turn-based games) how a recorded
-    game's verdicts become drills (``explainer(record)``: an object whose
-    ``verdict(fields, lang)`` gives ``(drill line, note)`` pairs)."""
+    draws it, the game words its spoken feedback says, and how ``referee teach explain`` reads a
+    recorded game: ``walk`` (reaction games), or (turn-based games) ``explainer(record)``, an
+    object whose ``verdict(fields, lang)`` gives ``(drill line, note)`` pairs."""
 
     drills: tuple[DrillEntry, ...]
     look: CardLook = field(default_factory=CardLook)
     #: the call tokens the spoken feedback says (phrase keys ``w:<token>``), in order
     words: tuple[str, ...] = ()
     explainer: Callable[[Any], Any] | None = None
+    #: ``walk(n, verdict, lang, drill_lines)``: a recorded game's verdict ``n`` as lines of
+    #: text (the rule and the fact it hung on), its mistakes appended to ``drill_lines`` as
+    #: drills; None for a verdict it does not walk (then the judge's reason is the line)
+    walk: Callable[[int, Any, str, list[str]], list[str] | None] | None = None

@@ -26,6 +26,8 @@ from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, GrabEvent, ShoutEvent
 from audio.calls import name_words
+from referee.judging.verdicts import verdict_of
+from referee.judging.verdicts.mokochaka import PlayVerdict
 from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching
 from referee.teach.phrases import text, word_key
 
@@ -368,10 +370,25 @@ def _card_kind(card: str) -> tuple[str, str, int] | None:
     return (m[1], m[1].upper(), int(m[2])) if m else None
 
 
+def _walk(n: int, v, lang: str, drills: list[str]) -> list[str] | None:
+    """``referee teach explain``: a play's tops, the call they ask for, and its penalties as drills."""
+    if not isinstance(v, PlayVerdict):
+        return None
+    v = verdict_of("mokochaka", v)  # a bare line reads too
+    call = R.call_for(v.tops)
+    rule, _ = _why(call, lang)
+    lines = [f"{n:3}  {v.t:8.3f}  {' '.join(v.tops)}: {rule}: {_counts_text(call, lang)} → {' / '.join(call.accepted)}"]
+    for p in v.penalties:
+        lines.append(f"      {text(lang, 'penalty', 'ペナルティ')}: {p['player']}: {', '.join(p.get('reasons', [p.get('reason')]))}")
+        drills.append(f"mokochaka {'+'.join(sorted(v.tops))}  # {p['player']}: {p.get('reason')}")
+    return lines
+
+
 TEACHING = Teaching(
     drills=(DrillEntry("mokochaka", None, MokochakaDrill),),
     look=CardLook(faces={"moko": (200, 200, 235), "paka": (120, 200, 240), "pome": (200, 170, 250),
                          "gabu": (90, 110, 90)},
                   ink={"gabu": (255, 255, 255)}, kind=_card_kind, table="piles",
                   names_ja={f"{k}{n}": v for k, v in JA.items() for n in range(1, 5)}),
-    words=("moko", "paka", "pome", "gabu", "mokochaka", "chakamoko", "chakamokochaka"))
+    words=("moko", "paka", "pome", "gabu", "mokochaka", "chakamoko", "chakamokochaka"),
+    walk=_walk)
