@@ -4,7 +4,7 @@ game a few times into their own seat's microphone, and the takes become the enro
 
 **The prompts** (:func:`prompts`): player by player (seat order); for each, round by round
 (take 1 of every call, then take 2 of every call, ...); in each round the calls in the
-vocabulary's order (:func:`audio.calls.enrollment_calls` of :func:`audio.lexicon.vocabulary`:
+vocabulary's order (:func:`audio.calls.enrollment_calls` of :func:`rules.vocabulary`:
 the game's own list, nothing named here). Why rounds: two takes said back to back are nearly
 the same take, and from the second round on every take can be checked against every call.
 A recording for ``--enroll-from`` holds the takes in this order.

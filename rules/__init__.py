@@ -2,11 +2,12 @@
 
 A game registers itself by being a module of this package that defines ``GAME`` (a
 :class:`rules.base.Game`): ``rules.names()`` lists every such module in the games' declared
-order (``Game.rank``), ``rules.get("ikatako")`` returns its ``GAME``. Nothing else in the
-referee lists the games: the record's header, the calibration, the CLI, the judge and the
-report all ask here, and so do hearing (its calls: :func:`vocabulary`), calibration (its
-test word, zones and faces) and replay and live play (its default mode). Adding a game is one rules module (and its judging module,
-``referee/judging/<name>.py``).
+order (``Game.rank``), ``rules.get("ikatako")`` returns its ``GAME``. This is the only list
+of the games: the record's header, the calibration, the CLI, the judge and the report ask
+here, and so do hearing (its calls: :func:`vocabulary`), calibration (its test word, zones
+and faces), replay and live play (its default mode). Adding a game is its own files only
+(docs/developers.md, "Adding a game": this package's module, ``referee/judging/<name>.py``,
+``referee/teach/drills/<name>.py``).
 """
 
 from __future__ import annotations
