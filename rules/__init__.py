@@ -15,6 +15,7 @@ from __future__ import annotations
 import session as _session  # noqa: F401 - one BLAS thread whatever was imported first (session.threads)
 
 import importlib
+import os
 import pkgutil
 from functools import lru_cache
 
@@ -24,6 +25,9 @@ from session.errors import RulesError, UnknownGame
 
 #: modules of this package that are not games
 _NOT_GAMES = {"base"}
+#: more game modules to register (module names, comma-separated): a game kept outside this
+#: package (the test game of ``tests/games/``) plugs in without a change to the referee
+PLUGINS = "TABLE_REFEREE_GAMES"
 
 
 @lru_cache(maxsize=1)
@@ -32,11 +36,22 @@ def _registry() -> dict[str, Game]:
     for info in pkgutil.iter_modules(__path__):
         if info.name in _NOT_GAMES or info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        game = getattr(module, "GAME", None)
-        if isinstance(game, Game):
-            games.append(game)
+        games.append(getattr(importlib.import_module(f"{__name__}.{info.name}"), "GAME", None))
+    for name in filter(None, (n.strip() for n in os.environ.get(PLUGINS, "").split(","))):
+        games.append(getattr(importlib.import_module(name), "GAME", None))
+    games = [g for g in games if isinstance(g, Game)]
     return {g.name: g for g in sorted(games, key=lambda g: (g.rank, g.name))}
+
+
+def refresh() -> None:
+    """Read the games again (a test that plugs a game in through :data:`PLUGINS`, or out)."""
+    _registry.cache_clear()
+
+
+def home(game: str, own: str) -> str:
+    """The module of ``game``'s referee-side part: ``own`` (the referee's module for it), or
+    the game's :attr:`Game.home` for a game kept outside the referee."""
+    return get(game).home or own
 
 
 def names() -> list[str]:

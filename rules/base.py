@@ -191,6 +191,12 @@ class Game(ABC):
     test_word: ClassVar[str] = "hello"
     #: the mode of a session that names none (None: the record names no mode)
     default_mode: ClassVar[str | None] = None
+    #: a game kept outside the referee (a test's own): the module holding its referee-side
+    #: parts — ``Judge``, its lines (``TYPES``, ``parse``), ``LIVE``, ``TEACHING``, the ``cli``
+    #: of ``referee rules`` — in place of ``referee/judging/<name>.py``,
+    #: ``referee/judging/verdicts/<name>.py``, ``referee/teach/drills/<name>.py`` and
+    #: ``referee/commands/rules_<name>.py``; "" for the referee's own games
+    home: ClassVar[str] = ""
 
     def vocabulary(self, mode: str | None = None) -> Vocabulary:
         """The calls hearing listens for in ``mode``; :class:`RulesError` for a game without calls."""

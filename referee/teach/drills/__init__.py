@@ -19,8 +19,7 @@ def teaching(game: str) -> Teaching | None:
     """The teaching declaration of a registered game; None when it has no drill module."""
     import rules
 
-    rules.get(game)
-    name = f"{__name__}.{game}"
+    name = rules.home(game, f"{__name__}.{game}")
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
