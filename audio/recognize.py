@@ -132,7 +132,7 @@ class Recognizer:
         if tokens is not None:
             names = tuple(t for t in vocab.names if t in tokens)
             numbers = tuple(n for n in vocab.numbers if str(n) in tokens)
-            vocab = Vocabulary(vocab.game, names or vocab.names, numbers, vocab.join_names)
+            vocab = vocab.narrowed(names or vocab.names, numbers)
         phrases = grammar_phrases(self.lexicon, vocab)
         if self.unk:
             phrases.append("[unk]")  # lets an official model say "not a call"

@@ -469,7 +469,7 @@ class WhisperRecognizer:
         from audio.whisper_calls import CallTrie
 
         if call not in self._one:
-            self._one[call] = CallTrie(None, self.lang, self._encode, self.trie.end_ids, only=[call])
+            self._one[call] = CallTrie(self.vocab, self.lang, self._encode, self.trie.end_ids, only=[call])
         return self._one[call]
 
     def _unprompted(self, encoded, call: tuple[str, ...]) -> float:

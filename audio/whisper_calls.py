@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audio.calls import NAMES_EN, NAMES_EN_ALSO, NAMES_JA, _split_joined, calls, english_number
+from audio.calls import calls, english_number, name_words, other_names
 from audio.lexicon import Vocabulary
 
 JA_DIGITS = "〇一二三四五六七八九"
@@ -57,21 +57,21 @@ def _number_spellings(n: int, lang: str) -> list[str]:
         if " " in words else [str(n), words, words.capitalize()]
 
 
-def _name_spellings(token: str, lang: str) -> list[str]:
+def _name_spellings(vocab: Vocabulary, token: str, lang: str) -> list[str]:
+    said = "".join(w.said(lang) for w in name_words(vocab, token))
     if lang == "ja":
-        kata = NAMES_JA.get(token) or "".join(NAMES_JA[p] for p in _split_joined(token))
-        hira = "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in kata)
-        return list(dict.fromkeys([kata, hira]))
+        hira = "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in said)
+        return list(dict.fromkeys([said, hira]))
     out = []
-    for name in (NAMES_EN.get(token) or "".join(NAMES_EN[p] for p in _split_joined(token)),
-                 *NAMES_EN_ALSO.get(token, ())):
+    for name in (said, *other_names(vocab, token)):
         out += [name, name.capitalize(), name.title(), name.upper()]
     return list(dict.fromkeys(out))
 
 
-def spellings(call: tuple[str, ...], lang: str) -> list[str]:
-    """The ways Whisper may write one call (a token sequence of :func:`audio.calls.calls`)."""
-    parts = [(_number_spellings(int(t), lang) if t.isdigit() else _name_spellings(t, lang)) for t in call]
+def spellings(vocab: Vocabulary | None, call: tuple[str, ...], lang: str) -> list[str]:
+    """The ways Whisper may write one call (a token sequence of :func:`audio.calls.calls`;
+    ``vocab`` spells its names, None for a call of numbers only)."""
+    parts = [(_number_spellings(int(t), lang) if t.isdigit() else _name_spellings(vocab, t, lang)) for t in call]
     seps = ("、", "", " ") if lang == "ja" else (", ", " ")
     out = list(parts[0])
     for more in parts[1:]:
@@ -96,7 +96,7 @@ class CallTrie:
         self.children: dict[tuple[int, ...], set[int]] = {}
         self.leaves: dict[tuple[int, ...], tuple[tuple[str, ...], str]] = {}
         for call in (only if only is not None else calls(vocab)):
-            for text in spellings(call, lang):
+            for text in spellings(vocab, call, lang):
                 ids = tuple(encode(text))
                 if not ids or ids in self.leaves:
                     continue

@@ -30,6 +30,7 @@ Prints, for each code tree, with counts and the load average:
 
 from __future__ import annotations
 
+import rules
 import argparse
 import copy
 import csv
@@ -228,7 +229,7 @@ def seat_listeners():
         def make():
             if lang not in plans:
                 plans[lang] = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",),
-                                                  lang=lang, demix=False)
+                                                  lang=lang, demix=False, vocab=rules.vocabulary("ikatako", "coop"))
             return hearing.make_listener(plans[lang], ArraySource(np.zeros((1, 1)), RATE), [])
         return make
 
@@ -309,11 +310,11 @@ def measure_rtf(enrolled: bool) -> dict:
     except ImportError:  # (a tree before the replay's plan)
         plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
                                    names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
-                                   enroll=DEMO / "enroll" if enrolled else None, leakage_from=DEMO / "seats.wav")
+                                   enroll=DEMO / "enroll" if enrolled else None, leakage_from=DEMO / "seats.wav", vocab=rules.vocabulary("ikatako", "versus"))
     from audio import lexicon
 
     # the model loaded before the clock starts (once per process, ~4 s)
-    hearing.make_recognizer(plan.model, plan.lang, lexicon.vocabulary(plan.game, plan.mode))
+    hearing.make_recognizer(plan.model, plan.lang, plan.vocab)
     extra = {}
     if "measured" in inspect.signature(hearing.open_source).parameters:
         extra["measured"] = getattr(plan, "leakage_measured", None)
@@ -354,7 +355,7 @@ def measure_onset_shift() -> dict:
     cal = load(DEMO / "calibration.json")
     names = [c.name for c in cal.seats]
     plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={c.name: c.channel for c in cal.seats},
-                               names=tuple(names), crosstalk_db=-10.0, enroll=None, leakage_from=DEMO / "seats.wav")
+                               names=tuple(names), crosstalk_db=-10.0, enroll=None, leakage_from=DEMO / "seats.wav", vocab=rules.vocabulary("ikatako", "versus"))
     truth = [json.loads(line) for line in (DEMO / "truth.jsonl").read_text().splitlines() if line.strip()]
     shouts = [e for e in truth if e["type"] == "shout"]
     base_mix = make_demo.mix(demo)

@@ -72,7 +72,7 @@ def main() -> None:
     print("answer (key arrival) -> feedback drawn, real lesson loop:")
     print(f"  {'drill':14} {'n':>4} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}")
     with tempfile.TemporaryDirectory() as folder:
-        for name in drills.DRILLS:
+        for name in drills.names():
             t = sorted(run(name, 12, folder))
             p95 = t[int(0.95 * (len(t) - 1))]
             print(f"  {name:14} {len(t):4} {1000 * statistics.median(t):10.1f} {1000 * p95:8.1f} {1000 * t[-1]:8.1f}")

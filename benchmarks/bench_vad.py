@@ -40,6 +40,7 @@ Load average at start and end.
 
 from __future__ import annotations
 
+import rules
 import argparse
 import csv
 import importlib.metadata
@@ -207,7 +208,7 @@ def project_onsets(x: np.ndarray, speech_db: float | None = None) -> list[float]
     from audio import hearing
     from audio.capture import Block
 
-    plan = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang="en", demix=False)
+    plan = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang="en", demix=False, vocab=rules.vocabulary("ikatako", "coop"))
     real = hearing.make_recognizer
     hearing.make_recognizer = lambda *a, **k: None  # the engine is never asked here: not loaded
     try:

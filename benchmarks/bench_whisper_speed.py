@@ -35,6 +35,7 @@ the two columns of one run, not runs.
 
 from __future__ import annotations
 
+import rules
 import argparse
 import csv
 import json
@@ -201,7 +202,7 @@ def hear_demo(live: bool) -> dict:
     demo = Path.cwd() / "fixtures" / "demo"  # the measured tree's own (run_inside: cwd = the tree): a newer
     cal = load(demo / "calibration.json")  # calibration file has fields an older tree rejects
     plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
-                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0, enroll=None)
+                               names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0, enroll=None, vocab=rules.vocabulary("ikatako", "versus"))
     METER.reset()
     c0 = time.process_time()
     warnings: list[str] = []
@@ -258,7 +259,7 @@ def hear_clips(limit: int) -> dict:
         lang = r["lang"]
         if lang not in plans:
             plans[lang] = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang=lang,
-                                              demix=False)
+                                              demix=False, vocab=rules.vocabulary("ikatako", "coop"))
         listener = _listener(plans[lang], ArraySource(np.zeros((1, 1)), RATE), [])
         recs[lang] = listener.recognizer
         seen: list[np.ndarray] = []
@@ -316,7 +317,7 @@ def engine_options() -> list[dict]:
     """The encoder and one prompted decoder pass per compute type and thread count."""
     import ctranslate2
 
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.whisper import WhisperRecognizer, log_mel
     from audio.whisper_files import model_dir
 

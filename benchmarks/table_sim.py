@@ -93,6 +93,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.noises import pink, unit, white  # noqa: E402  (pink at 16 kHz, this RATE)
+import rules  # noqa: E402
 
 #: ../shared/data/speech beside the repository (a worktree finds it further up)
 SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
@@ -601,7 +602,7 @@ def hear_as_replay(wav: Path, cal: Path, seats: int) -> tuple[list[dict], list[s
     names = SEAT_NAMES[:seats]
     warnings: list[str] = []
     plan = hearing.HearingPlan(game=GAME, mode=MODE, channels={n: k for k, n in enumerate(names)}, names=names,
-                               lang=LANG, leakage_from=cal)
+                               lang=LANG, leakage_from=cal, vocab=rules.vocabulary(GAME, MODE))
     source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=cal, rate=hearing.HEARING_RATE,
                                     channels=seats)
     listener = hearing.make_listener(plan, source, warnings)

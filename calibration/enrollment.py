@@ -4,7 +4,7 @@ game a few times into their own seat's microphone, and the takes become the enro
 
 **The prompts** (:func:`prompts`): player by player (seat order); for each, round by round
 (take 1 of every call, then take 2 of every call, ...); in each round the calls in the
-vocabulary's order (:func:`audio.calls.enrollment_calls` of :func:`audio.lexicon.vocabulary`:
+vocabulary's order (:func:`audio.calls.enrollment_calls` of :func:`rules.vocabulary`:
 the game's own list, nothing named here). Why rounds: two takes said back to back are nearly
 the same take, and from the second round on every take can be checked against every call.
 A recording for ``--enroll-from`` holds the takes in this order.
@@ -48,6 +48,7 @@ import numpy as np
 
 from audio.takes import Heard, Level, TakeParams, TakeSource
 from session.errors import CalibrationError
+from session.calls import Vocabulary
 
 #: how often a take may be said before the step gives up on it (kept with a warning when it
 #: was only heard as another call; left out when it held no word or was clipped)
@@ -76,6 +77,8 @@ class Prompt:
     text: str
     take: int
     of: int
+    #: the game's calls, to write what a take was heard as instead (None: as the tokens)
+    vocab: Vocabulary | None = field(default=None, compare=False, repr=False)
 
     @property
     def filename(self) -> str:
@@ -84,19 +87,20 @@ class Prompt:
 
 def prompts(game: str, seats: Sequence[tuple[str, int | None]], lang: str = "ja", takes: int = 2) -> list[Prompt]:
     """Every take of every seat in the order they are asked (see the module docstring)."""
+    import rules
     from audio.calls import enrollment_calls, say_call
-    from audio.lexicon import vocabulary
 
     if not TAKES_RANGE[0] <= takes <= TAKES_RANGE[1]:
         raise CalibrationError(f"--enroll-takes: {TAKES_RANGE[0]} or {TAKES_RANGE[1]} takes per call, got {takes}")
-    calls = enrollment_calls(vocabulary(game))
+    vocab = rules.vocabulary(game)
+    calls = enrollment_calls(vocab)
     out = []
     for name, channel in seats:
         if channel is None:
             raise CalibrationError(f"seat {name} has no microphone channel: find the channels first (the "
                                    "calibration's channel step) before recording the voices")
         for k in range(1, takes + 1):
-            out += [Prompt(name, channel, c, say_call(c, lang), k, takes) for c in calls]
+            out += [Prompt(name, channel, c, say_call(vocab, c, lang), k, takes, vocab) for c in calls]
     return out
 
 
@@ -199,10 +203,16 @@ def _channel(p: Prompt, source: TakeSource) -> int:
     return p.channel
 
 
+def _said(p: Prompt, tokens: tuple[str, ...], lang: str) -> str:
+    """How the call a take was heard as is written (the prompt's game spells it)."""
+    from audio.calls import say_call
+
+    return say_call(p.vocab, tokens, lang) if p.vocab is not None else " ".join(tokens)
+
+
 def _one_take(source, p: Prompt, staging: Path, ui: EnrollUI, check: CallCheck, result: EnrollResult,
               params: TakeParams, max_tries: int, lang: str) -> None:
     """Ask for take ``p`` until it is good or ``max_tries`` are spent; write it when kept."""
-    from audio.calls import say_call
     from audio.takes import listen, problem, to_hearing_rate, write_take
 
     channel = _channel(p, source)
@@ -216,12 +226,12 @@ def _one_take(source, p: Prompt, staging: Path, ui: EnrollUI, check: CallCheck, 
         why = problem(heard, word, params)
         other = None if why else check.heard_as(p.player, p.tokens, word)
         if other is not None:
-            why = f"heard as {say_call(other, lang)}: say {p.text}"
+            why = f"heard as {_said(p, other, lang)}: say {p.text}"
         if why is None or (other is not None and attempt == max_tries):
             ui.result(p, None, heard)
             if why is not None:
                 result.warnings.append(f"{p.player}: {p.text} (take {p.take}) was still heard as "
-                                       f"{say_call(other, lang)} after {max_tries} tries: kept; if {p.player}'s "
+                                       f"{_said(p, other, lang)} after {max_tries} tries: kept; if {p.player}'s "
                                        "calls are misheard, redo the voices (referee calibrate --enroll-only)")
                 ui.note(result.warnings[-1])
             write_take(staging / p.player / p.filename, word)

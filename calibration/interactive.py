@@ -32,6 +32,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+import rules
 from calibration import steps
 from calibration.decks import game_zones, griddle_slots
 from calibration.recording import Result
@@ -43,7 +44,6 @@ WINDOW = "referee calibrate"
 STILL_S = 0.5
 #: seconds of audio recorded per seat for its test word
 TAKE_S = 2.5
-TEST_WORD = {"ikatako": "ika", "mokochaka": "moko"}
 
 
 def display_problem(env=None) -> str | None:
@@ -168,7 +168,7 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
         # ---- zones
         zones = dict(zones or {})
         wanted = game_zones(game, names)
-        if game == "takoyaki":
+        if "p:" in rules.get(game).zones:  # a zone per seat: each seat's row of slots, one box
             for n in names:
                 if f"p:{n}:slot1" not in zones:
                     zones.update(griddle_slots(n, _select(background, f"2/5 {n}'s griddle (10 slots): drag a box")))
@@ -288,7 +288,7 @@ def _channels_step(scr: "Screen", game: str, names: Sequence[str], audio_device,
     nch = channels or max_ch
     sd = import_sounddevice()
     takes, spans, off = [], [], 0
-    word = TEST_WORD.get(game, "hello")
+    word = rules.get(game).test_word
     for n in names:
         scr.wait_key([f"5/5 {n}: press SPACE, then say '{word}' once"])
         scr.show([f"5/5 {n}: say '{word}' now"])

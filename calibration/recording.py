@@ -173,7 +173,7 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     checks.extend(steps.camera_checks(w, h, quads, sharp))  # resolution and sharpness for this deck
     # ---- zones
     zones = dict(zones or {})
-    if game == "ikatako" and "field" not in zones:
+    if "field" in _needed_zones(game, names) and "field" not in zones:  # the play area: around the cards shown
         fz = steps.field_zone(quads, w, h)
         if fz is None:
             checks.append(Check("field", "fail", "no card was found, so no field: show the cards in the play area"))

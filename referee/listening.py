@@ -38,12 +38,13 @@ class ListenSetup:
 def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Callable[[str], None]) -> None:
     """Hear the table until the input ends (or Ctrl-C), calling ``on_event`` per event and
     ``note`` for what a person should know (the model used, unused channels, warnings)."""
-    from audio import capture, lexicon
+    import rules
+    from audio import capture
     from audio.hearing import HEARING_RATE, make_recognizer
     from audio.listen import ListenParams, Listener
 
     names = list(setup.names)
-    vocab = lexicon.vocabulary(setup.game, setup.mode)
+    vocab = rules.vocabulary(setup.game, setup.mode)
     # the same engine replay and the live referee use (Whisper base unless --model names another)
     recognizer = make_recognizer(setup.model, setup.lang, vocab)
     # heard at the speech models' rate, as a replay and the live referee hear (a 44.1 or 48 kHz

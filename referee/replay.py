@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from referee.pipeline.sinks import Sink
+import rules
 from session.errors import Stopped
 from session.events import SessionHeader
 
@@ -169,7 +170,15 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
                        names=tuple(s.name for s in cal.seats), crosstalk_db=leak, room=room,
                        enroll=None if settings.no_enroll or room else folder, model=settings.model, lang=settings.lang,
                        demix=settings.demix and not room, leakage_from=None if room else leakage_from,
-                       leakage_measured=cal.audio.leakage if leakage_from is not None and not room else None)
+                       leakage_measured=cal.audio.leakage if leakage_from is not None and not room else None,
+                       vocab=game_vocabulary(game, mode))
+
+
+def game_vocabulary(game: str, mode: str | None):
+    """The calls hearing listens for (the game's declaration), None for a game without calls."""
+    import rules
+
+    return rules.vocabulary(game, mode) if rules.get(game).calls is not None else None
 
 
 def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | None = None,
@@ -206,7 +215,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
             setup_warnings.append(slow)
             settings = dataclasses.replace(settings, pose_every=pose_every, card_every=card_every)
     game = cal.game
-    mode = settings.mode or cal.extra.get("mode") or ("versus" if game == "ikatako" else None)
+    mode = settings.mode or cal.extra.get("mode") or rules.get(game).default_mode
     folder = OutputFolder(out)
     try:
         with folder as staging:  # a run's files appear together, or not at all

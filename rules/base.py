@@ -20,7 +20,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
-from session.errors import OptionError
+from session.calls import Calls, Vocabulary
+from session.errors import OptionError, RulesError
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,24 @@ class Game(ABC):
     zones: ClassVar[tuple[str, ...]] = ("field",)
     #: the distinct card faces the camera must tell apart, in the order calibration asks for them
     faces: ClassVar[tuple[str, ...]] = ()
+    #: what the players say (words, spellings, numbers per mode); None: no spoken calls
+    calls: ClassVar[Calls | None] = None
+    #: the word each seat says at calibration, to find its microphone channel
+    test_word: ClassVar[str] = "hello"
+    #: the mode of a session that names none (None: the record names no mode)
+    default_mode: ClassVar[str | None] = None
+    #: a game kept outside the referee (a test's own): the module holding its referee-side
+    #: parts — ``Judge``, its lines (``TYPES``, ``parse``), ``LIVE``, ``TEACHING``, the ``cli``
+    #: of ``referee rules`` — in place of ``referee/judging/<name>.py``,
+    #: ``referee/judging/verdicts/<name>.py``, ``referee/teach/drills/<name>.py`` and
+    #: ``referee/commands/rules_<name>.py``; "" for the referee's own games
+    home: ClassVar[str] = ""
+
+    def vocabulary(self, mode: str | None = None) -> Vocabulary:
+        """The calls hearing listens for in ``mode``; :class:`RulesError` for a game without calls."""
+        if self.calls is None:
+            raise RulesError(f"game {self.name!r} has no spoken calls to listen for")
+        return self.calls.vocabulary(self.name, mode)
 
     def calibration_zones(self, seats: Sequence[str]) -> list[str]:
         """The zones a calibration of this game must have (default: every declared zone)."""

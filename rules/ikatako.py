@@ -41,6 +41,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from session.errors import IllegalAction, OptionError, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, State
+from session.calls import Calls, Word
 
 # ----------------------------------------------------------------------------- the deck
 
@@ -286,6 +287,18 @@ class IkatakoGame(Game):
     options = OPTIONS
     min_players = 1
     max_players = 8
+    #: versus calls 2..5, 8 and 10 (Number trouble); co-op and solo say the running total, up
+    #: to the sum of the 27 co-op cards (154). A smaller grammar is heard better, so versus
+    #: (the default) gets only its own numbers.
+    calls = Calls(
+        words=(Word("ika", "イカ", "ika", ("squid",)), Word("tako", "タコ", "tako", ("octopus",)),
+               Word("ikatako", "イカタコ", "ikatako", ("squid octopus",)),
+               Word("uzushio", "ウズシオ", "uzushio", ("whirlpool",), ja_text="うずしお"),
+               Word("salvage", "サルベージ", "salvage")),
+        numbers={None: (2, 3, 4, 5, 8, 10), "coop": tuple(range(1, 155)), "solo": tuple(range(1, 155))},
+        totals=("coop", "solo"))
+    test_word = "ika"
+    default_mode = "versus"
 
     def new_state(self, players: Sequence[str], mode: str | None = None,
                   options: Mapping[str, Any] | None = None) -> State:

@@ -47,6 +47,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from session.errors import IllegalAction, OptionError, UnknownCard
 from rules.base import Game, Option, Outcome, State
+from session.calls import Calls, Word
 
 KINDS = ("moko", "paka", "pome", "gabu")
 ANIMALS = ("moko", "paka", "pome")  # the kinds special calls are about (Gabu excluded)
@@ -709,6 +710,10 @@ class MokochakaGame(Game):
     faces = tuple(dict.fromkeys(DEFAULT_DECK))
     min_players = 2
     max_players = 8
+    #: names run together into one call token (``paka`` + ``moko`` = ``pakamoko``)
+    calls = Calls(words=(Word("moko", "モコ", "moko"), Word("paka", "パカ", "paka"), Word("pome", "ポメ", "pome"),
+                         Word("gabu", "ガブ", "gabu"), Word("chaka", "チャカ", "chaka")), join_names=True)
+    test_word = "moko"
     options = (
         Option("window", 3.0, "seconds to call after placing the card; a call starting this late or later is late",
                kind=float, minimum=0.0, exclusive_minimum=True, maximum=60.0),

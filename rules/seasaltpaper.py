@@ -39,6 +39,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from session.errors import IllegalAction, RulesError, UnknownCard
 from rules.base import Game, Option, Outcome, Shuffle, State
+from session.calls import Calls, Word
 
 BASE_KINDS = ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus", "penguin", "sailor",
               "mermaid", "lighthouse", "shoal", "colony", "captain")
@@ -588,6 +589,7 @@ class SeaSaltPaper(Game):
     zones = ("scoring",)
     min_players = 2
     max_players = 4
+    calls = Calls(words=(Word("stop", "ストップ", "stop"), Word("lastchance", "ラストチャンス", "last chance")))
     options = (
         Option("double", False, "Double points: play to 80/70/60 instead of 40/35/30", bool),
         Option("extra_salt", False, "add the Extra Salt cards (starfish, jellyfish, lobster, crab colony, seahorse)", bool),

@@ -12,7 +12,6 @@ import click
 
 from session.errors import RefereeError
 
-GAMES = ("ikatako", "mokochaka", "takoyaki", "seasaltpaper", "toratanu")
 
 
 class TeachError(RefereeError):
@@ -96,8 +95,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
         click.echo(f"wrote {path}")
         return
     if what is None:
-        raise click.UsageError("name a game (ikatako, mokochaka, takoyaki, seasaltpaper, toratanu), "
-                               "'explain SESSION.jsonl' or --report")
+        raise click.UsageError(f"name a game ({', '.join(_games())}), 'explain SESSION.jsonl' or --report")
     if what == "explain":
         if not session_file:
             raise click.UsageError("explain needs a session record: referee teach explain SESSION.jsonl")
@@ -111,18 +109,19 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
             from datetime import datetime, timezone
             progress = _open(learner, data)
             added = add_to_progress(progress, drills_out, _start(start) or datetime.now(timezone.utc))
+            from referee.teach import drills
             games = sorted({a.split()[0] for a in added})
             click.echo(f"{len(added)} drill(s) due now for learner {learner} ({progress.path}): "
-                       + ", ".join(f"'referee teach {g.replace('ikatako-coop', 'ikatako --mode coop')}'" for g in games)
+                       + ", ".join(f"'referee teach {drills.command(g)}'" for g in games)
                        + " brings them back first" if added else "no drill could be posed from these mistakes")
         return
-    if what not in GAMES:
-        raise click.UsageError(f"unknown game {what!r} (games: {', '.join(GAMES)})")
+    if what not in _games():
+        raise click.UsageError(f"unknown game {what!r} (games: {', '.join(_games())})")
     if session_file:
         raise click.UsageError("a session record goes with 'explain', not with a game")
     from referee.teach import drills
     from referee.teach.lesson import Lesson, LessonParams
-    name = "ikatako-coop" if (what == "ikatako" and mode == "coop") else what
+    name = drills.for_game(what, mode)
     drill = drills.get(name)
     if seed is None:
         seed = int.from_bytes(os.urandom(2), "big")
@@ -165,15 +164,20 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
 def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learner, data, lang, seed, cards, level,
             use_window, no_voice, start, drill):
     """``referee teach ikatako --calibration CAL (--camera N | --from-video V --audio W)``."""
-    if name != "ikatako":
-        raise click.UsageError("the camera/microphone drill is IKATAKO versus: referee teach ikatako --calibration CAL ...")
+    from referee.teach import drills
+    run_sensed = drills.entry(name).sensed
+    if run_sensed is None:
+        import rules
+        with_camera = [e for g in drills.games() for e in drills.teaching(g).drills if e.sensed is not None]
+        said = " or ".join(f"{rules.get(d.game).title} {d.mode}" for d in (e.make() for e in with_camera))
+        raise click.UsageError(f"the camera/microphone drill is {said}: referee teach {with_camera[0].name} "
+                               "--calibration CAL ...")
     if cal is None:
         raise click.UsageError("a camera or recording drill needs the table's --calibration (referee calibrate)")
     if from_video is not None and camera is not None:
         raise click.UsageError("--from-video and --camera: give one")
     if (audio is None) != (from_video is None):
         raise click.UsageError("--from-video goes with --audio SEATS.wav (and --audio with --from-video)")
-    from referee.teach.sensed import run_sensed
     from referee.commands.live import _device, _new_out
     progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
@@ -182,7 +186,7 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
         view = WindowView(lang=lang)
     else:
         from referee.teach.terminal import TerminalView
-        view = TerminalView(sys.stdout, lang=lang, game="ikatako")
+        view = TerminalView(sys.stdout, lang=lang, game=drill.game)
     out = out or _new_out()
     try:
         with warnings.catch_warnings():
@@ -208,6 +212,12 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
     if voice is not None:
         voice.wait(5.0)
         voice.close()
+
+
+def _games() -> list[str]:
+    """The games with drills (each game's ``referee/teach/drills/<game>.py``)."""
+    from referee.teach import drills
+    return drills.games()
 
 
 def _open(learner, data):

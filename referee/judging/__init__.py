@@ -2,7 +2,8 @@
 ``referee/judging/<name>.py`` defines ``Judge`` (the incremental judge, :mod:`referee.judging.
 base`), and may define ``format_table(judgement, header) -> str`` (the people's table; else
 :mod:`referee.announce` prints a generic one) and ``describe(verdict) -> list[(label, text)]``
-(what the dispute report shows of a verdict; else every field)."""
+(what the dispute report shows of a verdict; else every field), and ``LIVE`` (a
+:class:`referee.judging.base.LivePlay`: what a live table shows and asks for the game)."""
 
 from __future__ import annotations
 
@@ -14,5 +15,4 @@ def module(game: str) -> ModuleType:
     """The judging module of a registered game (:class:`session.errors.UnknownGame` if none)."""
     import rules
 
-    rules.get(game)  # a game the registry does not know is one clear error
-    return importlib.import_module(f"{__name__}.{game}")
+    return importlib.import_module(rules.home(game, f"{__name__}.{game}"))  # (unknown: one clear error)

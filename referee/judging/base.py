@@ -17,7 +17,8 @@ A game's judging module defines ``Judge`` (a :class:`GameJudge`) and may define
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 from session.events import Event
 
@@ -59,3 +60,31 @@ class GameJudge:
 
     def finish(self) -> list[dict[str, Any]]:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LivePlay:
+    """What a live table shows and asks for one game, declared in its judging module
+    (``LIVE`` in ``referee/judging/<game>.py``; none: nothing of the game's own).
+
+    ``prompts(item, players, state)``: the choices an announcement opens to the table
+    (:class:`referee.live.controls.Prompt` objects; ``state`` is the judge's rules state).
+    ``expect(card, field)``: what the table must do on ``card`` in words, shown as it is
+    revealed (``field``: the cards that stay in play, which it may extend), in the modes
+    ``expect_modes``. ``legend``: per mode, the game's own words a table meets on the screen,
+    explained under the verdicts."""
+
+    prompts: Callable[[dict[str, Any], Sequence[str], Any], list[Any]] | None = None
+    expect: Callable[[str, list[str]], str | None] | None = None
+    expect_modes: tuple[str, ...] = ()
+    legend: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def live_play(game: str | None) -> LivePlay:
+    """The live declaration of ``game`` (an empty one for none, or a game declaring nothing)."""
+    if not game:
+        return LivePlay()
+    from referee import judging
+
+    found = getattr(judging.module(game), "LIVE", None)
+    return found if isinstance(found, LivePlay) else LivePlay()

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.judging import unclear as uc
-from referee.judging.base import GameJudge
+from referee.judging.base import GameJudge, LivePlay
 from referee.judging.verdicts.base import CardVerdict, Result, Verdict
 from referee.judging.verdicts.ikatako import CoopResult, CoopVerdict, VersusResult, VersusVerdict
 from referee.judging.verdicts.ikatako import parse as parse_line
@@ -1656,3 +1656,39 @@ def _describe_coop(v: CoopVerdict, expected: str, late: str | None):
         + ([("effect", view.text(v.effect))] if v.effect else [])
         + [("miss piles", view.text(v.miss_piles))],
         status={p: mark})
+
+
+def _live_prompts(item: dict[str, Any], players, state: Any = None) -> list:
+    """The first player on an uzushio card may push a penalty onto another player (default:
+    no effect); a player announced wrong or missed turns a point card of their choice face
+    down (default: the rules' ``penalty_card`` policy, the lowest) — the cards they hold are in
+    the judge's rules ``state`` (asked only when they hold two different ones)."""
+    from referee.live.controls import Prompt
+
+    what, who, card_t = item.get("what"), item.get("player"), item.get("card_t")
+    if what == "first" and who and str(item.get("card", "")).startswith("uzushio"):
+        others = [p for p in players if p != who]
+        return [Prompt("uzushio", who, f"{who}: push a penalty (uzushio) onto whom?",
+                       [(p, {"to": p}) for p in others], "no effect", card_t=card_t)]
+    if what in ("wrong", "missed") and who:
+        points = getattr(state, "points", None)
+        held = sorted(set(points.get(who, ()))) if isinstance(points, dict) else []
+        if len(held) >= 2:
+            policy = (getattr(state, "options", None) or {}).get("penalty_card", "lowest")
+            return [Prompt("penalty", who, f"{who}: which point card goes face down?",
+                           [(c, {"card": c}) for c in held], f"the {policy} card", card_t=card_t)]
+    return []
+
+
+def _live_expect(card: str, troubles: list[str]) -> str | None:
+    """The reaction ``card`` asks for with ``troubles`` in the field; a trouble card joins
+    them (troubles stay in the field all game)."""
+    text = describe_expected(rk.expected_reaction(card, troubles).to_dict())
+    if rk.kind(card) == "trouble" and card not in troubles:
+        troubles.append(card)
+    return text
+
+
+LIVE = LivePlay(prompts=_live_prompts, expect=_live_expect, expect_modes=("versus",),
+                legend={"versus": ("score = points - penalties", "turns down: a point card face down (penalty)",
+                                   "sunk: final score 0 or less")})

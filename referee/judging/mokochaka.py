@@ -51,7 +51,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.judging import unclear as uc
-from referee.judging.base import GameJudge
+from referee.judging.base import GameJudge, LivePlay
 from referee.judging.verdicts.mokochaka import MokochakaResult, PlayVerdict
 from referee.judging.verdicts.mokochaka import parse as parse_line
 from session.errors import IllegalAction, RulesError
@@ -851,3 +851,24 @@ def _grab_line(v: PlayVerdict, penalised: set[str]) -> list:
         line.append((p, "ok" if p == v.grab_winner else "bad" if p in penalised else None))
         line.append((f" +{t:.3f} s" + (" (wins the token)" if p == v.grab_winner else ""), None))
     return line
+
+
+def _live_prompts(item: dict[str, Any], players, state: Any = None) -> list:
+    """The token winner picks two piles (default: the two fullest) and a penalised player
+    picks who receives the card (default: the player holding the fewest)."""
+    from referee.live.controls import Prompt
+
+    what, who, card_t = item.get("what"), item.get("player"), item.get("card_t")
+    if what == "grab" and who:
+        pairs = [(0, 1), (0, 2), (1, 2)]
+        return [Prompt("piles", who, f"{who}: which two piles?",
+                       [(f"piles {a}+{b}", {"piles": [a, b]}) for a, b in pairs], "the two fullest piles",
+                       card_t=card_t)]
+    if what == "penalty" and who:
+        others = [q for q in players if q != who]
+        return [Prompt("penalty", who, f"{who}: give the penalty card to whom?",
+                       [(q, {"to": q}) for q in others], "the player holding the fewest cards", card_t=card_t)]
+    return []
+
+
+LIVE = LivePlay(prompts=_live_prompts)

@@ -305,42 +305,14 @@ def prompts_for(game: str, item: dict[str, Any], players: Sequence[str], state: 
     """The choices an announcement opens to the table (see RULES.md), raised while the
     card's window is open: a choice counts only before the next card, and the verdict
     comes out at the next card — so prompts follow the announcements, never the verdicts.
-
-    IKATAKO: the first player on an uzushio card may push a penalty onto another player
-    (default: no effect); a player announced wrong or missed turns a point card of their
-    choice face down (default: the rules' ``penalty_card`` policy, the lowest) — the cards
-    they hold are in the judge's rules ``state`` (asked only when they hold two different
-    ones). MOKOCHAKA: the token winner picks two piles (default: the two fullest) and a
-    penalised player picks who receives the card (default: the player holding the fewest).
+    Which choices: the game's own declaration (``LIVE.prompts`` in ``referee/judging/<game>.py``).
     """
-    out: list[Prompt] = []
     if item.get("type") != "announce":
-        return out
-    what, who, card_t = item.get("what"), item.get("player"), item.get("card_t")
-    if game == "ikatako":
-        if what == "first" and who and str(item.get("card", "")).startswith("uzushio"):
-            others = [p for p in players if p != who]
-            out.append(Prompt("uzushio", who, f"{who}: push a penalty (uzushio) onto whom?",
-                              [(p, {"to": p}) for p in others], "no effect", card_t=card_t))
-        elif what in ("wrong", "missed") and who:
-            points = getattr(state, "points", None)
-            held = sorted(set(points.get(who, ()))) if isinstance(points, dict) else []
-            if len(held) >= 2:
-                policy = (getattr(state, "options", None) or {}).get("penalty_card", "lowest")
-                out.append(Prompt("penalty", who, f"{who}: which point card goes face down?",
-                                  [(c, {"card": c}) for c in held], f"the {policy} card", card_t=card_t))
-    elif game == "mokochaka":
-        if what == "grab" and who:
-            pairs = [(0, 1), (0, 2), (1, 2)]
-            out.append(Prompt("piles", who, f"{who}: which two piles?",
-                              [(f"piles {a}+{b}", {"piles": [a, b]}) for a, b in pairs], "the two fullest piles",
-                              card_t=card_t))
-        elif what == "penalty" and who:
-            others = [q for q in players if q != who]
-            out.append(Prompt("penalty", who, f"{who}: give the penalty card to whom?",
-                              [(q, {"to": q}) for q in others], "the player holding the fewest cards",
-                              card_t=card_t))
-    return out
+        return []
+    from referee.judging.base import live_play
+
+    declared = live_play(game).prompts
+    return declared(item, players, state) if declared is not None else []
 
 
 class ControlledView:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import rules
 from session.closing import close_all
 from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
@@ -296,7 +297,7 @@ class _LiveRun:
         if pre.video_info is not None:
             self.fps = pre.video_info.fps or self.fps
         self.game = cal.game
-        self.mode = opts.mode or cal.extra.get("mode") or ("versus" if self.game == "ikatako" else None)
+        self.mode = opts.mode or cal.extra.get("mode") or rules.get(self.game).default_mode
         self.players = [s.name for s in cal.seats]
         # the microphones' device before any folder or window: no input is one line, nothing left behind
         self.device = capture.device_info(opts.audio_device) if opts.audio is None else None

@@ -24,6 +24,7 @@ from session.events import (AudioStatusEvent, CardEvent, ChoiceEvent, Correction
 from referee.judging.verdicts import CardVerdict, Verdict, verdict_of
 from referee.judging.verdicts.ikatako import CoopVerdict, VersusVerdict
 from referee.judging.verdicts.mokochaka import PlayVerdict
+from referee.judging.base import live_play
 from referee.judging.view import lack_text
 from referee.pipeline.sinks import Sink
 
@@ -164,14 +165,10 @@ class LiveState:
     def _card(self, ev: CardEvent) -> None:
         self.card, self.card_t = ev.card, ev.t
         self.expected = None
-        if self.game == "ikatako" and (self.mode or "versus") == "versus":
-            from rules import ikatako as rk
-            from referee.judging.ikatako import describe_expected
-
+        live = live_play(self.game)
+        if live.expect is not None and _mode(self.game, self.mode) in live.expect_modes:
             try:
-                self.expected = describe_expected(rk.expected_reaction(ev.card, self.troubles).to_dict())
-                if rk.kind(ev.card) == "trouble" and ev.card not in self.troubles:
-                    self.troubles.append(ev.card)  # troubles stay in the field all game
+                self.expected = live.expect(ev.card, self.troubles)  # (a card that stays adds itself)
             except Exception:  # a card the deck lacks: the judge warns; the view shows the name
                 self.expected = None
 
@@ -313,13 +310,19 @@ def scoreboard(judge: Any) -> dict[str, tuple[int, int, int]]:
 def legend(game: str | None, mode: str | None = None) -> list[str]:
     """The one legend both live views print under the verdicts (the window and the terminal
     view): what "+N ms" and "by N ms" are, and the game's own words a table meets on the
-    screen ("turns down", "sunk" in IKATAKO versus) — the words RULES.md uses, explained
-    once where they are read."""
+    screen ("turns down", "sunk" in IKATAKO versus: the game's ``LIVE.legend``) — the words
+    RULES.md uses, explained once where they are read (two lines of an 80-column terminal)."""
     items = ["+N ms: reaction time", "by N ms: lead over the next"]
-    if game == "ikatako" and (mode or "versus") == "versus":  # (two lines of an 80-column terminal)
-        items += ["score = points - penalties", "turns down: a point card face down (penalty)",
-                  "sunk: final score 0 or less"]
-    return items
+    return items + list(live_play(game).legend.get(_mode(game, mode), ()))
+
+
+def _mode(game: str | None, mode: str | None) -> str | None:
+    """The mode played: the session's, else the game's default (``Game.default_mode``)."""
+    if mode or not game:
+        return mode
+    import rules
+
+    return rules.get(game).default_mode
 
 
 def result_text(result: dict[str, Any] | None) -> str | None:

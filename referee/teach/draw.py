@@ -7,7 +7,6 @@ cards' Japanese names under their Latin ones) is drawn with a TrueType font thro
 
 from __future__ import annotations
 
-import re
 
 import cv2
 import numpy as np
@@ -16,33 +15,40 @@ from referee.teach.fonts import put_text, wrap
 
 CARD_W, CARD_H = 200, 280
 FONT = cv2.FONT_HERSHEY_DUPLEX
-# BGR face colours per kind (saturated, told apart by colour-blind viewers by the label too)
-FACES = {
-    "tako": (60, 60, 220), "ika": (235, 235, 235), "ikatako": (40, 170, 240), "uzushio": (200, 120, 30),
-    "salvage": (90, 160, 60), "number": (225, 240, 250), "trouble": (150, 60, 140),
-    "moko": (200, 200, 235), "paka": (120, 200, 240), "pome": (200, 170, 250), "gabu": (90, 110, 90),
-    "red": (60, 60, 200), "black": (40, 40, 40), "joker": (60, 160, 200), "plain": (235, 235, 235),
-}
-INK = {"tako": (255, 255, 255), "trouble": (255, 255, 255), "gabu": (255, 255, 255), "uzushio": (255, 255, 255),
-       "salvage": (255, 255, 255)}
+# BGR face colours of the kinds every game may show; a game's own kinds and how its cards
+# read are its declaration (``CardLook`` in ``referee/teach/drills/<game>.py``)
+FACES = {"number": (225, 240, 250), "plain": (235, 235, 235)}
+
+
+def _look(game: str):
+    """The game's :class:`~referee.teach.drills.base.CardLook` (a plain one for none or no drills)."""
+    from referee.teach.drills import teaching
+    from referee.teach.drills.base import CardLook
+
+    declared = teaching(game) if game else None
+    return declared.look if declared is not None else CardLook()
+
+
+def _every_look() -> tuple[dict, dict]:
+    """The face and label colours of every game's kinds (a kind's colour is the same whatever
+    game draws it: the griddle's slots draw with no game)."""
+    from referee.teach.drills import games, teaching
+
+    faces, ink = dict(FACES), {}
+    for g in games():
+        faces.update(teaching(g).look.faces)
+        ink.update(teaching(g).look.ink)
+    return faces, ink
 
 
 def _kind(card: str, game: str) -> tuple[str, str, int]:
-    """(face kind, label, pips) of a card."""
-    if game == "mokochaka":
-        m = re.fullmatch(r"(moko|paka|pome|gabu)([1-4])", card)
-        if m:
-            return m[1], m[1].upper(), int(m[2])
-    if game == "takoyaki":
-        if card == "JK":
-            return "joker", "JOKER", 0
-        suit = card[-1]
-        return ("red" if suit in "HD" else "plain"), card[:-1] + {"S": "s", "H": "h", "D": "d", "C": "c"}.get(suit, suit), 0
-    if card in ("mirror", "number", "repeat"):
-        return "trouble", card.upper(), 0
-    if card.startswith("uzushio"):
-        return "uzushio", "UZUSHIO " + card[7:], 0
-    if card in FACES:
+    """(face kind, label, pips) of a card: the game's own reading, else a kind named by the
+    card, a number, or a plain face."""
+    look = _look(game)
+    own = look.kind(card) if look.kind is not None else None
+    if own is not None:
+        return own
+    if card in _every_look()[0]:
         return card, card.upper(), 0
     if card.isdigit():
         return "number", card, 0
@@ -62,8 +68,9 @@ def draw_card(card: str, game: str = "ikatako", w: int = CARD_W, h: int = CARD_H
     Japanese name) is written small under the label."""
     kind, label, pips = _kind(card, game)
     img = np.full((h, w, 3), (40, 90, 40), np.uint8)
-    face = FACES.get(kind, FACES["plain"])
-    ink = INK.get(kind, (30, 30, 30))
+    faces, inks = _every_look()
+    face = faces.get(kind, FACES["plain"])
+    ink = inks.get(kind, (30, 30, 30))
     cv2.rectangle(img, (4, 4), (w - 5, h - 5), (250, 250, 250), -1, cv2.LINE_AA)
     cv2.rectangle(img, (12, 12), (w - 13, h - 13), face, -1, cv2.LINE_AA)
     k = w / CARD_W  # everything scales with the card
@@ -95,7 +102,8 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
     img = np.full((H, W, 3), (30, 60, 30), np.uint8)
     put_text(img, title, (24, 44), 30, (255, 255, 255), bold=True)
     x = 24
-    if game == "mokochaka":  # the three pile tops are the question: all three big, side by side
+    table = _look(game).table
+    if table == "piles":  # the three pile tops are the question: all three big, side by side
         for i, c in enumerate(field[:3]):
             img[70:70 + CARD_H, x:x + CARD_W] = draw_card(c, game, sub=names.get(c, ""))
             if c == card and i == 2:  # the card just played
@@ -105,7 +113,7 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
     if card:
         img[70:70 + CARD_H, x:x + CARD_W] = draw_card(card, game, sub=names.get(card, ""))
         x += CARD_W + 30
-    if game == "takoyaki" and field:  # the griddle: slots face up (the rank) or face down (a back)
+    if table == "griddle" and field:  # the griddle: slots face up (the rank) or face down (a back)
         for i, slot in enumerate(field[:10]):
             state, name = slot.split(":")
             sw, sh = 90, 126

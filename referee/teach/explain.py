@@ -23,8 +23,6 @@ from typing import Any
 
 from referee.judge import judge
 from referee.judging.verdicts import verdict_of
-from referee.judging.verdicts.ikatako import CoopVerdict, VersusVerdict
-from referee.judging.verdicts.mokochaka import PlayVerdict
 from session.errors import RecordError
 from session.record import read_record
 from referee.teach.phrases import text
@@ -44,15 +42,12 @@ def explain_file(path: Path, lang: str = "en", seat: str | None = None) -> tuple
     if seat is not None and seat not in rec.header.players:
         raise RecordError(f"{path}: no player {seat!r} in this game (players: {', '.join(rec.header.players)})")
     verdicts = [verdict_of(game, x) for x in j.lines if x.get("type") == "verdict"]
-    derive = {"takoyaki": _Takoyaki, "seasaltpaper": _SeaSaltPaper, "toratanu": _Toratanu}.get(game)
-    derive = derive(rec) if derive else None
+    derive = _explainer(game, rec)
+    walk = _walk(game)
     for n, v in enumerate(verdicts, 1):
-        if isinstance(v, VersusVerdict):
-            out += _ikatako(n, v, lang, drills)
-        elif isinstance(v, CoopVerdict):
-            out += _coop(n, v, lang, drills)
-        elif isinstance(v, PlayVerdict):
-            out += _mokochaka(n, v, lang, drills)
+        walked = walk(n, v, lang, drills) if walk is not None else None
+        if walked is not None:  # the game's own walk: the rule and the fact of each card
+            out += walked
         else:  # the turn-based games: the judge's reason per move, illegal ones marked
             fields = v.to_dict()  # the turn-based games' verdicts, field by field
             why = fields.get("why")
@@ -74,152 +69,26 @@ def explain_file(path: Path, lang: str = "en", seat: str | None = None) -> tuple
     return "\n".join(out), drills
 
 
-def _ikatako(n: int, v: VersusVerdict, lang: str, drills: list[str]) -> list[str]:
-    v = verdict_of("ikatako", v)  # a bare line reads too
-    from referee.teach.drills.ikatako import _fact, _rule
-    from rules import ikatako as R
-    card, troubles = v.card, list(v.troubles)
-    exp = R.expected_reaction(card, troubles)
-    rule, _ = _rule(card, troubles, lang)
-    lines = [f"{n:3}  {v.t:8.3f}  {rule}: {_fact(card, exp, lang)}"]
-    if v.card_time_uncertain:  # the camera saw the card late
-        since = v.counted_from
-        lines.append("      " + text(lang, f"the camera saw the card late: reactions from {since:.2f} s count",
-                                     f"カードの検出が遅れた: {since:.2f} 秒からの反応を数える"))
-    if v.first_unknown:
-        from referee.judging.ikatako import first_unknown_text
-        lines.append("      " + text(lang, first_unknown_text(v),
-                                     f"一番は不明: {', '.join(v.first_unknown)} は判定できず (一番だったかもしれない)"
-                                     + (f" — 判定: {v.first}" if v.first else " — 判定で決めてください")))
-    elif v.first:
-        lines.append("      " + text(lang, f"first: {v.first} ({v.times[v.first]:.2f} s)",
-                                     f"一番: {v.first} ({v.times[v.first]:.2f} 秒)"))
-    elif v.tie:
-        lines.append("      " + text(lang, f"tie: {', '.join(v.tie)}", f"同時: {', '.join(v.tie)}"))
-    key = f"{card}|{'+'.join(t for t in R.TROUBLES if t in troubles)}"
-    for p in v.wrong + v.missed:
-        why = v.why.get(p, "")
-        tag = text(lang, "wrong", "不正解") if p in v.wrong else text(lang, "missed", "時間切れ")
-        lines.append(f"      {tag}: {p}: {why}")
-        drills.append(f"ikatako {key}  # {p}: {why}")
-    for p, why in v.unclear.items():  # not judged: nothing to drill
-        lines.append(f"      {text(lang, 'unclear', '判定できず')}: {p}: {why}")
-    return lines
+def _walk(game: str):
+    """The game's own walk of a verdict (its ``Teaching.walk``), or None."""
+    from referee.teach.drills import teaching
+
+    declared = teaching(game)
+    return declared.walk if declared is not None else None
 
 
-def _coop(n: int, v: CoopVerdict, lang: str, drills: list[str]) -> list[str]:
-    v = verdict_of("ikatako", v)  # a bare line reads too
-    exp = v.expected
-    say = " ".join(exp.get("say", []))
-    unclear = bool(v.unclear or v.unjudged)
-    ok = text(lang, "right", "正解") if v.ok else text(lang, "unclear", "判定できず") if unclear \
-        else text(lang, "MISS", "ミス")
-    lines = [f"{n:3}  {v.t:8.3f}  {v.card}: {v.player} → {exp.get('hands')} + {say}  {ok}"
-             + (f"  ({v.why})" if v.why else "") + (f"  [{v.effect}]" if v.effect else "")]
-    if not v.ok and not unclear:
-        total = int(v.total) - _value(v.card)
-        drills.append(f"ikatako-coop {total}+{v.card}  # {v.player}: {v.why}")
-    return lines
+def _explainer(game: str, rec):
+    """The game's own reader of a recorded game's moves into drills (its ``Teaching.explainer``)."""
+    from referee.teach.drills import teaching
 
-
-def _value(card: str) -> int:
-    from rules import ikatako as R
-    return R.value(card)
-
-
-def _mokochaka(n: int, v: PlayVerdict, lang: str, drills: list[str]) -> list[str]:
-    v = verdict_of("mokochaka", v)  # a bare line reads too
-    from rules import mokochaka as R
-    from referee.teach.drills.mokochaka import _counts_text, _why
-    call = R.call_for(v.tops)
-    rule, _ = _why(call, lang)
-    lines = [f"{n:3}  {v.t:8.3f}  {' '.join(v.tops)}: {rule}: {_counts_text(call, lang)} → {' / '.join(call.accepted)}"]
-    for p in v.penalties:
-        lines.append(f"      {text(lang, 'penalty', 'ペナルティ')}: {p['player']}: {', '.join(p.get('reasons', [p.get('reason')]))}")
-        drills.append(f"mokochaka {'+'.join(sorted(v.tops))}  # {p['player']}: {p.get('reason')}")
-    return lines
+    declared = teaching(game)
+    return declared.explainer(rec) if declared is not None and declared.explainer is not None else None
 
 
 def _result(r: dict[str, Any]) -> str:
     if "winners" in r:
         return f"winners {', '.join(r['winners']) or '-'}; scores {r.get('scores', r.get('hands'))}"
     return ", ".join(f"{k} {v}" for k, v in r.items() if k != "type")
-
-
-class _Takoyaki:
-    """Each player's griddle (the slots face up) through the verdicts: an illegal placement
-    becomes the drill of that card on that griddle."""
-
-    def __init__(self, rec):
-        self.up: dict[str, set[int]] = {}
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        from referee.teach.drills.takoyaki import _grid
-        p, zone, card = v.get("player"), str(v.get("zone") or ""), v.get("card")
-        if p is None or card is None:
-            return []
-        up = self.up.setdefault(p, set())
-        out = []
-        if v.get("action") in ("place", "discard") and v.get("legal") is False:
-            key = f"{_grid(sorted(up))}/{card}"
-            why = v.get("why")
-            out.append((f"takoyaki {key}  # {p}: {why}", text(lang, f"drill: {card} on {p}'s griddle", f"練習: {p}の鉄板に{card}")))
-        if v.get("action") == "place" and zone.startswith(f"p:{p}:slot"):
-            try:
-                up.add(int(zone.rsplit("slot", 1)[1]))
-            except ValueError:
-                pass
-        if isinstance(v.get("face_up"), int) and v["face_up"] == 0:
-            up.clear()  # a new round (or nothing face up yet)
-        return out
-
-
-class _SeaSaltPaper:
-    """An illegal STOP / LAST CHANCE (under 7 card points) becomes the drill of that hand."""
-
-    def __init__(self, rec):
-        self.hands = [(e.t, e.player, list(e.extra.get("cards") or [])) for e in rec.events
-                      if e.type == "choice" and getattr(e, "action", None) == "hand"]
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        caller = v.get("caller")
-        if v.get("legal") is not False or caller is None:
-            return []
-        hand = [h for t, p, h in self.hands if p == caller and t <= float(v.get("t", 0)) + 1e-9]
-        if not hand or not hand[-1]:
-            return []
-        key = "stop=" + ",".join(sorted(hand[-1]))
-        return [(f"seasaltpaper {key}  # {caller}: {v.get('why')}",
-                 text(lang, f"drill: may {caller}'s hand say {v.get('call')}?", f"練習: {caller}の手で{v.get('call')}できる?"))]
-
-
-class _Toratanu:
-    """A tally that scored less than the best arrangement becomes the drill of that hand."""
-
-    def __init__(self, rec):
-        self.tallies = [e for e in rec.events if e.type == "choice" and getattr(e, "action", None) == "tally"]
-
-    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
-        out = []
-        special = v.get("special")
-        for p, lost in sorted((v.get("missed") or {}).items()):
-            if not lost:
-                continue
-            tally = [e for e in self.tallies if e.player == p and e.t <= float(v.get("t", 0)) + 1e-9]
-            if not tally:
-                continue
-            ev = tally[-1]
-            if ev.extra.get("captured") or ev.extra.get("doubutsuen"):
-                continue
-            hand = [str(c) for c in ev.extra.get("hand") or []]
-            if not 3 <= len(hand) <= 9:
-                continue
-            sp = special if isinstance(special, str) else None
-            key = "best=" + ";".join(hand) + (f"@{sp}" if sp else "")
-            out.append((f"toratanu {key}  # {p}: {lost} points below the best arrangement",
-                        text(lang, f"drill: the best sets of {p}'s hand ({lost} points missed)",
-                             f"練習: {p}の手の最高セット({lost}点損)")))
-        return out
 
 
 def add_to_progress(progress, drill_lines: list[str], now) -> list[str]:
@@ -232,7 +101,7 @@ def add_to_progress(progress, drill_lines: list[str], now) -> list[str]:
     added = []
     for line in drill_lines:
         words = line.split("#")[0].split()
-        if len(words) != 2 or words[0] not in drill_mod.DRILLS:
+        if len(words) != 2 or words[0] not in drill_mod.names():
             continue
         name, key = words
         sit = drill_mod.get(name).make(key)

@@ -3,10 +3,14 @@
 Spoken feedback is a sequence of **phrase keys** (``correct``, ``r:mirror``, ``hand:right``,
 ``w:ika``, ``n:12`` …), each one short clip the voice renders once per session and plays
 from its cache; :func:`spoken_text` gives the text of a key. Numbers (``n:N``) are the only
-open-ended keys (co-op totals, scores); they are rendered when first needed.
+open-ended keys (co-op totals, scores); they are rendered when first needed. The game words
+(``w:<token>``) are the ones each game's teaching says (``Teaching.words``), spelled as the
+game declares its calls (``Game.calls``: the one copy of their Japanese).
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 LANGS = ("en", "ja")
 
@@ -37,11 +41,6 @@ _FIXED: dict[str, tuple[str, str]] = {
     "hand:none": ("no hand", "手は上げない"),
     "nothing": ("do nothing", "何もしない"),
     "next": ("next", "次は"),
-    "w:ika": ("ika", "イカ"),
-    "w:tako": ("tako", "タコ"),
-    "w:ikatako": ("ikatako", "イカタコ"),
-    "w:uzushio": ("uzushio", "うずしお"),
-    "w:salvage": ("salvage", "サルベージ"),
     # MOKOCHAKA
     "r:gabu": ("gabu eats moko", "ガブがモコを食べる"),
     "r:pome": ("pome first", "ポメが先"),
@@ -49,13 +48,6 @@ _FIXED: dict[str, tuple[str, str]] = {
     "r:most": ("most first", "多い順"),
     "r:specialcall": ("a special call", "特別コール"),
     "r:grab": ("grab the token", "トークンを取る"),
-    "w:moko": ("moko", "モコ"),
-    "w:paka": ("paka", "パカ"),
-    "w:pome": ("pome", "ポメ"),
-    "w:gabu": ("gabu", "ガブ"),
-    "w:mokochaka": ("mokochaka", "モコチャカ"),
-    "w:chakamoko": ("chakamoko", "チャカモコ"),
-    "w:chakamokochaka": ("chakamokochaka", "チャカモコチャカ"),
     # TAKOYAKI
     "slot": ("slot", "スロット"),
     "discard": ("discard", "捨てる"),
@@ -81,6 +73,8 @@ def spoken_text(key: str, lang: str) -> str:
         if lang == "ja":
             return f"スロット{_JA_SLOT.get(n, str(n))}"
         return "slot ace" if n == 1 else f"slot {n}"
+    if key.startswith("w:"):
+        return _words()[key[2:]][i]
     return _FIXED[key][i]
 
 
@@ -91,7 +85,23 @@ def word_key(token: str) -> str:
 
 def fixed_keys() -> tuple[str, ...]:
     """Every closed-set phrase key (what a session renders up front)."""
-    return tuple(_FIXED)
+    return tuple(_FIXED) + tuple(word_key(t) for t in _words())
+
+
+@lru_cache(maxsize=1)
+def _words() -> dict[str, tuple[str, str]]:
+    """Each game word the teaching says -> (English, Japanese): the token, and its words'
+    Japanese run together (a MOKOCHAKA special call is its names said in one go)."""
+    import rules
+    from audio.calls import name_words
+    from referee.teach.drills import games, teaching
+
+    out: dict[str, tuple[str, str]] = {}
+    for game in games():
+        vocab = rules.get(game).vocabulary() if rules.get(game).calls is not None else None
+        for token in teaching(game).words:
+            out[token] = (token, "".join(w.shown("ja") for w in name_words(vocab, token)))
+    return out
 
 
 def text(lang: str, en: str, ja: str) -> str:

@@ -17,8 +17,14 @@ CLEAR = "\x1b[2J\x1b[H"
 COLOURS = {"correct": "\x1b[1;32m", "wrong": "\x1b[1;31m", "missed": "\x1b[1;33m", "false_start": "\x1b[1;35m",
            "unclear": "\x1b[1;36m"}
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
-GAME_NAMES = {"seasaltpaper": "SEA SALT & PAPER"}  # the others' names are their id in capitals
 MARK = {"correct": "✓", "wrong": "✗", "missed": "…", "false_start": "!", "unclear": "?"}
+
+
+def game_title(game: str) -> str:
+    """The game's title in capitals (its declaration: ``Game.title``); an unknown name as written."""
+    import rules
+
+    return rules.get(game).title.upper() if game in rules.names() else game.upper()
 
 
 def width(s: str) -> int:
@@ -49,7 +55,7 @@ class TerminalView:
         return f"{code}{text}{RESET}" if self.ansi else text
 
     def _head(self, info: dict[str, Any]) -> str:
-        return f"{GAME_NAMES.get(self.game, self.game.upper())} · {head_text(info, self.lang)}"
+        return f"{game_title(self.game)} · {head_text(info, self.lang)}"
 
     def ready(self, info: dict[str, Any]) -> None:
         if self.ansi:

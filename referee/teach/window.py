@@ -167,10 +167,8 @@ class WindowView:
         """The cards' Japanese names, written under their Latin labels with ``--lang ja``."""
         if self.lang != "ja":
             return {}
-        from referee.teach.drills.ikatako import CARD_TEXT_JA
-        from referee.teach.drills.mokochaka import JA
-        moko = {f"{k}{n}": v for k, v in JA.items() for n in range(1, 5)}
-        return {**CARD_TEXT_JA, **moko}
+        from referee.teach.drills import games, teaching
+        return {card: name for g in games() for card, name in teaching(g).look.names_ja.items()}
 
     def message(self, text: str) -> None:
         self.text.message(text)

@@ -22,7 +22,7 @@ def ko_model():
 def english():
     """Whisper base for English co-op IKATAKO (every name and total a call); skips with the
     package to reinstall when the pinned model parts are missing."""
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.whisper import WhisperRecognizer
     from session.errors import ModelMissing
 

@@ -43,7 +43,7 @@ other mics as much, is walked into), in either the voice band or a high band
 ``hf_band_hz`` with its own floor (``HF_FLOOR_PERCENTILE`` of the kept frames before the
 run, computed only at a confirmed onset: cheap; fricatives carry their energy above the babble's);
 gaps up to ``refine_gap_s`` are crossed. The walk never goes before the channel's
-previous utterance. Measured effect in ``python -m audio.bench`` (docs/hearing.md).
+previous utterance. Measured effect in ``python benchmarks/bench_audio.py`` (docs/hearing.md).
 
 Latency before an onset is known: ``min_speech_s`` (+ one block); before an utterance is
 complete: ``hangover_s``; an utterance is final only when no other channel's candidate

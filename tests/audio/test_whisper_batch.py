@@ -157,7 +157,7 @@ def test_a_held_listener_emits_the_same_events_and_decodes_utterances_together()
     read several at once, from the very samples heard unheld (what had arrived when each was
     ready), so every event is the same, byte for byte."""
     from audio import synth
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.listen import ListenParams, Listener, listen
     from audio.whisper import WhisperRecognizer
     from session.errors import ModelMissing

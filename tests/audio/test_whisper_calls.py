@@ -4,8 +4,10 @@ import pytest
 
 from audio import whisper_calls as wc
 from audio.calls import calls
-from audio.lexicon import VOCABULARIES
+from rules import vocabularies, vocabulary
 from session.errors import ModelMissing
+
+IKATAKO = vocabulary("ikatako", "coop")
 
 
 def test_kanji_numbers_are_written_as_in_words():
@@ -13,22 +15,22 @@ def test_kanji_numbers_are_written_as_in_words():
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
-@pytest.mark.parametrize("key", sorted(VOCABULARIES))
+@pytest.mark.parametrize("key", sorted(vocabularies()))
 def test_every_call_of_every_game_has_spellings(key, lang):
-    vocab = VOCABULARIES[key]
+    vocab = vocabularies()[key]
     every = calls(vocab)
-    assert all(wc.spellings(c, lang) for c in every)
+    assert all(wc.spellings(vocab, c, lang) for c in every)
     if vocab.totals:  # co-op: every total up to 154, alone and after every name
         assert {("154",), ("ika", "154"), ("salvage", "1")} <= set(every)
 
 
 def test_spellings_cover_the_scripts_a_model_may_write():
-    assert {"8", "八", "はち", "ハチ"} <= set(wc.spellings(("8",), "ja"))
-    assert {"イカ", "いか"} <= set(wc.spellings(("ika",), "ja"))
-    assert {"イカ、12", "イカ12"} <= set(wc.spellings(("ika", "12"), "ja"))
-    assert {" 4", " four", " Four"} <= set(wc.spellings(("4",), "en"))
-    assert {" squid", " Squid", " ika"} <= set(wc.spellings(("ika",), "en"))  # RULES.md: "squid" -> ika
-    assert " twenty-eight" in wc.spellings(("28",), "en")
+    assert {"8", "八", "はち", "ハチ"} <= set(wc.spellings(IKATAKO, ("8",), "ja"))
+    assert {"イカ", "いか"} <= set(wc.spellings(IKATAKO, ("ika",), "ja"))
+    assert {"イカ、12", "イカ12"} <= set(wc.spellings(IKATAKO, ("ika", "12"), "ja"))
+    assert {" 4", " four", " Four"} <= set(wc.spellings(IKATAKO, ("4",), "en"))
+    assert {" squid", " Squid", " ika"} <= set(wc.spellings(IKATAKO, ("ika",), "en"))  # RULES.md: "squid" -> ika
+    assert " twenty-eight" in wc.spellings(IKATAKO, ("28",), "en")
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +47,8 @@ def tokenizer():
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_the_trie_reaches_every_call(tokenizer, lang):
     encode = lambda s: tokenizer.encode(s, add_special_tokens=False).ids  # noqa: E731
-    for key in ("ikatako/coop", "mokochaka", "seasaltpaper"):
-        vocab = VOCABULARIES[key]
+    for key in ("ikatako/coop", "mokochaka/default", "seasaltpaper/default"):
+        vocab = vocabularies()[key]
         trie = wc.CallTrie(vocab, lang, encode, [0])
         assert {call for call, _ in trie.leaves.values()} == set(calls(vocab))
         for ids in trie.leaves:  # every prefix of a spelling leads to it

@@ -70,7 +70,7 @@ def test_a_real_word_that_begins_with_a_number_is_refused_where_it_goes_on():
     from pathlib import Path
 
     from audio.capture import read_all
-    from audio.lexicon import vocabulary
+    from rules import vocabulary
     from audio.whisper import WhisperParams, WhisperRecognizer
     from session.errors import ModelMissing
 

@@ -38,12 +38,14 @@ def _to_rate(x: np.ndarray, sr: int, rate: int) -> np.ndarray:
 
 def word(call: str, seat: int, take: int, rate: int) -> np.ndarray:
     """Seat ``seat`` saying ``call`` (take ``take`` >= 1), peak 0.5, at ``rate``."""
-    from audio.calls import NAMES_JA
     from fixtures.demo import voice
+    from rules import vocabularies
+
+    said = {w.token: w.ja for v in vocabularies().values() for w in v.words}
 
     dp, ds = TAKES[(take - 1) % len(TAKES)]
     pitch, speed = (35, 60, 80, 45)[seat % 4], (190, 175, 200, 165)[seat % 4]
-    data, sr = voice._espeak(voice.KANA.get(call) or NAMES_JA[call], pitch + dp, speed + ds)
+    data, sr = voice._espeak(voice.KANA.get(call) or said[call], pitch + dp, speed + ds)
     x = _to_rate(data, sr, rate)
     return 0.5 * x / np.abs(x).max()
 

@@ -22,8 +22,7 @@ __all__ = ["ABSENT", "CardVerdict", "Line", "Result", "Verdict", "fields_markdow
 def _module(game: str) -> ModuleType:
     import rules
 
-    rules.get(game)  # a game the registry does not know is one clear error
-    return importlib.import_module(f"{__name__}.{game}")
+    return importlib.import_module(rules.home(game, f"{__name__}.{game}"))  # (unknown: one clear error)
 
 
 def types_of(game: str) -> tuple[type[Line], ...]:

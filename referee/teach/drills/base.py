@@ -10,7 +10,7 @@ benchmarks and the rival, ``oracle`` (the keys of a right answer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from referee.teach.core import Feedback, Level, Press, Situation
 
@@ -148,3 +148,56 @@ def words_of(presses: Sequence[Press], keymap: dict[str, str]) -> tuple[list[str
             if first is None:
                 first = p.t
     return words, first
+
+
+#: a BGR colour of the drawn cards
+Colour = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class CardLook:
+    """How the teach window draws one game (:mod:`referee.teach.draw`): its cards' face and
+    label colours per kind, how a card reads as (kind, label, pips) where the generic rule
+    (a number, a kind named by the card, else plain) does not say it, and its table."""
+
+    faces: Mapping[str, Colour] = field(default_factory=dict)
+    #: label colour of a face kind (default: dark)
+    ink: Mapping[str, Colour] = field(default_factory=dict)
+    #: card -> (face kind, label, pips), or None for the generic rule
+    kind: Callable[[str], tuple[str, str, int] | None] | None = None
+    #: "field": the card big and the field small; "piles": the first three of the field big,
+    #: side by side (the question); "griddle": the field as ten slots, ``up:RANK``/``down:RANK``
+    table: str = "field"
+    #: a card's Japanese name, written under its label with ``--lang ja``
+    names_ja: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DrillEntry:
+    """One drill of a game: the name ``referee teach`` and the progress file use, the mode it
+    trains (None: the game's drill for any other mode) and its class."""
+
+    name: str
+    mode: str | None
+    make: Callable[[], Drill]
+    #: runs the drill with a camera and microphones (``referee teach NAME --calibration``), or None
+    sensed: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class Teaching:
+    """What ``referee teach`` needs of one game, declared once in its drill module
+    (``referee/teach/drills/<game>.py`` defines ``TEACHING``): its drills, how the window
+    draws it, the game words its spoken feedback says, and how ``referee teach explain`` reads a
+    recorded game: ``walk`` (reaction games), or (turn-based games) ``explainer(record)``, an
+    object whose ``verdict(fields, lang)`` gives ``(drill line, note)`` pairs."""
+
+    drills: tuple[DrillEntry, ...]
+    look: CardLook = field(default_factory=CardLook)
+    #: the call tokens the spoken feedback says (phrase keys ``w:<token>``), in order
+    words: tuple[str, ...] = ()
+    explainer: Callable[[Any], Any] | None = None
+    #: ``walk(n, verdict, lang, drill_lines)``: a recorded game's verdict ``n`` as lines of
+    #: text (the rule and the fact it hung on), its mistakes appended to ``drill_lines`` as
+    #: drills; None for a verdict it does not walk (then the judge's reason is the line)
+    walk: Callable[[int, Any, str, list[str]], list[str] | None] | None = None

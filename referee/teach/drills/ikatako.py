@@ -21,10 +21,11 @@ from typing import Sequence
 
 from rules import ikatako as R
 from referee.judging.verdicts import verdict_of
+from referee.judging.verdicts.ikatako import CoopVerdict, VersusVerdict
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, HandEvent, ShoutEvent
-from referee.teach.drills.base import Drill, RivalAnswer, Screen, words_of
+from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching, words_of
 from referee.teach.phrases import HAND_TEXT, text, word_key
 
 WORD_KEYS = {"i": "ika", "t": "tako", "k": "ikatako", "u": "uzushio", "s": "salvage",
@@ -34,9 +35,11 @@ HAND_KEYS = {"f": "left", "j": "right"}
 _KEY_OF_WORD = {v: k for k, v in WORD_KEYS.items()}
 TROUBLE_TEXT = {"en": {"mirror": "Mirror", "number": "Number", "repeat": "Repeat"},
                 "ja": {"mirror": "ミラー", "number": "ナンバー", "repeat": "リピート"}}
-CARD_TEXT_JA = {"ika": "イカ", "tako": "タコ", "ikatako": "イカタコ", "uzushio6": "うずしお6",
-                "uzushio9": "うずしお9", "salvage": "サルベージ", "mirror": "ミラー", "number": "ナンバー",
-                "repeat": "リピート"}
+#: the calls' Japanese as the game declares it (rules.ikatako: GAME.calls)
+_SAID = {w.token: w.shown("ja") for w in R.GAME.calls.words}
+CARD_TEXT_JA = {**{t: _SAID[t] for t in ("ika", "tako", "ikatako")}, "uzushio6": _SAID["uzushio"] + "6",
+                "uzushio9": _SAID["uzushio"] + "9", "salvage": _SAID["salvage"], "mirror": "ミラー",
+                "number": "ナンバー", "repeat": "リピート"}
 
 
 def _card_text(card: str, lang: str) -> str:
@@ -225,7 +228,7 @@ class VersusDrill(Drill):
     def explain(self, sit: Situation, v, learner: str, hands: set[str], words: Sequence[str], lang: str,
                 *, early: bool = False, last: float | None = None) -> Feedback:
         """The feedback of the judge's verdict line ``v`` for ``learner`` on ``sit``: what
-        the keyboard drill and the camera/microphone drill (:mod:`referee.teach.sensed`)
+        the keyboard drill and the camera/microphone drill (:mod:`referee.teach.drills.ikatako_sensed`)
         both say. ``hands``/``words``: what the learner did in the window (the reason's
         "you raised …"); ``early``: a false start; ``last``: the reaction shown when the
         judge has none (a wrong answer: the learner's last act, seconds after the card)."""
@@ -514,3 +517,90 @@ class CoopDrill(Drill):
 
     def phrase_keys(self) -> tuple[str, ...]:
         return tuple(f"n:{n}" for n in range(2, 46))
+
+
+_WHITE = (255, 255, 255)
+
+
+def _card_kind(card: str) -> tuple[str, str, int] | None:
+    """A trouble card's face, and an uzushio's with its number (the rest: the generic rule)."""
+    if card in R.TROUBLES:
+        return "trouble", card.upper(), 0
+    if card.startswith("uzushio"):
+        return "uzushio", "UZUSHIO " + card[7:], 0
+    return None
+
+
+def _run_sensed(**kwargs):
+    """The versus drill read by the camera and the microphones (:mod:`.ikatako_sensed`)."""
+    from referee.teach.drills.ikatako_sensed import run_sensed
+
+    return run_sensed(**kwargs)
+
+
+def _walk_versus(n: int, v: VersusVerdict, lang: str, drills: list[str]) -> list[str]:
+    v = verdict_of("ikatako", v)  # a bare line reads too
+    card, troubles = v.card, list(v.troubles)
+    exp = R.expected_reaction(card, troubles)
+    rule, _ = _rule(card, troubles, lang)
+    lines = [f"{n:3}  {v.t:8.3f}  {rule}: {_fact(card, exp, lang)}"]
+    if v.card_time_uncertain:  # the camera saw the card late
+        since = v.counted_from
+        lines.append("      " + text(lang, f"the camera saw the card late: reactions from {since:.2f} s count",
+                                     f"カードの検出が遅れた: {since:.2f} 秒からの反応を数える"))
+    if v.first_unknown:
+        from referee.judging.ikatako import first_unknown_text
+        lines.append("      " + text(lang, first_unknown_text(v),
+                                     f"一番は不明: {', '.join(v.first_unknown)} は判定できず (一番だったかもしれない)"
+                                     + (f" — 判定: {v.first}" if v.first else " — 判定で決めてください")))
+    elif v.first:
+        lines.append("      " + text(lang, f"first: {v.first} ({v.times[v.first]:.2f} s)",
+                                     f"一番: {v.first} ({v.times[v.first]:.2f} 秒)"))
+    elif v.tie:
+        lines.append("      " + text(lang, f"tie: {', '.join(v.tie)}", f"同時: {', '.join(v.tie)}"))
+    key = f"{card}|{'+'.join(t for t in R.TROUBLES if t in troubles)}"
+    for p in v.wrong + v.missed:
+        why = v.why.get(p, "")
+        tag = text(lang, "wrong", "不正解") if p in v.wrong else text(lang, "missed", "時間切れ")
+        lines.append(f"      {tag}: {p}: {why}")
+        drills.append(f"ikatako {key}  # {p}: {why}")
+    for p, why in v.unclear.items():  # not judged: nothing to drill
+        lines.append(f"      {text(lang, 'unclear', '判定できず')}: {p}: {why}")
+    return lines
+
+
+def _walk_coop(n: int, v: CoopVerdict, lang: str, drills: list[str]) -> list[str]:
+    v = verdict_of("ikatako", v)  # a bare line reads too
+    exp = v.expected
+    say = " ".join(exp.get("say", []))
+    unclear = bool(v.unclear or v.unjudged)
+    ok = text(lang, "right", "正解") if v.ok else text(lang, "unclear", "判定できず") if unclear \
+        else text(lang, "MISS", "ミス")
+    lines = [f"{n:3}  {v.t:8.3f}  {v.card}: {v.player} → {exp.get('hands')} + {say}  {ok}"
+             + (f"  ({v.why})" if v.why else "") + (f"  [{v.effect}]" if v.effect else "")]
+    if not v.ok and not unclear:
+        total = int(v.total) - _value(v.card)
+        drills.append(f"ikatako-coop {total}+{v.card}  # {v.player}: {v.why}")
+    return lines
+
+
+def _value(card: str) -> int:
+    return R.value(card)
+
+
+def _walk(n: int, v, lang: str, drills: list[str]) -> list[str] | None:
+    """``referee teach explain``: a versus or co-op verdict line by line (None: not IKATAKO's)."""
+    if isinstance(v, VersusVerdict):
+        return _walk_versus(n, v, lang, drills)
+    if isinstance(v, CoopVerdict):
+        return _walk_coop(n, v, lang, drills)
+    return None
+
+
+TEACHING = Teaching(
+    drills=(DrillEntry("ikatako", None, VersusDrill, sensed=_run_sensed), DrillEntry("ikatako-coop", "coop", CoopDrill)),
+    look=CardLook(faces={"tako": (60, 60, 220), "ika": (235, 235, 235), "ikatako": (40, 170, 240),
+                         "uzushio": (200, 120, 30), "salvage": (90, 160, 60), "trouble": (150, 60, 140)},
+                  ink={"tako": _WHITE, "trouble": _WHITE, "uzushio": _WHITE, "salvage": _WHITE},
+                  kind=_card_kind, names_ja=CARD_TEXT_JA),
+    words=("ika", "tako", "ikatako", "uzushio", "salvage"), walk=_walk)

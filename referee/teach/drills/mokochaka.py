@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from collections import Counter
 from typing import Sequence
 
@@ -24,15 +25,21 @@ from rules import mokochaka as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_start, header, judge_lines, \
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, GrabEvent, ShoutEvent
-from referee.teach.drills.base import Drill, RivalAnswer, Screen
+from audio.calls import name_words
+from referee.judging.verdicts import verdict_of
+from referee.judging.verdicts.mokochaka import PlayVerdict
+from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching
 from referee.teach.phrases import text, word_key
 
 NAME_KEYS = {"m": "moko", "p": "paka", "o": "pome", "g": "gabu"}
 SPECIAL_KEYS = {"1": "mokochaka", "2": "chakamoko", "3": "chakamokochaka"}
 GRAB = "space"
 PER_LEVEL = 24
-JA = {"moko": "モコ", "paka": "パカ", "pome": "ポメ", "gabu": "ガブ", "mokochaka": "モコチャカ",
-      "chakamoko": "チャカモコ", "chakamokochaka": "チャカモコチャカ"}
+#: the calls' Japanese as the game declares it (rules.mokochaka: GAME.calls); a special call
+#: is its words run together
+_SAID = {w.token: w.shown("ja") for w in R.GAME.calls.words}
+JA = {**{k: _SAID[k] for k in R.KINDS},
+      **{c: "".join(w.shown("ja") for w in name_words(R.GAME.vocabulary(), c)) for c in reversed(R.SPECIAL_CALLS)}}
 
 
 def _deck() -> Counter:
@@ -355,3 +362,33 @@ class MokochakaDrill(Drill):
                           f"because {rule} ({_counts_text(call, lang)})",
                     f"{self.words(asked, lang)}: 「{given}」とコールした ({times})。正しいコール: {right}、{rule} "
                     f"({_counts_text(call, lang)})")
+
+
+def _card_kind(card: str) -> tuple[str, str, int] | None:
+    """``paka3``: the paka face, its name, three pips."""
+    m = re.fullmatch(r"(moko|paka|pome|gabu)([1-4])", card)
+    return (m[1], m[1].upper(), int(m[2])) if m else None
+
+
+def _walk(n: int, v, lang: str, drills: list[str]) -> list[str] | None:
+    """``referee teach explain``: a play's tops, the call they ask for, and its penalties as drills."""
+    if not isinstance(v, PlayVerdict):
+        return None
+    v = verdict_of("mokochaka", v)  # a bare line reads too
+    call = R.call_for(v.tops)
+    rule, _ = _why(call, lang)
+    lines = [f"{n:3}  {v.t:8.3f}  {' '.join(v.tops)}: {rule}: {_counts_text(call, lang)} → {' / '.join(call.accepted)}"]
+    for p in v.penalties:
+        lines.append(f"      {text(lang, 'penalty', 'ペナルティ')}: {p['player']}: {', '.join(p.get('reasons', [p.get('reason')]))}")
+        drills.append(f"mokochaka {'+'.join(sorted(v.tops))}  # {p['player']}: {p.get('reason')}")
+    return lines
+
+
+TEACHING = Teaching(
+    drills=(DrillEntry("mokochaka", None, MokochakaDrill),),
+    look=CardLook(faces={"moko": (200, 200, 235), "paka": (120, 200, 240), "pome": (200, 170, 250),
+                         "gabu": (90, 110, 90)},
+                  ink={"gabu": (255, 255, 255)}, kind=_card_kind, table="piles",
+                  names_ja={f"{k}{n}": v for k, v in JA.items() for n in range(1, 5)}),
+    words=("moko", "paka", "pome", "gabu", "mokochaka", "chakamoko", "chakamokochaka"),
+    walk=_walk)

@@ -14,12 +14,12 @@ be legal?"), whatever the learner answered.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from rules import seasaltpaper as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import ChoiceEvent, EndEvent, Event
-from referee.teach.drills.base import Drill, Screen
+from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
 from referee.teach.phrases import text
 
 N_HANDS = 30
@@ -123,3 +123,25 @@ class SeaSaltPaperDrill(Drill):
 
     def phrase_keys(self) -> tuple[str, ...]:
         return tuple(f"n:{n}" for n in range(0, 31))
+
+
+class Explainer:
+    """An illegal STOP / LAST CHANCE (under 7 card points) becomes the drill of that hand."""
+
+    def __init__(self, rec):
+        self.hands = [(e.t, e.player, list(e.extra.get("cards") or [])) for e in rec.events
+                      if e.type == "choice" and getattr(e, "action", None) == "hand"]
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        caller = v.get("caller")
+        if v.get("legal") is not False or caller is None:
+            return []
+        hand = [h for t, p, h in self.hands if p == caller and t <= float(v.get("t", 0)) + 1e-9]
+        if not hand or not hand[-1]:
+            return []
+        key = "stop=" + ",".join(sorted(hand[-1]))
+        return [(f"seasaltpaper {key}  # {caller}: {v.get('why')}",
+                 text(lang, f"drill: may {caller}'s hand say {v.get('call')}?", f"練習: {caller}の手で{v.get('call')}できる?"))]
+
+
+TEACHING = Teaching(drills=(DrillEntry("seasaltpaper", None, SeaSaltPaperDrill),), explainer=Explainer)

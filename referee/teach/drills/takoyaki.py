@@ -12,12 +12,12 @@ card comes into the hand; a card that fills the griddle wins, so the turn ends.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from rules import takoyaki as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import CardEvent, EndEvent, Event
-from referee.teach.drills.base import Drill, Screen
+from referee.teach.drills.base import CardLook, Drill, DrillEntry, Screen, Teaching
 from referee.teach.phrases import text
 
 GRIDDLES = ((1, 3), (2, 5, 7), (1, 2, 3, 4, 5), (6, 8, 9, 10), (1, 2, 3, 4, 5, 6, 8, 9, 10), ())
@@ -173,3 +173,45 @@ class TakoyakiDrill(Drill):
 
     def phrase_keys(self) -> tuple[str, ...]:
         return tuple(f"slot:{i}" for i in range(1, 11))
+
+
+class Explainer:
+    """Each player's griddle (the slots face up) through the verdicts: an illegal placement
+    becomes the drill of that card on that griddle."""
+
+    def __init__(self, rec):
+        self.up: dict[str, set[int]] = {}
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        p, zone, card = v.get("player"), str(v.get("zone") or ""), v.get("card")
+        if p is None or card is None:
+            return []
+        up = self.up.setdefault(p, set())
+        out = []
+        if v.get("action") in ("place", "discard") and v.get("legal") is False:
+            key = f"{_grid(sorted(up))}/{card}"
+            why = v.get("why")
+            out.append((f"takoyaki {key}  # {p}: {why}", text(lang, f"drill: {card} on {p}'s griddle", f"練習: {p}の鉄板に{card}")))
+        if v.get("action") == "place" and zone.startswith(f"p:{p}:slot"):
+            try:
+                up.add(int(zone.rsplit("slot", 1)[1]))
+            except ValueError:
+                pass
+        if isinstance(v.get("face_up"), int) and v["face_up"] == 0:
+            up.clear()  # a new round (or nothing face up yet)
+        return out
+
+
+def _card_kind(card: str) -> tuple[str, str, int]:
+    """The joker, or a card's rank and suit on a red or plain face."""
+    if card == "JK":
+        return "joker", "JOKER", 0
+    suit = card[-1]
+    return ("red" if suit in "HD" else "plain"), card[:-1] + {"S": "s", "H": "h", "D": "d", "C": "c"}.get(suit, suit), 0
+
+
+TEACHING = Teaching(
+    drills=(DrillEntry("takoyaki", None, TakoyakiDrill),),
+    look=CardLook(faces={"red": (60, 60, 200), "black": (40, 40, 40), "joker": (60, 160, 200)}, kind=_card_kind,
+                  table="griddle"),
+    explainer=Explainer)

@@ -17,13 +17,13 @@ wrong with the rules' reason; the judge then scores the best arrangement for the
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from rules import toratanu as R
 from session.errors import RulesError
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import ChoiceEvent, EndEvent, Event
-from referee.teach.drills.base import Drill, Screen
+from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
 from referee.teach.phrases import text
 
 ANIMALS = ("rabbit", "kangaroo", "owl", "gorilla", "lion", "goat", "horse", "hippo")
@@ -185,3 +185,35 @@ class ToratanuDrill(Drill):
         spoken = ("correct",) if verdict == "correct" else (verdict, "best", f"n:{best.total}", "points")
         return Feedback(verdict=verdict, reaction=rt(ans[-1].t) if ans else None, rule=rule, fact=fact, did=did,
                         spoken=spoken, answered=self.answer_text(sit, presses), record=rec, lines=lines)
+
+
+class Explainer:
+    """A tally that scored less than the best arrangement becomes the drill of that hand."""
+
+    def __init__(self, rec):
+        self.tallies = [e for e in rec.events if e.type == "choice" and getattr(e, "action", None) == "tally"]
+
+    def verdict(self, v: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out = []
+        special = v.get("special")
+        for p, lost in sorted((v.get("missed") or {}).items()):
+            if not lost:
+                continue
+            tally = [e for e in self.tallies if e.player == p and e.t <= float(v.get("t", 0)) + 1e-9]
+            if not tally:
+                continue
+            ev = tally[-1]
+            if ev.extra.get("captured") or ev.extra.get("doubutsuen"):
+                continue
+            hand = [str(c) for c in ev.extra.get("hand") or []]
+            if not 3 <= len(hand) <= 9:
+                continue
+            sp = special if isinstance(special, str) else None
+            key = "best=" + ";".join(hand) + (f"@{sp}" if sp else "")
+            out.append((f"toratanu {key}  # {p}: {lost} points below the best arrangement",
+                        text(lang, f"drill: the best sets of {p}'s hand ({lost} points missed)",
+                             f"練習: {p}の手の最高セット({lost}点損)")))
+        return out
+
+
+TEACHING = Teaching(drills=(DrillEntry("toratanu", None, ToratanuDrill),), explainer=Explainer)

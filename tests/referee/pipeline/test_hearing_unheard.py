@@ -5,6 +5,7 @@ the game. A recording is not read for nothing (the replay does not wait on it)."
 
 from __future__ import annotations
 
+import rules
 import numpy as np
 
 from audio.capture import Block
@@ -35,7 +36,7 @@ class LiveInput:
 
 
 def _plan():
-    return HearingPlan(game="ikatako", mode="versus", channels={}, names=("aki", "ben"))
+    return HearingPlan(game="ikatako", mode="versus", channels={}, names=("aki", "ben"), vocab=rules.vocabulary("ikatako", "versus"))
 
 
 def test_a_live_input_nobody_is_heard_on_is_read_and_its_watermark_moves():

@@ -11,7 +11,7 @@ def presses(keys, start=0.35, step=0.1):
     return [Press(k, round(start + step * i, 4)) for i, k in enumerate(keys)]
 
 
-@pytest.mark.parametrize("name", list(drills.DRILLS))
+@pytest.mark.parametrize("name", drills.names())
 def test_the_oracle_is_right_on_every_situation(name):
     d = drills.get(name)
     n = 0
@@ -152,7 +152,7 @@ def test_cli_same_seed_same_progress_file(tmp_path):
     assert a == (tmp_path / "b" / "learners" / "you.jsonl").read_bytes() and a.count(b'"type": "answer"') == 6 + 10
 
 
-@pytest.mark.parametrize("name", list(drills.DRILLS))
+@pytest.mark.parametrize("name", drills.names())
 def test_every_spoken_phrase_has_words_in_both_languages(name):
     from referee.teach.phrases import LANGS, spoken_text
     d = drills.get(name)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.teach import sensed as S
+from referee.teach.drills import ikatako_sensed as S
 from referee.teach.progress import Progress
 from referee.teach.terminal import TerminalView
 from session.events import HandEvent, SessionHeader, ShoutEvent
