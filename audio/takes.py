@@ -33,6 +33,7 @@ import numpy as np
 from audio.capture import Block
 from audio.hearing import HEARING_RATE
 from session.errors import DeviceError
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,11 @@ class TakeParams:
     clip_flat_dbfs: float = -6.0
     #: the frame for levels and the voice rule (s)
     frame_s: float = 0.01
+
+    def __post_init__(self):
+        check_ranges(self, positive=("listen_s", "tail_s", "max_word_s", "clip_flat", "frame_s"),
+                     non_negative=("pad_s",), at_least_one=("clip_run",),
+                     finite=("voice_dbfs", "clip_dbfs", "clip_flat_dbfs"))
 
 
 @dataclass(frozen=True)
