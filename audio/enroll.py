@@ -119,7 +119,7 @@ class NoiseParams:
     named the wrong call. Measured: docs/settings.md, ``NoiseParams``."""
 
     #: adapt only when the utterance's speech stands less than this above its noise (dB);
-    #: above it the plain features are compared (the quiet demo is unchanged). Cost: one log
+    #: above it the plain features are compared (a quiet room is unchanged). Cost: one log
     #: of each compared take's mel frames per utterance (DTW stays the cost).
     adapt_below_db: float = 25.0
     #: the noise: the median mel power of the frames in this long a stretch before the

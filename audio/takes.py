@@ -63,7 +63,10 @@ class TakeParams:
     #: full scale). Speech never holds its peak that long: at 48 kHz a 100 Hz voice's top
     #: moves ~3 steps of 16 bits over 4 samples. Cost: a word clipped for fewer samples passes.
     clip_run: int = 5
+    #: ... "within" for the flat top: this far from the peak (full scale 1.0). Larger: more
+    #: loud, steady vowels called clipped.
     clip_flat: float = 2e-5
+    #: ... the flat top counts only when the peak is at least this loud (dBFS).
     clip_flat_dbfs: float = -6.0
     #: the frame for levels and the voice rule (s)
     frame_s: float = 0.01

@@ -20,7 +20,7 @@ class LadderParams:
     #: the answers a level is judged on (its last 10: enough that 9/10 means something, few
     #: enough to level up inside a 20-card session).
     window: int = 10
-    #: the share of them that must be right (the issue's ≥ 90 %).
+    #: the share of them that must be right. Higher: slower progress, surer mastery.
     accuracy: float = 0.9
     #: placement cards per level (a wrong or slow one stops the test there).
     placement_per_level: int = 2
