@@ -22,14 +22,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from audio.lexicon import Vocabulary, Word
+from session.params import check_ranges
+
 
 @dataclass(frozen=True)
 class CallParams:
-    """Thresholds of the match (measured in ``benchmarks/bench_hearing.py``)."""
+    """Thresholds of the match between heard text and a call (measured in
+    ``benchmarks/bench_hearing.py``)."""
 
     #: normalised edit distance beyond which the text is no call. Lower: fewer false alarms on
     #: talk (real たいこ is 0.20 from タコ), more calls lost to a mis-heard sound.
     max_distance: float = 0.25
+
+    def __post_init__(self):
+        check_ranges(self, fraction=("max_distance",))
 
 
 @dataclass(frozen=True)

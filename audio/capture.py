@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from session.errors import DeviceError, MediaError, unreadable_reason
+from session.params import check_ranges
 
 #: Samples per block handed to the pipeline (latency cost: one block, 20 ms at 48 kHz).
 DEFAULT_BLOCK_S = 0.02
@@ -337,16 +338,17 @@ def _no_input(sd, device, exc) -> str:
 
 @dataclass(frozen=True)
 class AdcClockParams:
-    """When PortAudio's ``inputBufferAdcTime`` is believed (see :func:`capture_moment`).
-
-    ``max_latency_s``: the oldest a block's first sample may be when its callback runs
-    (callback ``currentTime`` minus ``inputBufferAdcTime``); real input latency is a few
-    blocks, 10–200 ms, so 0.5 s only rejects a wrong clock, never a slow host. A stamp
+    """When PortAudio's ``inputBufferAdcTime`` is believed (see :func:`capture_moment`). A stamp
     after ``currentTime`` (negative latency) is wrong too; 0 means "unknown" (DirectSound,
-    WDM-KS).
-    """
+    WDM-KS)."""
 
+    #: the oldest a block's first sample may be when its callback runs (s: callback
+    #: ``currentTime`` minus ``inputBufferAdcTime``). Real input latency is 10–200 ms, so 0.5 s
+    #: only rejects a wrong clock; lower would reject a slow host's true stamps.
     max_latency_s: float = 0.5
+
+    def __post_init__(self):
+        check_ranges(self, positive=("max_latency_s",))
 
 
 def capture_moment(adc: float, current: float, now: float, frames: int, rate: int,

@@ -41,13 +41,15 @@ from scipy.signal import stft
 from audio import kernels
 from audio.capture import Block
 from session.errors import MediaError
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class DemixParams:
-    """Named thresholds of the leakage estimate and the demixing (sample counts at 16 kHz)."""
+    """Named thresholds of the leakage estimate and the demixing (sample counts at 16 kHz).
+    How some were chosen: docs/settings.md, ``DemixParams``."""
 
-    #: frame (samples) of the solo test; 512 = 32 ms at 16 kHz.
+    #: frame (samples) of the solo test; 512 = 32 ms at 16 kHz. Longer: fewer, coarser solo frames.
     nperseg: int = 512
     #: step (samples) between solo-test frames; each solo frame lends its middle ``hop`` samples.
     hop: int = 128
@@ -68,18 +70,22 @@ class DemixParams:
     #: each response is refitted on taps from this many before its strongest tap (the direct
     #: path)...
     before_peak: int = 0
-    #: ... to this many after it (early reflections, e.g. off the table: 1.5 ms at 16 kHz).
-    #: Why: with little solo speech (a demo where everybody shouts at once, correlated voices)
-    #: the free taps fit other seats' words: the demo's chie-from-dai response had
-    #: off-peak taps as strong as its peak and left -10 dB of aki on chie's channel.
+    #: ... to this many after it (early reflections). More: reflections cancelled too, but with
+    #: little solo speech the free taps fit other seats' words and leave them on the channel.
     after_peak: int = 0
-    #: refits keeping only the solo frames where every other mic is the measured leak and at
-    #: most ``clean_db`` dB of anything else (another seat's own voice under the 8 dB solo
-    #: test: with -10 dB leakage, a neighbour's word can be as loud as the leak there)...
+    #: refits keeping only the solo frames where every other mic is the measured leak (another
+    #: seat's own word under the solo test spoils a fit). Each pass: one more estimation pass.
     clean_passes: int = 2
+    #: ... within this many dB of anything else. Lower: cleaner frames, fewer of them.
     clean_db: float = 10.0
     #: least-squares regularisation, relative to the mean regressor power (keeps silence at 0).
     ridge: float = 1e-6
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("nperseg", "hop", "min_solo_frames", "taps", "chunk"),
+                     non_negative=("pad", "before_peak", "after_peak", "clean_passes", "solo_db", "active_db",
+                                   "ridge"),
+                     positive=("clean_db",), finite=("max_leak_db",))
 
 
 @dataclass(frozen=True)
@@ -540,26 +546,29 @@ DEMIXED_LEAK_DB = 1.0
 
 @dataclass(frozen=True)
 class NoisyTriggerParams:
-    """The onset detector's trigger in a noisy room (offline replay, where the whole
-    recording is known). Why: a run must reach ``OnsetParams.trigger_db`` (15 dB) above the
-    channel's floor to start an utterance; with the room's noise 10 dB below the speech
-    (white), the soft start of a word never got there, only its loud second half: the demo's
-    イカタコ was heard from タコ on three seats. How: each seat's speech-to-noise ratio is its
-    speech level at calibration (:func:`speech_levels`) over the ``noise_percentile`` of
-    its cancelled channel's 32 ms frame levels in the session; with the median ratio over
-    the seats below ``trigger_db - margin_db``, the trigger comes down to ``ratio +
-    margin_db`` (never below ``start_db + min_above_start_db``). Demo: ratio 38-41 dB
-    unchanged, 19-21 at white 20 dB, 19-25 babble 20 dB (the trigger unchanged there);
-    9-11 at white 10 dB (trigger 11.5). Accuracy cost: a noise burst that reaches the
-    lower trigger above the floor for ``min_speech_s`` is heard as a run (the word engine and
-    the seat's level test then judge it); latency: none. A session louder than calibration
-    (all ×3) reads as noisier (28 dB): not low enough to matter."""
+    """The onset detector's trigger lowered in a noisy room (offline replay, where the whole
+    recording is known): with noise 10 dB under the speech a word's soft start never reaches
+    ``OnsetParams.trigger_db``. Each seat's speech-to-noise ratio is its calibration speech
+    level (:func:`speech_levels`) over a low percentile of its cancelled channel's 32 ms frame
+    levels; with the seats' median ratio below ``trigger_db - margin_db`` the trigger comes
+    down to ``ratio + margin_db``. Latency: none; cost: a noise burst reaching the lower
+    trigger is heard as a run. Measurements: docs/settings.md, ``NoisyTriggerParams``."""
 
+    #: the percentile of the session's frame levels taken as the noise. Higher: the room reads
+    #: noisier (speech counted as noise), the trigger lowered more often.
     noise_percentile: float = 10.0
+    #: the trigger is lowered to the ratio plus this (dB). Lower: softer starts found, more
+    #: noise bursts heard as runs.
     margin_db: float = 2.0
+    #: ... never below ``start_db`` plus this (dB).
     min_above_start_db: float = 2.0
     #: and the onset walk goes on in 16 ms means (``OnsetParams.noise_walk_db``; None: not)
     walk_db: float | None = 1.5
+
+    def __post_init__(self):
+        check_ranges(self, non_negative=("margin_db", "min_above_start_db"), positive=("walk_db",))
+        if not 0 <= self.noise_percentile <= 100:
+            raise ValueError(f"NoisyTriggerParams.noise_percentile must be in [0, 100], got {self.noise_percentile!r}")
 
 
 def noise_ratio_db(demixed: np.ndarray, speech_db, params: NoisyTriggerParams | None = None) -> float | None:
@@ -815,20 +824,19 @@ UNFIT_MIN_PAIRS = 2
 
 @dataclass(frozen=True)
 class LagParams:
-    """Finding how late an unfit channel is (:func:`channel_lag`).
-
-    Why: a channel seconds late (a second interface's buffer, a recorder started late) fits
-    none of the calibration's leak paths, and leaving its pairs uncancelled left its seat's
-    voice in every other channel and the others' in it: the neighbours' onsets moved up to
-    146 ms (demo, dai delayed 3 s). The leak paths themselves say how late it is: its seat's
-    voice reaches the other mics at the true time, its own channel carries it ``lag`` later.
-    Cost: one long FFT per channel and, per candidate lag, one solo test and fit check
-    (offline, once); a lag is only ever *checked* by the fit test, nothing is fitted."""
+    """Finding how late an unfit channel is (:func:`channel_lag`): a channel seconds late (a
+    second interface's buffer, a recorder started late) fits none of the calibration's leak
+    paths, but its seat's voice reaches the other mics at the true time and its own channel
+    ``lag`` later. Cost: one long FFT per channel and, per candidate lag, one solo test and fit
+    check (offline, once). Why it matters: docs/settings.md, ``LagParams``."""
 
     #: lags searched, either way (s): longer costs nothing but makes a chance peak likelier
     max_lag_s: float = 10.0
-    #: the correlation's strongest peaks tried per other mic
+    #: the correlation's strongest peaks tried per other mic (more: more fit checks, CPU)
     peaks: int = 2
+
+    def __post_init__(self):
+        check_ranges(self, positive=("max_lag_s",), at_least_one=("peaks",))
 
 
 def shifted(x: np.ndarray, k: int, lag: int) -> np.ndarray:
@@ -1013,46 +1021,22 @@ def speech_levels(x: np.ndarray, params: DemixParams | None = None,
 
 @dataclass(frozen=True)
 class UnreferencedParams:
-    """Cancelling a seat whose own channel is no reference (dead: muted, unplugged; or
-    unfit: seconds late, another microphone) from the other channels, by its leak fingerprint.
+    """Cancelling a seat whose own channel is no reference (dead: muted, unplugged; or unfit:
+    seconds late, another microphone) from the other channels, by its leak fingerprint: where
+    two other mics' estimates of its voice agree, per time-frequency cell, that voice is
+    subtracted through its measured paths. Live (:class:`StreamingUnreferenced`) a dead
+    channel delays the cancelled audio by ``nperseg / 2 + hop + delay + live_frame_s`` (at most
+    64 ms at 16 kHz); with every channel alive nothing is held back. The why, the how and the
+    measurements: docs/settings.md, ``UnreferencedParams``."""
 
-    Why: the seat's voice still reaches every other microphone through the leak paths the
-    calibration measured (a delay and a level per mic), but its own channel no longer says
-    what it said, so the usual cancellation cannot subtract it: under a neighbour's word it
-    became part of that word (demo, ben muted: his イカ under aki's and chie's タコ heard as
-    "イカ" and "イカタコ"). How: each other mic ``i``, advanced by the path's delay and
-    divided by its response, is an estimate of the lost seat's voice plus that mic's own
-    seat (amplified by the leak's -10 dB). Per time-frequency cell, where two mics' estimates
-    agree (the same sound arriving with the seat's relative delays and levels: its
-    fingerprint) the lost seat is speaking there; their mean is its voice in that cell, and
-    it is subtracted from every other channel through its path. Where no two agree (each
-    mic's own seat dominates it) nothing is subtracted. Cost: one STFT per other channel and
-    one inverse per cancelled seat; accuracy cost: a cell where two seats happen to say the
-    same thing with those relative levels loses it (rare: an exact delay and level match is
-    needed).
-
-    Live (:class:`StreamingUnreferenced`, the same cells frame by frame): a frame's cells need
-    the mics up to half a frame plus the paths' delay after its centre, so while a seat's
-    channel is dead the cancelled audio comes out ``nperseg / 2 + hop + delay + live_frame_s``
-    late (at most 64 ms at 16 kHz with the defaults: 32 + 16 + ≤ 6 + 10 ms) — the word and the
-    watermark wait that much more there; with every channel alive nothing is held back (the
-    same samples, at once). Live, a channel is dead from its first ``live_frame_s`` frame below
-    the watch's ``dead_db`` (no 0.5 s wait: a live microphone never reads that quiet), and the
-    stretch is widened by ``margin_s`` after it only (before it would need that much more
-    latency); an unfit channel is not known live (that needs the whole recording).
-    """
-
-    #: STFT frame and hop (samples; 64 ms / 16 ms at 16 kHz): the fingerprint's cells. Demo,
-    #: ben's or dai's channel muted, his voice left on the others (the cancelled full
-    #: recording as the truth): 32 ms frames -12 to -14 dB, 64 ms -15 to -18, 128 ms the same
-    #: as 64; the neighbours' own words changed by -24 to -29 dB where he is silent.
+    #: STFT frame (samples; 64 ms at 16 kHz): the fingerprint's cells. Longer: finer in
+    #: frequency, coarser in time, more live latency while a seat is dead.
     nperseg: int = 1024
+    #: STFT hop (samples; 16 ms at 16 kHz). Shorter: more CPU; live latency includes it.
     hop: int = 256
-    #: two mics' estimates agree when ``|a - b| / (|a| + |b|)`` is below this (0: identical;
-    #: two unrelated sounds: about 0.7 on average). Each cell's subtraction is weighted
-    #: ``1 - d / agree`` (soft: no hard edge in the spectrum). Larger: more of the lost seat
-    #: removed, more of a neighbour's own word taken with it (demo: 0.5 and 0.6 remove 1 dB
-    #: more of the lost seat and change the neighbours' words 3-6 dB more).
+    #: two mics' estimates agree when ``|a - b| / (|a| + |b|)`` is below this (subtraction
+    #: weighted ``1 - d / agree``). Larger: more of the lost seat removed, more of a neighbour's
+    #: own word taken with it.
     agree: float = 0.35
     #: a fingerprint needs paths into at least this many other mics (one mic alone cannot
     #: tell the lost seat's voice from its own seat's)
@@ -1060,16 +1044,18 @@ class UnreferencedParams:
     #: a dead stretch is widened by this (s) on each side (the paths' delays, the frames)
     margin_s: float = 0.05
     #: samples of each path after cancellation kept when subtracting (1024 = 64 ms: the
-    #: inverse's ringing is 40 dB down well before)
+    #: inverse's ringing is 40 dB down well before). Longer: CPU.
     paths: int = 1024
     #: the dead seat's own channel carries its voice estimated in frames this long (samples;
-    #: 0: the cancellation's ``nperseg``): the onset detector compares channels 1 ms apart,
-    #: and 64 ms frames smear a word's end (demo, ben muted: his estimate 10 dB above his
-    #: real level for 12 ms after his word ended, under chie's soft start)
+    #: 0: the cancellation's ``nperseg``). Longer frames smear a word's end for the onset detector.
     own_nperseg: int = 256
     #: live: the raw channel's level is judged dead or not in frames this long (s; latency
-    #: while a seat is dead: up to this, see above)
+    #: while a seat is dead: up to this)
     live_frame_s: float = 0.01
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("nperseg", "hop", "min_mics", "paths"), positive=("agree", "live_frame_s"),
+                     non_negative=("margin_s", "own_nperseg"))
 
 
 def _advance(x: np.ndarray, d: int) -> np.ndarray:

@@ -26,8 +26,10 @@ import numpy as np
 
 @dataclass(frozen=True)
 class DenoiseParams:
-    """Spectral subtraction in the mel-power domain (figures: ``benchmarks/bench_hearing.py``;
-    tuned on half A of ``../shared/data/speech``, see docs/hearing.md)."""
+    """Spectral subtraction in the mel-power domain: the room's steady noise, measured in the
+    utterance's pre-roll, taken off each frame before Whisper's log. How the values were chosen
+    (``benchmarks/bench_hearing.py``, half A of ``../shared/data/speech``): docs/settings.md,
+    ``DenoiseParams``."""
 
     #: the leading part of the utterance that measures the noise (s): within the listener's
     #: 0.6 s pre-roll (the onset may be walked back up to 0.25 s, so its end is avoided)
@@ -37,37 +39,19 @@ class DenoiseParams:
     #: the estimate is capped per band by this percentile of all the utterance's real frames
     #: (speech in the pre-roll must not be subtracted from the word)
     cap_percentile: float = 50.0
-    #: over-subtraction: the noise's mean times this comes off each frame (more: less residual
-    #: noise, more of the word's soft parts lost). Half A (132 real English digits, quiet /
-    #: white 10 dB; none of it -> 121 / 86): 1 -> 128 / 79, 1.5 -> 126 / 86, 2 -> 127 / 94,
-    #: 3 -> 126 / 84, 4 -> 124 / 79 (floor 0.05 except at 2, below). The mean of the noise is
-    #: not its peaks: once is too little (the fluctuations stay as speech-like blips), 3 and more
-    #: eat the word's soft consonants.
+    #: over-subtraction: the noise's mean times this comes off each frame. More: less residual
+    #: noise, more of the word's soft consonants lost.
     over: float = 2.0
-    #: what is left at least of each frame's power where the subtraction would go below it,
-    #: as a fraction of the noise estimate (the residual floor: flat, so no "musical" peaks).
-    #: Half A at ``over`` 2: 0.05 -> 126 / 92 digits, false alarms (Japanese, 10 dB) 1/100;
-    #: 0.1 -> 127 / 94, 3/100; at ``over`` 3: 0.05 -> 84, 0.15 -> 87 in noise. 0.2, not 0.1:
-    #: at 0.1 a quiet room's marginal word moved under ``WhisperParams.min_unprompted`` (the
-    #: room-microphone test's イカタコ, steady noise 49 dB under it: -5.70 -> -6.00; at 0.2
-    #: -5.93); the 40-clip bench (half A, 20 digits quiet / white 10 dB) gives 19 / 13 at 0.1
-    #: and at 0.2, 19 / 12 at 0.3.
+    #: the residual floor: what is left at least of each frame's power, as a fraction of the
+    #: noise estimate (flat: no "musical" peaks). Lower: more noise off, a quiet room's marginal
+    #: word scores lower.
     floor: float = 0.2
-    #: the pre-roll is steady noise only if its loudest frame (total mel power) is at most this
-    #: many dB over its 10th-percentile frame (a word filling most of the pre-roll still leaves
-    #: a few quiet frames); else it holds a sound (a word, a knock) and nothing is subtracted.
-    #: Steady noise swings little (80 bands x 400-sample frames average it): the test table's
-    #: white noise ~2 dB, the pre-rolls of half A's 20 quiet bench digits 1.3-2.5 dB; a word
-    #: 10 dB over the noise swings >= 10 dB. Cost: a noisy room with a knock in the pre-roll is
-    #: not denoised for that utterance.
+    #: the pre-roll is steady noise only if its loudest frame is at most this many dB over its
+    #: 10th-percentile frame; else it holds a sound and nothing is subtracted. Cost: a noisy
+    #: room with a knock in the pre-roll is not denoised for that utterance.
     max_swing_db: float = 6.0
     #: the utterance's loudest 10 ms frame brought to this level (dBFS) before the features
-    #: (:func:`to_level`; None: as it comes). Whisper's log-mel has no gain normalisation, so the
-    #: level is part of what the model hears. Real English digits at 10 dB white (the first look
-    #: in a noisy room, ``WhisperParams.noisy_first``), 0 dBFS: half A 91 -> 93 of 132 standing
-    #: and right, wrong calls standing 6 -> 5 (a fixed +20 dB: 93, 3; -10 dBFS: 88; -5: 92). The
-    #: steady-noise estimate scales with it (the subtraction is the same); the view's per-call
-    #: prior (hiss) is not scaled.
+    #: (:func:`to_level`; Whisper's log-mel has no gain normalisation). None: as it comes.
     level_db: float | None = None
 
     def __post_init__(self):

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from session.params import check_ranges
+
 FRAME_S = 0.025
 HOP_S = 0.010
 N_MELS = 24
@@ -112,31 +114,28 @@ def dtw(a: np.ndarray, b: np.ndarray) -> float:
 @dataclass(frozen=True)
 class NoiseParams:
     """Comparing a noisy utterance with quiet enrollment takes: each take is heard through
-    the utterance's noise (its mel power plus the noise's, at the utterance's speech level,
-    then the usual features) — the noise fills the quiet bands of both alike, where a quiet
-    template had them empty. Why: on the demo with white noise 10 dB below the speech, the
-    quiet templates named "3" as "5" on every seat, surely (see docs/hearing.md)."""
+    the utterance's noise (its mel power plus the noise's, at the utterance's speech level),
+    so the noise fills the quiet bands of both alike, where a quiet template had them empty and
+    named the wrong call. Measured: docs/settings.md, ``NoiseParams``."""
 
     #: adapt only when the utterance's speech stands less than this above its noise (dB);
-    #: above it the plain features are compared (the quiet demo is unchanged). Cost: one log
+    #: above it the plain features are compared (a quiet room is unchanged). Cost: one log
     #: of each compared take's mel frames per utterance (DTW stays the cost).
     adapt_below_db: float = 25.0
     #: the noise: the median mel power of the frames in this long a stretch before the
-    #: utterance (its own channel); shorter than this, no adaptation
+    #: utterance (its own channel). Longer: a steadier estimate, more likely to hold a word.
     noise_s: float = 0.3
+    #: shorter than this stretch (s) before the utterance, no adaptation.
     min_noise_s: float = 0.1
-    #: in noise, the utterance is compared with this much of its channel after the
-    #: detector's end too (``Enrollment.said``'s ``after``), and each take with as much of the
-    #: noise alone after it (a word that did end there matches its take as before): the detector ends a word where it
-    #: sinks under the noise, and its soft end went with it (demo, white 10 dB: aki's ヨン
-    #: ended 100 ms early, its ン lost, and "4" was named "5"). In quiet, nothing is added
-    #: (the quiet demo is unchanged). Latency: none for the replay (the audio is there);
-    #: live, the verdict waits this long after the end. Accuracy cost: a neighbour's word
-    #: starting within it on this channel, after cancellation, is compared too — so the
-    #: utterance is compared as cut too, and the surest reading kept (demo, babble 20 dB: with
-    #: the 100 ms, ben's ゴ was 4.07 from its best call, as cut 1.57). CPU cost: the
-    #: verifier's DTW three times per utterance in noise.
+    #: in noise, the utterance is compared with this much (s) of its channel after the
+    #: detector's end too (and as cut; the surest reading kept), each take with as much noise
+    #: after it: a soft end sunk under the noise is not lost. Latency live: the verdict waits
+    #: this long; CPU: the verifier's DTW three times per utterance in noise. Quiet: nothing added.
     post_roll_s: float = 0.1
+
+    def __post_init__(self):
+        check_ranges(self, positive=("noise_s", "min_noise_s"), non_negative=("post_roll_s",),
+                     finite=("adapt_below_db",))
 
 
 @dataclass(frozen=True)

@@ -47,98 +47,73 @@ from session.events import ShoutEvent
 
 @dataclass(frozen=True)
 class ListenParams:
-    """Pipeline parameters around the detector."""
+    """The listener's settings around the detector: what audio the word engine gets, which
+    bursts are credited to a seat, and when words are decoded. How the values were chosen:
+    docs/settings.md, ``ListenParams``."""
 
-    tie_s: float = 0.010  # audio tie tolerance between two seats' onsets
-    pre_roll_s: float = 0.05  # audio before the onset given to the recognizer (more: noise heard as words)
-    post_roll_s: float = 0.15  # audio after the end given to the recognizer
-    history_s: float = 6.0  # audio kept for decoding (≥ max utterance + rolls + hangover)
-    min_conf: float = 0.0  # Vosk confidence gate: calls heard below it are dropped (latency: none; see the docstring)
-    #: who said it: a burst whose waveform is explained by another channel's (squared
-    #: correlation at the best lag within ``copy_lag_s`` above ``copy_r2``) and that is not
-    #: ``own_db`` louder than that channel is that channel's sound leaking in (uncancelled:
-    #: a muted or delayed neighbour, clipping), not this seat's voice: it is not credited.
-    #: Genuine overlapping voices after cancellation correlate at r² < 0.1 on the demo.
-    #: Only on cancelled audio (``audio.hearing`` turns it on when the cross-talk was
-    #: cancelled): on raw close-mic audio two seats saying the same word at once, each with
-    #: the other's -10 dB leak, correlate as much as a copy.
+    tie_s: float = 0.010  #: two seats' onsets this close (s) are a tie in the audio
+    #: audio before the onset given to the recognizer (s). More: noise heard as words.
+    pre_roll_s: float = 0.05
+    #: audio after the end given to the recognizer (s). Less: a word's tail is lost.
+    post_roll_s: float = 0.15
+    #: audio kept for decoding (s; ≥ max utterance + rolls + hangover). More: memory only.
+    history_s: float = 6.0
+    #: Vosk confidence gate: calls heard below it are dropped (latency: none; see the docstring).
+    #: Higher: fewer wrong calls, more right ones dropped.
+    min_conf: float = 0.0
+    #: cancelled audio only (``audio.hearing`` turns it on): a burst whose waveform another
+    #: channel explains (r² over ``copy_r2``) and that is not ``own_db`` louder is that
+    #: channel's leak: not credited. On raw audio two seats' same word would look like a copy.
     copy_test: bool = False
+    #: the squared correlation above which a burst is a copy. Lower: more leaks caught, and
+    #: more genuine overlapping voices refused (unclear, never wrong).
     copy_r2: float = 0.5
-    #: ...and a burst heard alike on ``room_channels`` or more other channels — each within
-    #: ``own_db`` of its level either way, their mean r² at least ``room_r2`` — is the room's
-    #: sound (babble, a voice from across the room, music) reaching every microphone: not this
-    #: seat's voice, not credited. A seat's own voice is loud on its own close microphone
-    #: only. On the demo after cancellation, genuine shouts' windows reach a mean of 0.17
-    #: over two such channels; babble 10 dB under the speech 0.27-0.7 (docs/hearing.md).
-    #: Cost: a player drowned by the room as loud as themselves is not heard (unclear, never
-    #: wrong); 0 turns the test off.
+    #: a burst heard alike on ``room_channels`` or more other channels with mean r² at least
+    #: this is the room's sound, not credited. Lower: more babble refused, and a player as loud
+    #: as the room is not heard. 0: off.
     room_r2: float = 0.25
+    #: how many other channels must hear a burst alike for the room test. Fewer: more bursts
+    #: taken for the room's sound.
     room_channels: int = 2
+    #: the lags searched (s, either way) for the copy and room tests. More: CPU.
     copy_lag_s: float = 0.010
+    #: a burst this much louder (dB) than the channel that explains it is the seat's own.
+    #: Higher: more leaks caught, loud genuine overlaps refused.
     own_db: float = 6.0
-    copy_window_s: float = 0.3  # from the onset: where the test looks (the new voice's start)
-    copy_step_s: float = 0.005  # a burst that starts as a copy: where its own voice begins, in these steps...
-    copy_scan_s: float = 0.05  # ...over windows this long (onset resolution there: the step)
-    #: voice check (enrollment): another enrolled player's takes of the same calls nearer on
-    #: average (DTW distance) than the seat's own by this much, over at least
-    #: ``voice_min_shouts`` shouts = a voice on the wrong channel (a warning). Demo: genuine
-    #: channels -0.03 at most; aki's channel carrying ben's voice +0.16 after 9 shouts.
-    #: the enrolled voices hear the utterance from this long before its onset (its features
-    #: trim quiet ends, ``audio.enroll.TRIM_DB``): a soft first consonant under two
-    #: neighbours' words was detected 43-47 ms late on the demo, and without its start the
-    #: verifier abstained in noise or clipping (aki's ニ, card 2). Latency: none. Accuracy
-    #: cost: a neighbour's leak left in those 50 ms is compared too (20 dB down: trimmed).
+    copy_window_s: float = 0.3  #: from the onset: where the test looks (the new voice's start)
+    copy_step_s: float = 0.005  #: a burst that starts as a copy: where its own voice begins, in these steps...
+    copy_scan_s: float = 0.05  #: ...over windows this long (onset resolution there: the step)
+    #: the enrolled voices hear the utterance from this long (s) before its onset, so a soft
+    #: first consonant detected late is compared whole. Latency: none; cost: a neighbour's
+    #: leak in that span is compared too.
     verify_pre_roll_s: float = 0.05
-    #: two ears that disagree: when the enrolled voices abstain but lean to another call than
-    #: the speech model heard, by at least this margin (``audio.enroll.Verdict.margin``), the
-    #: word is unclear (no words; ``extra.disagree`` says both) — neither is sure enough alone
-    #: to overrule the other. 0.3 is where the templates named calls before their threshold
-    #: was set on real voices (there 82 % of verdicts at or above it were right). Cost: a word
-    #: the speech model heard right is unclear when the templates lean elsewhere. None: off.
+    #: the enrolled voices abstaining but leaning to another call than the speech model heard
+    #: by at least this margin makes the word unclear. Lower: more right words left unclear.
+    #: None: off.
     disagree_margin: float | None = 0.3
+    #: voice check (enrollment): another enrolled player's takes nearer (DTW) than the seat's
+    #: own by this much means a voice on the wrong channel (a warning). Lower: false warnings.
     voice_margin: float = 0.08
+    #: ... over at least this many shouts. Fewer: the warning sooner, more often wrong.
     voice_min_shouts: int = 4
-    #: a burst whose loudest frame (32 ms) on the seat's cancelled channel is more than this
-    #: below the seat's speech level at calibration (``Listener.speech_db``, the median of its
-    #: solo frames) is not the seat speaking into its close microphone (room babble, a far
-    #: voice, a muted neighbour's leak): not credited. Accuracy cost: a player who speaks
-    #: this much quieter than at calibration is not heard. Demo: all 35 genuine shouts'
-    #: loudest frames are 2.5-6 dB ABOVE their seat's median speech level; babble 20 dB below
-    #: the speech made bursts at -10 to -25 dB (docs/hearing.md). None: off.
+    #: a burst whose loudest 32 ms frame is more than this (dB) below the seat's calibration
+    #: speech level is not the seat's voice: not credited. A player this much quieter than at
+    #: calibration is not heard. None: off.
     own_level_db: float | None = -10.0
-    #: offline replay: an utterance whose words the engine must read waits until this much audio
-    #: after its end (s), so that the engine decodes several at once (a Whisper ``generate``
-    #: call's ~20 ms of fixed work paid once per pass for all of them:
-    #: ``WhisperRecognizer.decode_many``). It is prepared (tests, enrolled voice, its samples)
-    #: when ready, so the events are the same, only later (the later ones wait with it: onset
-    #: order); the enrolled voices' words do not wait. 0 (live: the word would wait): only
-    #: those released together are decoded together. ``audio.hearing.make_listener`` sets
-    #: :data:`audio.hearing.OFFLINE_HOLD_S` for a recording.
+    #: offline replay: a word waits for this much audio after its end (s) so that several are
+    #: decoded at once (``WhisperRecognizer.decode_many``). Same events, later: CPU saved at
+    #: the cost of latency. 0 (live): only those released together.
     hold_s: float = 0.0
-    #: live (``hold_s`` 0) only: the word read *before* the utterance is released. Once a seat's
-    #: open utterance has had no loud frame for this long (s) — the end suspected, while the
-    #: detector still waits for ``OnsetParams.quick_end_s`` or ``hangover_s`` to decide it — its
-    #: window is decoded, and that result is used when the detector does end it there (the
-    #: same segment and the same samples: compared); when the utterance goes on it is dropped.
-    #: The window then ends at the end + this (never the up to ``post_roll_s`` that had arrived
-    #: at release, which grows with the wait: 0.10-0.27 s), and only in a quiet room
-    #: (``early_quiet_db``; in noise the word's tail after the detector's end matters and the
-    #: window is as before). None: off (the words as before, byte for byte). Latency: the
-    #: decoding overlaps the detector's wait; cost: a decoding wasted where the word goes on
-    #: after a pause this long; accuracy: in quiet the window's last 0-0.17 s of room sound is
-    #: not heard (docs/hearing.md, CPU and latency). Must be at most
-    #: ``OnsetParams.quick_end_s`` (then the window has arrived by release).
+    #: live (``hold_s`` 0) only: a seat's utterance quiet this long (s) is decoded before the
+    #: detector decides its end; used if the end is confirmed there. Latency: less; cost: a
+    #: decoding wasted when the word goes on. Must be at most ``OnsetParams.quick_end_s``.
+    #: None: off.
     early_s: float | None = None
-    #: ... where the recognizer measures the utterance's loud frames at least this far (dB)
-    #: over the pre-roll's steady noise (``WhisperRecognizer.room_margin_db``; a quiet room
-    #: 35 dB and more, white noise 10 dB under the speech 3.5-19): else no early start.
+    #: ... only where the utterance stands this far (dB) over the pre-roll's noise (a quiet
+    #: room). Lower: early starts in noise too, where the word's tail matters.
     early_quiet_db: float = 25.0
-    #: live, behind (:attr:`Listener.backlog` says more blocks are already waiting — the
-    #: engine took longer than the audio): the words of the utterances released meanwhile wait
-    #: until the listener has caught up, at most this much audio after the oldest one's end (s),
-    #: and are then decoded together (``decode_many``: the same words as one at a time). The
-    #: events are the same; only when they come changes (four seats shouting at once no longer
-    #: wait for three decodings one after the other).
+    #: live, behind (:attr:`Listener.backlog`): words released meanwhile wait at most this much
+    #: audio (s) after the oldest one's end and are decoded together. Same events; less CPU.
     backlog_hold_s: float = 1.0
 
     def __post_init__(self):

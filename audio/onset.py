@@ -92,132 +92,83 @@ HF_FLOOR_PERCENTILE = 5.0  # the high band's floor for the walk: this percentile
 
 @dataclass(frozen=True)
 class OnsetParams:
-    """Every threshold of the detector (see the module docstring for what each does)."""
+    """Every threshold of the onset detector (the module docstring says how they work together;
+    how the values were chosen is in docs/settings.md, ``OnsetParams``)."""
 
-    band_hz: tuple[float, float] = (300.0, 6000.0)  # voice band incl. fricatives (s, sh); delay ~1 ms
-    hop_s: float = 0.001  # frame step: onset resolution
-    smooth_s: float = 0.004  # energy window (trailing): smooths, delays ≤ this
-    floor_up_db_per_s: float = 2.0  # floor rise rate (slow: speech does not lift it)
-    floor_down_db_per_s: float = 60.0  # floor fall rate (fast: recovers after speech)
-    min_floor_db: float = -90.0  # floor never below this (digital silence)
-    start_db: float = 9.0  # onset = first frame this far above the floor...
-    trigger_db: float = 15.0  # ...of a run that gets this far above it
-    min_speech_s: float = 0.04  # ...and lasts this long (latency cost: this)
-    dip_s: float = 0.008  # a run survives dips below start_db this short (a plosive's closure; latency: none)
-    max_rise_s: float = 0.3  # a run must reach the trigger within this, else its start moves on
-    hangover_s: float = 0.25  # quiet that ends an utterance (latency cost: this, unless quick_end_s decides sooner)
-    #: the end decided sooner: once the seat's own level has stayed within ``end_quiet_db`` of
-    #: its floor for ``quick_end_s`` (the voice is gone, not merely below ``start_db``), the
-    #: utterance has ended (same end sample: the last loud frame). 0 = off (``hangover_s``
-    #: alone). Latency cost: this instead of ``hangover_s`` wherever the level really falls
-    #: (a word in quiet); accuracy cost: a word with a pause longer than this at the floor
-    #: inside it (a geminate っ is ~0.1 s) is heard as two — see docs/hearing.md.
+    band_hz: tuple[float, float] = (300.0, 6000.0)  #: voice band incl. fricatives (s, sh); delay ~1 ms
+    hop_s: float = 0.001  #: frame step (s): the onset's resolution; longer is cheaper and coarser
+    smooth_s: float = 0.004  #: trailing energy window (s): smooths, delays the onset by up to this
+    floor_up_db_per_s: float = 2.0  #: floor rise rate (slow: speech does not lift it)
+    floor_down_db_per_s: float = 60.0  #: floor fall rate (fast: recovers after speech)
+    min_floor_db: float = -90.0  #: floor never below this (digital silence)
+    start_db: float = 9.0  #: onset = first frame this far above the floor...
+    trigger_db: float = 15.0  #: ...of a run that gets this far above it (lower: softer words, more noise)
+    min_speech_s: float = 0.04  #: ...and lasts this long (latency cost: this)
+    dip_s: float = 0.008  #: a run survives dips below start_db this short (a plosive's closure; latency: none)
+    max_rise_s: float = 0.3  #: a run must reach the trigger within this, else its start moves on
+    hangover_s: float = 0.25  #: quiet that ends an utterance (latency cost: this, unless quick_end_s decides sooner)
+    #: the end decided sooner: once the seat's level has stayed within ``end_quiet_db`` of its
+    #: floor this long (s), the utterance has ended. Latency: this instead of ``hangover_s``; a
+    #: word with a longer pause inside is heard as two. 0: off.
     quick_end_s: float = 0.10
+    #: how near the floor (dB) counts as quiet for ``quick_end_s``. Higher: ends sooner, and a
+    #: word's soft tail may be cut.
     end_quiet_db: float = 3.0
-    #: with the seats' speech levels known (``OnsetDetector(speech_db=...)``, measured on the
-    #: calibration recording): a run must reach within ``own_level_db`` of its seat's speech
-    #: level to start an utterance (a close mic hears its seat loud; room babble that reaches
-    #: every mic 20 dB down only crosses a floor that sits in its troughs), and the quick end
-    #: counts frames more than ``end_level_db`` below that level as quiet too (babble under
-    #: the end of a word no longer holds it open until ``max_utterance_s``). Accuracy cost: a
-    #: seat speaking ``-own_level_db`` quieter than at calibration is not heard. Latency: none
-    #: (a run is confirmed by the trigger and dominance tests as without it, at the same
-    #: frame; it starts once it also reaches the level — from there, walked back, when it
-    #: reached it only after its confirmation: a run begun in babble).
-    #: a run that stays below ``trigger_db`` but reaches this far above the floor starts an
-    #: utterance when WebRTC's voice-activity detector (``audio.vad``) called at least
-    #: ``vad_min_s`` of it speech (then the dominance and level tests as for any run). Why:
-    #: with noise 10 dB under the speech the quieter shouts never get 15 dB above the noise's
-    #: floor (the real digits at white 10 dB: 224 of 240 found; WebRTC alone 239). None: off
-    #: (also when ``webrtcvad`` is not installed). Latency: the VAD's 30 ms frames (a soft
-    #: run is confirmed up to 30 ms later than ``min_speech_s``); CPU: 0.0002 s per s per
-    #: channel. Accuracy cost: a soft speech-like sound in noise (a neighbour's leftover, a
-    #: murmur) starts an utterance the word engine then judges.
+    #: a run below ``trigger_db`` that reaches this far above the floor (dB) starts an utterance
+    #: when WebRTC's VAD called ``vad_min_s`` of it speech: soft shouts in noise. Latency: up to
+    #: 30 ms later; false alarms: a soft speech-like sound in noise. None: off.
     vad_trigger_db: float | None = 9.0
+    #: speech the VAD must find in such a run (s). Longer: fewer false starts, soft words later.
     vad_min_s: float = 0.09
-    #: ...and only when the VAD called at most half of the ``vad_before_s`` before the run
-    #: speech: it tells speech from noise, not a shout from the babble around it (on babble
-    #: 10 dB under the shouts, without this the VAD started runs in the babble and the shouts
-    #: found fell from 78 to 39 of 240)
+    #: ...and only when the VAD called at most half of this much (s) before the run speech (it
+    #: tells speech from noise, not a shout from babble). Shorter: more runs started in babble.
     vad_before_s: float = 0.3
+    #: with the seats' speech levels known (``OnsetDetector(speech_db=...)``): a run must reach
+    #: within this (dB) of its seat's level to start (room babble does not). A seat speaking
+    #: quieter than this against calibration is not heard. Latency: none.
     own_level_db: float = -10.0
+    #: ...and the quick end counts frames this far (dB) below that level as quiet (babble no
+    #: longer holds a word open). Higher (nearer 0): ends sooner, may cut a soft tail.
     end_level_db: float = -20.0
-    max_utterance_s: float = 3.0  # an utterance is cut here (a reaction window)
-    crosstalk_db: float = 6.0  # a channel this far below the loudest other is leakage
-    dominance_db: float = 3.0  # ≥3 channels: level over the others' median to be a seat's own
-    remove_room: bool = False  # ≥3 channels: also subtract the others' median (measured worse: off)
+    max_utterance_s: float = 3.0  #: an utterance is cut here (a reaction window)
+    crosstalk_db: float = 6.0  #: a channel this far below the loudest other is leakage
+    dominance_db: float = 3.0  #: ≥3 channels: level over the others' median to be a seat's own
+    remove_room: bool = False  #: ≥3 channels: also subtract the others' median (measured worse: off)
     # backward refinement of a confirmed onset (see "Refinement" in the module docstring)
-    refine: bool = True  # walk back from the detected onset to where the seat's own sound began
-    refine_db: float = 6.0  # a frame is the seat's sound if this far above the floor (its band's)...
-    refine_dominance_db: float = 3.0  # ...and (≥2 channels) this far above the others' median
-    refine_gap_s: float = 0.008  # dips this short do not stop the walk (a plosive's closure)
-    refine_max_s: float = 0.25  # walk back at most this far (latency cost: results wait this long)
-    hf_band_hz: tuple[float, float] = (2500.0, 7000.0)  # fricatives (s, sh, ts): above the babble's energy
-    refine_closure_s: float = 0.020  # a longer gap, up to this, is crossed (a stop's closure; latency: none)...
-    refine_burst_s: float = 0.008  # ...if before it are this many frames of the seat's own sound...
-    refine_burst_gap_s: float = 0.002  # ...with no dip longer than this (a sound is dense, babble peaks sparse)
-    #: in a noisy room (set by ``audio.demix.onset_params`` only when the room's noise lowered
-    #: the trigger; None: off): the walk then goes on back while the voice band's mean over
-    #: the ``noise_walk_s`` from each frame on stands this many dB above the others' median
-    #: over the same frames. Why: with white noise 10 dB under the speech the first 20-40 ms
-    #: of a word are only 1-3 dB above the noise — under ``refine_db`` of any 1 ms frame,
-    #: whose level swings ±1.5 dB in noise — and onsets came 20-67 ms late (demo: chie and aki
-    #: tied on card サルベージ); a 16 ms mean swings less than 1 dB. Accuracy cost: noise
-    #: louder on one channel for 16 ms walks an onset early (the margin keeps it rare);
-    #: latency: none (frames before the onset).
+    refine: bool = True  #: walk back from the detected onset to where the seat's own sound began
+    refine_db: float = 6.0  #: a frame is the seat's sound if this far above the floor (its band's)...
+    refine_dominance_db: float = 3.0  #: ...and (≥2 channels) this far above the others' median
+    refine_gap_s: float = 0.008  #: dips this short do not stop the walk (a plosive's closure)
+    refine_max_s: float = 0.25  #: walk back at most this far (latency cost: results wait this long)
+    hf_band_hz: tuple[float, float] = (2500.0, 7000.0)  #: fricatives (s, sh, ts): above the babble's energy
+    refine_closure_s: float = 0.020  #: a longer gap, up to this, is crossed (a stop's closure; latency: none)...
+    refine_burst_s: float = 0.008  #: ...if before it are this many frames of the seat's own sound...
+    refine_burst_gap_s: float = 0.002  #: ...with no dip longer than this (a sound is dense, babble peaks sparse)
+    #: noisy room only (set by ``audio.demix.onset_params``): the walk goes on back while the
+    #: voice band's mean over ``noise_walk_s`` stands this many dB over the others' median
+    #: (soft starts under noise). Cost: noise louder on one channel walks an onset early. None: off.
     noise_walk_db: float | None = None
+    #: the window (s) of that mean. Longer: steadier in noise, coarser.
     noise_walk_s: float = 0.016
-    #: on cancelled audio (set by ``audio.demix.onset_params``; None: off, the others' median as
-    #: above): the walk back's "seat's own sound" is judged against what the neighbours can
-    #: *leave* on this channel, not against their level on theirs. A frame is the seat's own
-    #: when it stands ``refine_dominance_db`` over the median of the other channels *not
-    #: speaking* (below their seat's speech level + ``refine_speaking_db``; room babble reaches
-    #: every mic alike, a neighbour's word raises only its own; every other speaking: the
-    #: median of all plus ``refine_all_speaking_db`` — a dead seat's leak its fingerprint could not cancel is then
-    #: louder than the leak test expects, demo ben muted: dai 53 ms early) and
-    #: ``refine_leak_db`` over the loudest other channel minus ``crosstalk_db`` (the leak the
-    #: cancellation leaves, with its margin). Why: with two neighbours speaking the others'
-    #: median is a speaker's own level, and a soft start was walked back to only once it was
-    #: louder than theirs (demo card 2: aki 43 ms late; it moved 43 ms when ben was muted);
-    #: and a neighbour's leftover leak passed as the seat's sound where the others' median
-    #: sat 2-3 dB under it (card タコ: chie 15 ms early, 34 with ben muted). Needs the seats'
-    #: speech levels (``speech_db``) for "speaking"; without them every other channel counts as
-    #: not speaking. Latency: none (the same frames); cost: measured in ``audio.demix.DEMIXED_LEAK_DB``.
+    #: cancelled audio only (set by ``audio.demix.onset_params``): in the walk back, a frame is
+    #: the seat's own when it stands this many dB over the loudest other channel minus
+    #: ``crosstalk_db`` (the leak cancellation leaves), and ``refine_dominance_db`` over the
+    #: channels not speaking. Latency: none. None: off (the others' median).
     refine_leak_db: float | None = None
-    #: -10 dB: a neighbour this close to its speech level is speaking. Measured (demo, onsets
-    #: within 5 ms of the truth, unchanged / babble 20 dB): -10: 33 / 30 of 35; -15: 31 / 26;
-    #: -20: 30 / 23 (a neighbour's soft syllable left out, the quiet median rose to a speaker's).
+    #: a neighbour within this (dB) of its speech level counts as speaking for that test. Lower:
+    #: a neighbour's soft syllable left out, the quiet median rises to a speaker's.
     refine_speaking_db: float = -10.0
-    #: every other channel speaking (``refine_leak_db`` on): the fallback bar is the others'
-    #: median plus this (dB), then ``refine_dominance_db`` over it. Why: that median is a
-    #: speaker's own level, and a soft start under three speakers was walked back to only once
-    #: it was as loud as theirs (demo card 5: chie 34 ms late when aki's or dai's shout moved
-    #: 40 ms). Measured (onsets alone, within 5 ms of the truth, unchanged / ben muted /
-    #: clipped / dai delayed; neighbour onsets within 5 ms): 0: 33/22/27/30, 82 of 88; -3:
-    #: 33/23/29/30, 84; -4.5: 83 of 88; -6: 33/24/28/30; -10: 34/23/25/32 (a dead seat's leak the
-    #: fingerprint could not cancel passes the bar: clipped ben 41 ms early). Cost: a
-    #: neighbour's leak 3 dB softer than the speakers' median is walked into. Latency: none.
+    #: every other channel speaking (``refine_leak_db`` on): the bar is the others' median plus
+    #: this (dB). Higher: soft starts found late; lower: a leak softer than the speakers' is
+    #: walked into. Latency: none.
     refine_all_speaking_db: float = -3.0
-    #: on cancelled audio (``audio.demix.onset_params``): when a run reached its seat's speech
-    #: level (``own_level_db``) later than it began, the walk back is also made from where it
-    #: reached it, and that onset is kept when it lands more than ``refine_gap_s`` after the
-    #: run's start (the walk would not cross that far: the run began on something that is not
-    #: the seat's sound). Why: a dead neighbour's leak its fingerprint could not cancel (two of
-    #: its three mics under their own seats' words) began dai's run 21 ms before his word (demo
-    #: card イカタコ, ben muted), and a neighbour's leftover under a soft start began chie's 10
-    #: ms early (card 2). Within ``refine_gap_s``: the plain walk, the run's start as before (a
-    #: soft first frame or two under the test: ben 30.913 would move 3 ms). Latency: none.
+    #: cancelled audio: also walk back from where the run reached its seat's level, and keep
+    #: that onset when it is more than ``refine_gap_s`` after the run's start (the run began on
+    #: a leak, not the seat). Latency: none.
     refine_from_level: bool = False
-    #: ``refine_leak_db`` on: the leak test takes each other channel's loudest level over the
-    #: last ``refine_leak_delay_s`` (s) up to the frame, not at the frame: a seat's voice reaches
-    #: a neighbour's mic a few ms after its own (the table's geometry; the demo's leak paths are
-    #: 2-4 ms), and so does what the cancellation leaves of it — judged against the speaker's
-    #: level at the same frame, the tail of its leftover (its voice already falling) passed as
-    #: the neighbour's own sound (demo: chie walked onto aki's leftover 10 and 21 ms early,
-    #: cards イカ and タコ). Cost: measured with one leak allowance for every pair (the loudest
-    #: pair's) aki card 2 came 6 ms late (a leftover 40 dB down judged as one 22 dB down);
-    #: with the per-pair allowances (``OnsetDetector(leak_db=...)``) the quiet pairs' bar stays
-    #: under the seat's sound. 0 = the frame alone. Latency: none.
+    #: ``refine_leak_db`` on: each other channel's loudest level over this long (s) up to the
+    #: frame (a voice reaches the neighbour's mic a few ms late). 0: the frame alone, so a
+    #: leftover's tail passes as the seat's sound. Latency: none.
     refine_leak_delay_s: float = 0.004
 
     def __post_init__(self):

@@ -33,6 +33,7 @@ import numpy as np
 from audio.capture import Block
 from audio.hearing import HEARING_RATE
 from session.errors import DeviceError
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,18 @@ class TakeParams:
     #: full scale). Speech never holds its peak that long: at 48 kHz a 100 Hz voice's top
     #: moves ~3 steps of 16 bits over 4 samples. Cost: a word clipped for fewer samples passes.
     clip_run: int = 5
+    #: ... "within" for the flat top: this far from the peak (full scale 1.0). Larger: more
+    #: loud, steady vowels called clipped.
     clip_flat: float = 2e-5
+    #: ... the flat top counts only when the peak is at least this loud (dBFS).
     clip_flat_dbfs: float = -6.0
     #: the frame for levels and the voice rule (s)
     frame_s: float = 0.01
+
+    def __post_init__(self):
+        check_ranges(self, positive=("listen_s", "tail_s", "max_word_s", "clip_flat", "frame_s"),
+                     non_negative=("pad_s",), at_least_one=("clip_run",),
+                     finite=("voice_dbfs", "clip_dbfs", "clip_flat_dbfs"))
 
 
 @dataclass(frozen=True)

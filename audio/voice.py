@@ -39,6 +39,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from session.params import check_ranges
+
 RATE = 22050  # every engine's output is resampled to this rate before caching
 
 
@@ -159,26 +161,29 @@ def cache_dir() -> Path:
 
 @dataclass(frozen=True)
 class VoiceParams:
-    """``gap_s``: silence between phrases of one utterance (0.08 s: the phrases run together
-    as one sentence, yet stay apart); ``max_queue``: utterances waiting to be said — older
-    ones are dropped when a new one comes (a learner answering fast hears the latest
-    feedback, not a backlog; an utterance said with ``keep=True`` is never dropped).
+    """How the referee's spoken phrases are rendered and queued. ``trim_db``, ``edge_s`` and
+    ``speed`` change the rendered samples, so they are part of the cache key. The engines'
+    padding measured: docs/settings.md, ``VoiceParams``."""
 
-    ``trim_db``: a rendered phrase's leading and trailing samples quieter than its peak by
-    more than this are cut (engines pad each phrase with silence: pyopenjtalk 0.26–0.35 s
-    before and 0.32–0.34 s after, espeak-ng 0.32 s after, piper 0.01–0.06 / 0.08–0.19 s —
-    the table waits through it; -40 dB keeps every audible onset and release, measured on
-    the live phrases of both languages; None: no trimming); ``edge_s``: what is kept of
-    that silence on each side (0.01 s, so a phrase does not start or stop on a click);
-    ``speed``: the speaking rate, 1.0 the engine's own (pyopenjtalk ``speed``, piper
-    ``1/length_scale``, espeak-ng ``-s 170*speed``). All three change the rendered
-    samples, so they are part of the cache key."""
-
+    #: silence between phrases of one utterance (s): they run together as one sentence, yet
+    #: stay apart. Longer: each utterance takes longer to say.
     gap_s: float = 0.08
+    #: utterances waiting to be said; older ones are dropped when a new one comes (one said with
+    #: ``keep=True`` never is). More: a fast learner hears a backlog, not the latest feedback.
     max_queue: int = 2
+    #: a rendered phrase's leading and trailing samples quieter than its peak by more than this
+    #: (dB) are cut: the engines pad each phrase with silence the table would wait through.
+    #: Nearer 0: audible onsets and releases cut. None: no trimming.
     trim_db: float | None = -40.0
+    #: what is kept of that silence on each side (s), so a phrase does not start or stop on a click.
     edge_s: float = 0.01
+    #: the speaking rate, 1.0 the engine's own (pyopenjtalk ``speed``, piper ``1/length_scale``,
+    #: espeak-ng ``-s 170*speed``). Faster: shorter phrases, harder to follow.
     speed: float = 1.0
+
+    def __post_init__(self):
+        check_ranges(self, non_negative=("gap_s", "edge_s"), at_least_one=("max_queue",), positive=("speed",),
+                     finite=("trim_db",))
 
 
 def trim_silence(x: np.ndarray, trim_db: float | None, edge_s: float) -> np.ndarray:

@@ -21,10 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from audio.capture import Block
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class WatchParams:
+    """When a microphone channel is reported clipping or dead."""
+
     #: |sample| at or above this is clipped (float samples, full scale 1.0)
     clip_level: float = 0.999
     #: a new clipping notice for a channel only after this long without clipping (s)
@@ -33,6 +36,10 @@ class WatchParams:
     dead_db: float = -90.0
     #: ... for this long is dead (latency of the notice: this)
     dead_s: float = 0.5
+
+    def __post_init__(self):
+        check_ranges(self, fraction=("clip_level",), non_negative=("clip_quiet_s",), finite=("dead_db",),
+                     positive=("dead_s",))
 
 
 @dataclass(frozen=True)

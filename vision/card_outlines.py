@@ -97,44 +97,26 @@ ZONE_ASPECT_RANGE = (1.0, 3.0)
 
 @dataclass(frozen=True)
 class OutlineParams:
-    """Outlines for cards the four binarisations of head-on views miss (issue 14): cards on a
-    light coloured table and cards whose edge line is broken, both common at an angle.
+    """Outlines for cards the four binarisations of head-on views miss: cards on a light
+    coloured table and cards whose edge line is broken, both common at an angle. Both only add
+    outlines to those found before (``oblique`` False uses neither). Why and what they found:
+    docs/settings.md, ``OutlineParams``."""
 
-    Why: on green felt the light felt around a card merges with it in every grey-level mask
-    (a phone photo turned 45 degrees: its JS outlined with a strip of felt, 0.22 against every
-    reference), while card paper is white and felt, wood and cloth are coloured: the darkest
-    of the three colour channels (:attr:`paper`) separates them. And a card seen at an angle
-    through a webcam's compression loses a stretch of its edge (the white-on-white webcam deck
-    turned 45 degrees, 640 px JPEG 40: 9C and 7S had no outline at all: the Canny line of the
-    card's edge open at one gap, the adaptive mask's card notched into its hollow frame), so
-    its contour does not fill its convex hull (the hull fit's :data:`HULL_SOLIDITY`) though
-    the hull *is* the card: such a contour's hull is simplified to 4 corners
-    (:data:`HULL_EPSILONS`) and accepted when the contour follows the quad's sides
-    (:attr:`support`), which two overlapping cards (a cut corner: one side unfollowed), a hand
-    on a card or a patch of texture (a jagged contour inside its hull) do not.
-    Both only add outlines to those found before (references are cut out as before:
-    ``oblique`` False uses neither)."""
-
-    #: a fifth mask: Otsu's threshold on the darkest colour channel, blurred as the others
-    #: (cost: one more threshold and contour pass, about 1/5 of the search; its outlines
-    #: that repeat another's within 3 px are dropped as duplicates)
+    #: a fifth mask: Otsu's threshold on the darkest colour channel (paper is white, felt, wood
+    #: and cloth are coloured). Cost: one more threshold and contour pass, about 1/5 of the search.
     paper: bool = True
-    #: fraction of each side of the hull's quad that must lie within :attr:`tolerance` of
-    #: the contour (rounded corners leave about 10 % of a side unfollowed; a gap in a
-    #: compressed edge 10-30 %; an overlapping card's cut corner, a hand or texture leave a
-    #: side mostly unfollowed). 0 turns the support fit off. Cost: a hull and a small drawing
-    #: per contour of card size that gave no quad
+    #: fraction of each side of a hull's quad that must lie within :attr:`tolerance` of the
+    #: contour for a broken outline to count (0: the support fit off). Lower: overlapping cards,
+    #: hands and texture taken for cards. Cost: a hull and a small drawing per such contour.
     support: float = 0.7
-    #: ... within this fraction of the quad's short side (at least :attr:`tolerance_px`): the
-    #: outer contour of a dilated edge line lies 1-2 px outside the edge
+    #: ... within this fraction of the quad's short side (a dilated edge's contour lies 1-2 px
+    #: outside the edge). Higher: looser fits accepted.
     tolerance: float = 0.04
+    #: ... and at least this many pixels.
     tolerance_px: float = 2.0
     #: a support fit is kept only where no outline of the masks is alike (each covering at
-    #: least this share of the other): it is for cards with no outline of their own, and
-    #: beside one it only adds a looser guess (the demo at 640x360, crf 35: a fit displaced
-    #: the ika card's outline, the card then uncertain and 14 frames late). A printed frame
-    #: or a glyph inside the card, or the table's edge around it, is not alike. Cost: none
-    #: (saves looks)
+    #: least this share of the other): beside a card's own outline it only adds a looser guess.
+    #: Cost: none (saves looks).
     covered: float = 0.5
 
     def __post_init__(self) -> None:

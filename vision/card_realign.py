@@ -66,60 +66,38 @@ REFINE_MAX_SHIFT = 0.25
 @dataclass(frozen=True)
 class RefineGateParams:
     """When an ECC re-aligned (misfit) face may be read at all (:func:`match_face` with
-    ``refine``). The re-alignment lifts a misfit face's score by up to 0.35 (a homography
-    can bend one card's picture onto another's), so its lead counts only against codes that
-    were re-aligned too. Measured on the real webcam deck (white on white) seen at 30-60
-    degrees: without these rules 1-3 wrong answers per view, all spades read as clubs or the
-    reverse, the true code not among the first stage's best 4 (7S after 8C, 6C, 7C, 7H, 6S)
-    or its re-alignment failed (4C, while 4S rose 0.56 -> 0.89).
+    ``refine``): the re-alignment can bend one card's picture onto another's, so its lead counts
+    only against codes that were re-aligned too. Cost: one more ECC (about 3-5 ms) per code
+    re-aligned, only for misfit faces; right answers become uncertain (a warning) where a code
+    not re-aligned was close. What it read without these rules: docs/settings.md,
+    ``RefineGateParams``."""
 
-    Cost: each look-alike partner re-aligned is one more ECC (about 3-5 ms), only for misfit
-    faces; right answers become uncertain (a warning) where a code not re-aligned was close."""
-
-    #: the winner's look-alike partners (other codes whose references match its reference at
-    #: zero shift, either way up, at least this well: same rank other suit of one colour, a
-    #: pip more or less) are re-aligned too, at most :attr:`partners` of them
+    #: the winner's look-alike partners (codes whose references match its reference at zero
+    #: shift, either way up, at least this well) are re-aligned too. Lower: more ECCs (CPU).
     partner_score: float = 0.75
+    #: ... at most this many of them. Fewer: less CPU, a look-alike may go unchecked.
     partners: int = 8
     #: a code close to the winner whose re-alignment failed leaves the card uncertain (its
-    #: score is unknown)
+    #: score is unknown). Off: such cards read, sometimes wrong.
     unresolved_uncertain: bool = True
     #: the winner must also lead every code *not* re-aligned by the margin at the first stage
     #: (such a code is assumed to gain as much from re-alignment as the winner did)
     lead_unrefined: bool = True
     #: codes within the margin of the winner at the first stage but not among those
     #: re-aligned are re-aligned too, at most this many per face (0: none; they then make
-    #: the card uncertain by :attr:`lead_unrefined`)
+    #: the card uncertain by :attr:`lead_unrefined`). Cost: one ECC each.
     catch_up: int = 8
-    #: a face uncertain between look-alikes at the first stage (lead below the margin) whose
-    #: best score is below this is re-aligned too, so the second stage compares it as
-    #: re-aligned (:class:`SecondStageParams`): an outline that scores 0.85-0.9 is still off
-    #: by a pixel or two, as much as a pip's difference. Cost: the ECC of its close codes, only
-    #: for such faces
+    #: a face uncertain between look-alikes at the first stage whose best score is below this
+    #: is re-aligned too, for the second stage (:class:`SecondStageParams`). Cost: the ECC of its
+    #: close codes, only for such faces.
     uncertain_below: float = 0.92
-    #: a code that leaves the winner without a known lead (its re-alignment failed, or it was
-    #: close at the first stage and not re-aligned) is re-aligned once more by an ECC started
-    #: from the winner's re-alignment, at the winner's turn, onto its reference of the same
-    #: outline (card or printed frame): the face's geometry is the same whichever code it
-    #: shows, so a rival that is the card converges there too. A seeded rival that fits
-    #: better than the winner resolves nothing (the card stays uncertain): it only bounds
-    #: rivals, never picks one. At most this many per face (0: none, the card stays
-    #: uncertain; 32, a 32-card deck's every code, so that the cap only bounds the cost for a
-    #: large deck). Measured on the real webcam deck seen at 30-60 degrees: 9 of 14 uncertain
-    #: cards had a winner re-aligned to 0.98-0.99 left in doubt by a far code (2D failed its
-    #: own ECC; 5C, 7H, 8H not re-aligned after 15 others); with 6 per face 3 of them stayed
-    #: uncertain, with 32 none (the rest fail the seeded ECC too: a red rival of a black card
-    #: moves a corner beyond :data:`REFINE_MAX_SHIFT`). Cost: one ECC (3-5 ms) per code in
-    #: doubt, only for such faces; with a card's own code left out of the references it is
-    #: read as its look-alike once more where the doubt had left it uncertain (the webcam deck
-    #: at 60 degrees 13 wrong of 16 instead of 12, sideways 12 instead of 11)
+    #: a code that leaves the winner without a known lead is re-aligned once more, seeded from
+    #: the winner's re-alignment; it only bounds rivals, never picks one. At most this many per
+    #: face (0: none, the card stays uncertain). Cost: one ECC (3-5 ms) per code in doubt; with a
+    #: card's own code missing from the references, a few more look-alikes read wrong.
     seeded: int = 32
-    #: ... and only for a winner whose re-aligned face fits it at least this well (the same
-    #: level as :attr:`InkParams.min_fit`, and for the same reason): a doubt is settled for
-    #: a face that is the winner's card, not for a look-alike of a card the references lack
-    #: (its own code missing, the look-alike wins at 0.86-0.94; the deck's own winners left in
-    #: doubt fit 0.98-0.99). Below it the card stays uncertain (a warning) as without the
-    #: seeded re-alignment. Cost: none (saves the seeded ECCs of such faces)
+    #: ... and only for a winner whose re-aligned face fits it at least this well (as
+    #: :attr:`InkParams.min_fit`); below, the card stays uncertain. Cost: none (saves ECCs).
     seeded_min_fit: float = 0.95
 
     def __post_init__(self) -> None:

@@ -232,20 +232,14 @@ def reference_faces(image: np.ndarray, find_outline: bool = True) -> list[np.nda
 
 @dataclass(frozen=True)
 class FrameParams:
-    """Making a deck's references alike where some of its cards have a printed frame.
-
-    Why: a reference is compared with what a scene's outline cuts out, the card or the frame
-    printed inside it. On the real webcam deck (white cards on white paper) 28 of 32
-    references gave both, but 4 gave only the frame (their card's edge was lost against the
-    paper) and one of those a smaller frame inside it: a scene's 6C frame then had no 6C
-    frame to match and was read 6S (score 0.88, lead 0.27) in every oblique view, and a 6S
-    card had no 6S card face. Where most of a deck's references show a frame, every code is
-    given both: the missing frame cut from its card by the deck's typical frame position, or
-    the missing card extended from its frame by the inverse. Cost: none at run time but the
-    added references (one zero-shift product row each)."""
+    """Making a deck's references alike where some of its cards have a printed frame: a
+    scene's outline cuts out the card or the frame inside it, so where most of a deck's
+    references show a frame every code is given both (the missing one cut or extended by the
+    deck's typical frame position). Cost: none at run time but the added references (one
+    zero-shift product row each). Why: docs/settings.md, ``FrameParams``."""
 
     #: the deck counts as framed when at least this share of its reference images has both
-    #: outlines (webcam deck 28/32; the phone deck 14/52, only its aces and court cards)
+    #: outlines. Lower: decks framed only on a few cards (aces, court cards) get frames made up.
     framed_share: float = 0.5
     # an outline taken for the card is the frame when its area (as a fraction of its image)
     # is nearer the deck's frames' median than its cards' (log scale): the deck's references

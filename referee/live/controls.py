@@ -43,6 +43,7 @@ from referee.judging.verdicts import CardVerdict, Verdict, verdict_of
 from referee.judging.verdicts.ikatako import VersusVerdict
 from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEvent, Event, GrabEvent, HandEvent,
                             ShoutEvent)
+from session.params import check_ranges
 
 HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+seat settle a tie | "
         "1-9 answer a prompt (y/n an unclear item) | n n new game | q q quit")
@@ -50,12 +51,14 @@ HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+
 
 @dataclass(frozen=True)
 class ControlParams:
-    """``choice_timeout_s``: how long a prompt waits before the rules' default holds. The
-    versus verdict is final at the next card, so the table has that long anyway; 8 s lets a
-    player find their card without stalling the game (shorter prompts were missed in play,
-    longer ones hold the next flip)."""
+    """How long a live prompt waits."""
 
+    #: how long a prompt waits before the rules' default holds (s). The versus verdict is final
+    #: at the next card anyway. Shorter: prompts missed in play; longer: the next flip held.
     choice_timeout_s: float = 8.0
+
+    def __post_init__(self):
+        check_ranges(self, positive=("choice_timeout_s",))
 
 
 @dataclass(frozen=True)

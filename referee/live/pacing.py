@@ -23,35 +23,29 @@ LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 @dataclass(frozen=True)
 class PoseRateParams:
-    """Bounds of the pose stride and the lag thresholds that move it.
+    """Bounds of the pose stride (pose on every n-th frame per seat) and the lag thresholds that
+    move it: the live loop's answer to a machine too slow for every frame. How the ceiling was
+    found: docs/settings.md, ``PoseRateParams``."""
 
-    ``min_every``/``max_every``: the stride's range. A smaller stride costs CPU (four seats
-    at every 4th frame: ~30 pose runs a second, ~0.7 core) and gives the hands sooner (a
-    raise needs two analysed frames: 2 x 4 frames = 0.27 s at 30 fps, 0.53 s at 8); a larger
-    one sees a hand later (its time stays full-rate through the re-analysis) and misses a
-    hand up for less than about one stride — and under overload the camera skips frames
-    too, so a stride counted in analysed frames spans more of the table's time: the demo at
-    load 9 gave 6-9/10 verdicts while the stride visited 12 (8/10 at 16), 10/10 at 8; so 8,
-    the replay's default, is the ceiling, and overload beyond it is met by skipping frames.
-    ``behind_s``: the median lag over the last ``window_s`` above which the stride goes up
-    (the frames in flight alone are ~0.15 s; a single slow frame — a speech decode holding
-    the interpreter — must not move it: hence a median, not one reading).
-    ``caught_up_s``: the median lag over the last ``calm_s`` below which it comes down
-    (long enough that one quiet second on a loaded machine does not flip it back).
-    ``hold_s``: after a change, no other for this long (the frames in flight were sent at
-    the old rate; a stride's effect shows after a few of its periods).
-    ``retry_s``: a stride the workers fell behind at is not tried again for this long
-    (doubled at each further failure): without it the rate flaps between two rungs every
-    few seconds, as the lag at the larger one always looks calm.
-    """
-
+    #: the smallest stride. Smaller: hands sooner (a raise needs two analysed frames), more CPU
+    #: (four seats at every 4th frame: ~30 pose runs a second, ~0.7 core).
     min_every: int = 4
+    #: the largest stride. Larger: a hand seen later, and one up for less than about a stride
+    #: missed; overload beyond it is met by skipping frames.
     max_every: int = 8
+    #: the median lag (s) over the last ``window_s`` above which the stride goes up. Lower:
+    #: hands later on a machine that would have kept up.
     behind_s: float = 0.45
+    #: ... over this long (s): a median, so one slow frame does not move it.
     window_s: float = 1.5
+    #: the median lag (s) over the last ``calm_s`` below which the stride comes down.
     caught_up_s: float = 0.25
+    #: ... over this long (s). Shorter: one quiet second on a loaded machine flips it back.
     calm_s: float = 4.0
+    #: after a change, no other for this long (s): a stride's effect shows after a few periods.
     hold_s: float = 2.0
+    #: a stride the workers fell behind at is not tried again for this long (s; doubled at each
+    #: further failure). Shorter: the rate flaps between two rungs.
     retry_s: float = 30.0
 
     def __post_init__(self) -> None:
@@ -138,41 +132,28 @@ def pose_lag(stage, frame_t: float, now: float) -> float:
 @dataclass(frozen=True)
 class CatchUpParams:
     """What the live loop does after a stall: the frames the camera captured meanwhile go to
-    the vision stage too, thinned, instead of only the newest.
+    the vision stage too, thinned, instead of only the newest, so that hands raised during
+    the stall (right after a card's reveal, when the card zones are busiest) are still seen.
+    Under a steady overload nothing is caught up. Why and what was lost without it:
+    docs/settings.md, ``CatchUpParams``."""
 
-    Why: the loop hands the stage the camera's newest frame, the others are skipped — right
-    for a steady overload (the stride and the skips keep the lag bounded), wrong for a
-    stall: right after each card's reveal the card zones recognise the new card in the loop's
-    own thread (0.2–0.35 s of the stage call on an idle machine, 0.4–2.2 s at load 10), and
-    the players raise their hands just then, 0.5–1.5 s after the reveal. With only the
-    newest frame after the stall no seat had a frame of the raise: a hand up for 1.4 s was
-    never seen (``referee demo --live`` at load 9.3: one stage call of 1.46 s, no frame from
-    23.53 to 25.0 s, the three hands of that card lost).
-
-    ``gap_s``: a frame handed over more than this after the last one the stage took (capture
-    times) follows a stall; below, frames skipped at a steady rate stay skipped (the
-    adaptive stride's business). ``step_s``: the stall's frames still in the camera's ring
-    are taken one every this many seconds (the stage then sees the stall's hands at this
-    spacing, and a seat analyses every ``every``-th of them: 0.066 s is the spacing a loaded
-    machine keeps anyway (~17 of 30 frames a second at load 9), so at the stride of 8 a hand
-    up for 1.4 s still gets the two analysed frames a raise needs; coarser loses them, finer
-    costs more stage work after each stall — at 0.066 s a 1.5 s stall adds 21 frames). ``ring_s``: how much video the camera keeps
-    (the longest stall covered; memory: ring_s x fps frames, 2.7 MB each at 1280x720).
-    ``max_stage_fraction`` and ``window``: a stall is caught up only while the stage's median
-    time per frame over the last ``window`` frames is below this fraction of ``step_s`` — then
-    catching up takes at most that fraction of the stall, so the lag it adds shrinks (a
-    1.5 s stall at 0.5: at most 0.75 s of catching up, then 0.37 s …). Under a steady
-    overload (every frame slow, every gap long) nothing is caught up: the skips and the
-    stride keep the lag bounded as before. ``max_lag_s``: nor while the pose workers' lag
-    (:func:`pose_lag`, median over the same ``window`` frames) is above this — CPU-starved
-    workers would only fall further behind (0.45 s: the adaptive stride's ``behind_s``).
-    """
-
+    #: a frame handed over more than this (s, capture times) after the last one the stage took
+    #: follows a stall; below, skipped frames stay skipped (the adaptive stride's business).
     gap_s: float = 0.25
+    #: the stall's frames are taken one every this many seconds. Coarser: a short raise loses
+    #: its two analysed frames; finer: more stage work after each stall (lag).
     step_s: float = 0.066
+    #: how much video the camera keeps (s): the longest stall covered. Memory: ring_s x fps
+    #: frames, 2.7 MB each at 1280x720.
     ring_s: float = 2.0
+    #: a stall is caught up only while the stage's median time per frame is below this fraction
+    #: of ``step_s``: catching up then takes at most that fraction of the stall. Higher: more
+    #: hands recovered, more lag added.
     max_stage_fraction: float = 0.5
+    #: ... that median over the last this many frames.
     window: int = 15
+    #: nor while the pose workers' median lag (:func:`pose_lag`, s) is above this: starved
+    #: workers would only fall further behind.
     max_lag_s: float = PoseRateParams.behind_s  # one notion of "the workers fell behind"
 
     def __post_init__(self) -> None:

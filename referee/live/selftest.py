@@ -22,26 +22,28 @@ import numpy as np
 
 from session.errors import DeviceError
 from session.events import Event, HandEvent, ShoutEvent
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class SelfTestParams:
-    """Thresholds of the self-test.
+    """Thresholds of the live self-test (each seat says a word before play). How the level
+    was chosen: docs/settings.md, ``SelfTestParams``."""
 
-    ``min_level_db``: the loudest block of a seat's channel while its player speaks must
-    reach this (dBFS); a close microphone at speaking distance gives -30 to -12, a cable
-    picking up the room only -50 or less, so -40 passes every working seat and fails an
-    unplugged one. ``clip_db``: louder blocks mean the gain is too high (clipped audio
-    spoils recognition). ``max_offset_ms``: an audio–video offset beyond this means a wrong
-    device or a badly stamped camera, not latency (the offset is applied either way, but
-    reaction times this uncertain are not worth judging). ``word``: the word each seat is
-    asked to say (None: any word the recogniser knows counts).
-    """
-
+    #: the loudest block of a seat's channel while its player speaks must reach this (dBFS).
+    #: Higher: a working seat at a distance fails; lower: an unplugged cable passes.
     min_level_db: float = -40.0
+    #: louder blocks (dBFS) mean the gain is too high (clipped audio spoils recognition).
     clip_db: float = -0.5
+    #: an audio–video offset beyond this (ms) means a wrong device or a badly stamped camera,
+    #: not latency: reaction times this uncertain are not worth judging.
     max_offset_ms: float = 300.0
+    #: the word each seat is asked to say (None: any word the recogniser knows counts).
     word: str | None = None
+
+    def __post_init__(self):
+        check_ranges(self, positive=("max_offset_ms",), finite=("min_level_db", "clip_db"))
+
 
 
 @dataclass

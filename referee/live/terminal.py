@@ -26,21 +26,27 @@ from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
+from session.params import check_ranges
 
 GREEN, ORANGE, RED, YELLOW, DIMC, RESET = "\x1b[32;1m", "\x1b[33m", "\x1b[31m", "\x1b[33;1m", "\x1b[2m", "\x1b[0m"
 
 
 @dataclass(frozen=True)
 class TerminalParams:
-    """``fps``: redraws per second (10: live enough for people; each redraw writes ~2 KB,
-    which tmux over ssh keeps up with). ``width``: the line width drawn (80 fits every
-    terminal; longer lines are cut, never wrapped, so the redraw stays in place)."""
+    """How the live terminal view is drawn."""
 
+    #: redraws per second: live enough for people; each redraw writes ~2 KB, which tmux over ssh
+    #: keeps up with. More: bandwidth and CPU.
     fps: float = 10.0
+    #: the line width drawn (longer lines are cut, never wrapped, so the redraw stays in place).
     width: int = 100
     #: the terminal's rows (a redraw fills at most height - 1 of them: it must not scroll)
     height: int = 40
+    #: colours on (ANSI escapes).
     colour: bool = True
+
+    def __post_init__(self):
+        check_ranges(self, positive=("fps",), at_least_one=("width", "height"))
 
 
 def _meter(db: float | None, width: int = 10) -> str:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from session.errors import DeviceError
+from session.params import check_ranges
 from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.controls import Command
 from referee.live.state import LiveState, StateSink, legend, result_text
@@ -51,20 +52,29 @@ METER_FLOOR_DB, METER_WARN_DB = -60.0, -3.0
 
 @dataclass(frozen=True)
 class WindowParams:
-    """``width``×``height``: the picture drawn (1280×720: a 720p screen, and 16:9 scales
-    without bars to 1366×768, 1920×1080 and full screen); the window shows it scaled to its
-    own size. ``camera_width``: the camera image's share (16:9 → 880×495; the right panel
-    keeps 372 px for the verdict and the scoreboard). ``fps``: redraws per second — 15 is
-    smooth for people and costs ~4 ms a redraw on this machine, so ~6 % of one core.
-    ``hold_s``: how long the final result stays when nobody presses a key (120 s: long
-    enough to read and photograph it; a run nobody watches still ends; 0: close at once)."""
+    """The live window's picture and timing. Sizes chosen for 16:9 screens; the cost of a
+    redraw: docs/settings.md, ``WindowParams``."""
 
+    #: the picture drawn, width (px; 1280×720 scales without bars to 1366×768, 1920×1080 and
+    #: full screen); the window shows it scaled to its own size.
     width: int = 1280
+    #: ... and height (px).
     height: int = 720
+    #: the camera image's share (px; 16:9 → 880×495; the right panel keeps the rest for the
+    #: verdict and the scoreboard).
     camera_width: int = 880
+    #: redraws per second. More: smoother, CPU (~4 ms a redraw on this machine).
     fps: float = 15.0
+    #: the window's title.
     title: str = "table referee"
+    #: how long the final result stays when nobody presses a key (s; 0: close at once). Long
+    #: enough to read and photograph it; a run nobody watches still ends.
     hold_s: float = 120.0
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("width", "height", "camera_width"), positive=("fps",),
+                     non_negative=("hold_s",))
+
 
 
 def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: str | None = None,

@@ -13,18 +13,25 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from referee.teach.drills.base import RivalAnswer
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class GhostParams:
-    """``speedup`` 0.9: the rival is 10 % faster than the learner (a rival that always
-    wins discourages, one that never wins bores); ``history`` 30 answers; ``default_s`` 1.5 s
-    before the learner has a history; ``min_s`` 0.25 s (no human is faster)."""
+    """The rival the learner races (a rival that always wins discourages, one that never wins
+    bores)."""
 
+    #: the rival's time as a share of the learner's (0.9: 10 % faster).
     speedup: float = 0.9
+    #: the learner's answers its time is taken from.
     history: int = 30
+    #: the rival's time before the learner has a history (s).
     default_s: float = 1.5
+    #: the rival is never faster than this (s): no human is.
     min_s: float = 0.25
+
+    def __post_init__(self):
+        check_ranges(self, positive=("speedup", "default_s", "min_s"), at_least_one=("history",))
 
 
 class Ghost:

@@ -10,18 +10,23 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from referee.teach.core import Level
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class LadderParams:
-    """``window``: the answers a level is judged on (its last 10: enough that 9/10 means
-    something, few enough to level up inside a 20-card session); ``accuracy`` 0.9 (the
-    issue's ≥ 90 %); ``placement_per_level``: placement cards per level (2: a wrong or slow
-    one stops the test there)."""
+    """When a learner moves up a level."""
 
+    #: the answers a level is judged on (its last 10: enough that 9/10 means something, few
+    #: enough to level up inside a 20-card session).
     window: int = 10
+    #: the share of them that must be right. Higher: slower progress, surer mastery.
     accuracy: float = 0.9
+    #: placement cards per level (a wrong or slow one stops the test there).
     placement_per_level: int = 2
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("window", "placement_per_level"), fraction=("accuracy",))
 
 
 def standing(answers: Sequence[dict[str, Any]], level: Level, params: LadderParams = LadderParams()) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from referee.teach.keys import SUBMIT, KeySource
 from referee.teach.ladder import LadderParams, placement_result, standing
 from referee.teach.progress import Progress
 from referee.teach.scheduler import Scheduler, SchedulerParams
+from session.params import check_ranges
 
 QUIT_KEYS = ("escape", "q", "eof")
 #: how often the answer time's countdown is redrawn while the lesson waits for a key
@@ -39,15 +40,20 @@ class View(Protocol):
 
 @dataclass(frozen=True)
 class LessonParams:
-    """``cards``: cards per session (20); ``foreperiod``: the random wait before a reaction
-    card (0.8–1.6 s: long enough to settle, unpredictable enough that pressing early is a
-    false start); ``pause_right``/``pause_wrong``: how long the feedback stays before the next
-    card (0.9 s / 5 s; any key goes on: a wrong answer's reason needs reading)."""
+    """The pace of a keyboard lesson."""
 
+    #: cards per session.
     cards: int = 20
+    #: the random wait before a reaction card (s, from, to): long enough to settle,
+    #: unpredictable enough that pressing early is a false start.
     foreperiod: tuple[float, float] = (0.8, 1.6)
+    #: how long the feedback of a right answer stays before the next card (s; any key goes on).
     pause_right: float = 0.9
+    #: ... of a wrong answer (s): its reason needs reading.
     pause_wrong: float = 5.0
+
+    def __post_init__(self):
+        check_ranges(self, at_least_one=("cards",), non_negative=("pause_right", "pause_wrong"))
 
 
 class Lesson:

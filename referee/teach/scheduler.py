@@ -26,18 +26,23 @@ import zlib
 import fsrs
 
 from referee.teach.core import Feedback, Situation
+from session.params import check_ranges
 
 
 @dataclass(frozen=True)
 class SchedulerParams:
-    """``relearn_gap``: cards between a mistake and its return in the same session (3: soon,
-    but not the very next card, which would test short-term memory only); ``easy_ratio``: a
-    right answer faster than this share of the level's target rates Easy (0.5);
-    ``confused_weight``: how much likelier a situation of a confused pair is drawn (3)."""
+    """Which situation the lesson draws next."""
 
+    #: cards between a mistake and its return in the same session: soon, but not the very next
+    #: card, which would test short-term memory only.
     relearn_gap: int = 3
+    #: a right answer faster than this share of the level's target rates Easy.
     easy_ratio: float = 0.5
+    #: how much likelier a situation of a confused pair is drawn.
     confused_weight: float = 3.0
+
+    def __post_init__(self):
+        check_ranges(self, non_negative=("relearn_gap",), positive=("easy_ratio", "confused_weight"))
 
 
 def card_id(key: str) -> int:

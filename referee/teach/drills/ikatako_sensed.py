@@ -43,6 +43,7 @@ from referee.teach.progress import Progress
 from referee.teach.scheduler import Scheduler
 from session.errors import RefereeError
 from session.events import CardEvent, EndEvent, Event, HandEvent, SessionHeader, ShoutEvent, WarningEvent
+from session.params import check_ranges
 
 RIVAL = "rival"  # versus needs two players: the drill record's second, who never acts
 #: the help line under a card (the keyboard drill's keys do not apply: hands and voice do)
@@ -56,18 +57,23 @@ class SensedError(RefereeError):
 
 @dataclass(frozen=True)
 class SensedParams:
-    """``foreperiod``: the random wait before a drawn card (1.5–3.0 s: longer than the
-    keyboard's, so a hand from the last card is down again); ``pause``: feedback time before
-    the next card is readied (2.5 s: the reason needs reading, the hands coming down);
-    ``window_s``: the reaction window of the drawn cards (3 s, the rules' default; a
-    recording's cards use its session's options); ``camera_every_s``: how often the window's
-    camera inset is redrawn (0.1 s: 10 fps is enough to see oneself, and each redraw costs
-    the perception loop ~3 ms of HighGUI)."""
+    """The pace of a teaching session played with real cards, hands and voices."""
 
+    #: the random wait before a drawn card (s, from, to): longer than the keyboard's, so a
+    #: hand from the last card is down again. Longer: a slower session.
     foreperiod: tuple[float, float] = (1.5, 3.0)
+    #: feedback time before the next card is readied (s): the reason needs reading, the hands
+    #: coming down. Shorter: feedback cut off.
     pause: float = 2.5
+    #: the reaction window of the drawn cards (s; the rules' default; a recording's cards use
+    #: its session's options).
     window_s: float = 3.0
+    #: how often the window's camera inset is redrawn (s): 10 fps is enough to see oneself, and
+    #: each redraw costs the perception loop ~3 ms of HighGUI.
     camera_every_s: float = 0.1
+
+    def __post_init__(self):
+        check_ranges(self, non_negative=("pause",), positive=("window_s", "camera_every_s"))
 
 
 @dataclass
