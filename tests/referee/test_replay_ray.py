@@ -16,6 +16,7 @@ import importlib.util
 import itertools
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -102,6 +103,7 @@ def ray2():
         pytest.skip(WITHOUT_RAY)
     import ray
 
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # (no report to Ray's servers from a test)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
              object_store_memory=128 * 2**20)
     yield ray
