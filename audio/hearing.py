@@ -469,6 +469,25 @@ def make_recognizer(model: str | None, lang: str, vocab):
     return Recognizer(models.find(name, lang), vocab)
 
 
+def preload(model: str | None = None) -> tuple[str, ...]:
+    """Load the speech models a process's sessions share, before its first session: the Whisper
+    engine (when ``model`` names it; cached per process by :func:`audio.whisper.load`) and the
+    enrolled voices' embedding (:mod:`audio.embedding`, when installed). Why: a worker that
+    replays many sessions (``referee replay --ray``) then reads each model once, and its first
+    session is not slower than the others. Returns the names of what it loaded."""
+    loaded = []
+    if (model or DEFAULT_ENGINE) in WHISPER_NAMES:
+        from audio.whisper import load
+
+        load()
+        loaded.append(DEFAULT_ENGINE)
+    from audio import embedding
+
+    if embedding.available():
+        loaded.append("speech-embedding")
+    return tuple(loaded)
+
+
 def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = None,
                  noise_ratio_db: float | None = None):
     """The onset detector's parameters for this table: the calibration's measured seat-to-seat

