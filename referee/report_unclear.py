@@ -36,10 +36,10 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from referee import report
+from referee import report_media as media
 
 #: seconds of audio before the card (or the observation, if earlier) in an item's clip
-CLIP_BEFORE_S = report.WAVE_BEFORE_S
+CLIP_BEFORE_S = media.WAVE_BEFORE_S
 #: seconds after the observation a clip reaches at most (a call lasts well under a second;
 #: shorter clips keep the page small: ~45 kB of WAV per second at 16 kHz)
 CLIP_AFTER_S = 1.5
@@ -115,7 +115,7 @@ def observation(reason: str, card_t: float, since: float, player: str, events: l
 
 
 def unclear_items(views: list, events: list[dict], game: str | None = None) -> list[UnclearItem]:
-    """Every unclear item of the report's cards (``report.CardView``) of ``game``, numbered as
+    """Every unclear item of the report's cards (``referee.report.CardView``) of ``game``, numbered as
     the judge numbers verdicts, with the moment of its observation."""
     from referee.judging.verdicts import verdict_of
     from referee.judging.view import unclear_items as items
@@ -167,14 +167,14 @@ def _clip_html(item: UnclearItem, audio: "SeatAudio") -> str:
     t0, t1 = item.clip_span
     channel = audio.channel_of(item.player)
     if isinstance(channel, str):
-        return f'<figure class="clip"><p class="absent">No audio clip: {report._e(channel)}.</p></figure>'
+        return f'<figure class="clip"><p class="absent">No audio clip: {media._e(channel)}.</p></figure>'
     x = seat_clip(audio.samples[:, channel], audio.rate, t0, t1, audio.av_offset)
     if not len(x):
         return (f'<figure class="clip"><p class="absent">No audio clip: the recording has no sound from '
                 f"{t0:.2f} s.</p></figure>")
     data = base64.b64encode(wav_bytes(x)).decode()
     return (f'<figure class="clip"><audio controls preload="metadata" src="data:audio/wav;base64,{data}"></audio>'
-            f"{report._img(_clip_waveform(item, audio, channel), png=True)}<figcaption>"
+            f"{media._img(_clip_waveform(item, audio, channel), png=True)}<figcaption>"
             f"{_whose(item, audio, channel)}, {t0:.2f}–{t1:.2f} s as recorded: grey "
             "line = the card, red = each voice onset with the words heard.</figcaption></figure>")
 
@@ -182,11 +182,11 @@ def _clip_html(item: UnclearItem, audio: "SeatAudio") -> str:
 def _whose(item: UnclearItem, audio: "SeatAudio", channel: int) -> str:
     if audio.room:
         return "The room microphone (everyone; each word marked with the seat it was credited to, or ?)"
-    return f"{report._e(item.player)}'s microphone (channel {channel})"
+    return f"{media._e(item.player)}'s microphone (channel {channel})"
 
 
 def _clip_waveform(item: UnclearItem, audio: "SeatAudio", channel: int) -> np.ndarray:
-    """The clip's waveform (``report.waveform`` reads times on the audio clock), the player's
+    """The clip's waveform (``media.waveform`` reads times on the audio clock), the player's
     shouts marked, an unclear one as "(word unclear)"."""
     t0, t1 = item.clip_span
     shift = audio.av_offset or 0.0
@@ -196,7 +196,7 @@ def _clip_waveform(item: UnclearItem, audio: "SeatAudio", channel: int) -> np.nd
                (" ".join(e.get("words") or []) or "(word unclear)") + (f" ({e.get('player') or '?'})" if audio.room else ""))
               for e in own]
     label = "room microphone" if audio.room else f"{item.player} (channel {channel})"
-    return report.waveform(audio.samples[:, channel], audio.rate, t0 - shift, t1 - shift, item.card_t - shift, shouts,
+    return media.waveform(audio.samples[:, channel], audio.rate, t0 - shift, t1 - shift, item.card_t - shift, shouts,
                            label, width=CLIP_WAVE_W, height=CLIP_WAVE_H)
 
 
@@ -248,7 +248,7 @@ def _card_frame_html(card_t: float, frames: Mapping[float, np.ndarray], zones: l
         return f'<figure><p class="absent">No video frame at the card ({card_t:.3f} s).</p></figure>'
     for box in zones:
         img = _boxed(img, box, ZONE_BGR)
-    return (f"<figure>{report._img(_resized(img, CARD_FRAME_W))}<figcaption>The card appears ({card_t:.3f} s); "
+    return (f"<figure>{media._img(_resized(img, CARD_FRAME_W))}<figcaption>The card appears ({card_t:.3f} s); "
             "the field zone boxed in yellow.</figcaption></figure>")
 
 
@@ -258,18 +258,18 @@ def _observation_html(item: UnclearItem, frames: Mapping[float, np.ndarray], sea
     if img is None:
         return f'<figure><p class="absent">No video frame at {item.what} ({item.observed:.3f} s).</p></figure>'
     if seat_box is None:
-        return (f"<figure>{report._img(_resized(img, OBSERVATION_FRAME_W))}<figcaption>At {item.what} "
-                f"({item.observed:.3f} s); the calibration has no seat box for {report._e(item.player)}."
+        return (f"<figure>{media._img(_resized(img, OBSERVATION_FRAME_W))}<figcaption>At {item.what} "
+                f"({item.observed:.3f} s); the calibration has no seat box for {media._e(item.player)}."
                 "</figcaption></figure>")
     whole = _boxed(img, seat_box, SEAT_BGR)
     posed = img.copy()
-    report.draw_pose(posed, report._landmarks_at(result, item.player, item.observed), seat_box, item.player, SEAT_BGR)
+    media.draw_pose(posed, media._landmarks_at(result, item.player, item.observed), seat_box, item.player, SEAT_BGR)
     when = f"{item.observed:.3f} s, {item.observed - item.card_t:+.3f} s from the card"
-    return (f"<figure>{report._img(_resized(whole, OBSERVATION_FRAME_W))}<figcaption>At {item.what} ({when}); "
-            f"{report._e(item.player)}'s seat boxed.</figcaption></figure>"
-            f"<figure>{report._img(report._crop(posed, seat_box, width=CROP_W))}<figcaption><b class=unclear>"
-            f"{report._e(item.player)}</b> at {item.what}, pose drawn (own left blue, right orange): "
-            f"{report._e(item.reason)}</figcaption></figure>")
+    return (f"<figure>{media._img(_resized(whole, OBSERVATION_FRAME_W))}<figcaption>At {item.what} ({when}); "
+            f"{media._e(item.player)}'s seat boxed.</figcaption></figure>"
+            f"<figure>{media._img(media._crop(posed, seat_box, width=CROP_W))}<figcaption><b class=unclear>"
+            f"{media._e(item.player)}</b> at {item.what}, pose drawn (own left blue, right orange): "
+            f"{media._e(item.reason)}</figcaption></figure>")
 
 
 # ------------------------------------------------------------------ the section
@@ -277,7 +277,7 @@ def _how_to_look(items: list[UnclearItem], room: bool = False) -> str:
     """Beside the card's frame: who is unclear on it and how to weigh each item."""
     who = ", ".join(dict.fromkeys(i.player for i in items))
     clip = "the room's one microphone: whose voice is it?" if room else "that seat's own microphone"
-    return (f'<p class="how">Unclear on this card: <b class=unclear>{report._e(who)}</b>. For each below: play '
+    return (f'<p class="how">Unclear on this card: <b class=unclear>{media._e(who)}</b>. For each below: play '
             f"the clip ({clip}), look at the seat at the moment marked, then run one of "
             "the two lines under it.</p>")
 
@@ -285,13 +285,13 @@ def _how_to_look(items: list[UnclearItem], room: bool = False) -> str:
 def settle_line(item: UnclearItem, record: str) -> str:
     """How the table settles the item: the exact ``--decide`` answers (``Answer.parse``'s syntax)."""
     base = f"referee judge {record} --decide {item.number}:{item.player}="
-    return (f'<p class="settle">Settle it: <code>{report._e(base)}correct</code> or '
-            f"<code>{report._e(base)}wrong</code></p>")
+    return (f'<p class="settle">Settle it: <code>{media._e(base)}correct</code> or '
+            f"<code>{media._e(base)}wrong</code></p>")
 
 
 def _item_html(item: UnclearItem, frames, audio: SeatAudio, seat_box, result, record: str) -> str:
-    return (f'<div class="unclear-item"><h4><b class=unclear>{report._e(item.player)}</b>: '
-            f"{report._e(item.reason)}</h4><div class=ev>{_clip_html(item, audio)}"
+    return (f'<div class="unclear-item"><h4><b class=unclear>{media._e(item.player)}</b>: '
+            f"{media._e(item.reason)}</h4><div class=ev>{_clip_html(item, audio)}"
             f"{_observation_html(item, frames, seat_box, result)}</div>{settle_line(item, record)}</div>")
 
 
@@ -303,11 +303,11 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
     seat_box = {s.name: s.box.to_list() for s in result.calibration.seats}
     zones = [z.to_list() for z in result.calibration.card_zones.values()]
     rows = "".join(f'<tr><td><a href="#unclear{i.number}">{i.number}</a></td><td>{i.card_t:.3f}</td>'
-                   f'<td>{report._e(i.verdict.get("card", "?"))}</td><td class=unclear>{report._e(i.player)}</td>'
-                   f"<td>{report._e(i.reason)}</td></tr>" for i in items)
+                   f'<td>{media._e(i.verdict.get("card", "?"))}</td><td class=unclear>{media._e(i.player)}</td>'
+                   f"<td>{media._e(i.reason)}</td></tr>" for i in items)
     parts = ['<h2 id="unclear">Unclear — for the table to settle</h2><p>The referee was not sure of these '
              "observations: no penalty, no point and no card taken on them. Listen to the clip, look at the "
-             f"frames, then settle each with <code>referee judge {report._e(record)} --decide N:PLAYER=correct"
+             f"frames, then settle each with <code>referee judge {media._e(record)} --decide N:PLAYER=correct"
              "</code> (or <code>=wrong</code>; N the card's number), or a <code>decision</code> line in the "
              "record.</p>"
              '<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>player</th><th>why unclear</th></tr>'
@@ -316,7 +316,7 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
         mine = [i for i in items if i.number == number]
         first = mine[0]
         parts.append(f'<section class="unclear-card" id="unclear{number}"><h3>Card {number}: '
-                     f'{report._e(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
+                     f'{media._e(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
                      f'(<a href="#card{number}">its verdict and evidence</a>)</h3>'
                      f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}{_how_to_look(mine, audio.room)}</div>")
         parts.extend(_item_html(i, frames, audio, seat_box.get(i.player), result, record) for i in mine)

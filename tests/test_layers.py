@@ -47,3 +47,17 @@ def test_no_module_outside_the_contract_writes_an_event_by_hand():
                 if pattern.search(line):
                     offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert offenders == []
+
+
+def test_no_two_modules_import_each_other():
+    """No import cycle among the project's modules, counting the imports inside functions too
+    (issue 32): a module that needs another's helpers and is needed by it shares them through
+    a third (``referee.report_media``, ``referee.teach.texts``, ``referee.commands.demo_files``)."""
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (pip install -e '.[test]')")
+    graph = grimp.build_graph("session", "rules", "vision", "audio", "calibration", "referee")
+    cycles = []
+    for module in sorted(graph.modules):
+        for other in graph.find_modules_directly_imported_by(module):
+            if other > module and graph.chain_exists(importer=other, imported=module):
+                cycles.append((module, other, graph.find_shortest_chain(importer=other, imported=module)))
+    assert cycles == []

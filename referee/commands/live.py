@@ -219,7 +219,7 @@ def _calibration(path):
 def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2, pose_every: int = 8,
               card_every: int = 2, no_enroll: bool = False, no_demix: bool = False, hold_s: float = 120.0):
     """``referee demo --live``: the bundled demo recording through the live path in real time."""
-    from referee.commands.replay import DEMO
+    from referee.commands.demo_files import DEMO
     from referee.live.run import LiveOptions
     from session.errors import RefereeError
 

@@ -17,8 +17,7 @@ import click
 
 from session.errors import RefereeError, Stopped
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "fixtures" / "demo"
+from referee.commands.demo_files import DEMO, ROOT
 
 
 def _settings(game, mode, workers, pose_every, card_every, model, enroll, no_enroll, video, options,

@@ -165,7 +165,7 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
             use_window, no_voice, start, drill):
     """``referee teach ikatako --calibration CAL (--camera N | --from-video V --audio W)``."""
     from referee.teach import drills
-    run_sensed = drills.entry(name).sensed
+    run_sensed = drills.entry(name).camera_drill()
     if run_sensed is None:
         import rules
         with_camera = [e for g in drills.games() for e in drills.teaching(g).drills if e.sensed is not None]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from referee.teach.texts import HAND_TEXT, text, word_key  # noqa: F401 (the drills' words, said here too)
+
 LANGS = ("en", "ja")
 
 _FIXED: dict[str, tuple[str, str]] = {
@@ -78,11 +80,6 @@ def spoken_text(key: str, lang: str) -> str:
     return _FIXED[key][i]
 
 
-def word_key(token: str) -> str:
-    """The phrase key of a spoken game token (``ika`` → ``w:ika``, ``8`` → ``n:8``)."""
-    return f"n:{token}" if token.isdigit() else f"w:{token}"
-
-
 def fixed_keys() -> tuple[str, ...]:
     """Every closed-set phrase key (what a session renders up front)."""
     return tuple(_FIXED) + tuple(word_key(t) for t in _words())
@@ -104,13 +101,6 @@ def _words() -> dict[str, tuple[str, str]]:
     return out
 
 
-def text(lang: str, en: str, ja: str) -> str:
-    """Pick the screen text of one language (the drill modules write both side by side)."""
-    return ja if lang == "ja" else en
-
-
-HAND_TEXT = {"en": {"left": "LEFT hand", "right": "RIGHT hand", "both": "BOTH hands", "none": "no hand"},
-             "ja": {"left": "左手", "right": "右手", "both": "両手", "none": "手は上げない"}}
 VERDICT_TEXT = {"en": {"correct": "CORRECT", "wrong": "WRONG", "missed": "TOO LATE", "false_start": "FALSE START",
                        "unclear": "NOT JUDGED"},
                 "ja": {"correct": "正解", "wrong": "不正解", "missed": "時間切れ", "false_start": "フライング",

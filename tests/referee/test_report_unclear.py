@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from referee import report, report_unclear
+from referee import report, report_media, report_unclear
 from referee.replay import Replay
 from session.calibration import load
 from tests.conftest import FIXTURES
@@ -131,7 +131,10 @@ def test_the_cards_waveforms_are_read_on_the_audio_clock(tmp_path, monkeypatch):
     result = dataclasses.replace(result, calibration=dataclasses.replace(result.calibration, av_offset=0.25))
     calls = []
     real = report.waveform
-    monkeypatch.setattr(report, "waveform", lambda *a, **k: calls.append((a[2:5], "width" in k)) or real(*a, **k))
+    spy = lambda *a, **k: calls.append((a[2:5], "width" in k)) or real(*a, **k)  # noqa: E731
+    monkeypatch.setattr(report, "waveform", spy)  # the cards' waveforms
+    monkeypatch.setattr(report_media, "waveform", spy)  # the unclear clips'
+
     report.build_html(result)
     per_card = [c for c, clip in calls if not clip]  # (the unclear clips give their own width)
     assert len(per_card) == 4 and len(calls) > 4  # one per seat; the window ends with the 5 s result

@@ -129,7 +129,7 @@ class Drill:
     def confusion_text(self, asked: str, answered_as: str, n: int, lang: str) -> str:
         """One line of the summary's "mixed up": the situation asked, what the answer given
         is the right answer of, how often, and the rule that tells them apart."""
-        from referee.teach.phrases import text
+        from referee.teach.texts import text
 
         rule = self.rule_words(asked, lang)
         times = text(lang, f"{n} time" + ("s" if n != 1 else ""), f"{n}回")
@@ -180,8 +180,20 @@ class DrillEntry:
     name: str
     mode: str | None
     make: Callable[[], Drill]
-    #: runs the drill with a camera and microphones (``referee teach NAME --calibration``), or None
-    sensed: Callable[..., Any] | None = None
+    #: runs the drill with a camera and microphones (``referee teach NAME --calibration``), or
+    #: None: the function, or its name ``"package.module:function"`` (a camera drill kept in a
+    #: module of its own that builds on this drill: imported by name when run, as the package
+    #: finds the games' drill modules, so the two modules do not import each other)
+    sensed: Callable[..., Any] | str | None = None
+
+    def camera_drill(self) -> Callable[..., Any] | None:
+        """The camera/microphone drill's function (imported when named), or None."""
+        if not isinstance(self.sensed, str):
+            return self.sensed
+        import importlib
+
+        module, _, function = self.sensed.partition(":")
+        return getattr(importlib.import_module(module), function)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, false_
     presses_before, rt, verdict_at
 from session.events import CardEvent, EndEvent, Event, HandEvent, ShoutEvent
 from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching, words_of
-from referee.teach.phrases import HAND_TEXT, text, word_key
+from referee.teach.texts import HAND_TEXT, text, word_key
 
 WORD_KEYS = {"i": "ika", "t": "tako", "k": "ikatako", "u": "uzushio", "s": "salvage",
              "2": "2", "3": "3", "4": "4", "5": "5", "8": "8", "0": "10"}
@@ -531,13 +531,6 @@ def _card_kind(card: str) -> tuple[str, str, int] | None:
     return None
 
 
-def _run_sensed(**kwargs):
-    """The versus drill read by the camera and the microphones (:mod:`.ikatako_sensed`)."""
-    from referee.teach.drills.ikatako_sensed import run_sensed
-
-    return run_sensed(**kwargs)
-
-
 def _walk_versus(n: int, v: VersusVerdict, lang: str, drills: list[str]) -> list[str]:
     v = verdict_of("ikatako", v)  # a bare line reads too
     card, troubles = v.card, list(v.troubles)
@@ -598,7 +591,8 @@ def _walk(n: int, v, lang: str, drills: list[str]) -> list[str] | None:
 
 
 TEACHING = Teaching(
-    drills=(DrillEntry("ikatako", None, VersusDrill, sensed=_run_sensed), DrillEntry("ikatako-coop", "coop", CoopDrill)),
+    drills=(DrillEntry("ikatako", None, VersusDrill, sensed="referee.teach.drills.ikatako_sensed:run_sensed"),
+            DrillEntry("ikatako-coop", "coop", CoopDrill)),
     look=CardLook(faces={"tako": (60, 60, 220), "ika": (235, 235, 235), "ikatako": (40, 170, 240),
                          "uzushio": (200, 120, 30), "salvage": (90, 160, 60), "trouble": (150, 60, 140)},
                   ink={"tako": _WHITE, "trouble": _WHITE, "uzushio": _WHITE, "salvage": _WHITE},

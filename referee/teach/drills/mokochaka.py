@@ -29,7 +29,7 @@ from audio.calls import name_words
 from referee.judging.verdicts import verdict_of
 from referee.judging.verdicts.mokochaka import PlayVerdict
 from referee.teach.drills.base import CardLook, Drill, DrillEntry, RivalAnswer, Screen, Teaching
-from referee.teach.phrases import text, word_key
+from referee.teach.texts import text, word_key
 
 NAME_KEYS = {"m": "moko", "p": "paka", "o": "pome", "g": "gabu"}
 SPECIAL_KEYS = {"1": "mokochaka", "2": "chakamoko", "3": "chakamokochaka"}

@@ -20,7 +20,7 @@ from rules import seasaltpaper as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import ChoiceEvent, EndEvent, Event
 from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
-from referee.teach.phrases import text
+from referee.teach.texts import text
 
 N_HANDS = 30
 

@@ -18,7 +18,7 @@ from rules import takoyaki as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import CardEvent, EndEvent, Event
 from referee.teach.drills.base import CardLook, Drill, DrillEntry, Screen, Teaching
-from referee.teach.phrases import text
+from referee.teach.texts import text
 
 GRIDDLES = ((1, 3), (2, 5, 7), (1, 2, 3, 4, 5), (6, 8, 9, 10), (1, 2, 3, 4, 5, 6, 8, 9, 10), ())
 NUMBER_CARDS = ("AH", "3H", "5D", "7D", "8H", "10D")

@@ -24,7 +24,7 @@ from session.errors import RulesError
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import ChoiceEvent, EndEvent, Event
 from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
-from referee.teach.phrases import text
+from referee.teach.texts import text
 
 ANIMALS = ("rabbit", "kangaroo", "owl", "gorilla", "lion", "goat", "horse", "hippo")
 COLOURS = ("red", "blue", "yellow", "green")

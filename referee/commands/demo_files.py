@@ -1,0 +1,9 @@
+"""Where the bundled demo lives (``fixtures/demo`` of a clone): ``referee demo`` replays it,
+``referee demo --live`` plays it through the live path."""
+
+from pathlib import Path
+
+#: the project's folder (a clone: the demo files are not installed with the package)
+ROOT = Path(__file__).resolve().parents[2]
+#: the bundled IKATAKO recording: session.mp4, seats.wav, calibration.json, its truth
+DEMO = ROOT / "fixtures" / "demo"
