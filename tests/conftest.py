@@ -83,6 +83,20 @@ def load_benchmark(name: str):
     return mod
 
 
+def two_seat_calibration(folder: Path) -> Path:
+    """The demo's calibration cut to its first two seats, without voices, written into
+    ``folder`` beside a copy of its card references (for short clips of the demo)."""
+    import json
+    import shutil
+
+    shutil.copytree(FIXTURES / "demo" / "refs", folder / "refs")
+    cal = json.loads((FIXTURES / "demo" / "calibration.json").read_text(encoding="utf-8"))
+    cal["seats"] = cal["seats"][:2]
+    cal.pop("enroll", None)
+    (folder / "calibration.json").write_text(json.dumps(cal), encoding="utf-8")
+    return folder / "calibration.json"
+
+
 def once(key: str, make):
     """``make()`` once per test process: for a module or session fixture that replays or
     renders something heavy. pytest-xdist tears a worker's fixtures down whenever its queue

@@ -15,7 +15,7 @@ import wave
 import numpy as np
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, two_seat_calibration
 
 DEMO = FIXTURES / "demo"
 
@@ -27,11 +27,7 @@ def clip(tmp_path_factory):
     d = tmp_path_factory.mktemp("clip")
     frames = [f.image for f in itertools.islice(read_frames(DEMO / "session.mp4"), 780, 840)]
     write_video(d / "clip.mp4", iter(frames), fps=30, crf=30)
-    shutil.copytree(DEMO / "refs", d / "refs")
-    cal = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
-    cal["seats"] = cal["seats"][:2]
-    cal.pop("enroll", None)
-    (d / "calibration.json").write_text(json.dumps(cal), encoding="utf-8")
+    two_seat_calibration(d)
     return d
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import json
 import logging
 import os
 import re
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, two_seat_calibration
 
 DEMO = FIXTURES / "demo"
 #: the clip: the demo's frames 780-840 (26.0-28.0 s: card 2 and both seats' shouts)
@@ -74,11 +73,7 @@ def clip(tmp_path_factory):
     _write_clip(d / "a.mkv", frames, pcm, rate)
     shutil.copy(d / "a.mkv", d / "b.mkv")
     (d / "broken.mkv").write_bytes(b"not a video at all")
-    shutil.copytree(DEMO / "refs", d / "refs")
-    cal = json.loads((DEMO / "calibration.json").read_text(encoding="utf-8"))
-    cal["seats"] = cal["seats"][:2]
-    cal.pop("enroll", None)
-    (d / "calibration.json").write_text(json.dumps(cal), encoding="utf-8")
+    two_seat_calibration(d)
     return d
 
 
