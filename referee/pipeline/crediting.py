@@ -75,8 +75,13 @@ def credit(word: ShoutEvent, moves: list[tuple[float, str]], onsets: list[float]
     lo = bisect.bisect_left(moves, (word.t - params.hands_s, ""))
     seats = sorted({s for t, s in moves[lo:] if t <= word.t + params.hands_s})
     if len(seats) != 1:
-        return _uncredited(word, f"{' and '.join(seats)} moved" if seats else "no seat's hands moved")
+        return _uncredited(word, f"{_names(seats)} moved" if seats else "no seat's hands moved")
     return dataclasses.replace(word, player=seats[0], extra={**word.extra, "credited_by": "hands"})
+
+
+def _names(seats: list[str]) -> str:
+    """``aki and ben``, ``aki, ben and chie``."""
+    return seats[0] if len(seats) == 1 else f"{', '.join(seats[:-1])} and {seats[-1]}"
 
 
 def _uncredited(word: ShoutEvent, why: str) -> ShoutEvent:

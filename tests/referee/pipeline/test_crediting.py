@@ -27,6 +27,11 @@ def test_two_seats_moving_leave_the_word_uncredited_and_say_who():
     assert got.player is None and got.extra["uncredited"] == "aki and ben moved"
 
 
+def test_three_seats_moving_are_named_as_a_person_would():
+    got = credit(_shout(1.3), [(1.2, "aki"), (1.3, "ben"), (1.4, "chie")], [1.3], CreditParams())
+    assert got.extra["uncredited"] == "aki, ben and chie moved"
+
+
 def test_a_hand_outside_the_span_does_not_count():
     p = CreditParams(hands_s=0.3)
     assert credit(_shout(1.3), [(0.95, "ben"), (1.25, "aki"), (1.65, "ben")], [1.3], p).player == "aki"
