@@ -46,6 +46,7 @@ class Pipeline:
         if self.header is not None:
             raise RuntimeError("the pipeline was started twice")
         self.header = header
+        self.crediting.start(header.options.get("window"))
         for s in self.sinks:
             s.start(header)
         if self._judge_wanted:
@@ -75,8 +76,7 @@ class Pipeline:
     @property
     def watermark(self) -> float:
         """The time before which every event has gone to the sinks and the judge."""
-        mark = self.merge.watermark()
-        return mark - self.crediting.params.hold_s if self.crediting.active and mark < math.inf else mark
+        return self.crediting.released_until(self.merge.watermark())
 
     def _flush(self) -> None:
         if self.header is None:

@@ -7,7 +7,11 @@ guess):
 
 * exactly one seat's hands moved (a ``hand`` event, up or down, or a ``grab``) within
   :attr:`CreditParams.hands_s` of the word's onset, and
-* no other word began within :attr:`CreditParams.apart_s` of it.
+* no other word began within :attr:`CreditParams.apart_s` of it, and
+* no word left uncredited in the :attr:`CreditParams.earlier_s` before it could have been that
+  seat's (the seat moved with it, or nobody did): a player's first word in a card's window is
+  the one judged, and an earlier word that may have been theirs makes the later one not
+  clearly their first (it could turn a wrong first word into a correct one).
 
 The credited word is written to the record as that seat's (``"credited_by": "hands"``); any
 other word stays unattributed with ``"uncredited"`` saying why (two seats moved, another word
@@ -49,12 +53,17 @@ class CreditParams:
     #: said which cannot be told from one microphone. The issue's 0.3 s; shorter credits more
     #: overlapping shouts on the hands' timing alone.
     apart_s: float = 0.3
+    #: how far back (seconds) a word left uncredited keeps a later word from being credited to
+    #: a seat that may have said it: the rules' default reaction window (3.0 s; a table's longer
+    #: ``window`` option is used instead, :meth:`RoomCrediting.start`). Longer leaves more words
+    #: to the table; shorter could credit a seat its second word as if it were its first.
+    earlier_s: float = 3.0
 
     def __post_init__(self):
-        for name in ("hands_s", "apart_s"):
+        for name, top in (("hands_s", 2.0), ("apart_s", 2.0), ("earlier_s", 60.0)):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 2.0):
-                raise ValueError(f"CreditParams.{name} must be a time in seconds in (0, 2], got {value!r}")
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= top):
+                raise ValueError(f"CreditParams.{name} must be a time in seconds in (0, {top:g}], got {value!r}")
 
     @property
     def hold_s(self) -> float:
@@ -63,20 +72,30 @@ class CreditParams:
         return max(self.hands_s, self.apart_s)
 
 
-def credit(word: ShoutEvent, moves: list[tuple[float, str]], onsets: list[float],
-           params: CreditParams) -> ShoutEvent:
-    """``word`` credited to a seat or marked why not: ``moves`` the (time, seat) of hand
-    movements, ``onsets`` every room word's onset, both sorted, covering the word's span."""
-    near = [t for t in onsets[bisect.bisect_left(onsets, word.t - params.apart_s):
-                              bisect.bisect_right(onsets, word.t + params.apart_s)]]
-    if len(near) > 1:  # (the word itself is one of them)
-        gap = min(abs(t - word.t) for t in near if t != word.t) if any(t != word.t for t in near) else 0.0
-        return _uncredited(word, f"another word {gap:.2f} s away")
+def movers(word: ShoutEvent, moves: list[tuple[float, str]], params: CreditParams) -> list[str]:
+    """The seats whose hands moved within ``params.hands_s`` of ``word``'s onset (``moves``:
+    (time, seat), sorted)."""
     lo = bisect.bisect_left(moves, (word.t - params.hands_s, ""))
-    seats = sorted({s for t, s in moves[lo:] if t <= word.t + params.hands_s})
+    return sorted({s for t, s in moves[lo:] if t <= word.t + params.hands_s})
+
+
+def credit(word: ShoutEvent, seats: list[str], onsets: list[float], doubts: list[tuple[float, frozenset | None]],
+           params: CreditParams) -> ShoutEvent:
+    """``word`` credited to a seat or marked why not: ``seats`` the seats that moved with it
+    (:func:`movers`), ``onsets`` every room word's onset (sorted, covering the word's span),
+    ``doubts`` the earlier words left uncredited: (onset, the seats that may have said it,
+    None for anyone)."""
+    near = onsets[bisect.bisect_left(onsets, word.t - params.apart_s):bisect.bisect_right(onsets, word.t + params.apart_s)]
+    if len(near) > 1:  # (the word itself is one of them)
+        gap = min((abs(t - word.t) for t in near if t != word.t), default=0.0)
+        return _uncredited(word, f"another word {gap:.2f} s away")
     if len(seats) != 1:
         return _uncredited(word, f"{_names(seats)} moved" if seats else "no seat's hands moved")
-    return dataclasses.replace(word, player=seats[0], extra={**word.extra, "credited_by": "hands"})
+    seat = seats[0]
+    earlier = [t for t, who in doubts if word.t - params.earlier_s <= t < word.t and (who is None or seat in who)]
+    if earlier:
+        return _uncredited(word, f"{seat} may have said the word at {earlier[-1]:.2f} s before it")
+    return dataclasses.replace(word, player=seat, extra={**word.extra, "credited_by": "hands"})
 
 
 def _names(seats: list[str]) -> str:
@@ -98,8 +117,19 @@ class RoomCrediting:
         self._held: deque[Event] = deque()
         self._moves: list[tuple[float, str]] = []  # (time, seat), time order, pruned behind
         self._onsets: list[float] = []  # the room words' onsets, time order, pruned behind
+        #: the words left uncredited: (onset, the seats that may have said it or None: anyone)
+        self._doubts: list[tuple[float, frozenset | None]] = []
         self.credited = 0
         self.uncredited = 0
+
+    def start(self, window: object) -> None:
+        """A table's reaction ``window`` option (seconds), when longer than ``earlier_s``."""
+        if isinstance(window, (int, float)) and not isinstance(window, bool) and window > self.params.earlier_s:
+            self.params = dataclasses.replace(self.params, earlier_s=float(window))
+
+    def released_until(self, mark: float) -> float:
+        """The time before which every event fed with watermark ``mark`` has been passed on."""
+        return mark - self.params.hold_s if self.active and mark < math.inf else mark
 
     def feed(self, events: list[Event], mark: float) -> tuple[list[Event], float]:
         out: list[Event] = []
@@ -116,7 +146,7 @@ class RoomCrediting:
                 bisect.insort(self._onsets, ev.t)
         if not self.active:
             return out, mark
-        ready = mark - self.params.hold_s if mark < math.inf else math.inf
+        ready = self.released_until(mark)
         while self._held and self._held[0].t < ready:
             out.append(self._release(self._held.popleft()))
         self._prune(ready)
@@ -125,9 +155,11 @@ class RoomCrediting:
     def _release(self, ev: Event) -> Event:
         if not (isinstance(ev, ShoutEvent) and ev.player is None):
             return ev
-        done = credit(ev, self._moves, self._onsets, self.params)
+        seats = movers(ev, self._moves, self.params)
+        done = credit(ev, seats, self._onsets, self._doubts, self.params)
         if done.player is None:
             self.uncredited += 1
+            self._doubts.append((ev.t, frozenset(seats) or None))
         else:
             self.credited += 1
         return done
@@ -139,3 +171,4 @@ class RoomCrediting:
         keep = ready - 2 * self.params.hold_s
         self._moves = self._moves[bisect.bisect_left(self._moves, (keep, "")):]
         self._onsets = self._onsets[bisect.bisect_left(self._onsets, keep):]
+        self._doubts = [d for d in self._doubts if d[0] >= ready - self.params.earlier_s - self.params.hold_s]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from referee.pipeline import CollectSink, Pipeline
-from referee.pipeline.crediting import CreditParams, RoomCrediting, credit
+from referee.pipeline.crediting import CreditParams, RoomCrediting, credit, movers
 from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SessionHeader, ShoutEvent
 
 ROOM = {"t": 0.0, "type": "audio_status", "state": AUDIO_ROOM, "detail": "one room microphone"}
@@ -17,33 +17,62 @@ def _shout(t, words=("tako",)):
     return ShoutEvent(t=t, player=None, words=tuple(words))
 
 
+def _credit(word, moves, onsets, params, doubts=()):
+    return credit(word, movers(word, moves, params), onsets, list(doubts), params)
+
+
 def test_the_one_seat_whose_hands_moved_gets_the_word():
-    got = credit(_shout(1.3), [(1.2, "aki")], [1.3], CreditParams())
+    got = _credit(_shout(1.3), [(1.2, "aki")], [1.3], CreditParams())
     assert got.player == "aki" and got.extra["credited_by"] == "hands"
 
 
 def test_two_seats_moving_leave_the_word_uncredited_and_say_who():
-    got = credit(_shout(1.3), [(1.2, "aki"), (1.45, "ben")], [1.3], CreditParams())
+    got = _credit(_shout(1.3), [(1.2, "aki"), (1.45, "ben")], [1.3], CreditParams())
     assert got.player is None and got.extra["uncredited"] == "aki and ben moved"
 
 
 def test_three_seats_moving_are_named_as_a_person_would():
-    got = credit(_shout(1.3), [(1.2, "aki"), (1.3, "ben"), (1.4, "chie")], [1.3], CreditParams())
+    got = _credit(_shout(1.3), [(1.2, "aki"), (1.3, "ben"), (1.4, "chie")], [1.3], CreditParams())
     assert got.extra["uncredited"] == "aki, ben and chie moved"
 
 
 def test_a_hand_outside_the_span_does_not_count():
     p = CreditParams(hands_s=0.3)
-    assert credit(_shout(1.3), [(0.95, "ben"), (1.25, "aki"), (1.65, "ben")], [1.3], p).player == "aki"
-    got = credit(_shout(1.3), [(0.9, "aki")], [1.3], p)
+    assert _credit(_shout(1.3), [(0.95, "ben"), (1.25, "aki"), (1.65, "ben")], [1.3], p).player == "aki"
+    got = _credit(_shout(1.3), [(0.9, "aki")], [1.3], p)
     assert got.player is None and got.extra["uncredited"] == "no seat's hands moved"
 
 
 def test_words_closer_than_apart_s_are_never_credited():
-    got = credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.55], CreditParams(apart_s=0.3))
+    got = _credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.55], CreditParams(apart_s=0.3))
     assert got.player is None and got.extra["uncredited"] == "another word 0.25 s away"
     # 0.35 s apart: each is decided on its own hands
-    assert credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.65], CreditParams(apart_s=0.3)).player == "aki"
+    assert _credit(_shout(1.3), [(1.25, "aki")], [1.3, 1.65], CreditParams(apart_s=0.3)).player == "aki"
+
+
+def test_a_word_that_may_have_been_the_seats_earlier_keeps_its_later_one_uncredited():
+    """aki's first word is the one judged: a word left uncredited 0.6 s before, with aki among
+    those who moved (or nobody moving), may have been it — the later word is not credited."""
+    p = CreditParams()
+    got = _credit(_shout(1.9), [(1.85, "aki")], [1.3, 1.9], p, doubts=[(1.3, frozenset({"aki", "ben"}))])
+    assert got.player is None and got.extra["uncredited"] == "aki may have said the word at 1.30 s before it"
+    assert _credit(_shout(1.9), [(1.85, "aki")], [1.3, 1.9], p, doubts=[(1.3, None)]).player is None
+    # another seat's doubt, or one older than earlier_s, does not stand in the way
+    assert _credit(_shout(1.9), [(1.85, "aki")], [1.3, 1.9], p, doubts=[(1.3, frozenset({"ben"}))]).player == "aki"
+    assert _credit(_shout(4.4), [(4.35, "aki")], [1.3, 4.4], p, doubts=[(1.3, None)]).player == "aki"
+
+
+def test_the_stage_remembers_its_uncredited_words_and_a_longer_window_counts():
+    stage = RoomCrediting()
+    stage.start(5.0)  # the table's window option: 5 s
+    assert stage.params.earlier_s == 5.0
+    hand = {"type": "hand", "side": "left", "state": "up"}
+    evs = [Event.from_dict(ROOM), _shout(1.0), Event.from_dict({**hand, "t": 0.95, "player": "aki"}),
+           Event.from_dict({**hand, "t": 1.05, "player": "ben"}), Event.from_dict({**hand, "t": 5.4, "player": "ben"}),
+           _shout(5.45)]
+    out, _ = stage.feed(sorted(evs, key=lambda e: e.t), math.inf)
+    words = [(e.player, e.extra.get("uncredited")) for e in out if e.type == "shout"]
+    assert words == [(None, "aki and ben moved"), (None, "ben may have said the word at 1.00 s before it")]
 
 
 @pytest.mark.parametrize("bad", [0, -0.1, math.inf, math.nan, 3.0, "0.3"])
