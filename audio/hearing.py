@@ -366,15 +366,30 @@ def _room_listener(plan: HearingPlan, source):
     """One room microphone: its channels averaged and heard for every seat, no seat attributed, no
     enrolled voices (they verify a seat's own microphone) and no leak cancellation (there is
     no seat-to-seat leak on one microphone)."""
-    from audio.listen import Listener, ListenParams
+    from audio.listen import Listener
 
     recognizer = make_recognizer(plan.model, plan.lang, _vocab_of(plan))
-    offline = getattr(source, "offline", False)
-    params = ListenParams(hold_s=OFFLINE_HOLD_S if offline else 0.0, early_s=None if offline else LIVE_EARLY_S)
-    listener = Listener(list(plan.names), 1, source.rate, recognizer, room=True, params=params)
-    if not offline:
-        listener.backlog = backlog_of(source)
+    listener = _pace(Listener(list(plan.names), 1, source.rate, recognizer, room=True, params=_listen_params(source)),
+                     source)
     listener.heard_in_room()
+    return listener
+
+
+def _listen_params(source):
+    """How a listener holds and releases words for ``source``: a recording is heard whole (its
+    words held to be decoded together), a live input as early as the words end."""
+    from audio.listen import ListenParams
+
+    offline = getattr(source, "offline", False)
+    return ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
+                        early_s=None if offline else LIVE_EARLY_S)
+
+
+def _pace(listener, source):
+    """Live: the listener is told when it is behind, so what is released meanwhile is decoded
+    together."""
+    if not getattr(source, "offline", False):
+        listener.backlog = backlog_of(source)
     return listener
 
 
@@ -412,11 +427,7 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
             verifier = voices.from_folder(plan.enroll)
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
-    from audio.listen import ListenParams
-
-    offline = getattr(source, "offline", False)
-    params = ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
-                          early_s=None if offline else LIVE_EARLY_S)
+    params = _listen_params(source)
     if onset is not None:
         from audio.demix import leak_allowances
         from audio.trim import TrimmingListener
@@ -429,8 +440,7 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         listener = Listener(chan_names, width, source.rate, recognizer, verifier=verifier,
                             watch=getattr(source, "watch", None), params=params,
                             speech_db=getattr(source, "speech_db", None))
-    if not offline:  # live: told when it is behind, so what is released meanwhile is decoded together
-        listener.backlog = backlog_of(source)
+    _pace(listener, source)
     swapped = list(getattr(source, "swapped", ()))
     for a, b in swapped:  # one exchange, or several that fit alike (each says the others)
         listener.swapped(a, b, alternatives=[ab for ab in swapped if ab != (a, b)])

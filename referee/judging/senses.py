@@ -24,6 +24,8 @@ from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SeatStatusEvent,
 
 #: the reason a seat is not heard at a one-room-microphone table (``audio_status`` ``room``)
 ROOM_REASON = "one room microphone"
+#: ...and how a verdict says it
+ROOM_MISSING = "no word credited to this seat (one room microphone)"
 #: a missing stretch's reason longer than this is not repeated in every verdict (the record's
 #: warning says it once)
 SHORT_REASON = 40
@@ -76,7 +78,7 @@ class Senses:
             return None
         a, b, why = found
         if why == ROOM_REASON:  # (not a device that failed: no seat has a microphone of its own)
-            return "no word credited to this seat (one room microphone)"
+            return ROOM_MISSING
         until = "" if b == math.inf else f" to {b:.2f} s"
         # a short reason helps ("device unplugged"); a long one is the record's warning
         return f"{sense} missing from {a:.2f} s{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
@@ -89,7 +91,7 @@ class Senses:
             return None
         a, b, why = found
         if why == ROOM_REASON:
-            return "no word credited to this seat (one room microphone)"
+            return ROOM_MISSING
         since = f"since {t - a:.2f} s before the card" if a < t else f"from +{a - t:.2f} s"
         until = "" if b == math.inf else f" to +{b - t:.2f} s"
         return f"{sense} missing {since}{until}" + (f" ({why})" if len(why) <= SHORT_REASON else "")
