@@ -174,10 +174,14 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
                        vocab=game_vocabulary(game, mode))
 
 
+def table_mode(asked: str | None, cal) -> str | None:
+    """The mode played: the one asked for (``--mode``), else the calibration's, else the
+    game's default (``Game.default_mode``) — replay and live alike."""
+    return asked or cal.extra.get("mode") or rules.get(cal.game).default_mode
+
+
 def game_vocabulary(game: str, mode: str | None):
     """The calls hearing listens for (the game's declaration), None for a game without calls."""
-    import rules
-
     return rules.vocabulary(game, mode) if rules.get(game).calls is not None else None
 
 
@@ -215,7 +219,7 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
             setup_warnings.append(slow)
             settings = dataclasses.replace(settings, pose_every=pose_every, card_every=card_every)
     game = cal.game
-    mode = settings.mode or cal.extra.get("mode") or rules.get(game).default_mode
+    mode = table_mode(settings.mode, cal)
     folder = OutputFolder(out)
     try:
         with folder as staging:  # a run's files appear together, or not at all

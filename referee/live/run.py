@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import rules
 from session.closing import close_all
 from session.errors import MediaError
 from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
@@ -280,7 +279,7 @@ class _LiveRun:
         and the sinks; nothing heavy runs yet."""
         from audio import capture
         from referee.preflight import check_live
-        from referee.replay import ReplaySettings
+        from referee.replay import ReplaySettings, table_mode
 
         opts = self.opts
         self.cal_path = Path(opts.calibration)
@@ -297,7 +296,7 @@ class _LiveRun:
         if pre.video_info is not None:
             self.fps = pre.video_info.fps or self.fps
         self.game = cal.game
-        self.mode = opts.mode or cal.extra.get("mode") or rules.get(self.game).default_mode
+        self.mode = table_mode(opts.mode, cal)
         self.players = [s.name for s in cal.seats]
         # the microphones' device before any folder or window: no input is one line, nothing left behind
         self.device = capture.device_info(opts.audio_device) if opts.audio is None else None
