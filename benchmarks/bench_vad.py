@@ -236,7 +236,11 @@ class _Mono:
 def _silero_session():
     import onnxruntime as ort
 
-    files = importlib.metadata.distribution("silero-vad").files
+    try:
+        files = importlib.metadata.distribution("silero-vad").files
+    except importlib.metadata.PackageNotFoundError:
+        raise SystemExit("the silero candidates need silero-vad (pip install silero-vad onnxruntime); "
+                         "--only project,project+level,webrtc2,webrtc3 runs without it")
     path = next(f for f in files if str(f).endswith("silero_vad/data/silero_vad.onnx")).locate()
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
@@ -326,14 +330,16 @@ def webrtc_onsets(x: np.ndarray, mode: int) -> list[float]:
 
 def candidates(speech_db: float) -> dict:
     """name -> function(channel) -> onsets (s); ``speech_db``: the seat's calibrated level."""
-    session = _silero_session()
+    from functools import cache
+
+    session = cache(_silero_session)  # built when a silero candidate first runs: not needed otherwise
     return {
         "project": project_onsets,
         "project+level": lambda x: project_onsets(x, speech_db),
-        "silero": lambda x: silero_onsets(x, session),
-        "silero+walk": lambda x: walk_back(silero_onsets(x, session), voice_band_db(x), SILERO_WINDOW / RATE),
-        "silero-reset": lambda x: silero_onsets(x, session, SILERO_RESET_QUIET_S),
-        "silero-reset+walk": lambda x: walk_back(silero_onsets(x, session, SILERO_RESET_QUIET_S), voice_band_db(x),
+        "silero": lambda x: silero_onsets(x, session()),
+        "silero+walk": lambda x: walk_back(silero_onsets(x, session()), voice_band_db(x), SILERO_WINDOW / RATE),
+        "silero-reset": lambda x: silero_onsets(x, session(), SILERO_RESET_QUIET_S),
+        "silero-reset+walk": lambda x: walk_back(silero_onsets(x, session(), SILERO_RESET_QUIET_S), voice_band_db(x),
                                                  SILERO_WINDOW / RATE),
         "webrtc2": lambda x: webrtc_onsets(x, 2),
         "webrtc3": lambda x: webrtc_onsets(x, 3),
