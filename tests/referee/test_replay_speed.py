@@ -128,3 +128,97 @@ def test_frames_at_picks_the_frames_a_full_pass_picks(clip):
     for t, img in got.items():
         nearest = min(frames, key=lambda f: (abs(f.t - t), f.index))
         assert np.array_equal(img, nearest.image), t
+
+
+# ---- the report's frames kept during the replay's own pass (referee.pipeline.vision.EvidenceFrames)
+def _fed(clip, times, ring_s=2.0, kinds=("card",)):
+    """An EvidenceFrames fed the clip's frames in order, with an event released at each of
+    ``times`` as the frame after it comes (the earliest a release can happen)."""
+    from referee.pipeline.vision import EvidenceFrames
+    from session.events import CardEvent
+    from vision.video import read_frames
+
+    keep = EvidenceFrames(30.0, ring_s=ring_s)
+    waiting = sorted(times)
+    for fr in read_frames(clip / "clip.mp4"):
+        keep.frame(fr, [])
+        while waiting and waiting[0] < fr.t:
+            keep.event(CardEvent(t=waiting.pop(0), card="tako", zone="field", conf=1.0))
+    for w in waiting:
+        keep.event(CardEvent(t=w, card="tako", zone="field", conf=1.0))
+    keep.finish(None)
+    return keep
+
+
+def test_kept_frames_are_the_frames_a_second_pass_picks(clip):
+    """Every time the kept frames settle — an event's own time, the same time rounded to the
+    ms as a verdict writes it, a time on a frame, half-way between two frames, before the
+    first frame and after the last — gets the very frame frames_at decodes for it."""
+    from vision.video import frames_at
+
+    events = [0.0, 0.5, 0.516667, 1.2345, 1.25, 2.9, 2.9667]
+    asked = events + [round(t, 3) for t in events] + [-0.01, 1.2341, 1.2349, 2.99, 3.2]
+    known = _fed(clip, events).known(asked)
+    assert set(known) == set(asked)
+    full = frames_at(clip / "clip.mp4", asked, tolerance=0.5)
+    for t, fr in known.items():
+        assert np.array_equal(fr.to_ndarray(format="bgr24"), full[t]), t
+    assert 1.7 not in _fed(clip, events).known([1.7])  # no event near it: its frames were not kept
+
+
+def test_frames_at_decodes_only_what_was_not_kept(clip, tmp_path):
+    """With every time known, the video is not opened at all (a missing file would be an
+    error); a time whose frames left the ring is decoded, and gets the same frame."""
+    from vision.video import frames_at
+
+    keep = _fed(clip, [0.6, 1.8])
+    known = keep.known([0.6, 1.8])
+    assert set(known) == {0.6, 1.8}
+    got = frames_at(tmp_path / "no-such.mp4", [0.6, 1.8], known=known)
+    full = frames_at(clip / "clip.mp4", [0.6, 1.8, 2.5])
+    assert all(np.array_equal(got[t], full[t]) for t in (0.6, 1.8))
+    mixed = frames_at(clip / "clip.mp4", [0.6, 1.8, 2.5], known=known)
+    assert all(np.array_equal(mixed[t], full[t]) for t in (0.6, 1.8, 2.5))
+
+
+def test_an_event_released_after_its_frames_left_the_ring_is_left_to_the_second_pass(clip):
+    from referee.pipeline.vision import EvidenceFrames
+    from session.events import CardEvent, HandEvent
+    from vision.video import read_frames
+
+    keep = EvidenceFrames(30.0, ring_s=0.5)
+    for fr in read_frames(clip / "clip.mp4"):
+        keep.frame(fr, [])
+    keep.event(CardEvent(t=0.8, card="tako", zone="field", conf=1.0))  # 2 s late: 0.5 s kept
+    keep.event(HandEvent(t=2.9, player="aki", side="left", state="down", conf=1.0))  # no reaction
+    keep.finish(None)
+    assert keep.lost == 1
+    assert keep.known([0.8, 2.9]) == {}
+
+
+def test_camera_frames_keep_nothing():
+    """Frames without a decoded source (a camera) give nothing: the report decodes as before."""
+    from referee.pipeline.vision import EvidenceFrames
+    from session.events import CardEvent
+    from vision.video import Frame
+
+    keep = EvidenceFrames(30.0)
+    for k in range(5):
+        keep.frame(Frame(k, k / 30, np.zeros((4, 4, 3), np.uint8)), [])
+    keep.event(CardEvent(t=0.05, card="tako", zone="field", conf=1.0))
+    keep.finish(None)
+    assert keep.known([0.05]) == {}
+
+
+def test_the_report_from_kept_frames_is_the_report_from_a_second_pass(clip, tmp_path):
+    """A whole replay of the clip: its report (frames kept during the pass) is byte for byte
+    the report drawn again with every frame decoded a second time."""
+    from referee import report
+    from referee.replay import ReplaySettings, replay
+
+    r = replay(clip / "clip.mp4", clip / "calibration.json", audio=clip / "seats.wav", out=tmp_path / "o",
+               settings=ReplaySettings(workers=0, no_enroll=True))
+    assert r.evidence_frames is not None and r.evidence_frames.known([e["t"] for e in r.events if e["type"] == "card"])
+    kept_html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    r.evidence_frames = None
+    assert report.build_html(r) == kept_html
