@@ -133,9 +133,6 @@ class Replay:
     #: per-stage figures for the benchmark: seconds of wall time or CPU (``*_cpu``), pose
     #: inferences and re-analysed frames, CPU per seat worker
     stats: dict[str, Any] = field(default_factory=dict)
-    #: the frames kept around the events during the replay's decoding pass, for the report
-    #: (:class:`referee.pipeline.vision.EvidenceFrames`; None: the report decodes them)
-    evidence_frames: Any = None
 
 
 def calibration_enroll(cal, cal_path: Path) -> Path | None:
@@ -311,7 +308,6 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                  t_start: float, on_progress, on_warning, sinks) -> Replay:
     from referee.pipeline import recording
     from referee.pipeline.sinks import CollectSink, RecordSink, ReportSink
-    from referee.pipeline.vision import EvidenceFrames
     from vision.table import TableLayout
 
     record_path = out / "session.jsonl"
@@ -345,14 +341,13 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                             header=collect.header.to_dict(), events=[e.to_dict() for e in collect.events],
                             judgement=judgement, landmarks=run.landmarks, warnings=run.warnings,
                             duration=run.duration, elapsed={"video": run.elapsed_video}, calibration=cal,
-                            enrolled=run.enrolled, stats=run.stats, evidence_frames=kept)
+                            enrolled=run.enrolled, stats=run.stats)
             if run.frames != (info.frames or run.frames):
                 result.warnings.append(f"{video.name}: {run.frames} frames decoded, the file announces {info.frames}")
             made.append(result)
         return made[0]
 
-    kept = EvidenceFrames(info.fps) if settings.report else None  # (before the report: it reads them)
-    drawn = [kept, ReportSink(evidence, html=True, video=False)] if settings.report else []
+    drawn = [ReportSink(evidence, html=True, video=False)] if settings.report else []
     drawn += [ReportSink(evidence, html=False, video=True)] if settings.video else []
     with RecordSink(record_path) as record_sink:
         _, pipe = recording.run(rec, [record_sink, collect, *sinks, *drawn], make_header, options={},
@@ -365,7 +360,7 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
     if settings.video:
         result.annotated = out / "annotated.mp4"
     total = time.perf_counter() - t_start
-    result.elapsed["report"] = sum(s.seconds for s in drawn if isinstance(s, ReportSink))
+    result.elapsed["report"] = sum(s.seconds for s in drawn)
     result.elapsed["perception"] = total - result.elapsed["report"]
     result.elapsed["total"] = total
     return result

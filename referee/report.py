@@ -78,14 +78,12 @@ def card_views(result) -> list[CardView]:
     return views
 
 
-def _frames_at(video: Path, times: list[float], kept=None) -> dict[float, np.ndarray]:
-    """The decoded frame nearest each time: those the replay kept around its events
-    (``kept``: :class:`referee.pipeline.vision.EvidenceFrames`), the others by a second pass
-    that stops after the last of them (only the frames picked are converted to BGR:
-    ``vision.video.frames_at``)."""
+def _frames_at(video: Path, times: list[float]) -> dict[float, np.ndarray]:
+    """The decoded frame nearest each time (second pass, stops after the last time; only
+    the frames picked are converted to BGR: ``vision.video.frames_at``)."""
     from vision.video import frames_at
 
-    return frames_at(video, times, tolerance=0.5, known=kept.known(times, 0.5) if kept is not None else None)
+    return frames_at(video, times, tolerance=0.5)
 
 
 def timeline(result, views: list[CardView], width: int = TIMELINE_W) -> np.ndarray:
@@ -247,7 +245,7 @@ def build_html(result) -> str:
     seat_chan = {s.name: s.channel for s in cal.seats}
     unclear = unclear_items(views, result.events, result.header["game"])
     need = [v.start for v in views] + [t for v in views for t in v.reactions.values()] + evidence_times(unclear)
-    frames = _frames_at(result.video, need, getattr(result, "evidence_frames", None))
+    frames = _frames_at(result.video, need)
     samples, rate = (None, 0)
     if result.audio is not None:
         try:

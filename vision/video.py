@@ -9,10 +9,10 @@ naming its position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Iterator
 
 import numpy as np
 
@@ -29,10 +29,6 @@ class Frame:
     index: int
     t: float
     image: np.ndarray  # BGR, never mirrored
-    #: the decoded picture ``image`` was converted from (a PyAV ``VideoFrame``, read from a
-    #: file; None from a camera): the replay's report keeps the few it shows instead of
-    #: decoding the video a second time (:func:`frames_at`'s ``known``)
-    source: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ def read_frames(path: str | Path, warnings: list[str] | None = None) -> Iterator
     far as it goes, with a warning appended to ``warnings`` after the last frame.
     """
     for index, t, fr in _decoded(path, warnings):
-        yield Frame(index, t, fr.to_ndarray(format="bgr24"), fr)
+        yield Frame(index, t, fr.to_ndarray(format="bgr24"))
 
 
 def _decoded(path: str | Path, warnings: list[str] | None = None) -> Iterator[tuple[int, float, object]]:
@@ -153,30 +149,17 @@ def _cut_short(c, s, last: float) -> str | None:
             "(cut short or damaged); read as far as it goes")
 
 
-def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5,
-              known: Mapping[float, Any] | None = None) -> dict[float, np.ndarray]:
+def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5) -> dict[float, np.ndarray]:
     """The decoded frame nearest each of ``times`` (within ``tolerance`` seconds), as BGR.
 
     For evidence pictures: decodes up to just after the last time and converts to BGR only
     the frames picked (the conversion costs more than the decoding: ~2 ms vs ~1 ms per 720p
     frame). Times follow :func:`read_frames`' clock; a time with no frame that near is left
-    out. Ties go to the earlier frame, as in a pass over :func:`read_frames`. ``known``: the
-    decoded frame (a :attr:`Frame.source`) already picked for some times in the replay's
-    own pass (:class:`referee.pipeline.vision.EvidenceFrames`, the same rule); the video is
-    decoded again only for the others, and not at all when none is left.
+    out. Ties go to the earlier frame, as in a pass over :func:`read_frames`.
     """
-    known = known or {}
-    converted: dict[int, np.ndarray] = {}
-
-    def bgr(fr) -> np.ndarray:
-        if id(fr) not in converted:
-            converted[id(fr)] = fr.to_ndarray(format="bgr24")
-        return converted[id(fr)]
-
-    out = {w: bgr(known[w]) for w in set(times) if w in known}
-    want = sorted(set(times) - set(out))
+    want = sorted(set(times))
     if not want:
-        return out
+        return {}
     best: dict[float, tuple[float, object]] = {}
     for _, t, fr in _decoded(path):
         for w in want:
@@ -185,26 +168,11 @@ def frames_at(path: str | Path, times: list[float], tolerance: float = 0.5,
                 best[w] = (d, fr)
         if t > want[-1] + 0.1:
             break
-    out.update({w: bgr(fr) for w, (d, fr) in best.items()})
-    return out
-
-
-def nearest_frame(w: float, before: tuple[float, Any] | None, after: tuple[float, Any] | None,
-                  tolerance: float = 0.5) -> Any:
-    """:func:`frames_at`'s pick for time ``w`` from the two frames around it — ``before`` the
-    last at or before ``w`` (None: the video's first frame comes after ``w``), ``after`` the
-    first after it (None: the video ended) — as ``(t, frame)`` pairs; None when neither is
-    within ``tolerance``. In a pass over frames in time order no other frame is nearer, and
-    a tie goes to the earlier one, as :func:`frames_at` breaks it."""
-    pick = None
-    for pair in (before, after):
-        if pair is None:
-            continue
-        t, fr = pair
-        d = abs(t - w)
-        if d < tolerance and (pick is None or d < pick[0]):
-            pick = (d, fr)
-    return None if pick is None else pick[1]
+    converted: dict[int, np.ndarray] = {}
+    for d, fr in best.values():
+        if id(fr) not in converted:
+            converted[id(fr)] = fr.to_ndarray(format="bgr24")
+    return {w: converted[id(fr)] for w, (d, fr) in best.items()}
 
 
 #: MP4 muxer options for every MP4 this project writes: fragmented (an empty index first,

@@ -276,7 +276,6 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
             except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
                 raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
                                    "replay with --workers 0 to run pose in this process") from None
-            pipe.frame(item, events)  # (sinks that keep frames: the report's, EvidenceFrames)
             while changes and item.t >= changes[0][0] - half_frame:
                 set_pose_every(stage, changes.pop(0)[1])
             skips = skipped_frames(item.t)
