@@ -5,8 +5,8 @@
 Checks ``REV`` out into a temporary git worktree and replays the bundled demo
 (``referee demo``: video + seats' audio → record, verdicts, report) alternately with that
 checkout and this one, ``--rounds`` times each (before, after, before, after, ...), so both
-see the same machine load. Prints each run's wall time and real-time factor, the load
-average around it, the best and median per side and their ratio, and whether the two
+see the same machine load. Prints each run's wall time, real-time factor and CPU time (the
+run and its worker processes), the load average around it, the best and median per side and their ratio, and whether the two
 sides' records (after the header line), verdicts and reports are byte for byte the same.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,15 +26,22 @@ ROOT = Path(__file__).resolve().parents[1]
 VIDEO_S = 37.0  # the demo recording's length
 
 
-def _run(checkout: Path, out: Path, workers: int) -> tuple[float, str]:
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _run(checkout: Path, out: Path, workers: int) -> tuple[float, float, str]:
+    """Wall time, CPU time (the run and its worker processes: they are waited for) and stdout."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     res = subprocess.run([sys.executable, "-m", "referee", "demo", "--out", str(out), "--workers", str(workers),
                           "--json"], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
     wall = time.perf_counter() - t0
     if res.returncode != 0:
         raise SystemExit(f"{checkout}: referee demo failed:\n{res.stderr[-2000:]}")
-    return wall, res.stdout
+    return wall, _children_cpu() - cpu0, res.stdout
 
 
 def main() -> None:
@@ -48,24 +56,30 @@ def main() -> None:
                    capture_output=True)
     try:
         times: dict[str, list[float]] = {"before": [], "after": []}
+        cpus: dict[str, list[float]] = {"before": [], "after": []}
         outputs: dict[str, str] = {}
         print(f"replay of the demo ({VIDEO_S:.0f} s of video), --workers {args.workers}; before = {args.before}")
         for k in range(args.rounds):
             for side, checkout in (("before", before), ("after", ROOT)):
                 out = tmp / f"{side}{k}"
                 load0 = os.getloadavg()[0]
-                wall, stdout = _run(checkout, out, args.workers)
+                wall, cpu, stdout = _run(checkout, out, args.workers)
                 load1 = os.getloadavg()[0]
                 times[side].append(wall)
+                cpus[side].append(cpu)
                 outputs[side] = out.as_posix()
                 if k == 0:
                     outputs[side + "_json"] = stdout
                 print(f"  round {k + 1} {side:6}: {wall:6.1f} s  {VIDEO_S / wall:5.2f}x real time  "
-                      f"(load {load0:.2f} -> {load1:.2f})")
+                      f"CPU {cpu:5.1f} s  (load {load0:.2f} -> {load1:.2f})")
         for side in ("before", "after"):
             t = times[side]
             print(f"{side:6}: best {min(t):.1f} s ({VIDEO_S / min(t):.2f}x), median {statistics.median(t):.1f} s "
                   f"({VIDEO_S / statistics.median(t):.2f}x) over {len(t)} runs")
+        for side in ("before", "after"):
+            c = cpus[side]
+            print(f"{side:6}: CPU time (all processes) best {min(c):.1f} s, median {statistics.median(c):.1f} s "
+                  f"(less load-dependent than the wall time on a shared machine)")
         ratio = min(times["after"]) / min(times["before"])
         med = statistics.median(times["after"]) / statistics.median(times["before"])
         print(f"after/before wall time: best {ratio:.3f}, median {med:.3f} ({(ratio - 1) * 100:+.1f} % best)")
