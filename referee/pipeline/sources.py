@@ -246,3 +246,26 @@ class VideoFileSource:
             out.append(SkippedEvent(t=round(self.last_t, 6), what="video", start=round(self.last_t, 6),
                                     stop=round(until, 6), reason=msg))
         return out
+
+
+class ListenerSource:
+    """A WAV or the microphones heard in this thread, one audio block per poll
+    (``referee listen``): the listener's shouts and its watermark, and at the end (the input
+    ended, or :meth:`end` after Ctrl-C) the words still open."""
+
+    def __init__(self, audio, listener):
+        self.audio, self.listener = audio, listener
+        self._blocks = iter(audio)
+        self.done = False
+
+    def poll(self, wait: bool = False) -> list[Batch]:
+        block = next(self._blocks, None)
+        if block is None:
+            return self.end()
+        events = [Event.from_dict(d) for d in self.listener.update(block)]
+        return [Batch("hearing", events, self.listener.watermark())]
+
+    def end(self) -> list[Batch]:
+        """The words still open, and the stream closed."""
+        self.done = True
+        return [Batch("hearing", [Event.from_dict(d) for d in self.listener.close_window()], closed=True)]
