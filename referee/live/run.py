@@ -110,9 +110,6 @@ class LiveOptions:
     #: the card zones on a thread of their own (:class:`vision.table.CardThread`): a card's
     #: recognition no longer stalls the loop and the seats' frames; False: in the loop's thread
     card_thread: bool = True
-    #: a slow pose stage for the overload test: seconds added per analysed seat and frame
-    #: (a test seam; 0 in use)
-    slow_pose_s: float = 0.0
 
 
 @dataclass
@@ -450,8 +447,6 @@ class _LiveRun:
         strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
         self.warm, self.figures["warm_up_s"] = _warm_up(stage, _first_image(opts, self.camera, self.cal), self.fps,
                                                         math.lcm(opts.card_every, *strides))
-        if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
-            _slow_down(stage, opts.slow_pose_s)
         # ---- the session starts now: one clock for the camera, the microphones and the keys
         start = self.start = time.monotonic()
         self.camera.start = start
@@ -652,22 +647,6 @@ def _close_sink(sink: Sink) -> None:
         pass
 
 
-def _slow_down(stage, seconds: float) -> None:
-    """A test seam: every frame costs ``seconds`` more per seat whose pose is due on it — an
-    overloaded machine, where a smaller stride costs more (the adaptive pose rate must keep
-    the lag bounded)."""
-    tw = stage.tw
-    update = tw.update
-
-    def slow(frame):
-        due = sum(1 for s in tw.seats if s.due(frame.index))
-        if due:
-            time.sleep(seconds * due)
-        return update(frame)
-
-    tw.update = slow
-
-
 #: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
 WARM_FRAMES, WARM_FRAME_S, WARM_MAX_S = 12, 0.08, 30.0
 
@@ -775,9 +754,7 @@ class LatencyProbe(Sink):
     def vision_parts(self, now: float, tw) -> None:
         """What holds the vision watermark back: the card zones' bound or the seats' (an arm
         in the middle of a change holds it at the change)."""
-        cards = tw.card_marks() if hasattr(tw, "card_marks") else [c.earliest_event_t() for c in getattr(tw, "cards", [])]
-        seats = list(getattr(tw, "_seat_marks", []) if tw.workers is not None else
-                     [s.earliest_event_t() for s in getattr(tw, "seats", [])])
+        cards, seats = tw.card_marks(), tw.seat_marks()
         for name, marks in (("vision_cards", cards), ("vision_seats", seats)):
             marks = [m for m in marks if m is not None and m > -1e9]
             if marks:
