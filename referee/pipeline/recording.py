@@ -121,14 +121,14 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
         warn(w)
     setup = [WarningEvent(t=0.0, message=w) for w in setup_warnings]
     hearing = _hearing_source(rec, warn, setup)
+    job = hearing.job if isinstance(hearing, HearingSource) else None  # (started: closed whatever fails next)
     reader = FrameReader(rec.video)
-    stage = job = None
+    stage = None
     t_video = time.perf_counter()
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
                             keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise)
-        job = hearing.job if isinstance(hearing, HearingSource) else None
         video = VideoFileSource(reader, stage, rec.info, warn, pose_changes=rec.pose_changes, on_progress=on_progress)
         reader.start()
         Session(pipe, [hearing, video], functools.partial(_header_when_heard, hearing, out, make_header)).run()
