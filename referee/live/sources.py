@@ -166,9 +166,8 @@ class CameraFrames:
         # (the pacer reads the lag once per loop, at the newest frame: a stall's frames
         # would stack readings of one moment in its window)
         out = self._pose_rate(frame, lag) if newest else []
-        for w in stage.new_warnings:
+        for w in stage.take_warnings():
             self.warn(w)
-        stage.new_warnings.clear()
         probe.found(events, confirmed_at=getattr(stage.tw.workers, "collected_t", frame.t)
                     if stage.tw.workers is not None else frame.t)
         mark = stage.watermark(frame.t)

@@ -208,9 +208,8 @@ class VideoFileSource:
         while self.changes and item.t >= self.changes[0][0] - self.half_frame:
             set_pose_every(stage, self.changes.pop(0)[1])
         skips = self._skipped_frames(item.t)
-        for w in stage.new_warnings:
+        for w in stage.take_warnings():
             self.warn(w)
-        stage.new_warnings.clear()
         self.last_t = item.t
         self.frames += 1
         if self.on_progress is not None:

@@ -128,6 +128,10 @@ class Stage:
             self.new_warnings.append("the card zone is dark")
         return [WarningEvent(t=item.t, message=f"frame {item.index}")]
 
+    def take_warnings(self):
+        out, self.new_warnings = self.new_warnings, []
+        return out
+
     def watermark(self, t):
         return t - 0.1
 
