@@ -201,12 +201,12 @@ def diagnose(listener, seen: list, call: tuple[str, ...], truth: tuple[float, fl
                 u["gate"] += ", then no speech"
         if p is not None:  # the right call through the first look
             enc = rec.encode(window, RATE)
-            one = rec._call_trie(call)
-            prompted = score_all_many(rec.model, [(enc, list(one.leaves))], rec._prompt, one.end_ids)[0]
+            one = rec.call_trie(call)
+            prompted = score_all_many(rec.model, [(enc, list(one.leaves))], rec.prompt_ids, one.end_ids)[0]
             goes: list = []
-            unprompted = rec._unprompted_many([(enc, call)], goes)[0]
+            unprompted = rec.unprompted_many([(enc, call)], goes)[0]
             u["right"] = {"prompted": round(max(prompted), 3) if prompted else None, "unprompted": round(unprompted, 3),
-                          "lift": round(unprompted - rec._prior(call), 3),
+                          "lift": round(unprompted - rec.prior(call), 3),
                           "goes_on": round(goes[0], 3) if goes and goes[0] is not None else None}
         out["utterances"].append(u)
     return out
