@@ -118,13 +118,7 @@ def hear_clip(listener_for, x: np.ndarray, decode_s: list[float], seen: list | N
     listener = listener_for()
     inner = timed(listener, decode_s)
     if seen is not None:
-        finish = listener._finish
-
-        def _finish(job, group, heard):
-            seen.append((job[0], job[4], heard))
-            return finish(job, group, heard)
-
-        listener._finish = _finish
+        listener.on_read = lambda segment, window, heard: seen.append((segment, window, heard))
         seen.append(listener)
     events, lat, dec = [], [], []
     src = ArraySource(x[:, None], RATE)
@@ -311,7 +305,6 @@ def measure_rtf(enrolled: bool) -> dict:
         plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
                                    names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
                                    enroll=DEMO / "enroll" if enrolled else None, leakage_from=DEMO / "seats.wav", vocab=rules.vocabulary("ikatako", "versus"))
-    from audio import lexicon
 
     # the model loaded before the clock starts (once per process, ~4 s)
     hearing.make_recognizer(plan.model, plan.lang, plan.vocab)
