@@ -736,7 +736,7 @@ FSDD_MIRROR_ONLY = ("nicolas", "theo", "yweweler")  #: FSDD speakers only the mi
 OUTSIDE_DIGITS = tuple(range(2, 10))  #: outside: the digits shouted (FSDD 2..9; the call is the digit, "2" ... "9")
 OUTSIDE_SHOUT_TAKES = tuple(range(10))  #: outside: each speaker's takes shouted (80 clips: ../shared/data/speech has these)
 OUTSIDE_ENROLL_TAKES = (10, 11)  #: outside, enrolled: each speaker's own takes enrolled per digit (mirror only; never shouted)
-CUT_SHORT_S = 0.15  #: loss split: an event ending this much before the clip's voiced end cut it
+CUT_AFTER_S = 0.1  #: loss split: another event starting inside a clip or this soon after its voiced end cut it in two
 
 
 def fsdd_dir(given: str | None) -> Path | None:
@@ -783,18 +783,19 @@ def enroll_folder(speaker: str, mirror: Path, folder: Path, seat: str) -> Path:
     return out.parent
 
 
-def loss(row: dict, token: str, t_end: float, others: list[float]) -> str:
+def loss(row: dict, token: str, t_end: float, events: list[dict], others: list[float]) -> str:
     """Why a shout was not heard right: ``not detected``; ``cut or merged`` (its event holds
-    more than one token, ends :data:`CUT_SHORT_S` before the clip's voiced end, or runs over
-    another clip's onset); ``another call`` (one other call, ``sure`` when the judge would act
-    on it: :func:`acted_on`); ``no call`` (no word); ``right``."""
+    more than one token or runs over another clip's onset ``others``, or another event starts
+    inside the clip: the word heard as two); ``another call`` (one other call, ``sure`` when
+    the judge would act on it: :func:`acted_on`); ``no call`` (no word); ``right``."""
     if not row["detected"]:
         return "not detected"
     words = tuple(row["words"])
     if words == (token,):
         return "right"
     on, end = row["t"] + row["err_ms"] / 1000, row["t_end_heard"]
-    if len(words) > 1 or (end is not None and (end < t_end - CUT_SHORT_S or any(on < o < end for o in others))):
+    split = any(on < e["t"] <= t_end + CUT_AFTER_S for e in events)
+    if len(words) > 1 or split or (end is not None and any(on < o < end for o in others)):
         return "cut or merged"
     if words:
         return "another call (sure)" if row["sure"] else "another call (unsure)"
@@ -826,7 +827,7 @@ def run_outside_speaker(speaker: str, mirror: Path | None, enrolled: bool, folde
         scored = score_table(truths, events, [SEAT_NAMES[0]], dict(scenario="outside", condition=cond, enrolled=enrolled))
         starts = [tr.t for tr in truths]
         for s, tr in zip(scored["shouts"], truths):
-            s["loss"] = loss(s, tr.token, tr.t_end, [o for o in starts if o != tr.t])
+            s["loss"] = loss(s, tr.token, tr.t_end, events, [o for o in starts if o != tr.t])
         scored.update(scenario="outside", condition=cond, enrolled=enrolled, speaker=speaker)
         out.append(scored)
     return out
