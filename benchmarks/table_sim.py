@@ -39,11 +39,21 @@ Scenarios (``--scenarios``; default all):
 * ``music``: music-like noise synthesized here: a sequence of major/minor triads with a bass
   note (each note :data:`MUSIC_PARTIALS` harmonics falling 1/k, a plucked decay), one chord per
   :data:`MUSIC_CHORD_S`; played and scaled like the babble.
-* ``outside``: issue 31's construction from outside, no room: the 240 digit clips laid
-  :data:`OUTSIDE_GAP_S` apart on one continuous channel after :data:`OUTSIDE_LEAD_S`, a white
-  floor at :data:`OUTSIDE_FLOOR_DBFS` always present; the noisy pass adds white noise from the
-  first sample, :data:`OUTSIDE_SNR_DB` below the median RMS of the clips' active samples;
-  each channel a mono 16 kHz WAV heard as one seat (``referee listen --seats p``).
+* ``outside``: issue 31's construction from outside, no room, **per speaker**: a speaker's 80
+  digit clips ("2" ... "9", takes :data:`OUTSIDE_SHOUT_TAKES`) laid :data:`OUTSIDE_GAP_S` apart
+  on one continuous channel after :data:`OUTSIDE_LEAD_S`, a white floor at
+  :data:`OUTSIDE_FLOOR_DBFS` always present; the noisy pass adds white noise from the first
+  sample, :data:`OUTSIDE_SNR_DB` below the median RMS of the clips' active samples (the clips
+  as recorded: not levelled); each channel a mono 16 kHz WAV heard as one seat
+  (``referee listen``), not enrolled and enrolled (``--enroll``: the speaker's own takes
+  :data:`OUTSIDE_ENROLL_TAKES` of every digit, never shouted). Speakers: the six of the Free
+  Spoken Digit Dataset, george, jackson, lucas from ``../shared/data/speech`` and nicolas,
+  theo, yweweler from a mirror of the dataset read in place (``--fsdd DIR`` or
+  ``$FSDD_MIRROR``: a bare git directory of Jakobovski/free-spoken-digit-dataset, CC BY-SA
+  4.0; the clips are written to the temporary folder only). Without the mirror: the three
+  shared speakers, not enrolled, and a line saying so. Each shout's loss is split
+  (:func:`loss`): not detected / cut or merged / another call (sure: the judge acts on it;
+  unsure: the player is unclear) / no call.
 
 A table (:func:`plan_table`): a room :data:`ROOM_SIDE_M` wide and long, RT60 from
 :data:`RT60_RANGE_S`; :data:`SEAT_RANGE` seats round a table, each player's mouth seated at
@@ -71,7 +81,7 @@ its end +0.3 s, on any seat. *Stray*: other unexplained events.
 Prints the counts (N everywhere), per scenario, per speaker, per SNR, RT60 and rate, the run
 time and the load average at start and end; ``--json`` the same as one JSON object. Seeded:
 the same arguments give the same channels (and, on one machine, the same figures).
-``--quick``: a smoke run (one small table per scenario, 12 outside clips; under a minute).
+``--quick``: a smoke run (one small table per scenario, 8 outside clips per speaker).
 """
 
 from __future__ import annotations
