@@ -64,7 +64,7 @@ class Combined(Verdict):
 #: templates' wrong leanings on voices they fit badly from throwing away right calls (held out
 #: by speaker: docs/hearing.md); its cost, a wrong call of the speech model that the templates
 #: alone would have refused now stands: on six real speakers no more calls the judge acts on
-#: (conf >= ``Clarity.word_conf``) were wrong, and 12 more of 960 below it (the player unclear).
+#: (conf >= ``Clarity.word_conf``) were wrong, and 11 more of 960 below it (the player unclear).
 LEANS = ("agree", "templates")
 
 
