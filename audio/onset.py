@@ -7,7 +7,12 @@ end). Per channel, per ``hop_s`` frame:
    the last ``smooth_s`` — rumble, hum and hiss outside the band do not trigger;
 2. track a *noise floor* in dB: it follows the energy down quickly
    (``floor_down_db_per_s``) and creeps up slowly (``floor_up_db_per_s``), so it sits on
-   the quiet between utterances;
+   the quiet between utterances (the *trough floor*). A channel that is never quiet (babble)
+   has a *busy floor* too (``busy_*``, :mod:`audio.busy_floor`): the median of its 10 ms
+   energies over the trailing 2 s, frozen while an utterance is open; where it stands
+   ``busy_gate_db`` over the trough floor it (plus ``busy_offset_db``) is the floor, for the
+   runs, the ends and the walk back alike — on the trough floor alone babble's syllables held a
+   segment open to ``max_utterance_s`` and swallowed the shouts said in it;
 3. *own energy* (close mics, one per seat): a channel's energy minus
    ``10^(-crosstalk_db/10)`` × the loudest other channel's — a neighbour's voice leaks in
    at about -10 dB, so leakage alone gives nothing while the seat's own voice survives
