@@ -7,7 +7,12 @@ end). Per channel, per ``hop_s`` frame:
    the last ``smooth_s`` — rumble, hum and hiss outside the band do not trigger;
 2. track a *noise floor* in dB: it follows the energy down quickly
    (``floor_down_db_per_s``) and creeps up slowly (``floor_up_db_per_s``), so it sits on
-   the quiet between utterances;
+   the quiet between utterances (the *trough floor*). A channel that is never quiet (babble)
+   has a *busy floor* too (``busy_*``, :mod:`audio.busy_floor`): the median of its 10 ms
+   energies over the trailing 2 s, frozen while an utterance is open; where it stands
+   ``busy_gate_db`` over the trough floor it (plus ``busy_offset_db``) is the floor, for the
+   runs, the ends and the walk back alike — on the trough floor alone babble's syllables held a
+   segment open to ``max_utterance_s`` and swallowed the shouts said in it;
 3. *own energy* (close mics, one per seat): a channel's energy minus
    ``10^(-crosstalk_db/10)`` × the loudest other channel's — a neighbour's voice leaks in
    at about -10 dB, so leakage alone gives nothing while the seat's own voice survives
@@ -73,6 +78,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal
 
+from audio.busy_floor import BusyFloor
 from audio.capture import Block
 
 try:  # the kernel of ``scipy.signal.sosfilt`` (see :class:`_BandPass`)
@@ -170,8 +176,32 @@ class OnsetParams:
     #: frame (a voice reaches the neighbour's mic a few ms late). 0: the frame alone, so a
     #: leftover's tail passes as the seat's sound. Latency: none.
     refine_leak_delay_s: float = 0.004
+    # the busy floor (audio.busy_floor: a floor for a channel never quiet, e.g. under babble)
+    #: its trailing window (s): the floor is an order statistic of the chunks over this long.
+    #: Longer: steadier, slower to follow a room that gets busy. None: off (the trough floor alone).
+    busy_window_s: float | None = 2.0
+    #: its chunk (s): the energy is averaged over chunks this long before the order statistic.
+    busy_chunk_s: float = 0.010
+    #: which order statistic (0: the quietest chunk, 0.5: the median). Higher: fewer babble runs,
+    #: soft shouts in babble missed.
+    busy_quantile: float = 0.5
+    #: it is the floor only where it stands this far (dB) over the trough floor (steady noise:
+    #: 1-3 dB, babble 6-11). Lower: steady noise's floor lifted too (soft starts later).
+    busy_gate_db: float = 4.0
+    #: ... and then the floor is the busy floor plus this (dB). Higher: fewer babble runs, shouts
+    #: in babble later or missed.
+    busy_offset_db: float = -2.0
+    #: it needs this much of the window filled (s) before it counts. Latency: none.
+    busy_min_s: float = 1.0
 
     def __post_init__(self):
+        from session.params import check_ranges
+
+        check_ranges(self, positive=("busy_window_s", "busy_chunk_s", "busy_min_s"),
+                     fraction=("busy_quantile",), non_negative=("busy_gate_db",), finite=("busy_offset_db",))
+        if self.busy_window_s is not None and not self.busy_chunk_s <= self.busy_min_s <= self.busy_window_s:
+            raise ValueError(f"OnsetParams.busy_min_s must be between busy_chunk_s and busy_window_s, "
+                             f"got {self.busy_min_s!r}")
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
             raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
         if not 0 <= self.end_quiet_db <= self.start_db:
@@ -219,6 +249,7 @@ class _Chan:
     dominance: float | None = None
     dips: int = 0  # frames of the current dip below start_db inside a run
     last_end: int = 0  # frame after the previous utterance: a refined onset never goes before it
+    busy: BusyFloor | None = None  # the busy floor (OnsetParams.busy_window_s), or None: off
 
 
 class OnsetDetector:
@@ -253,7 +284,7 @@ class OnsetDetector:
         self._frame = 0  # index of the next frame
         self._first_index: int | None = None
         self.leak = 10 ** (-p.crosstalk_db / 10)
-        self.chans = [_Chan() for _ in range(channels)]
+        self.chans = [_Chan(busy=self._busy_floor()) for _ in range(channels)]
         self.bands = 1
         self._ring_len = 0
         if p.refine:
@@ -312,7 +343,7 @@ class OnsetDetector:
         own_db = self._own_db(e)
         hf_db = 10 * np.log10(np.maximum(e_all[:, C:], 1e-20)) if self.bands == 2 else None
         self._keep(e, e_db, hf_db)
-        return self._frames(e_db, own_db)
+        return self._frames(e_db, own_db, e)
 
     def _smooth(self, energies: np.ndarray) -> np.ndarray:
         """Mean of the last ``smooth`` hop energies at every frame of the block.
@@ -466,7 +497,17 @@ class OnsetDetector:
         if hf_db is not None:
             self._hfdb = np.concatenate([self._hfdb[drop:], hf_db])
 
-    def _frames(self, e_db: np.ndarray, own_db: np.ndarray) -> list[Segment]:
+    def _busy_floor(self) -> BusyFloor | None:
+        """A channel's busy floor (``OnsetParams.busy_window_s``), or None where it is off."""
+        p = self.p
+        if p.busy_window_s is None:
+            return None
+        chunk = max(1, int(round(p.busy_chunk_s / p.hop_s)))
+        per_s = 1.0 / (chunk * p.hop_s)
+        return BusyFloor(chunk, max(1, int(round(p.busy_window_s * per_s))), p.busy_quantile,
+                         max(1, int(round(p.busy_min_s * per_s))))
+
+    def _frames(self, e_db: np.ndarray, own_db: np.ndarray, e: np.ndarray) -> list[Segment]:
         """The per-frame state machine (floor, runs, confirmation) over one block's frames.
 
         The vector work (band energies, smoothing, own energy, dB) is done for the whole
@@ -489,9 +530,11 @@ class OnsetDetector:
         chans = list(enumerate(self.chans))
         start_level, heard_level = self._start_level, self._heard_level
         floors = self._floor[len(self._floor) - len(e_db) :]
-        for j, (row_db, row_own) in enumerate(zip(e_db.tolist(), own_db.tolist())):
+        gate, offset = p.busy_gate_db, p.busy_offset_db
+        for j, (row_db, row_own, row_e) in enumerate(zip(e_db.tolist(), own_db.tolist(), e.tolist())):
             f = self._frame
             self._frame += 1
+            row_floor = [0.0] * len(chans)
             for k, c in chans:
                 # the noise floor: down fast to the level, up slowly
                 lv, fl = row_db[k], c.floor
@@ -502,6 +545,14 @@ class OnsetDetector:
                 else:
                     fl = fl + up
                 c.floor = fl
+                busy = c.busy
+                if busy is not None:  # (see audio.busy_floor; frozen while the seat speaks)
+                    # (not before it has a value: a channel that starts busy would otherwise hold
+                    # an utterance open on the trough floor and never learn it)
+                    busy.add(row_e[k], f, c.active and busy.value_db is not None)
+                    if busy.value_db is not None and busy.value_db - fl > gate:
+                        fl = busy.value_db + offset
+                row_floor[k] = fl  # (what the walk back and the watermark read as the floor)
                 level = row_own[k] - fl
                 loud = level > start_db
                 if c.active:
@@ -553,7 +604,7 @@ class OnsetDetector:
                             own = self._refine(k, c.reached_at, at)
                             if own - c.cand > round(p.refine_gap_s / p.hop_s):
                                 c.onset = own
-            floors[j] = [c.floor for _, c in chans]
+            floors[j] = row_floor
         return out
 
     def _vad_heard(self, k: int, c: "_Chan", f: int) -> bool:

@@ -20,6 +20,9 @@ Candidates (each a small function from a channel to onset times, s):
   ``audio.hearing.make_listener`` builds it for one seat, the engine never asked): the
   onset of each of its segments; ``project+level``: the same given the seat's speech level
   as a calibrated table gives it (``audio.demix.speech_levels`` of the quiet channel);
+  ``project-trough``, ``project-trough+level``: the same without the busy floor
+  (``OnsetParams(busy_window_s=None)``: the detector before 2026-12-06, the before of that
+  change in the same run);
 * ``silero``, ``silero+walk``: the silero-vad ONNX model (16 kHz, 512-sample windows with
   its 64-sample context, recurrent state carried), speech where p >= 0.5, runs joined over
   gaps < 100 ms and kept when >= 100 ms; onset = the first window over the threshold, then
@@ -33,8 +36,9 @@ Per condition and candidate: shouts detected (a detection within [-0.15, +0.3] s
 onset; each truth counted once, each detection used once), the median and p90 absolute
 onset error (ms) and the signed median, detections that match no shout, detections on
 :data:`NOISE_ONLY_S` of the condition's noise alone (babble is speech, but no shout: its
-count is only reported), the CPU time per second of audio, and (a diagnosis) the median error
-against the *audible* onset: the clean clip's first frame at or over the noise's level.
+count is only reported), the CPU time per second of audio, (a diagnosis) the median error
+against the *audible* onset: the clean clip's first frame at or over the noise's level, and
+the shouts found per speaker (settings chosen on some speakers are reported on the others).
 Load average at start and end.
 """
 
@@ -200,13 +204,15 @@ def run_rule(active: np.ndarray, frame_s: float) -> list[float]:
     return [s * frame_s for s, e in zip(starts, ends) if e - s >= min_len]
 
 
-def project_onsets(x: np.ndarray, speech_db: float | None = None) -> list[float]:
+def project_onsets(x: np.ndarray, speech_db: float | None = None, onset=None) -> list[float]:
     """The pipeline's own detector on one seat's channel: ``make_listener`` as
     ``benchmarks/bench_hearing.py`` builds it (the engine stubbed: only the detector is fed);
     ``speech_db``: the seat's speech level, as a calibrated table's source gives it
-    (``OnsetParams.own_level_db``: a run far below it starts no utterance)."""
+    (``OnsetParams.own_level_db``: a run far below it starts no utterance); ``onset``: other
+    ``OnsetParams`` than the listener's (a candidate's)."""
     from audio import hearing
     from audio.capture import Block
+    from audio.onset import OnsetDetector
 
     plan = hearing.HearingPlan(game="ikatako", mode="coop", channels={"p": 0}, names=("p",), lang="en", demix=False, vocab=rules.vocabulary("ikatako", "coop"))
     real = hearing.make_recognizer
@@ -216,6 +222,8 @@ def project_onsets(x: np.ndarray, speech_db: float | None = None) -> list[float]
         detector = hearing.make_listener(plan, src, []).detector
     finally:
         hearing.make_recognizer = real
+    if onset is not None:
+        detector = OnsetDetector(1, RATE, onset, speech_db=src.speech_db)
     block, segs = 320, []
     x32 = x.astype(np.float32)[:, None]
     for k in range(0, len(x32), block):
@@ -332,10 +340,15 @@ def candidates(speech_db: float) -> dict:
     """name -> function(channel) -> onsets (s); ``speech_db``: the seat's calibrated level."""
     from functools import cache
 
+    from audio.onset import OnsetParams
+
     session = cache(_silero_session)  # built when a silero candidate first runs: not needed otherwise
+    trough = OnsetParams(busy_window_s=None)  # the detector without its busy floor (as before 2026-12-06)
     return {
         "project": project_onsets,
         "project+level": lambda x: project_onsets(x, speech_db),
+        "project-trough": lambda x: project_onsets(x, None, trough),
+        "project-trough+level": lambda x: project_onsets(x, speech_db, trough),
         "silero": lambda x: silero_onsets(x, session()),
         "silero+walk": lambda x: walk_back(silero_onsets(x, session()), voice_band_db(x), SILERO_WINDOW / RATE),
         "silero-reset": lambda x: silero_onsets(x, session(), SILERO_RESET_QUIET_S),
@@ -370,6 +383,15 @@ def summary(errors: list[float], n_truths: int, extra: int) -> dict:
             "med_ms": float(np.median(a)) if len(a) else float("nan"),
             "p90_ms": float(np.percentile(a, 90)) if len(a) else float("nan"),
             "bias_ms": float(np.median(errors) * 1000) if errors else float("nan"), "extra": extra}
+
+
+def per_speaker(truths, onsets, speakers) -> str:
+    """Shouts found per speaker, each speaker's shouts matched alone: 'george 78/80, …'."""
+    out = []
+    for who in sorted(set(speakers)):
+        mine = speakers == who
+        out.append(f"{who.split(':')[-1]} {len(match(np.asarray(truths)[mine], onsets)[0])}/{int(mine.sum())}")
+    return ", ".join(out)
 
 
 def meets(row: dict) -> bool:
@@ -427,8 +449,10 @@ def main(argv=None) -> int:
     for fn in cands.values():  # imports and first calls out of the CPU figures
         fn(chans["quiet"][1][: RATE])
     print(f"\n| condition | candidate | found | share | median |err| ms | p90 |err| ms | signed median ms "
-          f"| unmatched | on noise alone ({a.noise_s:.0f} s) | per min | CPU s/s | median |err| ms, audible onset |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          f"| unmatched | on noise alone ({a.noise_s:.0f} s) | per min | CPU s/s | median |err| ms, audible onset "
+          f"| found per speaker |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    speakers = np.array([r["speaker"] for r in rows(("keyword",), "en")][: len(truths)])
     for cond, (x, noise, audible) in chans.items():
         for name, fn in cands.items():
             onsets, cpu = timed_run(fn, x)
@@ -438,7 +462,8 @@ def main(argv=None) -> int:
             print(f"| {cond} | {name} | {r['found']}/{r['of']} | {100 * r['share']:.1f} % | {r['med_ms']:.1f} | "
                   f"{r['p90_ms']:.1f} | {r['bias_ms']:+.1f} | {r['extra']} | {len(alone)} | "
                   f"{len(alone) / (a.noise_s / 60):.1f} | {cpu:.4f} | "
-                  f"{summary(match(audible, onsets)[0], len(truths), 0)['med_ms']:.1f} |{' meets' if meets(r) else ''}",
+                  f"{summary(match(audible, onsets)[0], len(truths), 0)['med_ms']:.1f} | "
+                  f"{per_speaker(truths, onsets, speakers)} |{' meets' if meets(r) else ''}",
                   flush=True)
     print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}; run time {time.time() - t0:.0f} s")
     return 0

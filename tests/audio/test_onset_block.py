@@ -39,7 +39,9 @@ def trace(cls, mix, params, block):
 def assert_same(mix, params=None, blocks=(320,)):
     # the reference predates the closure crossing, the quick end and the VAD's second opinion:
     # off here (tested in test_onset.py and test_vad.py)
-    params = replace(params or OnsetParams(), refine_closure_s=0.0, quick_end_s=0.0, vad_trigger_db=None)
+    # and the busy floor (tests/audio/test_onset_busy.py)
+    params = replace(params or OnsetParams(), refine_closure_s=0.0, quick_end_s=0.0, vad_trigger_db=None,
+                     busy_window_s=None)
     for block in blocks:
         ref = trace(onset_reference.OnsetDetector, mix, params, block)
         new = trace(OnsetDetector, mix, params, block)

@@ -65,3 +65,10 @@ def test_true_onset_is_the_first_frame_within_30_db_of_the_loudest():
     x[4000:8000] = 0.02  # -34 dB: still not
     x[8000:12000] = 1.0
     assert b.true_onset(x) == 8000
+
+
+def test_found_per_speaker():
+    b = _bench()
+    truths = [1.0, 3.5, 6.0, 8.5]
+    speakers = np.array(["fsdd:a", "fsdd:b", "fsdd:a", "fsdd:b"])
+    assert b.per_speaker(truths, [1.01, 6.4, 8.52], speakers) == "a 1/2, b 1/2"  # 6.4: +0.4 s, outside
