@@ -238,6 +238,49 @@ def _pairs_again(calibration, recording: Path, source, warnings: list[str]):
     return demix.residual_leaks_db(calibration.demix(samples[:, : source.channels]))
 
 
+def _uncancelled(calibration, samples, warnings: list[str]):
+    """``(leakage, leaks, residual)`` of a table whose cross-talk is not cancelled: a leakage of
+    no path (the channels pass as recorded, but the leak is still known to be measured) and
+    the raw leak per pair as what each neighbour leaves (the onset walk's allowances)."""
+    import numpy as np
+
+    from audio import demix
+
+    warnings.append("audio: cancelling the seat-to-seat cross-talk hardly lowers the neighbours' microphones on "
+                    "the calibration recording itself (a reverberant room: the leak is mostly its echo); heard "
+                    "without cancellation, each seat by its own level")
+    none = demix.Leakage(fir=np.zeros_like(calibration.fir), solo_frames=calibration.solo_frames,
+                         params=calibration.params)
+    leaks = demix.raw_leaks_db(samples, calibration.params)
+    return none, leaks, demix.worst_leak_db(leaks)
+
+
+def _even_gains(source, recording: Path, warnings: list[str]):
+    """``(corrections, samples)``: the corrections (dB) that bring the microphones to one
+    speech level (:func:`audio.gains.gains_db` on the calibration ``recording``), already
+    applied to ``source`` (said in ``warnings``), or None when the levels are close enough
+    (nothing changed); and the recording's seats' channels as read (None when it cannot be
+    read as the session is: said later, where it is read again)."""
+    from audio import gains
+    from audio.capture import read_all
+
+    try:
+        samples, rate = read_all(Path(recording), rate=source.rate)
+    except MediaError:
+        return None, None
+    if samples.ndim != 2 or samples.shape[1] < source.channels or rate != source.rate:
+        return None, None
+    samples = samples[:, : source.channels]
+    corrections = gains.gains_db(samples)
+    if not any(corrections):
+        return None, samples
+    source.scale(corrections)
+    said = ", ".join(f"{g:+.1f}" for g in corrections)
+    warnings.append(f"audio: the microphones' levels differ by more than {gains.GainParams().min_spread_db:g} dB on "
+                    f"the calibration recording; each channel is heard at one speech level ({said} dB)")
+    return corrections, samples
+
+
 def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             measured: LeakMeasurement | None = None) -> bool:
     """Cancel ``source`` (a :class:`audio.demix.DemixedSource`) with the leakage measured on
@@ -250,10 +293,13 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
 
     if getattr(source, "measured_on", None) != "session":
         return False
-    if _still_measured(measured, recording, source, warnings):
+    even, heard = _even_gains(source, recording, warnings)
+    if even is None and _still_measured(measured, recording, source, warnings):
         calibration, levels, residual, leaks = stored_leakage(measured)
         if leaks is None and calibration.usable:
             leaks = _pairs_again(calibration, recording, source, warnings)
+        if calibration.usable and heard is not None and not demix.cancels_on_itself(calibration, heard):
+            calibration, leaks, residual = _uncancelled(calibration, heard, warnings)
     else:
         try:
             samples, rate = read_all(Path(recording), rate=source.rate)  # (resampled to the session's rate)
@@ -261,6 +307,10 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
             warnings.append(f"audio: the calibration recording cannot be read ({exc}); the seat-to-seat leakage "
                             "is measured on the session itself")
             return False
+        if even is not None:  # (scaled as the session is)
+            from audio.gains import scaled
+
+            samples = scaled(samples[:, : source.channels], even)
         if samples.ndim == 2 and samples.shape[1] > source.channels:  # (unused inputs recorded too)
             samples = samples[:, : source.channels]
         if rate != source.rate or samples.ndim != 2 or samples.shape[1] != source.channels:
@@ -270,6 +320,8 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             "itself")
             return False
         calibration, levels, residual, leaks = table_leakage(samples)
+        if calibration.usable and not demix.cancels_on_itself(calibration, samples):
+            calibration, leaks, residual = _uncancelled(calibration, samples, warnings)
     if not calibration.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")
