@@ -804,6 +804,8 @@ class SelfFitParams:
     #: allowed for by the onset walk); lower: shallow cancellations kept.
     min_depth_db: float = 3.0
     #: fewer judged pairs than this: not enough evidence, the table is cancelled as before.
+    #: Higher: tables with few seats heard alone keep a cancellation that may do nothing;
+    #: lower: one pair's depth decides the whole table.
     min_pairs: int = 2
 
     def __post_init__(self):

@@ -27,7 +27,8 @@ class GainParams:
     """When and how the microphones' levels are evened out (calibration recording)."""
 
     #: the frame level (32 ms frames, ``audio.demix.frame_levels``) taken as a channel's own
-    #: seat's speech level. Lower: more of the channel's quiet frames in it (leak, room noise).
+    #: seat's speech level. Lower: more of the channel's quiet frames in it (leak, room noise);
+    #: higher: one loud click or clipped word sets the channel's level.
     percentile: float = 99.0
     #: the channels are evened out only when their levels spread more than this (dB, max − min).
     #: Below it the raw channels are heard as before (the rendered demo spreads 1–2 dB). Lower:
@@ -35,7 +36,8 @@ class GainParams:
     #: mismatched microphones left unheard.
     min_spread_db: float = 6.0
     #: each correction rounded to this step (dB): the same recording scales the same on every
-    #: computer (no last-bit float noise reaches the samples).
+    #: computer (no last-bit float noise reaches the samples). Cost: up to half a step of
+    #: level left between channels; larger steps leave more.
     step_db: float = 0.1
 
     def __post_init__(self):

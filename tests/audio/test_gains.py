@@ -117,3 +117,81 @@ def test_a_table_of_mismatched_microphones_in_an_echoing_room_is_heard_evened_an
     expected = heard.astype(np.float64) * (10 ** (np.asarray(corrections) / 20))[None, :]
     got = np.asarray(source.data, np.float64)
     assert np.max(np.abs(got - expected)) < 1e-3
+
+
+def _echo_table(tmp_path):
+    """A calibration recording of mismatched microphones (-10, 0, +9 dB) whose leak is an echo."""
+    from scipy.io import wavfile
+
+    rng = np.random.default_rng(5)
+    tails = {}
+
+    def echo(i, j, voice):
+        if (i, j) not in tails:
+            t = np.arange(int(0.3 * RATE))
+            tails[(i, j)] = rng.standard_normal(len(t)) * np.exp(-t / (0.05 * RATE)) * 0.02
+        return np.convolve(voice, tails[(i, j)])[: len(voice)]
+
+    x = 0.2 * _calibration(np.random.default_rng(6), [-10.0, 0.0, 9.0], leak=echo)
+    wav = tmp_path / "cal.wav"
+    wavfile.write(wav, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    return wav
+
+
+def test_the_corrections_and_the_verdict_are_stored_at_calibration_and_heard_without_reading_again(tmp_path):
+    """``referee calibrate`` stores the corrections (``gains_db``) and the self-cancellation
+    verdict (``cancelled``, no paths) in ``audio.leakage``; a replay given that block hears what
+    measuring the recording hears, number for number, without reading the recording."""
+    from unittest import mock
+
+    import audio.capture
+    from audio import hearing
+    from audio.capture import read_all
+    from session.calibration import LeakMeasurement
+
+    wav = _echo_table(tmp_path)
+    x, rate = read_all(wav)
+    m = LeakMeasurement.from_dict(hearing.measure_calibration(x, rate, wav).to_dict())  # (through the file's form)
+    assert m.cancelled is False and m.paths == () and any(m.gains_db)
+    assert m.residual_db == max(v for row in m.residual_leaks_db for v in row if v is not None)
+    states, said = [], []
+    for measured in (None, m):
+        warnings: list[str] = []
+        with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+            source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=wav, rate=RATE,
+                                            measured=measured)
+            source.data
+        states.append((source.leakage.fir, source.speech_db, source.residual_db, source.residual_leaks_db,
+                       source.data, reads.call_count))
+        said.append(warnings)
+    assert said[0] == said[1] and any("one speech level" in w for w in said[0])
+    (fir0, lv0, r0, pairs0, data0, reads0), (fir1, lv1, r1, pairs1, data1, reads1) = states
+    assert (reads0, reads1) == (1, 0)  # the stored block is honoured: the recording is not read
+    assert not np.any(fir1) and lv0 == lv1 and r0 == r1
+    assert np.allclose(pairs0, pairs1, equal_nan=True) and np.array_equal(data0, data1)
+
+
+def test_an_older_block_without_the_corrections_is_heard_as_it_was_measured():
+    """``audio.leakage`` from before ``gains_db`` and ``cancelled`` (its ``params`` the
+    estimate's alone): used as stored — uncorrected, cancelled, the recording not read — with a
+    warning to calibrate again."""
+    from dataclasses import replace
+    from unittest import mock
+
+    import audio.capture
+    from audio import hearing
+    from session.calibration import load
+
+    new = load(DEMO / "calibration.json").audio.leakage
+    old = replace(new, gains_db=None, cancelled=None, params=hearing._params(demix_only=True))
+    out = []
+    for measured in (new, old):
+        warnings: list[str] = []
+        with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+            source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True,
+                                            leakage_from=DEMO / "seats.wav", channels=4, measured=measured)
+            data = source.data
+        out.append((warnings, reads.call_count, source.leakage.fir, data))
+    assert out[0][:2] == ([], 0) and out[1][1] == 0
+    assert len(out[1][0]) == 1 and "older than the microphones' level check" in out[1][0][0]
+    assert np.array_equal(out[0][2], out[1][2]) and np.array_equal(out[0][3], out[1][3])
