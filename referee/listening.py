@@ -1,7 +1,9 @@
 """Listening to a table without judging it (``referee listen``): one seat's channel each (or
-one room microphone), a recording or a live input, through the pipeline's hearing stream —
-each shout handed to the caller as soon as the merge releases it (the listener's watermark
-says when no earlier shout can still come)."""
+one room microphone), a recording or a live input, through the pipeline's hearing stream
+(the one session driver, :class:`referee.pipeline.driver.Session`, over a
+:class:`~referee.pipeline.sources.ListenerSource`) — each shout handed to the caller as soon
+as the merge releases it (the listener's watermark says when no earlier shout can still
+come)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from referee.pipeline import Pipeline
+from referee.pipeline.driver import Session
+from referee.pipeline.sources import ListenerSource
 from referee.pipeline.sinks import EachEventSink
 from session.errors import MediaError
 from session.events import Event, SessionHeader
@@ -87,14 +91,15 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
     listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=setup.min_conf))
     pipe = Pipeline(["hearing"], [EachEventSink(on_event)], judge=False)
-    pipe.start(SessionHeader(t=0.0, game=setup.game, players=tuple(names)))
+    heard = ListenerSource(source, listener)
+    session = Session(pipe, [heard], lambda: SessionHeader(t=0.0, game=setup.game, players=tuple(names)))
+    session.start_if_ready()
     try:
-        for item in source:
-            pipe.push("hearing", [Event.from_dict(d) for d in listener.update(item)])
-            pipe.advance("hearing", listener.watermark())
+        session.run()
     except KeyboardInterrupt:
         pass
-    pipe.push("hearing", [Event.from_dict(d) for d in listener.close_window()])
+    if not heard.done:
+        session.take(heard.end())
     pipe.finish()
     if getattr(source, "warning", None):  # (a demixed source passes the file's warning on)
         note(f"warning: {source.warning}")

@@ -290,6 +290,13 @@ class TableWatcher:
             return [self.card_thread.bound]
         return [c.earliest_event_t() for c in self.cards]
 
+    def seat_marks(self) -> list[float]:
+        """Each seat's bound as the watermark uses it (with workers: as of the last frame
+        collected from them)."""
+        if self.workers is not None:
+            return list(self._seat_marks)
+        return [s.earliest_event_t() for s in self.seats]
+
     def watermark(self) -> float:
         """No event not yet returned can be timed before this: the card zones' bounds
         (:meth:`~vision.cards.CardZoneWatcher.earliest_event_t`), each seat's
@@ -297,12 +304,8 @@ class TableWatcher:
         collected from them), and for the token the last frame whose hands are known. Much
         tighter than :attr:`lag_frames` (the worst case): a seat with no change under way
         promises its last analysed frame."""
-        marks = self.card_marks()
-        if self.workers is not None:
-            marks += self._seat_marks + [self._collected_t]
-        else:
-            marks += [s.earliest_event_t() for s in self.seats] + [self._collected_t]
-        return min(marks) if marks else float("-inf")
+        marks = self.card_marks() + self.seat_marks() + [self._collected_t]
+        return min(marks)
 
     @property
     def lag_frames(self) -> int:

@@ -115,7 +115,7 @@ class PoseRate:
 def apply_pose_every(stage, every: int) -> None:
     """Pose on every ``every``-th frame from the next frame on (the replay's frame loop does
     the same when it follows a live record: one function)."""
-    from referee.pipeline.recording import set_pose_every
+    from referee.pipeline.sources import set_pose_every
 
     set_pose_every(stage, every)
 

@@ -38,13 +38,12 @@ from typing import Any, Callable, Sequence
 
 from session.closing import close_all
 from session.errors import MediaError
-from session.events import (Event, SessionHeader, SkippedEvent, StatusEvent,
+from session.events import (Event, SessionHeader, StatusEvent,
                             WarningEvent)
 
-from referee.live.controls import Command
 from referee.live.pacing import CatchUpParams, PoseRateParams
-from referee.pipeline.hearing import HeardEvents, HearingDone, HearingFailed, HearingMessage, HearingReady
 from referee.pipeline.sinks import RecordSink, Sink
+from referee.pipeline.sources import HearingSource
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
 #: table's keys, the sources' own status (camera/microphone lost and back)
@@ -111,9 +110,6 @@ class LiveOptions:
     #: the card zones on a thread of their own (:class:`vision.table.CardThread`): a card's
     #: recognition no longer stalls the loop and the seats' frames; False: in the loop's thread
     card_thread: bool = True
-    #: a slow pose stage for the overload test: seconds added per analysed seat and frame
-    #: (a test seam; 0 in use)
-    slow_pose_s: float = 0.0
 
 
 @dataclass
@@ -244,8 +240,9 @@ def _run_live(opts: LiveOptions, *, extra_sinks: Sequence[Sink] = (), say: Calla
 class _LiveRun:
     """One live session (:func:`_run_live`): what it holds, from the calibration's checks to
     the figures. :meth:`run` opens the views and the sources (:meth:`_prepare`), starts the
-    stages and the session clock (:meth:`_start`), takes one round of sources, frames and
-    keys per :meth:`_step` until the end, then closes everything (:meth:`_close`)."""
+    stages and the session clock (:meth:`_start`), runs the session (the one driver,
+    :class:`referee.pipeline.driver.Session`, over the live sources of
+    :mod:`referee.live.sources`) until the end, then closes everything (:meth:`_close`)."""
 
     def __init__(self, opts: LiveOptions, *, extra_sinks: Sequence[Sink], say: Callable[[str], None],
                  view_factory: Callable | None, selftest, setup_warnings_in: Sequence[str], engines):
@@ -253,11 +250,11 @@ class _LiveRun:
         self.view_factory, self.selftest, self.setup_warnings_in = view_factory, selftest, setup_warnings_in
         self.own_engines = engines is None
         self.engines = engines
-        self.job = self.stage = self.wav = self.pacer = self.setup = None
+        self.job = self.stage = self.wav = self.pacer = self.setup = self.hearing = self.session = None
+        self.frames = self.keys = None
         self.judgement = None
         self.figures: dict[str, Any] = {}
-        self.warm = self.processed = self.caught_up = 0
-        self.new_game = False
+        self.warm = 0
 
     # ------------------------------------------------------------------ before the session
     def run(self) -> LiveResult:
@@ -266,8 +263,7 @@ class _LiveRun:
             self._start()
             self.pipe.push("setup", [WarningEvent(t=0.0, message=w) for w in self.warnings])
             self.pipe.close("setup")
-            while self._step():
-                pass
+            self.session.run(stop=self._over)
         except KeyboardInterrupt as exc:  # (SIGTERM too: the CLI raises session.errors.Stopped for it)
             self.warnings.append(f"stopped by {getattr(exc, 'how', 'Ctrl-C')}")
         finally:  # every part stopped, started or not; a failure here never hides the first error
@@ -443,16 +439,14 @@ class _LiveRun:
         pacer = self.pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
         if pacer is not None and pacer.every != opts.pose_every:
             apply_pose_every(stage, pacer.every)
-        self.setup = _wait_setup(self.job)
-        self.warnings += list(self.setup.warnings)
+        self.hearing = HearingSource(self.job, self.warnings.append, keep=self.keep, say_warnings=False,
+                                     on_heard=self._heard, unheard=self._unheard)
+        self.setup = self._wait_setup()
         # (every stride the pose rate may take: a replay following the record's stride changes
         # then analyses the same frames after each change too)
         strides = pacer.rungs() + [pacer.every] if pacer is not None else [opts.pose_every]
         self.warm, self.figures["warm_up_s"] = _warm_up(stage, _first_image(opts, self.camera, self.cal), self.fps,
                                                         math.lcm(opts.card_every, *strides))
-        self.processed = self.warm  # the stage's frame count goes on from the warm-up's
-        if opts.slow_pose_s > 0:  # (after the warm-up, which waits for a quick stage)
-            _slow_down(stage, opts.slow_pose_s)
         # ---- the session starts now: one clock for the camera, the microphones and the keys
         start = self.start = time.monotonic()
         self.camera.start = start
@@ -464,24 +458,53 @@ class _LiveRun:
         self.wav = WavWriter(self.out / "seats.wav", self.rate, self.channels)
         self.tap.writer = self.wav
         self.gate.set()
-        if self.camera._thread is None:  # (a real camera is already open: it gave the warm-up image)
+        if opts.from_video is not None:  # (a real camera is already open: it gave the warm-up image)
             self.camera.open()
         self.probe.start_clock(start)
         for s in self.extra_sinks:  # (the voice times its sounds on the session clock)
             if hasattr(s, "start_clock"):
                 s.start_clock(start)
         self.session_clock["start"] = start
-        self.started = False
-        self.paused_at: float | None = None
-        self.quit_asked = False
-        self.audio_lost = False
-        self.hearing_done = False
         self.last_status = 0.0
-        self.last_t: float | None = None  # the capture time of the last frame the stage took
+        self._make_session(start)
+
+    def _make_session(self, start: float) -> None:
+        """The live sources in the order a round polls them, and the one driver over them:
+        the pacing (the camera's next frame), the hearing, the devices' status, the frames
+        through the vision stage, the keys; the status after each round."""
+        from referee.live import sources
+        from referee.pipeline.driver import Session
+
+        opts, probe = self.opts, self.probe
+        clock = self.clock = sources.RoundClock(start)
+        pacing = sources.Pacing(self.camera, clock)
+        self.devices = sources.DeviceStatus(self.camera, self.tap, self.source, self.statuses, clock,
+                                            self.warnings.append, self.hearing, probe.marks)
+        # the stage's frame count goes on from the warm-up's
+        self.frames = sources.CameraFrames(pacing, self.stage, clock, probe, catch_up=opts.catch_up, pacer=self.pacer,
+                                           pose_rate=opts.pose_rate, keep=self.keep, warn=self.warnings.append,
+                                           processed=self.warm)
+        self.keys = sources.Keys(self.view, clock)
+        self.session = Session(self.pipe, [pacing, self.hearing, self.devices, self.frames, self.keys],
+                               self._header_when_spoken, after_round=self._after_round)
+
+    def _wait_setup(self):
+        """The hearing job's setup message (the speech model loaded), or its error."""
+        while self.hearing.ready is None:
+            self.pipe.push("hearing", [e for b in self.hearing.take(self.job.wait_one(timeout=1.0))
+                                       for e in b.events])
+        return self.hearing.ready
 
     # ------------------------------------------------------------------ the session
     def now(self) -> float:
         return time.monotonic() - self.start
+
+    def _header_when_spoken(self) -> SessionHeader | None:
+        """The header once the camera and the microphones have spoken (or 3 s have passed)."""
+        t_now = self.clock.t
+        if (self.camera.captured > 0 or t_now > 3.0) and (self.source.blocks > 0 or t_now > 3.0):
+            return self.make_header()
+        return None
 
     def make_header(self) -> SessionHeader:
         opts, setup, pacer = self.opts, self.setup, self.pacer
@@ -504,164 +527,32 @@ class _LiveRun:
     def keep(self, ev: Event) -> bool:
         if ev.t < 0:  # from the warm-up frames, before the session
             return False
-        return self.paused_at is None or isinstance(ev, StatusEvent)
+        return self.keys is None or self.keys.paused_at is None or isinstance(ev, StatusEvent)
 
-    def take(self, msg: HearingMessage) -> None:
-        """One message of the hearing job into the pipeline (and the words onto the view)."""
-        pipe, probe = self.pipe, self.probe
-        if isinstance(msg, HearingFailed):
-            raise msg.error
-        if isinstance(msg, HeardEvents):
-            heard_now = [e for e in (Event.from_dict(d) for d in msg.events) if self.keep(e)]
-            probe.found(heard_now)
-            pipe.push("hearing", heard_now)
-            pipe.advance("hearing", msg.watermark)
-            probe.marks["hearing"] = msg.watermark
-            self.view.seen(heard_now)  # the words on screen as soon as they are heard
-        elif isinstance(msg, HearingDone):
-            pipe.push("hearing", [e for e in (Event.from_dict(d) for d in msg.events) if self.keep(e)])
-            if msg.error is not None:
-                self.warnings.append(f"audio: {msg.error}")
-            pipe.close("hearing")
-            self.hearing_done = True
+    def _heard(self, events: list[Event], watermark: float) -> None:
+        """What hearing found, for the figures and on screen as soon as it is heard."""
+        self.probe.found(events)
+        self.probe.marks["hearing"] = watermark
+        self.view.seen(events)
 
-    def _step(self) -> bool:
-        """One round: the hearing's messages, the sources' news, the newest frames, the keys
-        and the status. False once the session is over."""
-        opts, camera, stage, pipe = self.opts, self.camera, self.stage, self.pipe
-        frame = camera.next(timeout=0.05)
-        t_now = self.now()
-        for msg in self.job.poll():
-            self.take(msg)
-        self._sources(t_now)
-        frame = self._frames(frame, t_now)
-        if frame is None and self.last_t is not None:
-            # between frames: what the card zones and the pose workers finished meanwhile
-            # (a card or a hand known sooner), then vision's promise as of the last frame
-            ready = stage.tw.take_cards() + stage.tw.collect_ready()
-            if ready:
-                self.probe.found(ready)
-                pipe.push("vision", [e for e in ready if self.keep(e)])
-            pipe.advance("vision", stage.watermark(self.last_t))
-        if frame is None and not camera.online and not stage.tw.in_flight:
-            # judging goes on with what is heard — once every frame given to vision is
-            # back: advanced by the clock before, a card the zones were still reading at
-            # the video's end came after the promise (late)
-            pipe.advance("vision", t_now - stage.lag_s - camera.params.stall_s)
-        if not self.hearing_done and self.audio_lost:  # judging goes on with what is seen
-            pipe.advance("hearing", t_now - self.source.stall_s - 1.0)
-        self._keys(t_now)
+    def _unheard(self, done) -> list[Event]:
+        if done.error is not None:
+            self.warnings.append(f"audio: {done.error}")
+        return []
+
+    def _after_round(self) -> None:
+        t_now = self.clock.t
         if t_now - self.last_status >= STATUS_EVERY_S:
             self._status(t_now)
-        if self.quit_asked or (camera.ended and self.hearing_done):
-            return False  # (a real camera never ends: the table quits)
+
+    def _over(self) -> bool:
+        """The session is over: the table quit, the recording ended, --max-seconds, the self-test done."""
+        t_now, opts = self.clock.t, self.opts
+        if self.keys.quit_asked or (self.camera.ended and self.hearing.done):
+            return True  # (a real camera never ends: the table quits)
         if opts.max_seconds is not None and t_now > opts.max_seconds:
-            return False
-        return not (self.check is not None and (self.check.done(t_now) or t_now > SELFTEST_S))
-
-    def _sources(self, t_now: float) -> None:
-        """The sources' own news: camera lost/back, clock fallbacks, microphones lost/back;
-        what they promise is taken first (a warning raised meanwhile is dated after it)."""
-        from audio import capture
-
-        camera, tap, pipe = self.camera, self.tap, self.pipe
-        # (microphones declared lost: a return is dated at its first block's capture, within
-        # the plausible ADC window after it came; the stall before it holds like hearing's)
-        audio_mark = math.inf if tap.ended else \
-            max(tap.heard_until, t_now - self.source.stall_s - 1.0) if self.audio_lost else tap.heard_until
-        sources_mark = min(camera.promise(), audio_mark, t_now) - 1e-4  # (their times are rounded)
-        src_events: list[Event] = list(camera.drain_events())
-        while True:
-            try:
-                st = self.statuses.get_nowait()
-            except queue.Empty:
-                break
-            src_events.append(capture.status_event(st) if st.state != "clock" else
-                              WarningEvent(t=round(st.t, 4), message=st.detail, extra={"source": "microphones"}))
-            if st.state in ("lost", "ok"):
-                self.audio_lost = st.state == "lost"
-        for ev in src_events:
-            self.warnings.append(getattr(ev, "message", None) or f"microphones {ev.state}")
-        if not self.started and (camera.captured > 0 or t_now > 3.0) and (self.source.blocks > 0 or t_now > 3.0):
-            pipe.start(self.make_header())
-            self.started = True
-        pipe.push("sources", src_events)
-        # (a fixed t_now - 0.5 s before: it held every verdict ~0.5 s, longer than
-        # hearing's and vision's own watermarks)
-        pipe.advance("sources", sources_mark)
-        self.probe.marks["sources"] = sources_mark
-
-    def _frames(self, frame, t_now: float):
-        """The newest frame to the vision stage — after a stall, the frames captured meanwhile
-        (still in the camera's ring), thinned, go first: the newest alone would leave the
-        stall's hands unseen. Returns the last frame given (None: there was none)."""
-        from referee.live.pacing import apply_pose_every, frames_for_stage, pose_lag
-        from vision.video import Frame
-
-        opts, stage, pipe, probe, catch = self.opts, self.stage, self.pipe, self.probe, self.opts.catch_up
-        newest = frame
-        batch = frames_for_stage(list(self.camera.ring), self.last_t, frame, catch,
-                                 [ms / 1000 for ms in probe.stage_ms[-catch.window:]] if catch else (),
-                                 [ms / 1000 for ms in probe.pose_lag_ms[-catch.window:]] if catch else ()) \
-            if frame is not None else []
-        self.caught_up += max(0, len(batch) - 1)
-        for frame in batch:
-            self.last_t = frame.t
-            # the stage counts frames it was given (pose runs on every n-th of them): a
-            # frame skipped because the referee was busy must not shift that count
-            c0 = time.perf_counter()
-            events = stage.update(Frame(self.processed, frame.t, frame.image))
-            events += stage.tw.collect_ready()
-            probe.stage_ms.append((time.perf_counter() - c0) * 1000)
-            probe.taken_t.append(frame.t)
-            probe.frame_age_ms.append((self.now() - frame.t) * 1000)
-            self.processed += 1
-            lag = pose_lag(stage, frame.t, self.now())
-            probe.pose_lag_ms.append(lag * 1000)
-            # (the pacer reads the lag once per loop, at the newest frame: a stall's frames
-            # would stack readings of one moment in its window)
-            new_every = self.pacer.update(t_now, lag) if self.pacer is not None and frame is newest else None
-            if new_every is not None:
-                apply_pose_every(stage, new_every)
-                why = "fell behind" if lag > opts.pose_rate.behind_s else "keep up"
-                pipe.push("sources", [WarningEvent(
-                    t=round(t_now, 4), message=f"pose every {new_every} frames: the pose workers {why} "
-                    f"(lag {lag * 1000:.0f} ms)", extra={"source": "pose", "pose_every": new_every,
-                                                         "lag_ms": round(lag * 1000),
-                                                         # from the stage's next frame on: where a
-                                                         # replay of video.mp4 would follow it
-                                                         "after_frame_t": round(frame.t, 6)})])
-            self.warnings.extend(stage.new_warnings)
-            stage.new_warnings.clear()
-            probe.found(events, confirmed_at=getattr(stage.tw.workers, "collected_t", frame.t)
-                        if stage.tw.workers is not None else frame.t)
-            pipe.push("vision", [e for e in events if self.keep(e)])
-            pipe.advance("vision", stage.watermark(frame.t))
-            probe.marks["vision"] = stage.watermark(frame.t)
-            pipe.frame(frame, events)
-        return frame
-
-    def _keys(self, t_now: float) -> None:
-        """The table's keys: quit, pause and resume (the pause recorded as skipped), a new
-        game, and the table's answers (decisions, choices, corrections) on the session clock."""
-        pipe = self.pipe
-        for item in self.view.drain():
-            if isinstance(item, Command):
-                if item.name == "quit":
-                    self.quit_asked = True
-                elif item.name == "pause":
-                    self.paused_at = t_now
-                    pipe.push("table", [WarningEvent(t=round(t_now, 4), message="paused by the table")])
-                elif item.name == "resume" and self.paused_at is not None:
-                    reason, paused_at = "paused by the table", self.paused_at
-                    pipe.push("table", [SkippedEvent(t=round(paused_at, 4), what=w, start=round(paused_at, 4),
-                                                     stop=round(t_now, 4), reason=reason) for w in ("video", "audio")])
-                    self.paused_at = None
-                elif item.name == "new_game":
-                    self.new_game = self.quit_asked = True  # this session ends here; the command starts the next
-            else:
-                pipe.push("table", [dataclasses.replace(item, t=round(t_now, 4))])
-        pipe.advance("table", t_now - 0.01)
+            return True
+        return self.check is not None and (self.check.done(t_now) or t_now > SELFTEST_S)
 
     def _status(self, t_now: float) -> None:
         pipe = self.pipe
@@ -670,7 +561,7 @@ class _LiveRun:
         self.probe.vision_parts(t_now, self.stage.tw)
         pipe.status({"camera": self.camera.status(), "levels": list(self.source.levels), "peaks": list(self.tap.peaks),
                      "now": t_now,
-                     "lag_ms": round((t_now - pipe.watermark) * 1000) if self.started and pipe.watermark > -1e9
+                     "lag_ms": round((t_now - pipe.watermark) * 1000) if pipe.header is not None and pipe.watermark > -1e9
                      else None})
 
     # ------------------------------------------------------------------ the end
@@ -688,9 +579,8 @@ class _LiveRun:
                 close_all(stage is not None and stage.close, self.own_engines and self.engines.close)
             if pipe.header is not None:
                 pipe.close("vision")
-                for msg in _wait_done(job, timeout=10.0):
-                    if isinstance(msg, (HeardEvents, HearingDone)):
-                        pipe.push("hearing", [Event.from_dict(d) for d in msg.events])
+                if self.hearing is not None:
+                    self.session.take(self.hearing.take(_wait_done(job, timeout=10.0)))
                 self.judgement = pipe.finish()
         finally:
             close_all(job is not None and job.close, *(functools.partial(_close_sink, s) for s in self.sinks),
@@ -711,16 +601,17 @@ class _LiveRun:
             pass
         return LiveResult(out=out, record=out / "session.jsonl", video=out / "video.mp4", audio=out / "seats.wav",
                           judgement=self.judgement, lines=list(self.collect.lines), warnings=self.warnings,
-                          figures=figures, new_game=self.new_game)
+                          figures=figures, new_game=self.keys is not None and self.keys.new_game)
 
     def _figures(self) -> dict[str, Any]:
         import os
 
         opts, figures, pipe = self.opts, self.figures, self.pipe
         figures.update(self.camera.status())
-        figures["processed"] = self.processed - self.warm
+        frames = self.frames
+        figures["processed"] = frames.processed - self.warm if frames is not None else 0
         figures["warm_up_frames"] = self.warm
-        figures["caught_up"] = self.caught_up
+        figures["caught_up"] = frames.caught_up if frames is not None else 0
         if self.check is not None:
             figures["selftest"] = self.check.result()
         figures["latency"] = self.probe.figures()
@@ -754,22 +645,6 @@ def _close_sink(sink: Sink) -> None:
         sink.close()
     except Exception:
         pass
-
-
-def _slow_down(stage, seconds: float) -> None:
-    """A test seam: every frame costs ``seconds`` more per seat whose pose is due on it — an
-    overloaded machine, where a smaller stride costs more (the adaptive pose rate must keep
-    the lag bounded)."""
-    tw = stage.tw
-    update = tw.update
-
-    def slow(frame):
-        due = sum(1 for s in tw.seats if s.due(frame.index))
-        if due:
-            time.sleep(seconds * due)
-        return update(frame)
-
-    tw.update = slow
 
 
 #: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
@@ -815,16 +690,6 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
         # (with the card zones on their thread: also until they keep up with the frames)
         quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S and (cards is None or cards.backlog <= 2) else 0
     return n, round(time.monotonic() - t0, 2)
-
-
-def _wait_setup(job) -> HearingReady:
-    """The hearing job's setup message (the speech model loaded), or its error."""
-    while True:
-        for msg in job.wait_one(timeout=1.0):
-            if isinstance(msg, HearingFailed):
-                raise msg.error
-            if isinstance(msg, HearingReady):
-                return msg
 
 
 def _wait_done(job, timeout: float) -> list:
@@ -889,9 +754,7 @@ class LatencyProbe(Sink):
     def vision_parts(self, now: float, tw) -> None:
         """What holds the vision watermark back: the card zones' bound or the seats' (an arm
         in the middle of a change holds it at the change)."""
-        cards = tw.card_marks() if hasattr(tw, "card_marks") else [c.earliest_event_t() for c in getattr(tw, "cards", [])]
-        seats = list(getattr(tw, "_seat_marks", []) if tw.workers is not None else
-                     [s.earliest_event_t() for s in getattr(tw, "seats", [])])
+        cards, seats = tw.card_marks(), tw.seat_marks()
         for name, marks in (("vision_cards", cards), ("vision_seats", seats)):
             marks = [m for m in marks if m is not None and m > -1e9]
             if marks:

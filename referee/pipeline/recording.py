@@ -27,22 +27,20 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from referee.pipeline.core import Pipeline
-from referee.pipeline.hearing import (HeardEvents, HearingDone, HearingFailed, HearingJob, HearingMessage,
-                                      HearingReady)
+from referee.pipeline.driver import Batch, Session
+from referee.pipeline.hearing import HearingJob
 from referee.pipeline.sinks import Sink
+from referee.pipeline.sources import FixedSource, HearingSource, Unheard, VideoFileSource
 from referee.pipeline.vision import FrameReader, VisionStage
-from session.calibration import shift_audio_events
 from session.closing import close_all
 from session.errors import RefereeError
-from session.events import Event, SessionHeader, SkippedEvent, WarningEvent
+from session.events import Event, SessionHeader, WarningEvent
 
 #: frames in flight to the seat workers: decoding and the card zones run ahead while the
 #: workers analyse; hand events are known this many frames later (their times unchanged).
 #: Deep enough that a re-analysis burst in one worker (9 pose runs at every 8th frame) does
 #: not stall the other. Memory: this many + 2 frames in shared memory (2.8 MB each at 720p)
 PIPELINE = 16
-#: audio that ends this many seconds before the video is reported as skipped
-AUDIO_SHORT_S = 0.5
 #: the merge's streams: setup warnings (t = 0), what the camera saw, what the microphones heard
 STREAMS = ("setup", "vision", "hearing")
 
@@ -70,19 +68,6 @@ class Recording:
     #: after the one at ``after_frame_t`` (session s) on, pose on every ``every``-th frame — a
     #: live session's adaptive pose rate, read from its record (``referee replay --follow-live``)
     pose_changes: tuple[tuple[float, int], ...] = ()
-
-
-def set_pose_every(stage, every: int) -> None:
-    """Pose on every ``every``-th frame from the next frame on, in the pose workers and in the
-    vision stage's own seats (which give its worst-case lag)."""
-    from vision.parallel import set_every
-
-    tw = stage.tw
-    if tw.workers is not None:
-        tw.workers.set_every(every)
-    for seat in tw.seats:
-        set_every(seat, every)
-    stage.lag_s = tw.lag_frames / stage.fps
 
 
 @dataclass
@@ -114,91 +99,13 @@ def open_audio(video: Path, audio: Path | None, demix: bool, warnings: list[str]
                                channels=channels, measured=measured)
 
 
-class HearingFeed:
-    """The hearing job's messages into the pipeline: the header once hearing is set up, the
-    events moved onto the video clock (the calibration's audio–video offset), its watermark,
-    and at the end what was not heard as a ``skipped`` stretch."""
-
-    def __init__(self, pipe: Pipeline, out: RecordingRun, warn: Callable[[str], None],
-                 make_header: Callable[[RecordingRun], SessionHeader], setup: list[Event], av_offset: float,
-                 expected_end: float | None):
-        self.pipe, self.out, self.warn, self.make_header = pipe, out, warn, make_header
-        self.setup, self.av_offset, self.expected_end = setup, av_offset, expected_end
-        self.listened = True
-        self.done = False
-
-    def take(self, msg: HearingMessage) -> None:
-        if isinstance(msg, HearingFailed):
-            raise msg.error
-        if isinstance(msg, HearingReady):
-            self._ready(msg)
-        elif isinstance(msg, HeardEvents):
-            self.pipe.push("hearing", self._events(msg.events))
-            self.pipe.advance("hearing", msg.watermark + self.av_offset)
-        elif isinstance(msg, HearingDone):
-            self._done(msg)
-
-    def _ready(self, msg: HearingReady) -> None:
-        out = self.out
-        out.heard_from, out.enrolled, out.enrolled_by = msg.heard_from, msg.enrolled, msg.enrolled_by
-        self.listened = msg.listened
-        for w in msg.warnings:
-            self.warn(w)
-        self.pipe.start(self.make_header(out))
-        self.pipe.push("setup", self.setup + [WarningEvent(t=0.0, message=w) for w in msg.warnings])
-        self.pipe.close("setup")
-
-    def _events(self, dicts) -> list[Event]:
-        """What the hearing gave — shouts, and its audio_status and warnings, all timed on
-        the audio clock — on the video clock. Its warnings (channels swapped, a voice on the
-        wrong channel, a microphone clipping) are also said as they come (the terminal; the
-        report's warnings), not only written in the record: a user settling a dispute must
-        see them."""
-        events = shift_audio_events([Event.from_dict(d) for d in dicts], self.av_offset, kinds="all")
-        for e in events:
-            if isinstance(e, WarningEvent):
-                self.warn(e.message if e.t <= 0 else f"at {e.t:.2f} s: {e.message}")
-        return events
-
-    def _done(self, done: HearingDone) -> None:
-        self.done = True
-        self.pipe.push("hearing", self._events(done.events))
-        self.out.stats.update(done.stats)
-        if done.source_warning:
-            self.warn(f"audio: {done.source_warning}")
-        skip = self._unheard(done)
-        if skip is not None:
-            self.pipe.push("hearing", [skip])
-        self.pipe.close("hearing")
-
-    def _unheard(self, done: HearingDone) -> SkippedEvent | None:
-        """The stretch nobody was heard in: after an error, everything without audio, or
-        the video's end beyond the audio's."""
-        end = done.end + self.av_offset  # where the audio ended, on the video clock
-        expected_end = self.expected_end
-        until = expected_end if expected_end is not None else end
-        if done.error is not None:
-            exc = done.error
-            if not isinstance(exc, RefereeError):
-                raise exc
-            self.warn(f"audio: {exc}; shouts after {end:.2f} s are not heard")
-            return SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=until, reason=str(exc))
-        if not self.listened:
-            return SkippedEvent(t=0.0, what="audio", start=0.0, stop=until, reason="no audio: shouts are not heard")
-        if expected_end is not None and end < expected_end - AUDIO_SHORT_S:
-            msg = (f"audio {self.out.heard_from} ends at {end:.2f} s, the video at {expected_end:.2f} s: "
-                   "shouts after the audio's end are not heard")
-            self.warn(msg)
-            return SkippedEvent(t=round(end, 6), what="audio", start=round(end, 6), stop=expected_end, reason=msg)
-        return None
-
-
 def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingRun], SessionHeader], *,
         options: dict | None = None, setup_warnings: Sequence[str] = (),
         on_progress: Callable[[int, int], None] | None = None,
         on_warning: Callable[[str], None] | None = None, judge: bool = True,
         out: RecordingRun | None = None) -> tuple[RecordingRun, Pipeline]:
-    """Perceive and judge one recording; the header is made once hearing is set up (it names
+    """Perceive and judge one recording (:class:`~referee.pipeline.driver.Session` over the
+    video file and the hearing job); the header is made once hearing is set up (it names
     the audio heard and whether voices are enrolled) and written before any event. ``out``
     (filled in as the run goes, complete before the sinks' ``finish``) lets a sink that
     draws the evidence read it."""
@@ -213,101 +120,67 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     for w in setup_warnings:
         warn(w)
     setup = [WarningEvent(t=0.0, message=w) for w in setup_warnings]
-    expected_end = rec.info.duration
-    job = None
-    if rec.hearing is not None:
-        from audio.hearing import seat_channels
-
-        job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
-                                                            rate=rec.audio_rate,
-                                                            leakage_from=rec.hearing.leakage_from,
-                                                            measured=rec.hearing.leakage_measured,
-                                                            channels=seat_channels(rec.hearing)), rec.hearing)
-    else:  # seeing only (``referee watch``): nothing to wait for before the header
-        pipe.start(make_header(out))
-        pipe.push("setup", setup)
-        pipe.close("setup")
-        pipe.close("hearing")
+    hearing = _hearing_source(rec, warn, setup)
+    job = hearing.job if isinstance(hearing, HearingSource) else None  # (started: closed whatever fails next)
     reader = FrameReader(rec.video)
     stage = None
-    feed = HearingFeed(pipe, out, warn, make_header, setup, rec.av_offset, expected_end)
-    take = feed.take
-
     t_video = time.perf_counter()
-    last_t, frames, seen_skips = 0.0, 0, 0
-
-    def skipped_frames(until: float) -> list[SkippedEvent]:
-        """The reader's new messages (packets it could not decode) as warnings and skipped
-        stretches from the last frame seen to ``until``."""
-        nonlocal seen_skips
-        out_events = []
-        while seen_skips < len(reader.skipped):
-            msg = reader.skipped[seen_skips]
-            seen_skips += 1
-            warn(msg)
-            out_events.append(SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
-                                           stop=round(until, 6), reason=msg))
-        return out_events
-
-    total = rec.info.frames or 0
-    changes = list(rec.pose_changes)
-    # a frame's PTS is within half a frame of the capture time the live record names
-    half_frame = 0.5 / (rec.info.fps or 30.0)
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
                             keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise)
+        video = VideoFileSource(reader, stage, rec.info, warn, pose_changes=rec.pose_changes, on_progress=on_progress)
         reader.start()
-        while True:
-            for msg in job.poll() if job is not None else ():
-                take(msg)
-            item = reader.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                if isinstance(item, RefereeError) and frames > 0:
-                    warn(f"{item}; the rest of the video is skipped")
-                    pipe.push("vision", [SkippedEvent(t=round(last_t, 6), what="video", start=round(last_t, 6),
-                                                      stop=rec.info.duration or round(last_t, 6), reason=str(item))])
-                    break
-                raise item
-            try:
-                events = stage.update(item)
-            except (BrokenPipeError, EOFError, ConnectionResetError) as exc:
-                raise RefereeError(f"a pose worker process stopped at frame {item.index} ({exc}); "
-                                   "replay with --workers 0 to run pose in this process") from None
-            while changes and item.t >= changes[0][0] - half_frame:
-                set_pose_every(stage, changes.pop(0)[1])
-            skips = skipped_frames(item.t)
-            for w in stage.new_warnings:
-                warn(w)
-            stage.new_warnings.clear()
-            pipe.push("vision", skips + events)
-            pipe.advance("vision", stage.watermark(item.t))
-            last_t = item.t
-            frames += 1
-            if on_progress is not None:
-                on_progress(frames, total)
-        # what the reader said after the last frame (a file cut short): skipped to the end
-        tail = skipped_frames(max(last_t, rec.info.duration or 0.0))
-        pipe.push("vision", tail + stage.finish())
-        pipe.close("vision")
-        out.elapsed_video = time.perf_counter() - t_video
-        t_wait = time.perf_counter()
-        for msg in job.wait() if job is not None else ():
-            take(msg)
-        out.stats["audio_wait"] = time.perf_counter() - t_wait
+        Session(pipe, [hearing, video], functools.partial(_header_when_heard, hearing, out, make_header)).run()
     finally:  # (each closer runs, and none hides the error that brought us here)
         close_all(reader.stop, job is not None and job.close, stage is not None and stage.close)
-    if job is not None and not feed.done:
+    if job is not None and not hearing.done:
         raise RefereeError("hearing ended without a result")
-    out.stats.update(decode_cpu=reader.cpu, **stage.stats())
-    out.landmarks = stage.landmarks
-    out.frames = frames
-    out.duration = round(last_t + 1.0 / (rec.info.fps or 30.0), 6)
-    out.late = len(pipe.late)
+    _collect(out, hearing, video, reader, stage, pipe, rec.info, t_video)
     if pipe.late:
         warn(f"{len(pipe.late)} event(s) came later than their stage promised and were recorded out of order "
              f"(first: {pipe.late[0][1].type} at t={pipe.late[0][1].t:.3f} s from {pipe.late[0][0]})")
     pipe.finish()
     return out, pipe
+
+
+def _hearing_source(rec: Recording, warn: Callable[[str], None], setup: list[Event]):
+    """The hearing job on the recording's audio, started now (it loads its model while the
+    video stage is built); without a hearing plan (``referee watch``) the setup events alone
+    and a hearing stream closed at once."""
+    if rec.hearing is None:
+        return FixedSource([Batch("setup", setup, closed=True), Batch("hearing", closed=True)])
+    from audio.hearing import seat_channels
+
+    job = HearingJob(rec.workers > 0, functools.partial(open_audio, rec.video, rec.audio, rec.hearing.demix,
+                                                        rate=rec.audio_rate, leakage_from=rec.hearing.leakage_from,
+                                                        measured=rec.hearing.leakage_measured,
+                                                        channels=seat_channels(rec.hearing)), rec.hearing)
+    source = HearingSource(job, warn, av_offset=rec.av_offset, setup=setup)
+    source.unheard = Unheard(source, rec.info.duration, lambda: source.ready.heard_from if source.ready else None)
+    return source
+
+
+def _header_when_heard(hearing, out: RecordingRun, make_header) -> SessionHeader | None:
+    """The header once hearing is set up (it names what was heard); at once without hearing."""
+    ready = getattr(hearing, "ready", None)
+    if isinstance(hearing, HearingSource):
+        if ready is None:
+            return None
+        out.heard_from, out.enrolled_by = ready.heard_from, ready.enrolled_by
+        out.enrolled = ready.enrolled
+    return make_header(out)
+
+
+def _collect(out: RecordingRun, hearing, video: VideoFileSource, reader, stage, pipe: Pipeline, info,
+             t_video: float) -> None:
+    """What the run produced besides the events: figures, landmarks, how much was seen."""
+    if isinstance(hearing, HearingSource):
+        out.stats.update(hearing.finished.stats)
+        out.stats["audio_wait"] = hearing.waited
+    out.elapsed_video = (video.ended_at or time.perf_counter()) - t_video
+    out.stats.update(decode_cpu=reader.cpu, **stage.stats())
+    out.landmarks = stage.landmarks
+    out.frames = video.frames
+    out.duration = round(video.last_t + 1.0 / (info.fps or 30.0), 6)
+    out.late = len(pipe.late)

@@ -91,6 +91,11 @@ class VisionStage:
         self._warned = len(ws)
         return events
 
+    def take_warnings(self) -> list[str]:
+        """The card zones' warnings since the last call (each said once to the people)."""
+        out, self.new_warnings = self.new_warnings, []
+        return out
+
     def watermark(self, t: float) -> float:
         """What the watcher promises now (:meth:`vision.table.TableWatcher.watermark`): the
         card zones' and seats' own bounds, never later than the newest frame ``t``; the

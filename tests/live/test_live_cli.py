@@ -272,7 +272,7 @@ def test_a_replay_following_the_live_record_changes_the_stride_after_the_named_f
     from click.testing import CliRunner
 
     from referee.cli import cli
-    from referee.pipeline import recording
+    from referee.pipeline import sources
     from referee.replay import live_strides
 
     video, wav = clip
@@ -285,13 +285,13 @@ def test_a_replay_following_the_live_record_changes_the_stride_after_the_named_f
                if e.type == "warning" and e.extra.get("source") == "pose"]
     assert strides.changes == tuple((c["after_frame_t"], c["pose_every"]) for c in changes)
     applied = []
-    original = recording.set_pose_every
+    original = sources.set_pose_every
 
     def spy(stage, every):
         applied.append(every)
         original(stage, every)
 
-    monkeypatch.setattr(recording, "set_pose_every", spy)
+    monkeypatch.setattr(sources, "set_pose_every", spy)
     res = CliRunner().invoke(cli, ["replay", str(out / "video.mp4"), "--audio", str(out / "seats.wav"),
                                    "--calibration", str(CAL), "--out", str(tmp_path / "r"), "--json",
                                    "--follow-live", str(out / "session.jsonl")], catch_exceptions=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import time
 
 import pytest
 
@@ -22,13 +23,36 @@ def clip(tmp_path_factory):
     return demo_clip(tmp_path_factory.mktemp("clip"), SECONDS)
 
 
-def test_a_slow_pose_stage_raises_the_stride_the_change_is_recorded_and_the_lag_stays_bounded(clip, tmp_path):
+#: seconds every frame costs more per seat whose pose is due on it
+SLOW_POSE_S = 0.25
+
+
+def slow_pose_stage(monkeypatch, seconds: float) -> None:
+    """An overloaded machine, where a smaller stride costs more: every session frame (t >= 0:
+    the warm-up's frames, stamped before 0, stay quick) costs ``seconds`` more per seat whose
+    pose is due on it, inside the vision stage's call (the loop times it)."""
+    from vision.table import TableWatcher
+
+    update = TableWatcher.update
+
+    def slow(self, frame):
+        due = sum(1 for s in self.seats if s.due(frame.index)) if frame.t >= 0 else 0
+        if due:
+            time.sleep(seconds * due)
+        return update(self, frame)
+
+    monkeypatch.setattr(TableWatcher, "update", slow)
+
+
+def test_a_slow_pose_stage_raises_the_stride_the_change_is_recorded_and_the_lag_stays_bounded(clip, tmp_path,
+                                                                                             monkeypatch):
     from referee.live.run import LiveOptions, run_live
     from referee.live.terminal import TerminalView
 
     video, wav = clip
+    slow_pose_stage(monkeypatch, SLOW_POSE_S)
     opts = LiveOptions(calibration=DEMO / "calibration.json", out=tmp_path / "out", from_video=video, audio=wav,
-                       window=False, voice=False, slow_pose_s=0.25, pose_every=4)
+                       window=False, voice=False, pose_every=4)
     result = run_live(opts, say=lambda s: None,
                       view_factory=lambda state, controls: TerminalView(state, controls, out=io.StringIO(), keys=None))
     changes = result.figures["pose_every"]["changes"]

@@ -173,7 +173,10 @@ def test_the_reader_thread_paces_a_file_in_real_time_and_hands_out_the_newest(cl
     # the hand-out, so a loaded machine may let the reader run a few frames on in between; a
     # queue instead of the newest would fall ~30 frames behind by the end)
     assert all(f.index >= captured - 5 for f, captured in got)
-    assert cam.captured == 60 and cam.handed == len(frames) and cam.skipped > 0
+    # every frame of the file was read, or overwritten in the driver's one-frame buffer while
+    # the reader thread was late (a loaded machine: CI lost 2 of 60 that way)
+    assert cam.captured + fake.overwritten == 60 and fake.overwritten <= 5
+    assert cam.handed == len(frames) and cam.skipped > 0
     assert cam.handed + cam.skipped <= cam.captured
     times = [f.t for f in frames]
     assert times == sorted(times)
