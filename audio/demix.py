@@ -414,8 +414,6 @@ class DemixedSource:
     def scale(self, corrections_db: list[float]) -> None:
         """Each channel of :attr:`raw` scaled by its correction (dB, ``audio.gains``: the
         microphones brought to one speech level) before anything is measured or cancelled."""
-        from audio.gains import scaled
-
         self._raw = scaled(self._raw, corrections_db)
         self._solo = None
         self._data = None
@@ -907,6 +905,17 @@ class LagParams:
 
     def __post_init__(self):
         check_ranges(self, positive=("max_lag_s",), at_least_one=("peaks",))
+
+
+def scaled(samples: np.ndarray, corrections_db: list[float]) -> np.ndarray:
+    """``samples[samples, channels]`` with each channel scaled by its correction (dB: the
+    microphones evened out, ``audio.gains.gains_db``); the same array when every correction is
+    0. (Here beside :func:`shifted`, not in ``audio.gains``, which reads :func:`frame_levels`:
+    no import cycle.)"""
+    if not any(corrections_db):
+        return samples
+    factor = np.array([10 ** (g / 20) for g in corrections_db], dtype=np.float64)
+    return (np.asarray(samples, np.float64) * factor[None, :]).astype(samples.dtype, copy=False)
 
 
 def shifted(x: np.ndarray, k: int, lag: int) -> np.ndarray:

@@ -68,11 +68,3 @@ def gains_db(samples: np.ndarray, params: GainParams | None = None) -> list[floa
     ref = float(np.median(levels))
     return [round(round((ref - v) / p.step_db) * p.step_db, 6) for v in levels]
 
-
-def scaled(samples: np.ndarray, corrections_db: list[float]) -> np.ndarray:
-    """``samples[samples, channels]`` with each channel scaled by its correction (dB); the
-    same array when every correction is 0."""
-    if not any(corrections_db):
-        return samples
-    factor = np.array([10 ** (g / 20) for g in corrections_db], dtype=np.float64)
-    return (np.asarray(samples, np.float64) * factor[None, :]).astype(samples.dtype, copy=False)

@@ -178,7 +178,7 @@ def calibration_hearing(samples):
     from audio import demix, gains
 
     corrections = gains.gains_db(samples)
-    samples = gains.scaled(samples, corrections)
+    samples = demix.scaled(samples, corrections)
     leakage, levels, residual, leaks = table_leakage(samples)
     cancelled = True
     if leakage.usable and not demix.cancels_on_itself(leakage, samples):
@@ -272,9 +272,7 @@ def _pairs_again(calibration, measured: LeakMeasurement, recording: Path, source
         return None
     warnings.append("audio: the calibration file has no per-pair leaks (audio.leakage.residual_leaks_db, an older "
                     f"file); measured on {recording} again (calibrate again to store them)")
-    from audio.gains import scaled
-
-    samples = scaled(samples[:, : source.channels], list(measured.gains_db or ()) or [0.0])
+    samples = demix.scaled(samples[:, : source.channels], list(measured.gains_db or ()) or [0.0])
     if measured.cancelled is False:
         return demix.raw_leaks_db(samples, calibration.params)
     return demix.residual_leaks_db(calibration.demix(samples))

@@ -44,14 +44,14 @@ def test_mismatched_microphones_are_brought_to_their_median_level():
     assert all(abs(g * 10 - round(g * 10)) < 1e-9 for g in corrections)  # 0.1 dB steps
     # evened out, every seat is heard alone at calibration (raw: the quiet mic's seat never is)
     raw = [len(f) for f in demix.solo_frames(x)]
-    even = [len(f) for f in demix.solo_frames(gains.scaled(x, corrections))]
+    even = [len(f) for f in demix.solo_frames(demix.scaled(x, corrections))]
     assert raw[0] < demix.DemixParams().min_solo_frames <= min(even), (raw, even)
 
 
 def test_microphones_within_the_spread_are_left_as_recorded():
     x = _calibration(np.random.default_rng(2), [-2.0, 0.0, 3.0])
     assert gains.gains_db(x) == [0.0, 0.0, 0.0]
-    assert gains.scaled(x, [0.0, 0.0, 0.0]) is x
+    assert demix.scaled(x, [0.0, 0.0, 0.0]) is x
 
 
 def test_the_demo_s_microphones_are_left_as_recorded():
