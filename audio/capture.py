@@ -586,7 +586,8 @@ class PacedStreamFactory:
         self.channels = self.data.shape[1]
         self.adc, self.latency_s, self.stream_clock_offset = adc, latency_s, stream_clock_offset
         self.drop_after, self.gap_s, self.t0 = drop_after, gap_s, t0
-        self._now, self._sleep = clock, sleep
+        #: the seams named above, also read by the stream it paces
+        self.now, self.sleep = clock, sleep
         self.position = 0
         self.opened = 0
 
@@ -595,7 +596,7 @@ class PacedStreamFactory:
             raise DeviceError(f"replay stream is {self.channels} ch at {self.rate} Hz, asked {channels} at {rate}")
         self.opened += 1
         if self.t0 is None:
-            self.t0 = self._now()
+            self.t0 = self.now()
         stop_at = len(self.data)
         if self.opened == 1 and self.drop_after is not None:
             stop_at = int(round(self.drop_after * self.rate))
@@ -629,10 +630,10 @@ class _PacedStream:
             first = o.position
             chunk = o.data[first : first + self.blocksize]
             due = o.t0 + (first + len(chunk)) / o.rate + o.latency_s
-            delay = due - o._now()
+            delay = due - o.now()
             if delay > 0:
-                o._sleep(delay)
-            now = o._now()
+                o.sleep(delay)
+            now = o.now()
             self.callback(chunk, len(chunk), o.time_info(first, now), None)
             o.position = first + len(chunk)
         self.finished = self.final and o.position >= len(o.data)

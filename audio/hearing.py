@@ -516,8 +516,8 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
 
 
 def backlog_of(source):
-    """The ``backlog`` of the live source under ``source`` (its wrappers hold it as ``_source``
-    or ``source``: the input watch, the live cancellation, the live referee's tap), or None:
+    """The ``backlog`` of the live source under ``source`` (its wrappers hold it as ``source``:
+    the input watch, the live cancellation, the live referee's tap), or None:
     a callable, True while blocks wait in the capture queue (``audio.capture.LiveSource``)."""
     for _ in range(8):
         if source is None:
@@ -525,7 +525,7 @@ def backlog_of(source):
         found = getattr(source, "backlog", None)
         if callable(found):
             return found
-        source = getattr(source, "_source", None) or getattr(source, "source", None)
+        source = getattr(source, "source", None)
     return None
 
 
@@ -588,7 +588,8 @@ class LiveDemixed:
     (keeps ``rate``, ``channels`` and the source's warning)."""
 
     def __init__(self, source, leakage, unreferenced: bool = False):
-        self._source, self.rate, self._leakage = source, source.rate, leakage
+        #: the wrapped source (:func:`backlog_of`)
+        self.source, self.rate, self._leakage = source, source.rate, leakage
         self.channels = getattr(source, "channels", None)
         #: a dead seat cancelled from the others by its leak fingerprint (``audio.demix.
         #: StreamingUnreferenced``; the calibration's leakage is its fingerprint), or None
@@ -600,12 +601,12 @@ class LiveDemixed:
 
     @property
     def warning(self):
-        return getattr(self._source, "warning", None)
+        return getattr(self.source, "warning", None)
 
     def __iter__(self):
         from audio.demix import live
 
-        return live(self._source, self._leakage, self.unreferenced)
+        return live(self.source, self._leakage, self.unreferenced)
 
 
 def demixed_from(source, recording: Path, channels: int):

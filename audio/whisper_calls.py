@@ -128,7 +128,7 @@ def search(model, encoded, prompt: list[int], trie: CallTrie, beam: int, prune: 
     return search_many(model, [encoded], prompt, [trie], beam, prune, lookahead)[0]
 
 
-def _features(parts: list[tuple[object, int]]):
+def generate_features(parts: list[tuple[object, int]]):
     """The encoder outputs of a ``generate`` call: ``n`` rows of each utterance's output, in
     order (one utterance's output as it is when it is the only row)."""
     import ctranslate2
@@ -168,7 +168,7 @@ def search_many(model, encoded: list, prompt: list[int], tries: list[CallTrie], 
             # logits are returned too: row ``len(prefix) + j`` is the distribution after the
             # prefix and the first ``j`` tokens the model then chose itself. Every row has the
             # same length (one depth), so ``max_length`` is each row's own.
-            res = model.generate(_features([(encoded[i], len(need[i])) for i in asked]), prompts, beam_size=1,
+            res = model.generate(generate_features([(encoded[i], len(need[i])) for i in asked]), prompts, beam_size=1,
                                  max_length=len(prompts[0]) + extra, return_logits_vocab=True, suppress_blank=False,
                                  return_no_speech_prob=bool(first))
             for (i, prefix), r in zip(rows, res):
@@ -228,7 +228,7 @@ def score_all_many(model, items: list[tuple[object, list[tuple[int, ...]]]], pro
             groups.setdefault(max(len(s) for s in seqs), []).append(k)
     for longest, ks in sorted(groups.items()):
         rows = [(k, ids) for k in ks for ids in items[k][1]]
-        res = model.generate(_features([(items[k][0], len(items[k][1])) for k in ks]),
+        res = model.generate(generate_features([(items[k][0], len(items[k][1])) for k in ks]),
                              [prompt + list(ids) for _, ids in rows], beam_size=1,
                              max_length=len(prompt) + longest + 3, return_logits_vocab=True, suppress_blank=False)
         for (k, ids), r in zip(rows, res):

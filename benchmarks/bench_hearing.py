@@ -118,13 +118,7 @@ def hear_clip(listener_for, x: np.ndarray, decode_s: list[float], seen: list | N
     listener = listener_for()
     inner = timed(listener, decode_s)
     if seen is not None:
-        finish = listener._finish
-
-        def _finish(job, group, heard):
-            seen.append((job[0], job[4], heard))
-            return finish(job, group, heard)
-
-        listener._finish = _finish
+        listener.on_read = lambda segment, window, heard: seen.append((segment, window, heard))
         seen.append(listener)
     events, lat, dec = [], [], []
     src = ArraySource(x[:, None], RATE)
@@ -201,12 +195,12 @@ def diagnose(listener, seen: list, call: tuple[str, ...], truth: tuple[float, fl
                 u["gate"] += ", then no speech"
         if p is not None:  # the right call through the first look
             enc = rec.encode(window, RATE)
-            one = rec._call_trie(call)
-            prompted = score_all_many(rec.model, [(enc, list(one.leaves))], rec._prompt, one.end_ids)[0]
+            one = rec.call_trie(call)
+            prompted = score_all_many(rec.model, [(enc, list(one.leaves))], rec.prompt_ids, one.end_ids)[0]
             goes: list = []
-            unprompted = rec._unprompted_many([(enc, call)], goes)[0]
+            unprompted = rec.unprompted_many([(enc, call)], goes)[0]
             u["right"] = {"prompted": round(max(prompted), 3) if prompted else None, "unprompted": round(unprompted, 3),
-                          "lift": round(unprompted - rec._prior(call), 3),
+                          "lift": round(unprompted - rec.prior(call), 3),
                           "goes_on": round(goes[0], 3) if goes and goes[0] is not None else None}
         out["utterances"].append(u)
     return out
@@ -311,7 +305,6 @@ def measure_rtf(enrolled: bool) -> dict:
         plan = hearing.HearingPlan(game="ikatako", mode="versus", channels={s.name: s.channel for s in cal.seats},
                                    names=tuple(s.name for s in cal.seats), crosstalk_db=-10.0,
                                    enroll=DEMO / "enroll" if enrolled else None, leakage_from=DEMO / "seats.wav", vocab=rules.vocabulary("ikatako", "versus"))
-    from audio import lexicon
 
     # the model loaded before the clock starts (once per process, ~4 s)
     hearing.make_recognizer(plan.model, plan.lang, plan.vocab)

@@ -294,9 +294,9 @@ def walk_back(onsets: list[float], e_db: np.ndarray, window_s: float) -> list[fl
     """Each VAD onset moved to where the voice band rose over its floor: from the first frame
     of the VAD's window (or of the next window) that is the voice, back over voice frames
     crossing dips up to :data:`WALK_GAP_S`, at most :data:`WALK_MAX_S` (the project's walk,
-    ``audio.onset._walk_back``, on one channel). No voice frame there, or the walk ends
+    ``audio.onset.walk_back_frames``, on one channel). No voice frame there, or the walk ends
     later than the VAD's onset (its rise still under the noise): the onset stays."""
-    from audio.onset import _walk_back
+    from audio.onset import walk_back_frames
 
     per_s = 1 / WALK_HOP_S
     gap, back = int(WALK_GAP_S * per_s), int(WALK_MAX_S * per_s)
@@ -312,7 +312,7 @@ def walk_back(onsets: list[float], e_db: np.ndarray, window_s: float) -> list[fl
             continue
         lo = max(0, i - back)
         seg = own[lo : i + int(ahead[0]) + 1]
-        first, _ = _walk_back(seg, len(seg) - 1, gap)
+        first, _ = walk_back_frames(seg, len(seg) - 1, gap)
         out.append(min(t, (lo + first) / per_s) if first is not None else t)  # back only, never later
     return out
 

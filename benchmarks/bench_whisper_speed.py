@@ -63,14 +63,14 @@ class Meter:
         self.cpu: list[tuple[int, float]] = []  # (utterances, CPU-s) per outermost decode
         self.stage: dict[str, float] = {}  # CPU-s of the encoder, the prompted and unprompted passes; rows
         self._depth = 0
-        self._in_prior = 0
+        self.in_prior = 0
 
     def model(self, model):
         meter = self
 
         class Counted:
             def generate(self, *a, **k):
-                if meter._in_prior:
+                if meter.in_prior:
                     meter.prior_calls += 1
                     return model.generate(*a, **k)
                 meter.calls += 1
@@ -87,7 +87,7 @@ class Meter:
                 try:
                     return model.encode(*a, **k)
                 finally:
-                    if not meter._in_prior:
+                    if not meter.in_prior:
                         meter.stage["encoder"] = meter.stage.get("encoder", 0.0) + time.process_time() - c0
 
             def __getattr__(self, name):
@@ -100,16 +100,16 @@ class Meter:
             inner = getattr(rec, name, None)
             if inner is not None:
                 setattr(rec, name, self._timed(inner, name))
-        prior = rec._prior
+        prior = rec.prior
 
         def counted_prior(*args):  # (call) or (tokens, view): whichever the tree's engine asks
-            self._in_prior += 1
+            self.in_prior += 1
             try:
                 return prior(*args)
             finally:
-                self._in_prior -= 1
+                self.in_prior -= 1
 
-        rec._prior = counted_prior
+        rec.prior = counted_prior
         return rec
 
     def _timed(self, fn, name):
@@ -179,8 +179,8 @@ def _engine():
     import audio.whisper as W
 
     W.load(1)
-    for key, (model, tok) in list(W._LOADED.items()):
-        W._LOADED[key] = (METER.model(model), tok)
+    for key, (model, tok) in list(W.LOADED.items()):
+        W.LOADED[key] = (METER.model(model), tok)
 
 
 def _recognizer_hook():
@@ -340,7 +340,7 @@ def engine_options() -> list[dict]:
                     cost["encode"][0] += time.perf_counter() - w0
                     cost["encode"][1] += time.process_time() - c0
                     w0, c0 = time.perf_counter(), time.process_time()
-                    r = m.generate(enc, [rec._prompt], beam_size=1, max_length=len(rec._prompt) + 1,
+                    r = m.generate(enc, [rec.prompt_ids], beam_size=1, max_length=len(rec.prompt_ids) + 1,
                                    return_logits_vocab=True, suppress_blank=False)
                     cost["generate"][0] += time.perf_counter() - w0
                     cost["generate"][1] += time.process_time() - c0

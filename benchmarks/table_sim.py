@@ -39,11 +39,21 @@ Scenarios (``--scenarios``; default all):
 * ``music``: music-like noise synthesized here: a sequence of major/minor triads with a bass
   note (each note :data:`MUSIC_PARTIALS` harmonics falling 1/k, a plucked decay), one chord per
   :data:`MUSIC_CHORD_S`; played and scaled like the babble.
-* ``outside``: issue 31's construction from outside, no room: the 240 digit clips laid
-  :data:`OUTSIDE_GAP_S` apart on one continuous channel after :data:`OUTSIDE_LEAD_S`, a white
-  floor at :data:`OUTSIDE_FLOOR_DBFS` always present; the noisy pass adds white noise from the
-  first sample, :data:`OUTSIDE_SNR_DB` below the median RMS of the clips' active samples;
-  each channel a mono 16 kHz WAV heard as one seat (``referee listen --seats p``).
+* ``outside``: issue 31's construction from outside, no room, **per speaker**: a speaker's 80
+  digit clips ("2" ... "9", takes :data:`OUTSIDE_SHOUT_TAKES`) laid :data:`OUTSIDE_GAP_S` apart
+  on one continuous channel after :data:`OUTSIDE_LEAD_S`, a white floor at
+  :data:`OUTSIDE_FLOOR_DBFS` always present; the noisy pass adds white noise from the first
+  sample, :data:`OUTSIDE_SNR_DB` below the median RMS of the clips' active samples (the clips
+  as recorded: not levelled); each channel a mono 16 kHz WAV heard as one seat
+  (``referee listen``), not enrolled and enrolled (``--enroll``: the speaker's own takes
+  :data:`OUTSIDE_ENROLL_TAKES` of every digit, never shouted). Speakers: the six of the Free
+  Spoken Digit Dataset, george, jackson, lucas from ``../shared/data/speech`` and nicolas,
+  theo, yweweler from a mirror of the dataset read in place (``--fsdd DIR`` or
+  ``$FSDD_MIRROR``: a bare git directory of Jakobovski/free-spoken-digit-dataset, CC BY-SA
+  4.0; the clips are written to the temporary folder only). Without the mirror: the three
+  shared speakers, not enrolled, and a line saying so. Each shout's loss is split
+  (:func:`loss`): not detected / cut or merged / another call (sure: the judge acts on it;
+  unsure: the player is unclear) / no call.
 
 A table (:func:`plan_table`): a room :data:`ROOM_SIDE_M` wide and long, RT60 from
 :data:`RT60_RANGE_S`; :data:`SEAT_RANGE` seats round a table, each player's mouth seated at
@@ -71,7 +81,7 @@ its end +0.3 s, on any seat. *Stray*: other unexplained events.
 Prints the counts (N everywhere), per scenario, per speaker, per SNR, RT60 and rate, the run
 time and the load average at start and end; ``--json`` the same as one JSON object. Seeded:
 the same arguments give the same channels (and, on one machine, the same figures).
-``--quick``: a smoke run (one small table per scenario, 12 outside clips; under a minute).
+``--quick``: a smoke run (one small table per scenario, 8 outside clips per speaker).
 """
 
 from __future__ import annotations
@@ -142,7 +152,7 @@ CAL_GAP_S = 1.5  #: ... this far apart
 TABLES_PER_SCENARIO = 4  #: the default run: tables per room scenario
 QUICK_TABLES = 1  #: --quick: tables per scenario
 QUICK_MOMENTS = 5  #: --quick: moments per table
-QUICK_OUTSIDE = 12  #: --quick: outside clips (4 per speaker)
+QUICK_OUTSIDE = 8  #: --quick: outside clips per speaker (one per digit)
 TRUTH_FRAME_S = 0.010  #: the true onset's frame
 TRUTH_BELOW_DB = 30.0  #: the first frame within this of the clip's loudest is the onset
 MATCH_WINDOW_S = (-0.15, 0.30)  #: an event this far from a truth (event - truth) detects it
@@ -567,13 +577,14 @@ def write_wav(path: Path, x: np.ndarray, rate: int) -> None:
 
 
 # ----------------------------------------------------------------- hearing
-def listen(wav: Path, seats: int, demix_from: Path | None) -> tuple[list[dict], list[str]]:
+def listen(wav: Path, seats: int, demix_from: Path | None, enroll: Path | None = None) -> tuple[list[dict], list[str]]:
     """The shout events ``referee listen --json`` prints for ``wav`` (the same library call,
-    :func:`referee.listening.listen_table`), and its notes."""
+    :func:`referee.listening.listen_table`; ``enroll``: its ``--enroll`` folder), and its notes."""
     from referee.listening import ListenSetup, listen_table
 
     events, notes = [], []
-    setup = ListenSetup(names=SEAT_NAMES[:seats], game=GAME, mode=MODE, wav=wav, lang=LANG, demix_from=demix_from)
+    setup = ListenSetup(names=SEAT_NAMES[:seats], game=GAME, mode=MODE, wav=wav, lang=LANG, demix_from=demix_from,
+                        enroll=enroll)
     listen_table(setup, lambda e: events.append(e.to_dict()), notes.append)
     return [e for e in events if e.get("type") == "shout"], notes
 
@@ -639,7 +650,9 @@ def shout_result(tr: Truth, ev: dict | None, **extra) -> dict:
     return dict(speaker=tr.speaker, token=tr.token, file=tr.file, t=round(tr.t, 3), overlapped=tr.overlapped,
                 detected=ev is not None, right=right,
                 err_ms=None if ev is None else round((ev["t"] - tr.t) * 1000, 1),
-                heard=None if ev is None else " ".join(ev.get("words") or ()) or "-", **extra)
+                heard=None if ev is None else " ".join(ev.get("words") or ()) or "-",
+                words=[] if ev is None else list(ev.get("words") or ()), t_end_heard=None if ev is None else ev.get("t_end"),
+                sure=ev is not None and acted_on(ev), **extra)
 
 
 def score_table(truths: list[Truth], events: list[dict], names: list[str], extra: dict | None = None,
@@ -725,22 +738,126 @@ def outside_channel(clips: list[np.ndarray], noisy: bool, rng: np.random.Generat
     return x, truths
 
 
-def run_outside(pools: Pools, limit: int | None, folder: Path, seed: int) -> list[dict]:
-    """The outside construction, quiet and noisy: one channel each, heard as one seat."""
-    rows = sorted((r for s in DIGIT_SPEAKERS for r in pools.digits[s]), key=lambda r: r["file"])
+#: outside: the environment variable naming a bare git directory of the Free Spoken Digit
+#: Dataset (Jakobovski/free-spoken-digit-dataset, CC BY-SA 4.0), read in place (``--fsdd``)
+FSDD_ENV = "FSDD_MIRROR"
+FSDD_SHARED = ("george", "jackson", "lucas")  #: FSDD speakers whose clips are in ../shared/data/speech
+FSDD_MIRROR_ONLY = ("nicolas", "theo", "yweweler")  #: FSDD speakers only the mirror has (never used before 2026-12-06)
+OUTSIDE_DIGITS = tuple(range(2, 10))  #: outside: the digits shouted (FSDD 2..9; the call is the digit, "2" ... "9")
+OUTSIDE_SHOUT_TAKES = tuple(range(10))  #: outside: each speaker's takes shouted (80 clips: ../shared/data/speech has these)
+OUTSIDE_ENROLL_TAKES = (10, 11)  #: outside, enrolled: each speaker's own takes enrolled per digit (mirror only; never shouted)
+CUT_AFTER_S = 0.1  #: loss split: another event starting inside a clip or this soon after its voiced end cut it in two
+
+
+def fsdd_dir(given: str | None) -> Path | None:
+    """The FSDD mirror (a bare git directory) from ``--fsdd`` or :data:`FSDD_ENV`; None when not given."""
+    path = given or os.environ.get(FSDD_ENV)
+    return Path(path) if path else None
+
+
+def fsdd_clip(mirror: Path, speaker: str, digit: int, take_: int, folder: Path) -> Path:
+    """``recordings/<digit>_<speaker>_<take>.wav`` of the bare git mirror written into
+    ``folder`` (a temporary folder, never the repository)."""
+    import subprocess
+
+    out = folder / f"{digit}_{speaker}_{take_}.wav"
+    if not out.is_file():
+        data = subprocess.run(["git", "-C", str(mirror), "show", f"HEAD:recordings/{out.name}"], check=True,
+                              capture_output=True).stdout
+        out.write_bytes(data)
+    return out
+
+
+def outside_rows(speaker: str, mirror: Path | None, folder: Path) -> list[tuple[str, Path]]:
+    """``(token, path)`` of a speaker's shouted clips (digit-major, take order): from
+    ``../shared/data/speech`` for the shared speakers, else from the mirror."""
+    if speaker in FSDD_SHARED:
+        return [(str(d), SPEECH / "clips" / f"en_{d}_{speaker}_{k}.wav") for d in OUTSIDE_DIGITS for k in OUTSIDE_SHOUT_TAKES]
+    if mirror is None:
+        raise FileNotFoundError(f"{speaker}: FSDD mirror not given (--fsdd or ${FSDD_ENV})")
+    return [(str(d), fsdd_clip(mirror, speaker, d, k, folder)) for d in OUTSIDE_DIGITS for k in OUTSIDE_SHOUT_TAKES]
+
+
+def enroll_folder(speaker: str, mirror: Path, folder: Path, seat: str) -> Path:
+    """An enrollment folder ``<folder>/<seat>/<token>.<take>.wav`` with the speaker's own
+    :data:`OUTSIDE_ENROLL_TAKES` of every digit (from the mirror: the shared speech has only
+    the shouted takes)."""
+    from scipy.io import wavfile
+
+    out = folder / f"enroll-{speaker}" / seat
+    out.mkdir(parents=True, exist_ok=True)
+    for d in OUTSIDE_DIGITS:
+        for k in OUTSIDE_ENROLL_TAKES:
+            clip = read_clip(fsdd_clip(mirror, speaker, d, k, folder))
+            wavfile.write(str(out / f"{d}.{k}.wav"), RATE, np.clip(np.round(clip * 32767), -32768, 32767).astype(np.int16))
+    return out.parent
+
+
+def loss(row: dict, token: str, t_end: float, events: list[dict], others: list[float]) -> str:
+    """Why a shout was not heard right: ``not detected``; ``cut or merged`` (its event holds
+    more than one token or runs over another clip's onset ``others``, or another event starts
+    inside the clip: the word heard as two); ``another call`` (one other call, ``sure`` when
+    the judge would act on it: :func:`acted_on`); ``no call`` (no word); ``right``."""
+    if not row["detected"]:
+        return "not detected"
+    words = tuple(row["words"])
+    if words == (token,):
+        return "right"
+    on, end = row["t"] + row["err_ms"] / 1000, row["t_end_heard"]
+    split = any(on < e["t"] <= t_end + CUT_AFTER_S for e in events)
+    if len(words) > 1 or split or (end is not None and any(on < o < end for o in others)):
+        return "cut or merged"
+    if words:
+        return "another call (sure)" if row["sure"] else "another call (unsure)"
+    return "no call"
+
+
+LOSSES = ("not detected", "cut or merged", "another call (sure)", "another call (unsure)", "no call")  #: the loss split
+
+
+def run_outside_speaker(speaker: str, mirror: Path | None, enrolled: bool, folder: Path, seed: int,
+                        limit: int | None = None) -> list[dict]:
+    """One speaker's outside channel, quiet and noisy (issue 31's construction), heard as one
+    seat by ``referee listen``, with the speaker's own takes enrolled or not."""
+    rows = outside_rows(speaker, mirror, folder)
     if limit:
-        rows = [r for s in DIGIT_SPEAKERS for r in [r for r in rows if r["speaker"] == s][: limit // len(DIGIT_SPEAKERS)]]
-    clips = [read_clip(SPEECH / r["file"]) for r in rows]
+        rows = rows[:: max(1, len(rows) // limit)][:limit]
+    clips = [read_clip(p) for _, p in rows]
+    gap = int(OUTSIDE_GAP_S * RATE)
+    enroll = enroll_folder(speaker, mirror, folder, SEAT_NAMES[0]) if enrolled else None
     out = []
     for noisy in (False, True):
-        x, onsets = outside_channel(clips, noisy, np.random.default_rng([seed, 99, int(noisy)]))
-        wav = folder / f"outside-{int(noisy)}.wav"
+        x, onsets = outside_channel(clips, noisy, np.random.default_rng([seed, 99, int(noisy), OUTSIDE_SPEAKERS.index(speaker)]))
+        wav = folder / f"outside-{speaker}-{int(noisy)}.wav"
         write_wav(wav, x, RATE)
-        events, _ = listen(wav, 1, None)
-        truths = [Truth(0, r["speaker"], "shout", r["token"], r["file"], t, t) for r, t in zip(rows, onsets)]
-        scored = score_table(truths, events, [SEAT_NAMES[0]], dict(scenario="outside", condition="10dB" if noisy else "quiet"))
-        scored.update(scenario="outside", condition="10dB" if noisy else "quiet")
+        events, _ = listen(wav, 1, None, enroll)
+        ends = [t - true_onset(c[:gap]) / RATE + voiced_end(c[:gap]) / RATE for t, c in zip(onsets, clips)]
+        truths = [Truth(0, f"fsdd:{speaker}", "shout", tok, p.name, t, e) for (tok, p), t, e in zip(rows, onsets, ends)]
+        cond = "10dB" if noisy else "quiet"
+        scored = score_table(truths, events, [SEAT_NAMES[0]], dict(scenario="outside", condition=cond, enrolled=enrolled))
+        starts = [tr.t for tr in truths]
+        for s, tr in zip(scored["shouts"], truths):
+            s["loss"] = loss(s, tr.token, tr.t_end, events, [o for o in starts if o != tr.t])
+        scored.update(scenario="outside", condition=cond, enrolled=enrolled, speaker=speaker)
         out.append(scored)
+    return out
+
+
+OUTSIDE_SPEAKERS = FSDD_SHARED + FSDD_MIRROR_ONLY  #: every FSDD speaker, in the outside scenario's order
+
+
+def run_outside(speakers: list[str], mirror: Path | None, limit: int | None, folder: Path, seed: int,
+                enrolled: tuple[bool, ...] = (False, True)) -> list[dict]:
+    """The outside construction per speaker: each speaker's own channel, quiet and noisy, not
+    enrolled and enrolled. Enrolled passes and the mirror's speakers need the mirror: without
+    it they are skipped, and said so once."""
+    out = []
+    for sp in speakers:
+        for enr in enrolled:
+            if mirror is None and (enr or sp not in FSDD_SHARED):
+                continue
+            out += run_outside_speaker(sp, mirror, enr, folder, seed, limit)
+            print(f"  outside {sp} {'enrolled' if enr else 'not enrolled'} done ({time.strftime('%H:%M:%S')})", file=sys.stderr)
     return out
 
 
@@ -748,9 +865,14 @@ def run_outside(pools: Pools, limit: int | None, folder: Path, seed: int) -> lis
 def tally(shouts: list[dict]) -> dict:
     """N, detected, right and the onset error (median |ms|, median signed ms) of some shouts."""
     errs = [s["err_ms"] for s in shouts if s["err_ms"] is not None]
-    return dict(n=len(shouts), detected=sum(s["detected"] for s in shouts), right=sum(s["right"] for s in shouts),
-                med_abs_ms=round(float(np.median(np.abs(errs))), 1) if errs else None,
-                med_ms=round(float(np.median(errs)), 1) if errs else None)
+    wrong = sum(s["detected"] and not s["right"] and bool(s.get("words")) and s.get("sure", False) for s in shouts)
+    out = dict(n=len(shouts), detected=sum(s["detected"] for s in shouts), right=sum(s["right"] for s in shouts),
+               wrong=wrong, med_abs_ms=round(float(np.median(np.abs(errs))), 1) if errs else None,
+               med_ms=round(float(np.median(errs)), 1) if errs else None)
+    out["unclear"] = out["detected"] - out["right"] - wrong
+    if any("loss" in s for s in shouts):
+        out["losses"] = {k: sum(s.get("loss") == k for s in shouts) for k in LOSSES}
+    return out
 
 
 def bucket(value: float | None, edges: tuple[float, float], unit_: str) -> str:
@@ -763,7 +885,7 @@ def bucket(value: float | None, edges: tuple[float, float], unit_: str) -> str:
 def summarise(tables: list[dict]) -> dict:
     """Counts per scenario (and outside condition), per speaker, per SNR, RT60, rate and overlap."""
     def key(t):
-        return t["scenario"] if t["scenario"] != "outside" else f"outside {t['condition']}"
+        return t["scenario"] if t["scenario"] != "outside" else outside_key(t)
 
     rows: dict[str, dict] = {}
     for t in tables:
@@ -776,7 +898,7 @@ def summarise(tables: list[dict]) -> dict:
     out = {"scenarios": {k: dict(tally(v.pop("shouts")), **v) for k, v in rows.items()}}
     room = [s for t in tables if t["scenario"] != "outside" for s in t["shouts"]]
     groups = {
-        "speaker": lambda s: f"{s['scenario'] if s['scenario'] != 'outside' else 'outside ' + s['condition']} | {s['speaker']}",
+        "speaker": lambda s: f"{s['scenario'] if s['scenario'] != 'outside' else outside_key(s)} | {s['speaker']}",
         "speaker (all room scenarios)": lambda s: s["speaker"],
         "snr": lambda s: bucket(s.get("snr_db"), SNR_BUCKETS_DB, " dB"),
         "rt60": lambda s: bucket(s.get("rt60"), RT60_BUCKETS_S, " s"),
@@ -790,6 +912,11 @@ def summarise(tables: list[dict]) -> dict:
             by.setdefault(fn(s), []).append(s)
         out[name] = {k: tally(v) for k, v in sorted(by.items())}
     return out
+
+
+def outside_key(row: dict) -> str:
+    """An outside table's or shout's row name: its condition, enrolled or not."""
+    return f"outside {row['condition']}" + (" enrolled" if row.get("enrolled") else "")
 
 
 def pct(a: int, n: int) -> str:
@@ -819,6 +946,15 @@ def print_report(summary: dict, tables: list[dict], meta: dict) -> None:
         print(f"| {k} | {r['tables']} | {r['n']} | {pct(r['detected'], r['n'])} | {pct(r['right'], r['n'])} "
               f"| {r['med_abs_ms']} ({r['med_ms']}) | {r['bystander']} ({r['bystander_calls']}) / {r['bystander_n']} "
               f"| {r['talk_alarms']}/{r['talk_n']} ({r['talk_acted']}) | {r['stray']} |")
+    outside = {k: r for k, r in summary["speaker"].items() if k.startswith("outside")}
+    if outside:
+        print("\n| outside: condition | speaker | N | right | detected | wrong (sure other call) | unclear | "
+              + " | ".join(f"lost: {k}" for k in LOSSES) + " |")
+        print("|---" * (7 + len(LOSSES)) + "|")
+        for k, r in outside.items():
+            cond, who = k.split(" | ")
+            print(f"| {cond[8:]} | {who[5:]} | {r['n']} | {r['right']} | {r['detected']} | {r['wrong']} | {r['unclear']} | "
+                  + " | ".join(str(r["losses"][x]) for x in LOSSES) + " |")
     for name in ("speaker", "speaker (all room scenarios)", "snr", "rt60", "rate", "overlap"):
         print(f"\n| by {name} | N | detected | words right | median abs onset err ms (signed) |")
         print("|---|---|---|---|---|")
@@ -835,8 +971,10 @@ def print_report(summary: dict, tables: list[dict], meta: dict) -> None:
 
 
 def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | None, seed: int,
-        heard_as: str = "listen") -> list[dict]:
-    """Every chosen scenario's tables (scored)."""
+        heard_as: str = "listen", outside: dict | None = None) -> list[dict]:
+    """Every chosen scenario's tables (scored); ``outside``: :func:`run_outside`'s ``speakers``,
+    ``mirror`` and ``enrolled``."""
+    outside = outside or dict(speakers=list(FSDD_SHARED), mirror=None, enrolled=(False,))
     pools = load_pools(seed)
     rows = [r for v in pools.digits.values() for r in v] + [r for v in pools.talk.values() for r in v]
     clips = load_clips(rows)
@@ -846,7 +984,7 @@ def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | No
     with tempfile.TemporaryDirectory(prefix="table_sim-") as tmp:
         for sc in scenarios:
             if sc == "outside":
-                out += run_outside(pools, outside_limit, Path(tmp), seed)
+                out += run_outside(outside["speakers"], outside["mirror"], outside_limit, Path(tmp), seed, outside["enrolled"])
                 continue
             used: dict = {}
             for i in range(tables):
@@ -861,7 +999,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", default=",".join(SCENARIOS), help=f"comma-separated, of {', '.join(SCENARIOS)}")
     ap.add_argument("--tables", type=int, default=None, help=f"tables per room scenario (default {TABLES_PER_SCENARIO})")
     ap.add_argument("--moments", type=int, default=None, help=f"moments per table (default {MOMENTS})")
-    ap.add_argument("--outside-limit", type=int, default=None, help="outside: this many clips (default all 240)")
+    ap.add_argument("--outside-limit", type=int, default=None, help="outside: this many clips per speaker (default all 80)")
+    ap.add_argument("--fsdd", default=None, help=f"outside: the FSDD mirror, a bare git directory of "
+                    f"Jakobovski/free-spoken-digit-dataset (default ${FSDD_ENV}); without it only "
+                    f"{', '.join(FSDD_SHARED)} are heard, not enrolled")
+    ap.add_argument("--outside-speakers", default=None, help=f"outside: comma-separated FSDD speakers (default "
+                    f"{', '.join(OUTSIDE_SPEAKERS)} with the mirror, else {', '.join(FSDD_SHARED)})")
+    ap.add_argument("--outside-enrolled", choices=("no", "yes", "both"), default="both",
+                    help="outside: the speakers' own takes enrolled or not (default both; enrolled needs the mirror)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--hearing", choices=HEARINGS, default="listen",
                     help="room scenarios heard by referee listen (default) or as referee replay hears a session")
@@ -875,14 +1020,29 @@ def main(argv: list[str] | None = None) -> int:
     if not (SPEECH / "labels.csv").is_file():
         print(f"table_sim: no speech data at {SPEECH} (../shared/data/speech beside the repository)", file=sys.stderr)
         return 2
+    mirror = fsdd_dir(a.fsdd)
+    if mirror is not None and not (mirror / "HEAD").is_file():
+        print(f"table_sim: {mirror} is not a git directory (the FSDD mirror): outside heard without it", file=sys.stderr)
+        mirror = None
+    if "outside" in scenarios and mirror is None:
+        print(f"table_sim: no FSDD mirror (--fsdd or ${FSDD_ENV}): outside hears {', '.join(FSDD_SHARED)} "
+              "only, not enrolled", file=sys.stderr)
+    speakers = [x.strip() for x in a.outside_speakers.split(",")] if a.outside_speakers else \
+        list(OUTSIDE_SPEAKERS if mirror is not None else FSDD_SHARED)
+    unknown = [x for x in speakers if x not in OUTSIDE_SPEAKERS]
+    if unknown:
+        ap.error(f"unknown FSDD speaker(s) {', '.join(unknown)}; known: {', '.join(OUTSIDE_SPEAKERS)}")
+    enrolled = {"no": (False,), "yes": (True,), "both": (False, True)}[a.outside_enrolled]
     tables = a.tables or (QUICK_TABLES if a.quick else TABLES_PER_SCENARIO)
     moments = a.moments or (QUICK_MOMENTS if a.quick else MOMENTS)
     limit = a.outside_limit or (QUICK_OUTSIDE if a.quick else None)
     load0, t0 = os.getloadavg(), time.perf_counter()
-    results = run(scenarios, tables, moments, limit, a.seed, a.hearing)
+    results = run(scenarios, tables, moments, limit, a.seed, a.hearing,
+                  dict(speakers=speakers, mirror=mirror, enrolled=enrolled))
     meta = dict(elapsed_s=round(time.perf_counter() - t0, 1), load_start=[round(v, 2) for v in load0],
                 load_end=[round(v, 2) for v in os.getloadavg()], seed=a.seed, cpus=os.cpu_count(),
-                tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing)
+                tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing,
+                outside_speakers=speakers, outside_enrolled=list(enrolled), fsdd=None if mirror is None else str(mirror))
     summary = summarise(results)
     if a.save:
         a.save.write_text(json.dumps(dict(meta=meta, summary=summary, tables=results), default=_plain) + "\n")

@@ -413,11 +413,13 @@ def replay_many(videos: Sequence[Path], calibration: Path, base: Path, settings:
 
     tasks = session_tasks(videos, calibration, base, settings)
     jobs = min(jobs or os.cpu_count() or 1, len(videos))
+    earlier = {p.pid for p in mp.active_children()}  # the pool's workers are the children started after
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
         try:
             yield from pool.map(replay_task, tasks)
         except KeyboardInterrupt as exc:  # stopped: the sessions running stop too (keeping their records)
-            _stop_sessions(pool, getattr(exc, "how", "Ctrl-C"))
+            workers = [p for p in mp.active_children() if p.pid not in earlier]
+            _stop_sessions(pool, workers, getattr(exc, "how", "Ctrl-C"))
             raise
 
 
@@ -436,15 +438,16 @@ def session_tasks(videos: Sequence[Path], calibration: Path, base: Path, setting
     return [(v, calibration, base / v.stem, one) for v in videos]
 
 
-def _stop_sessions(pool, how: str) -> None:
-    """The sessions not started are not started; the running ones get a Ctrl-C of their own
-    when the replay was stopped by SIGTERM (a terminal's Ctrl-C reached them already), so
-    each keeps its record so far (:func:`replay`) instead of running to its end."""
+def _stop_sessions(pool, workers: list, how: str) -> None:
+    """The sessions not started are not started; the running ones (in the pool's ``workers``)
+    get a Ctrl-C of their own when the replay was stopped by SIGTERM (a terminal's Ctrl-C
+    reached them already), so each keeps its record so far (:func:`replay`) instead of running
+    to its end."""
     import os
     import signal
 
     if how == "SIGTERM":
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        for proc in workers:
             try:
                 os.kill(proc.pid, signal.SIGINT)
             except OSError:

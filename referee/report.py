@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.report_media import (SIDE_BGR, TIMELINE_W, WAVE_BEFORE_S, _crop, _e, _img, _landmarks_at, draw_pose,
+from referee.report_media import (SIDE_BGR, TIMELINE_W, WAVE_BEFORE_S, crop_box, escape, img_tag, landmarks_at, draw_pose,
                                   waveform)
 
 CSS = """
@@ -145,7 +145,7 @@ def _describe(game: str):
 
 def _cell(cell) -> str:
     """A :mod:`referee.judging.view` cell as HTML: parts marked ok/bad/miss are coloured."""
-    lines = ["".join(f'<span class="{st}">{_e(t)}</span>' if st else _e(t) for t, st in line) for line in cell or []]
+    lines = ["".join(f'<span class="{st}">{escape(t)}</span>' if st else escape(t) for t, st in line) for line in cell or []]
     return "<br>".join(x for x in lines if x) or "-"
 
 
@@ -172,8 +172,8 @@ def _heard(view: CardView, events: list[dict]) -> str:
             elif conf:
                 how.append(f"speech model{conf}")
             # the model's raw text (Hangul for the Korean model) only on hover: it means nothing to the table
-            out.append(f"{_e(e.get('player') or '?')} at {e['t']:.3f} s: <b title=\"{_e(e.get('text') or '')}\">"
-                       f"{_e(words)}</b> <span style='color:#666'>({_e('; '.join(how) or 'heard')})</span>")
+            out.append(f"{escape(e.get('player') or '?')} at {e['t']:.3f} s: <b title=\"{escape(e.get('text') or '')}\">"
+                       f"{escape(words)}</b> <span style='color:#666'>({escape('; '.join(how) or 'heard')})</span>")
     return "<br>".join(out) or "nobody spoke"
 
 
@@ -187,12 +187,12 @@ def _facts(desc, view: CardView, events: list[dict] | None = None) -> str:
                 rows.append((label, _heard(view, events)))
             continue
         rows.append((label, _cell(cell)))
-    return '<table class="v facts">' + "".join(f"<tr><th>{_e(k)}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
+    return '<table class="v facts">' + "".join(f"<tr><th>{escape(k)}</th><td>{val}</td></tr>" for k, val in rows) + "</table>"
 
 
 def _summary(views: list[CardView], descs: list) -> str:
     names = [name for name, _ in descs[0].columns] if descs else []
-    out = ['<table class="v"><tr><th>#</th><th>t (s)</th>' + "".join(f"<th>{_e(n)}</th>" for n in names) + "</tr>"]
+    out = ['<table class="v"><tr><th>#</th><th>t (s)</th>' + "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr>"]
     for k, (view, desc) in enumerate(zip(views, descs), 1):
         cells = "".join(f"<td>{_cell(cell)}</td>" for _, cell in desc.columns)
         out.append(f'<tr><td><a href="#card{k}">{k}</a></td><td>{view.start:.3f}</td>{cells}</tr>')
@@ -213,10 +213,10 @@ def _result(judgement) -> str:
     sunk = set(sunk) if isinstance(sunk, list) else set()
     unclear = verdict_of(getattr(judgement, "game", None), r).unclear
     count = (lambda p: f"<td>{unclear.get(p, 0)}</td>") if unclear else (lambda p: "")  # noqa: E731
-    rows = "".join(f"<tr><td>{_e(p)}</td><td>{s}</td>{count(p)}<td>{'winner' if p in winners else ''}"
+    rows = "".join(f"<tr><td>{escape(p)}</td><td>{s}</td>{count(p)}<td>{'winner' if p in winners else ''}"
                    f"{' sunk' if p in sunk else ''}</td></tr>" for p, s in scores.items())
     if not rows:
-        return f"<pre>{_e(json.dumps(r, ensure_ascii=False))}</pre>"
+        return f"<pre>{escape(json.dumps(r, ensure_ascii=False))}</pre>"
     head = "<th>unclear items</th>" if unclear else ""
     return f'<h2>Result</h2><table class="v"><tr><th>player</th><th>score</th>{head}<th></th></tr>{rows}</table>'
 
@@ -254,29 +254,29 @@ def build_html(result) -> str:
             samples = None
     shouts = [e for e in result.events if e["type"] == "shout"]
     h = result.header
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Dispute report: {_e(result.video.name)}</title>"
+    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Dispute report: {escape(result.video.name)}</title>"
              f"<style>{CSS}{UNCLEAR_CSS}</style></head><body>",
-             f"<h1>Dispute report</h1><p class=sub>{_e(h['game'].upper())} {_e(h.get('mode') or '')} · players "
-             f"{_e(', '.join(h['players']))} · video <code>{_e(result.video.name)}</code> · audio "
-             f"<code>{_e(result.audio.name if result.audio else 'none')}</code> · {result.duration:.1f} s · "
+             f"<h1>Dispute report</h1><p class=sub>{escape(h['game'].upper())} {escape(h.get('mode') or '')} · players "
+             f"{escape(', '.join(h['players']))} · video <code>{escape(result.video.name)}</code> · audio "
+             f"<code>{escape(result.audio.name if result.audio else 'none')}</code> · {result.duration:.1f} s · "
              f"words {'from enrolled voices + speech model' if result.enrolled else 'from the speech model alone'}</p>"]
     if result.warnings:
         parts.append('<div class="warn"><b>Warnings — what the replay could not see or hear:</b><ul>'
-                     + "".join(f"<li>{_e(w)}</li>" for w in result.warnings) + "</ul></div>")
+                     + "".join(f"<li>{escape(w)}</li>" for w in result.warnings) + "</ul></div>")
     parts.append("<h2>Verdicts</h2>" + _summary(views, descs) + _result(result.judgement)
                  + _unclear(unclear, result, frames, samples, rate))
     parts.append("<h2>Timeline</h2><p class=legend><span><i class=sw style='background:#1e82e6'></i>left hand up</span>"
                  "<span><i class=sw style='background:#ff8c14'></i>right hand up</span>"
                  "<span><i class=sw style='background:#dc0000'></i>shout, with the words heard (? = speech, no call)</span>"
-                 "<span>vertical lines: cards, numbered as below</span></p>" + _img(timeline(result, views), png=True))
+                 "<span>vertical lines: cards, numbered as below</span></p>" + img_tag(timeline(result, views), png=True))
     parts.append("<h2>Cards and evidence</h2><p>Sides are the player's own: <b style='color:#1e82e6'>left</b>, "
                  "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
                  "pass for a raised hand. Waveforms: grey line = the card appears, red lines = each detected voice "
                  "onset, with the words heard.</p>")
     for k, (view, desc) in enumerate(zip(views, descs), 1):
         v = view.verdict
-        parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {_e(desc.title)} at {view.start:.3f} s'
-                     + (f" (turned by {_e(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(desc, view, result.events))
+        parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {escape(desc.title)} at {view.start:.3f} s'
+                     + (f" (turned by {escape(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(desc, view, result.events))
         ev = ['<div class="ev">']
         img = frames.get(view.start)
         if img is not None:
@@ -285,7 +285,7 @@ def build_html(result) -> str:
                 b = z.to_list()
                 cv2.rectangle(shown, (b[0], b[1]), (b[2] - 1, b[3] - 1), (0, 255, 255), 3)
             shown = cv2.resize(shown, (640, int(640 * shown.shape[0] / shown.shape[1])), interpolation=cv2.INTER_AREA)
-            ev.append(f"<figure>{_img(shown)}<figcaption>The card appears ({view.start:.3f} s); the field zone boxed in "
+            ev.append(f"<figure>{img_tag(shown)}<figcaption>The card appears ({view.start:.3f} s); the field zone boxed in "
                       "yellow.</figcaption></figure>")
         for p in h["players"]:
             t = view.reactions.get(p)
@@ -298,10 +298,10 @@ def build_html(result) -> str:
             status = desc.status.get(p, "miss")
             colour = {"ok": (40, 160, 40), "bad": (30, 30, 210), "miss": (0, 140, 220),
                       "unclear": (138, 74, 90)}.get(status, (0, 140, 220))
-            draw_pose(shown, _landmarks_at(result, p, t), seat_box[p], p, colour)
+            draw_pose(shown, landmarks_at(result, p, t), seat_box[p], p, colour)
             word = {"ok": "correct", "bad": "wrong", "miss": "missed", "unclear": "unclear (not judged)"}.get(
                 status, "missed")
-            ev.append(f"<figure>{_img(_crop(shown, seat_box[p]))}<figcaption><b class={status}>{_e(p)}</b> {word}: "
+            ev.append(f"<figure>{img_tag(crop_box(shown, seat_box[p]))}<figcaption><b class={status}>{escape(p)}</b> {word}: "
                       f"reaction at {t:.3f} s (+{t - view.start:.3f} s after the card)</figcaption></figure>")
         ev.append("</div>")
         parts.extend(ev)
@@ -320,9 +320,9 @@ def build_html(result) -> str:
                                        f"{p} (channel {ch})  {t0:.2f}-{t1:.2f} s"))
             if strips:
                 parts.append("<p><b>Each seat's microphone</b> from 0.3 s before the card to the end of its window:</p>"
-                             + _img(np.vstack(strips), png=True))
+                             + img_tag(np.vstack(strips), png=True))
         parts.append("</section>")
-    parts.append(f"<p class=sub>Session record: <code>{_e(result.record.name)}</code> (re-judge it with "
+    parts.append(f"<p class=sub>Session record: <code>{escape(result.record.name)}</code> (re-judge it with "
                  "<code>referee judge session.jsonl</code>; add <code>correction</code> lines to override what "
                  "perception saw).</p></body></html>")
     return "\n".join(parts)

@@ -23,17 +23,20 @@ WAVE_W, TIMELINE_W = 760, 1200
 SIDE_BGR = {"left": (230, 130, 30), "right": (20, 140, 255)}
 SIDE_CSS = {"left": "#1e82e6", "right": "#ff8c14"}
 
-def _img(img: np.ndarray, png: bool = False) -> str:
+def img_tag(img: np.ndarray, png: bool = False) -> str:
+    """An HTML ``<img>`` with ``img`` inline (JPEG at :data:`JPEG_QUALITY`, or PNG)."""
     ok, buf = cv2.imencode(".png" if png else ".jpg", img, [] if png else [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     kind = "png" if png else "jpeg"
     return f'<img src="data:image/{kind};base64,{base64.b64encode(buf.tobytes()).decode()}" alt="">'
 
 
-def _e(s: Any) -> str:
+def escape(s: Any) -> str:
+    """``s`` as HTML text."""
     return html.escape(str(s))
 
 
-def _landmarks_at(result, player: str, t: float) -> dict | None:
+def landmarks_at(result, player: str, t: float) -> dict | None:
+    """``player``'s pose landmarks nearest ``t`` in a replay ``result`` (within 0.2 s), or None."""
     hist = result.landmarks.get(player) or []
     if not hist:
         return None
@@ -69,7 +72,8 @@ def draw_pose(img: np.ndarray, lm: dict | None, box, label: str, colour=(255, 25
                 cv2.circle(img, p, 6, (0, 0, 0), 1, cv2.LINE_AA)
 
 
-def _crop(img: np.ndarray, box, margin: int = 20, width: int = 240) -> np.ndarray:
+def crop_box(img: np.ndarray, box, margin: int = 20, width: int = 240) -> np.ndarray:
+    """``box`` of ``img`` with ``margin`` pixels around it, scaled to ``width`` pixels wide."""
     h, w = img.shape[:2]
     x1, y1, x2, y2 = box
     c = img[max(0, y1 - margin):min(h, y2 + margin), max(0, x1 - margin):min(w, x2 + margin)]

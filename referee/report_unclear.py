@@ -167,14 +167,14 @@ def _clip_html(item: UnclearItem, audio: "SeatAudio") -> str:
     t0, t1 = item.clip_span
     channel = audio.channel_of(item.player)
     if isinstance(channel, str):
-        return f'<figure class="clip"><p class="absent">No audio clip: {media._e(channel)}.</p></figure>'
+        return f'<figure class="clip"><p class="absent">No audio clip: {media.escape(channel)}.</p></figure>'
     x = seat_clip(audio.samples[:, channel], audio.rate, t0, t1, audio.av_offset)
     if not len(x):
         return (f'<figure class="clip"><p class="absent">No audio clip: the recording has no sound from '
                 f"{t0:.2f} s.</p></figure>")
     data = base64.b64encode(wav_bytes(x)).decode()
     return (f'<figure class="clip"><audio controls preload="metadata" src="data:audio/wav;base64,{data}"></audio>'
-            f"{media._img(_clip_waveform(item, audio, channel), png=True)}<figcaption>"
+            f"{media.img_tag(_clip_waveform(item, audio, channel), png=True)}<figcaption>"
             f"{_whose(item, audio, channel)}, {t0:.2f}–{t1:.2f} s as recorded: grey "
             "line = the card, red = each voice onset with the words heard.</figcaption></figure>")
 
@@ -182,7 +182,7 @@ def _clip_html(item: UnclearItem, audio: "SeatAudio") -> str:
 def _whose(item: UnclearItem, audio: "SeatAudio", channel: int) -> str:
     if audio.room:
         return "The room microphone (everyone; each word marked with the seat it was credited to, or ?)"
-    return f"{media._e(item.player)}'s microphone (channel {channel})"
+    return f"{media.escape(item.player)}'s microphone (channel {channel})"
 
 
 def _clip_waveform(item: UnclearItem, audio: "SeatAudio", channel: int) -> np.ndarray:
@@ -248,7 +248,7 @@ def _card_frame_html(card_t: float, frames: Mapping[float, np.ndarray], zones: l
         return f'<figure><p class="absent">No video frame at the card ({card_t:.3f} s).</p></figure>'
     for box in zones:
         img = _boxed(img, box, ZONE_BGR)
-    return (f"<figure>{media._img(_resized(img, CARD_FRAME_W))}<figcaption>The card appears ({card_t:.3f} s); "
+    return (f"<figure>{media.img_tag(_resized(img, CARD_FRAME_W))}<figcaption>The card appears ({card_t:.3f} s); "
             "the field zone boxed in yellow.</figcaption></figure>")
 
 
@@ -258,18 +258,18 @@ def _observation_html(item: UnclearItem, frames: Mapping[float, np.ndarray], sea
     if img is None:
         return f'<figure><p class="absent">No video frame at {item.what} ({item.observed:.3f} s).</p></figure>'
     if seat_box is None:
-        return (f"<figure>{media._img(_resized(img, OBSERVATION_FRAME_W))}<figcaption>At {item.what} "
-                f"({item.observed:.3f} s); the calibration has no seat box for {media._e(item.player)}."
+        return (f"<figure>{media.img_tag(_resized(img, OBSERVATION_FRAME_W))}<figcaption>At {item.what} "
+                f"({item.observed:.3f} s); the calibration has no seat box for {media.escape(item.player)}."
                 "</figcaption></figure>")
     whole = _boxed(img, seat_box, SEAT_BGR)
     posed = img.copy()
-    media.draw_pose(posed, media._landmarks_at(result, item.player, item.observed), seat_box, item.player, SEAT_BGR)
+    media.draw_pose(posed, media.landmarks_at(result, item.player, item.observed), seat_box, item.player, SEAT_BGR)
     when = f"{item.observed:.3f} s, {item.observed - item.card_t:+.3f} s from the card"
-    return (f"<figure>{media._img(_resized(whole, OBSERVATION_FRAME_W))}<figcaption>At {item.what} ({when}); "
-            f"{media._e(item.player)}'s seat boxed.</figcaption></figure>"
-            f"<figure>{media._img(media._crop(posed, seat_box, width=CROP_W))}<figcaption><b class=unclear>"
-            f"{media._e(item.player)}</b> at {item.what}, pose drawn (own left blue, right orange): "
-            f"{media._e(item.reason)}</figcaption></figure>")
+    return (f"<figure>{media.img_tag(_resized(whole, OBSERVATION_FRAME_W))}<figcaption>At {item.what} ({when}); "
+            f"{media.escape(item.player)}'s seat boxed.</figcaption></figure>"
+            f"<figure>{media.img_tag(media.crop_box(posed, seat_box, width=CROP_W))}<figcaption><b class=unclear>"
+            f"{media.escape(item.player)}</b> at {item.what}, pose drawn (own left blue, right orange): "
+            f"{media.escape(item.reason)}</figcaption></figure>")
 
 
 # ------------------------------------------------------------------ the section
@@ -277,7 +277,7 @@ def _how_to_look(items: list[UnclearItem], room: bool = False) -> str:
     """Beside the card's frame: who is unclear on it and how to weigh each item."""
     who = ", ".join(dict.fromkeys(i.player for i in items))
     clip = "the room's one microphone: whose voice is it?" if room else "that seat's own microphone"
-    return (f'<p class="how">Unclear on this card: <b class=unclear>{media._e(who)}</b>. For each below: play '
+    return (f'<p class="how">Unclear on this card: <b class=unclear>{media.escape(who)}</b>. For each below: play '
             f"the clip ({clip}), look at the seat at the moment marked, then run one of "
             "the two lines under it.</p>")
 
@@ -285,13 +285,13 @@ def _how_to_look(items: list[UnclearItem], room: bool = False) -> str:
 def settle_line(item: UnclearItem, record: str) -> str:
     """How the table settles the item: the exact ``--decide`` answers (``Answer.parse``'s syntax)."""
     base = f"referee judge {record} --decide {item.number}:{item.player}="
-    return (f'<p class="settle">Settle it: <code>{media._e(base)}correct</code> or '
-            f"<code>{media._e(base)}wrong</code></p>")
+    return (f'<p class="settle">Settle it: <code>{media.escape(base)}correct</code> or '
+            f"<code>{media.escape(base)}wrong</code></p>")
 
 
 def _item_html(item: UnclearItem, frames, audio: SeatAudio, seat_box, result, record: str) -> str:
-    return (f'<div class="unclear-item"><h4><b class=unclear>{media._e(item.player)}</b>: '
-            f"{media._e(item.reason)}</h4><div class=ev>{_clip_html(item, audio)}"
+    return (f'<div class="unclear-item"><h4><b class=unclear>{media.escape(item.player)}</b>: '
+            f"{media.escape(item.reason)}</h4><div class=ev>{_clip_html(item, audio)}"
             f"{_observation_html(item, frames, seat_box, result)}</div>{settle_line(item, record)}</div>")
 
 
@@ -303,11 +303,11 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
     seat_box = {s.name: s.box.to_list() for s in result.calibration.seats}
     zones = [z.to_list() for z in result.calibration.card_zones.values()]
     rows = "".join(f'<tr><td><a href="#unclear{i.number}">{i.number}</a></td><td>{i.card_t:.3f}</td>'
-                   f'<td>{media._e(i.verdict.get("card", "?"))}</td><td class=unclear>{media._e(i.player)}</td>'
-                   f"<td>{media._e(i.reason)}</td></tr>" for i in items)
+                   f'<td>{media.escape(i.verdict.get("card", "?"))}</td><td class=unclear>{media.escape(i.player)}</td>'
+                   f"<td>{media.escape(i.reason)}</td></tr>" for i in items)
     parts = ['<h2 id="unclear">Unclear — for the table to settle</h2><p>The referee was not sure of these '
              "observations: no penalty, no point and no card taken on them. Listen to the clip, look at the "
-             f"frames, then settle each with <code>referee judge {media._e(record)} --decide N:PLAYER=correct"
+             f"frames, then settle each with <code>referee judge {media.escape(record)} --decide N:PLAYER=correct"
              "</code> (or <code>=wrong</code>; N the card's number), or a <code>decision</code> line in the "
              "record.</p>"
              '<table class="v"><tr><th>#</th><th>t (s)</th><th>card</th><th>player</th><th>why unclear</th></tr>'
@@ -316,7 +316,7 @@ def section(items: list[UnclearItem], result, frames: Mapping[float, np.ndarray]
         mine = [i for i in items if i.number == number]
         first = mine[0]
         parts.append(f'<section class="unclear-card" id="unclear{number}"><h3>Card {number}: '
-                     f'{media._e(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
+                     f'{media.escape(first.verdict.get("card", "?"))} at {first.card_t:.3f} s '
                      f'(<a href="#card{number}">its verdict and evidence</a>)</h3>'
                      f"<div class=ev>{_card_frame_html(first.card_t, frames, zones)}{_how_to_look(mine, audio.room)}</div>")
         parts.extend(_item_html(i, frames, audio, seat_box.get(i.player), result, record) for i in mine)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.card_references import References, _Face, _pad
+from vision.card_references import References, Face, padded
 
 @dataclass(frozen=True)
 class InkParams:
@@ -80,7 +80,7 @@ def ink_colour(image: np.ndarray, params: InkParams | None = None) -> np.ndarray
 
 
 
-def _near(ink: np.ndarray, a: np.ndarray, b: np.ndarray, params: InkParams) -> bool:
+def ink_near(ink: np.ndarray, a: np.ndarray, b: np.ndarray, params: InkParams) -> bool:
     """Whether ``ink`` lies within the fraction of the gap of ``a`` (along the line a-b and
     off it), ``a`` and ``b`` being at least :attr:`InkParams.min_gap` apart."""
     d = b - a
@@ -93,42 +93,42 @@ def _near(ink: np.ndarray, a: np.ndarray, b: np.ndarray, params: InkParams) -> b
 
 
 
-def _ref_ink(refs: "References", i: int, params: InkParams) -> np.ndarray | None:
-    cache = refs._ink
+def ref_ink(refs: "References", i: int, params: InkParams) -> np.ndarray | None:
+    cache = refs.ink_colours
     if i not in cache:
-        cache[i] = ink_colour(_pad(refs.refs[i].template), params)
+        cache[i] = ink_colour(padded(refs.refs[i].template), params)
     return cache[i]
 
 
 
-def _face_ink(look: "_Face", i: int, params: InkParams) -> np.ndarray | None:
+def face_ink(look: "Face", i: int, params: InkParams) -> np.ndarray | None:
     """The face's ink, on the face re-aligned onto reference ``i`` when it was."""
     face = look.aligned[i][1] if i in look.aligned else look.cand
     return ink_colour(face, params)
 
 
 
-def ink_settles(look: "_Face", refs: "References", win_i: int, rival: str, score: float,
+def ink_settles(look: "Face", refs: "References", win_i: int, rival: str, score: float,
                 params: InkParams | None = None) -> bool:
     """Whether every reference of ``rival`` is told apart from reference ``win_i`` (which
     the face fits at ``score``) by the face's ink (:class:`InkParams`)."""
     params = params or INK
     if not params.on or score < params.min_fit:
         return False
-    a = _ref_ink(refs, win_i, params)
-    face = _face_ink(look, win_i, params) if a is not None else None
+    a = ref_ink(refs, win_i, params)
+    face = face_ink(look, win_i, params) if a is not None else None
     if face is None:
         return False
     others = [j for j, r in enumerate(refs.refs) if r.code == rival]
     for j in others:
-        b = _ref_ink(refs, j, params)
-        if b is None or not _near(face, a, b, params):
+        b = ref_ink(refs, j, params)
+        if b is None or not ink_near(face, a, b, params):
             return False
     return bool(others)
 
 
 
-def ink_contradicts(look: "_Face", refs: "References", win_i: int, ranked: list,
+def ink_contradicts(look: "Face", refs: "References", win_i: int, ranked: list,
                     params: InkParams | None = None) -> str | None:
     """The best-ranked code whose reference's ink the face's ink is near, that ink at least
     :attr:`InkParams.min_gap` from reference ``win_i``'s; None when the face's ink is
@@ -136,8 +136,8 @@ def ink_contradicts(look: "_Face", refs: "References", win_i: int, ranked: list,
     params = params or INK
     if not params.on:
         return None
-    a = _ref_ink(refs, win_i, params)
-    face = _face_ink(look, win_i, params) if a is not None else None
+    a = ref_ink(refs, win_i, params)
+    face = face_ink(look, win_i, params) if a is not None else None
     if face is None:
         return None
     win = refs.refs[win_i].code
@@ -145,7 +145,7 @@ def ink_contradicts(look: "_Face", refs: "References", win_i: int, ranked: list,
         if code == win:
             continue
         for j, r in enumerate(refs.refs):
-            b = _ref_ink(refs, j, params) if r.code == code else None
-            if b is not None and _near(face, b, a, params):
+            b = ref_ink(refs, j, params) if r.code == code else None
+            if b is not None and ink_near(face, b, a, params):
                 return code
     return None

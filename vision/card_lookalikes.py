@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.card_references import ALIGN_MARGIN, CANON_H, CANON_W, References, _CANON_CORNERS, _Face, _gray, _pad, warp_card
+from vision.card_references import ALIGN_MARGIN, CANON_H, CANON_W, References, CANON_CORNERS, Face, gray, padded, warp_card
 
 #: second stage (:func:`separate`) for codes within ``MIN_MARGIN`` of the best. The face is
 #: re-aligned (ECC) onto the winner's and the other's reference and measured in units of the
@@ -36,22 +36,22 @@ MIN_DIFF_PIXELS = 20
 
 
 
-def _tournament(look: _Face, close: list, refs: References) -> int | None:
+def lookalike_tournament(look: Face, close: list, refs: References) -> int | None:
     """Index in ``close`` of the code that :func:`separate` prefers to every other close code,
     or None (no such code: uncertain). A face re-aligned by ECC onto the code's reference
     (a misfit outline, :data:`REFINE_BELOW`) is compared as re-aligned (see
     :attr:`SecondStageParams.use_aligned`). When no code wins and the face was warped from
     fewer pixels than the canonical size, the references are compared again as the camera
     saw the face (:attr:`SecondStageParams.seen_as_face`)."""
-    won = _rounds(look, close, refs, None)
+    won = tournament_rounds(look, close, refs, None)
     if won is None and SECOND_STAGE.seen_as_face and getattr(look, "quad", None) is not None:
-        if max(_undersampling(look.quad)) > SECOND_STAGE.min_undersampling:
-            won = _rounds(look, close, refs, look.quad)
+        if max(undersampling(look.quad)) > SECOND_STAGE.min_undersampling:
+            won = tournament_rounds(look, close, refs, look.quad)
     return won
 
 
-def _rounds(look: _Face, close: list, refs: References, quad: np.ndarray | None) -> int | None:
-    """:func:`_tournament`'s rounds, the references seen through ``quad`` (:func:`seen_through`)
+def tournament_rounds(look: Face, close: list, refs: References, quad: np.ndarray | None) -> int | None:
+    """:func:`lookalike_tournament`'s rounds, the references seen through ``quad`` (:func:`seen_through`)
     when it is given."""
     def template(i: int, rot: bool) -> np.ndarray:
         t = refs.refs[i].template
@@ -74,7 +74,7 @@ def _rounds(look: _Face, close: list, refs: References, quad: np.ndarray | None)
             if quad is not None:
                 tb = seen_through(tb, np.roll(np.asarray(quad, np.float32), 2, axis=0) if ra else quad)
             res = separate(face, ta, tb)
-            if not _separated(face, ta, tb, res, quad=getattr(look, "quad", None)):
+            if not separated(face, ta, tb, res, quad=getattr(look, "quad", None)):
                 wins = False
                 break
         if wins:
@@ -82,7 +82,7 @@ def _rounds(look: _Face, close: list, refs: References, quad: np.ndarray | None)
     return None
 
 
-def _undersampling(quad: np.ndarray) -> tuple[float, float]:
+def undersampling(quad: np.ndarray) -> tuple[float, float]:
     """Canonical pixels per image pixel across and along the card (mean of opposite sides):
     above 1 the face was warped up from fewer pixels than it has."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
@@ -99,8 +99,8 @@ def seen_through(template: np.ndarray, quad: np.ndarray) -> np.ndarray:
     with it sharp leave it half-way between them (the real 5C at 45 degrees 0.32 of the way
     to the 4C), the same references blurred alike do not."""
     m = ALIGN_MARGIN
-    canon = _pad(template)
-    sx, sy = _undersampling(quad)
+    canon = padded(template)
+    sx, sy = undersampling(quad)
     k = SECOND_STAGE.antialias
     gx, gy = k * np.sqrt(max(sx * sx - 1.0, 0.0)), k * np.sqrt(max(sy * sy - 1.0, 0.0))
     if gx > 0 or gy > 0:
@@ -109,15 +109,15 @@ def seen_through(template: np.ndarray, quad: np.ndarray) -> np.ndarray:
     q = np.asarray(quad, np.float32).reshape(4, 2)
     q = q - np.floor(q.min(axis=0))
     size = (int(np.ceil(q[:, 0].max())) + 2, int(np.ceil(q[:, 1].max())) + 2)
-    seen = cv2.warpPerspective(canon, cv2.getPerspectiveTransform(_CANON_CORNERS, q), size,
+    seen = cv2.warpPerspective(canon, cv2.getPerspectiveTransform(CANON_CORNERS, q), size,
                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     back = warp_card(seen, q)
     return np.ascontiguousarray(back[m:-m, m:-m])
 
 
-def _separated(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
-               res: tuple[float, float, float] | None, params: "SecondStageParams | None" = None, *,
-               quad: np.ndarray | None = None) -> bool:
+def separated(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
+              res: tuple[float, float, float] | None, params: "SecondStageParams | None" = None, *,
+              quad: np.ndarray | None = None) -> bool:
     """Whether :func:`separate`'s ``res`` (the face measured in ``a``'s frame) puts the face
     at least 3x nearer ``a`` than ``b``; when only the residual fails, the pair is measured
     again in ``b``'s frame (:attr:`SecondStageParams.both_frames`); when that fails too and
@@ -185,7 +185,7 @@ class SecondStageParams:
     #: for the blur estimate, and a placed feature moves with this margin (the reach of a
     #: blurred edge's misalignment: 2 px)
     misfit_reach: int = 2
-    #: each whole feature the pair differs by (:func:`_placed`) is found in the face by its
+    #: each whole feature the pair differs by (:func:`placed_in_frame`) is found in the face by its
     #: own shift of up to :attr:`place_shift` pixels
     place_features: bool = True
     #: ... the slack the first stage's shift search gives the whole face (``ALIGN_MARGIN``).
@@ -217,7 +217,7 @@ SECOND_STAGE = SecondStageParams()
 
 
 
-def _ecc(template: np.ndarray, image: np.ndarray, init: np.ndarray) -> np.ndarray | None:
+def ecc(template: np.ndarray, image: np.ndarray, init: np.ndarray) -> np.ndarray | None:
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 100, 1e-5)
     try:
         _, w = cv2.findTransformECC(template, image, init.astype(np.float32).copy(), cv2.MOTION_AFFINE, crit, None, 5)
@@ -227,7 +227,7 @@ def _ecc(template: np.ndarray, image: np.ndarray, init: np.ndarray) -> np.ndarra
 
 
 
-def _standard(x: np.ndarray) -> np.ndarray:
+def standard(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / (x.std() + 1e-6)
 
 
@@ -250,22 +250,22 @@ def separate(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray) -
     misread) that happens to agree with ``a`` on D still differs from it somewhere else.
     None when an alignment fails or D is empty (the same picture: nothing separates them).
     """
-    aligned = _aligned(face, template_a, template_b)
+    aligned = ecc_aligned(face, template_a, template_b)
     if aligned is None:
         return None
-    return _measure(*aligned)
+    return pair_measures(*aligned)
 
 
 
-def _aligned(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
-             pad: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def ecc_aligned(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
+                pad: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(face, a, b)`` in grey, the face and ``b`` re-aligned onto ``a`` by ECC (affine); None
     when an alignment fails. With ``pad``, the face is warped onto ``a``'s frame widened by
     ``pad`` pixels on every side (so it can be shifted within it)."""
-    g, a, b = _gray(face), _gray(template_a), _gray(template_b)
+    g, a, b = gray(face), gray(template_a), gray(template_b)
     m = ALIGN_MARGIN
-    wq = _ecc(a, g, np.float32([[1, 0, m], [0, 1, m]]))
-    wb = _ecc(a, b, np.float32([[1, 0, 0], [0, 1, 0]]))
+    wq = ecc(a, g, np.float32([[1, 0, m], [0, 1, m]]))
+    wb = ecc(a, b, np.float32([[1, 0, 0], [0, 1, 0]]))
     if wq is None or wb is None:
         return None
     size = (a.shape[1], a.shape[0])
@@ -279,8 +279,8 @@ def _aligned(face: np.ndarray, template_a: np.ndarray, template_b: np.ndarray,
 
 
 
-def _placed(qp: np.ndarray, a: np.ndarray, ba: np.ndarray, pad: int) -> np.ndarray:
-    """The face (``qp``: widened by ``pad``, :func:`_aligned`) in ``a``'s frame, each *whole
+def placed_in_frame(qp: np.ndarray, a: np.ndarray, ba: np.ndarray, pad: int) -> np.ndarray:
+    """The face (``qp``: widened by ``pad``, :func:`ecc_aligned`) in ``a``'s frame, each *whole
     feature* the pair differs by re-placed by its own shift of up to ``pad`` pixels
     (:attr:`SecondStageParams.place_features`).
 
@@ -292,7 +292,7 @@ def _placed(qp: np.ndarray, a: np.ndarray, ba: np.ndarray, pad: int) -> np.ndarr
     else keeps the card's one alignment."""
     h, w = a.shape
     out = np.ascontiguousarray(qp[pad:pad + h, pad:pad + w]).copy()
-    sq, sb, sa = _standard(qp), _standard(ba), _standard(a)
+    sq, sb, sa = standard(qp), standard(ba), standard(a)
     contrast = float(np.percentile(sa, 95) - np.percentile(sa, 5))
     region = np.abs(sa - sb) > DIFF_CONTRAST * contrast
     agree = ~region
@@ -331,9 +331,9 @@ def _placed(qp: np.ndarray, a: np.ndarray, ba: np.ndarray, pad: int) -> np.ndarr
 
 
 
-def _measure(qa: np.ndarray, a: np.ndarray, ba: np.ndarray) -> tuple[float, float, float] | None:
+def pair_measures(qa: np.ndarray, a: np.ndarray, ba: np.ndarray) -> tuple[float, float, float] | None:
     """:func:`separate`'s measures of the aligned face ``qa`` between ``a`` and ``ba``."""
-    qa, ba, a = _standard(qa), _standard(ba), _standard(a)
+    qa, ba, a = standard(qa), standard(ba), standard(a)
     contrast = float(np.percentile(a, 95) - np.percentile(a, 5))
     region = np.abs(a - ba) > DIFF_CONTRAST * contrast
     agree = ~region
@@ -362,7 +362,7 @@ def _measure(qa: np.ndarray, a: np.ndarray, ba: np.ndarray) -> tuple[float, floa
 
 
 
-def _blurred(x: np.ndarray, sigma: float) -> np.ndarray:
+def gaussian_blurred(x: np.ndarray, sigma: float) -> np.ndarray:
     if sigma <= 0:
         return x
     return cv2.GaussianBlur(x, (0, 0), sigmaX=sigma, sigmaY=sigma, borderType=cv2.BORDER_REPLICATE)
@@ -371,10 +371,10 @@ def _blurred(x: np.ndarray, sigma: float) -> np.ndarray:
 
 def footprint(quad: np.ndarray, params: "SecondStageParams | None" = None) -> float:
     """The blur (Gaussian sigma, canonical pixels) that the camera's pixel footprint through
-    ``quad`` explains along the card's more undersampled axis (:func:`_undersampling`,
+    ``quad`` explains along the card's more undersampled axis (:func:`undersampling`,
     :attr:`SecondStageParams.antialias`); 0 for a face warped down."""
     params = params or SECOND_STAGE
-    s = max(_undersampling(quad))
+    s = max(undersampling(quad))
     return params.antialias * float(np.sqrt(max(s * s - 1.0, 0.0)))
 
 
@@ -387,7 +387,7 @@ def face_blur(qa: np.ndarray, a: np.ndarray, ba: np.ndarray, max_blur: float) ->
     :attr:`SecondStageParams.misfit_reach` from where they differ: the estimate is the same
     whichever of the two the face is), at most ``max_blur``. The smallest on a tie."""
     p = SECOND_STAGE
-    sa, sb = _standard(a), _standard(ba)
+    sa, sb = standard(a), standard(ba)
     contrast = float(np.percentile(sa, 95) - np.percentile(sa, 5))
     region = (np.abs(sa - sb) > DIFF_CONTRAST * contrast).astype(np.uint8)
     r = p.misfit_reach
@@ -399,7 +399,7 @@ def face_blur(qa: np.ndarray, a: np.ndarray, ba: np.ndarray, max_blur: float) ->
     best, best_fit = 0.0, -2.0
     for k in range(int(np.floor(min(max_blur, p.max_blur) / p.blur_step + 1e-9)) + 1):
         sigma = k * p.blur_step
-        x = _blurred(a, sigma)[agree].astype(np.float64)
+        x = gaussian_blurred(a, sigma)[agree].astype(np.float64)
         x = (x - x.mean()) / (x.std() + 1e-9)
         fit = float(np.mean(x * y))
         if fit > best_fit + 1e-9:
@@ -412,14 +412,14 @@ def separate_matched(face: np.ndarray, template_a: np.ndarray, template_b: np.nd
                      max_blur: float) -> tuple[float, float, float] | None:
     """:func:`separate` as the face was imaged (:attr:`SecondStageParams.matched_blur`): both
     references blurred alike to the face's own sharpness (:func:`face_blur`, at most
-    ``max_blur``), each whole feature they differ by placed in the face (:func:`_placed`)."""
+    ``max_blur``), each whole feature they differ by placed in the face (:func:`placed_in_frame`)."""
     pad = SECOND_STAGE.place_shift if SECOND_STAGE.place_features else 0
-    aligned = _aligned(face, template_a, template_b, pad)
+    aligned = ecc_aligned(face, template_a, template_b, pad)
     if aligned is None:
         return None
     qp, a, ba = aligned
     h, w = a.shape
     sigma = face_blur(qp[pad:pad + h, pad:pad + w], a, ba, max_blur)
-    a, ba = _blurred(a, sigma), _blurred(ba, sigma)
-    qa = _placed(qp, a, ba, pad) if pad else qp
-    return _measure(qa, a, ba)
+    a, ba = gaussian_blurred(a, sigma), gaussian_blurred(ba, sigma)
+    qa = placed_in_frame(qp, a, ba, pad) if pad else qp
+    return pair_measures(qa, a, ba)

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from vision.card_references import MIN_MARGIN, MIN_SCORE, References, _Face
+from vision.card_references import MIN_MARGIN, MIN_SCORE, References, Face
 from vision.card_ink import ink_contradicts, ink_settles
-from vision.card_lookalikes import _tournament
-from vision.card_realign import REFINE_BELOW, REFINE_GATE, REFINE_REALIGN, _ink_settled, _misfit, _refined, _seeded
-from vision.card_occlusion import OCCLUSION, _occluded_measure
+from vision.card_lookalikes import lookalike_tournament
+from vision.card_realign import REFINE_BELOW, REFINE_GATE, REFINE_REALIGN, ink_settled, is_misfit, refined_ranking, seeded_ranking
+from vision.card_occlusion import OCCLUSION, occluded_measure
 
 #: references re-aligned by the shift search after the zero-shift comparison with all
 #: (the rest keep their zero-shift score, a lower bound)
@@ -42,20 +42,20 @@ class Match:
     inked: bool = False
     #: True when the face's ink is another code's, not the best code's (:class:`InkParams`)
     ink_contradicted: bool = False
-    #: the normalised face and its scores (:class:`_Face`), reused by a later stage
+    #: the normalised face and its scores (:class:`Face`), reused by a later stage
     look: object = field(default=None, compare=False, repr=False)
 
 
 
-def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MIN_SCORE,
+def match_face(face: np.ndarray | Face, refs: References, min_score: float = MIN_SCORE,
                min_margin: float = MIN_MARGIN, quad: np.ndarray | None = None, *,
                second_stage: bool = True, refine: bool = False) -> Match:
     """Compare one canonical face with every reference at 0° and 180°; codes within
     ``min_margin`` of the best go to the second stage (:func:`separate`) unless
     ``second_stage`` is False (then such a face is uncertain). With ``refine``, a face whose
     best code scores in [:data:`REFINE_FLOOR`, :data:`REFINE_BELOW`) is ranked by its ECC
-    re-alignment onto its best codes' references (:func:`_refined`)."""
-    look = face if isinstance(face, _Face) else _Face(face)
+    re-alignment onto its best codes' references (:func:`refined_ranking`)."""
+    look = face if isinstance(face, Face) else Face(face)
     if quad is not None:
         look.quad = np.asarray(quad, np.float32)  # the outline it was warped through (SecondStageParams.seen_as_face)
     cand = look.cand
@@ -73,9 +73,9 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
     refined = False
     settled: set[str] = set()  # rivals told apart by the face's ink (InkParams)
-    if refine and _misfit(ranked[0][1][0], ranked[0][1][0] - (ranked[1][1][0] if len(ranked) > 1 else -1.0),
-                          min_margin):
-        if OCCLUSION.share > 0 and _occluded_measure(look, refs, ranked) < OCCLUSION.share:
+    if refine and is_misfit(ranked[0][1][0], ranked[0][1][0] - (ranked[1][1][0] if len(ranked) > 1 else -1.0),
+                            min_margin):
+        if OCCLUSION.share > 0 and occluded_measure(look, refs, ranked) < OCCLUSION.share:
             # covered (a hand, a card's back): not re-aligned, no card read (OcclusionParams)
             code, (score, rot, _) = ranked[0]
             q = quad if quad is not None else np.zeros((4, 2), np.float32)
@@ -84,10 +84,10 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
         _shift_search(look, refs, order[REALIGN_TOP:REFINE_REALIGN], best)
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
         first = dict(ranked)
-        ranked, unresolved, done = _refined(look, ranked, refs, min_margin, REFINE_GATE)
+        ranked, unresolved, done = refined_ranking(look, ranked, refs, min_margin, REFINE_GATE)
         refined = True
-        ranked, doubt, unresolved, done = _seeded(look, ranked, first, unresolved, done, refs, min_margin, REFINE_GATE)
-        doubt, settled = _ink_settled(look, ranked, first, doubt, unresolved, done, refs, min_margin, REFINE_GATE)
+        ranked, doubt, unresolved, done = seeded_ranking(look, ranked, first, unresolved, done, refs, min_margin, REFINE_GATE)
+        doubt, settled = ink_settled(look, ranked, first, doubt, unresolved, done, refs, min_margin, REFINE_GATE)
         code, (score, rot, _) = ranked[0]
         q = quad if quad is not None else np.zeros((4, 2), np.float32)
         if doubt and score >= min_score:
@@ -111,19 +111,19 @@ def match_face(face: np.ndarray | _Face, refs: References, min_score: float = MI
         inked = [(c, v) for c, v in close if c == code or not ink_settles(look, refs, win_i, c, score)]
         if len(inked) == 1:
             rest = [v[0] for c, v in ranked if c != code and all(c != k for k, _ in close)]
-            return _ink_checked(Match(code, score, score - max(rest, default=-1.0), "ok", q, close[1][0], rot,
-                                      refined=refined, inked=True, look=look), refs, win_i, ranked)
+            return ink_checked(Match(code, score, score - max(rest, default=-1.0), "ok", q, close[1][0], rot,
+                                     refined=refined, inked=True, look=look), refs, win_i, ranked)
         # ... the rest by a precise pairwise comparison where their references differ
-        won = _tournament(look, inked, refs) if second_stage else None
+        won = lookalike_tournament(look, inked, refs) if second_stage else None
         if won is None:
             return Match(code, score, margin, "uncertain", q, inked[1][0], rot, refined=refined, look=look)
         wcode, (wscore, wrot, wi) = inked[won]
         other = [c for c, _ in inked if c != wcode][0]
-        return _ink_checked(Match(wcode, wscore, wscore - max(v[0] for c, v in ranked if c != wcode), "ok", q, other,
-                                  wrot, separated=True, refined=refined, inked=len(inked) < len(close) or bool(settled),
-                                  look=look), refs, wi, ranked)
-    return _ink_checked(Match(code, score, margin, "ok", q, runner, rot, refined=refined, inked=bool(settled),
-                              look=look), refs, win_i, ranked)
+        return ink_checked(Match(wcode, wscore, wscore - max(v[0] for c, v in ranked if c != wcode), "ok", q, other,
+                                 wrot, separated=True, refined=refined, inked=len(inked) < len(close) or bool(settled),
+                                 look=look), refs, wi, ranked)
+    return ink_checked(Match(code, score, margin, "ok", q, runner, rot, refined=refined, inked=bool(settled),
+                             look=look), refs, win_i, ranked)
 
 
 
@@ -138,7 +138,7 @@ def _shift_search(look, refs: References, candidates, best: dict) -> None:
             best[r.code] = (s, rot, int(i))
 
 
-def _ink_checked(m: Match, refs: References, win_i: int, ranked: list) -> Match:
+def ink_checked(m: Match, refs: References, win_i: int, ranked: list) -> Match:
     """``m`` (accepted), or uncertain when the face's ink is another reference's ink, far
     from the winner's (:class:`InkParams`): the card's own code may be missing."""
     other = ink_contradicts(m.look, refs, win_i, ranked)

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.card_references import ALIGN_MARGIN, CANON_W, References, _Face
+from vision.card_references import ALIGN_MARGIN, CANON_W, References, Face
 from vision.card_realign import REFINE_CODES
 
-def _block_match(look: _Face, refs: References, i: int, params: "OcclusionParams") -> float:
+def block_match(look: Face, refs: References, i: int, params: "OcclusionParams") -> float:
     """The share of reference ``i``'s textured blocks (a grid over its half-size template)
     found in the face near their place, each by its own shift (NCC at least
     :attr:`OcclusionParams.block_score`): a misfit outline moves each block a little, a hand
@@ -41,9 +41,9 @@ def _block_match(look: _Face, refs: References, i: int, params: "OcclusionParams
 
 
 
-def _occluded_measure(look: _Face, refs: References, ranked: list | None = None,
-                      params: "OcclusionParams | None" = None) -> float:
-    """The best :func:`_block_match` share over the codes a misfit face would be re-aligned
+def occluded_measure(look: Face, refs: References, ranked: list | None = None,
+                     params: "OcclusionParams | None" = None) -> float:
+    """The best :func:`block_match` share over the codes a misfit face would be re-aligned
     onto first (the best :data:`REFINE_CODES` of ``ranked``; of the zero-shift look when
     None)."""
     params = params or OCCLUSION
@@ -55,7 +55,7 @@ def _occluded_measure(look: _Face, refs: References, ranked: list | None = None,
             if float(zero[i]) > best.get(r.code, (-2.0, False, -1))[0]:
                 best[r.code] = (float(zero[i]), False, i)
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    return max(_block_match(look, refs, v[2], params) for _, v in ranked[:REFINE_CODES])
+    return max(block_match(look, refs, v[2], params) for _, v in ranked[:REFINE_CODES])
 
 
 

@@ -155,8 +155,8 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
 
 
 
-def _quad_ok(quad: np.ndarray, img_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
-             area_range: tuple[float, float] = AREA_RANGE) -> bool:
+def quad_ok(quad: np.ndarray, img_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
+            area_range: tuple[float, float] = AREA_RANGE) -> bool:
     area = cv2.contourArea(quad.astype(np.float32))
     if not area_range[0] * img_area <= area <= area_range[1] * img_area:
         return False
@@ -198,7 +198,7 @@ def turned(quad: np.ndarray) -> np.ndarray:
 
 
 
-def _refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
+def refine(quad: np.ndarray, gray: np.ndarray) -> np.ndarray:
     """Sub-pixel corner refinement near each corner (edge-line fitting stand-in)."""
     try:
         pts = quad.reshape(-1, 1, 2).astype(np.float32).copy()
@@ -244,7 +244,7 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
     edges = cv2.Canny(blur, 30, 90)
     masks.append(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
     if oblique and params.paper and image.ndim == 3:
-        masks.append(_paper_mask(image))
+        masks.append(paper_mask(image))
     support = params.support if oblique else 0.0
     base: list[np.ndarray] = []  # the outlines of the four masks of head-on views
     extra: list[np.ndarray] = []  # the paper mask's
@@ -257,8 +257,8 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
             if area < min_area:
                 # an outline open at a gap, or notched into a hollow card, has little area
                 # of its own: only its hull can be the card
-                if support > 0 and _box_area(c) >= min_area:
-                    fits.extend(_hull_quads(c, img_area, aspect, area_range))
+                if support > 0 and box_area(c) >= min_area:
+                    fits.extend(hull_quads(c, img_area, aspect, area_range))
                 continue
             peri = cv2.arcLength(c, True)
             approx = cv2.approxPolyDP(c, 0.02 * peri, True)
@@ -283,21 +283,21 @@ def find_card_outlines(image: np.ndarray, *, oblique: bool = True, params: Outli
             ok = False
             for q in found:
                 q = order_quad(q)
-                if _quad_ok(q, img_area, aspect, area_range):
+                if quad_ok(q, img_area, aspect, area_range):
                     quads.append(q)
                     ok = True
-            if support > 0 and not ok and not hull_tried and _box_area(c) > 0:
-                fits.extend(_hull_quads(c, img_area, aspect, area_range))
+            if support > 0 and not ok and not hull_tried and box_area(c) > 0:
+                fits.extend(hull_quads(c, img_area, aspect, area_range))
     # drop exact-ish duplicates (same corners within 3 px); the extras after the others
-    unique = _distinct(base)
-    unique += [q for q in _distinct(extra) if not _repeats(q, unique)]
+    unique = distinct_quads(base)
+    unique += [q for q in distinct_quads(extra) if not repeats_quad(q, unique)]
     found = list(unique)
-    unique += _supported_fits(fits, found, params)
-    return [_refine(q, blur) for q in unique]
+    unique += supported_fits(fits, found, params)
+    return [refine(q, blur) for q in unique]
 
 
 
-def _covered(q: np.ndarray, other: np.ndarray) -> float:
+def covered_share(q: np.ndarray, other: np.ndarray) -> float:
     """The share of quad ``q``'s area that ``other`` covers."""
     inter, _ = cv2.intersectConvexConvex(q.astype(np.float32), other.astype(np.float32))
     a = cv2.contourArea(q)
@@ -305,23 +305,23 @@ def _covered(q: np.ndarray, other: np.ndarray) -> float:
 
 
 
-def _repeats(q: np.ndarray, others: list[np.ndarray]) -> bool:
+def repeats_quad(q: np.ndarray, others: list[np.ndarray]) -> bool:
     """``q`` has its corners within 3 px of one of ``others``."""
     return any(np.max(np.abs(q - u)) < 3 for u in others)
 
 
 
-def _distinct(quads: list[np.ndarray]) -> list[np.ndarray]:
-    """The quads less those repeating an earlier one (:func:`_repeats`)."""
+def distinct_quads(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The quads less those repeating an earlier one (:func:`repeats_quad`)."""
     unique: list[np.ndarray] = []
     for q in quads:
-        if not _repeats(q, unique):
+        if not repeats_quad(q, unique):
             unique.append(q)
     return unique
 
 
 
-def _paper_mask(image: np.ndarray) -> np.ndarray:
+def paper_mask(image: np.ndarray) -> np.ndarray:
     """Card paper against a coloured table: Otsu's threshold on the darkest colour channel
     (white paper is bright in all three, felt, wood and cloth are dark in at least one)."""
     b, g, r = cv2.split(image)
@@ -330,19 +330,19 @@ def _paper_mask(image: np.ndarray) -> np.ndarray:
 
 
 
-def _box_area(contour: np.ndarray) -> float:
+def box_area(contour: np.ndarray) -> float:
     """The contour's bounding-box area, 0 when a side is too short for a card (8 px, as
-    :func:`_quad_ok`): a cheap bound before the hull."""
+    :func:`quad_ok`): a cheap bound before the hull."""
     _, _, bw, bh = cv2.boundingRect(contour)
     return float(bw * bh) if min(bw, bh) > 8 else 0.0
 
 
 
-def _hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
-                area_range: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
+def hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
+               area_range: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The contour's convex hull simplified to 4 corners (:data:`HULL_EPSILONS`), with the
     contour, when it is card-like; whether the contour follows its sides is asked later
-    (:func:`_supported_fits`), only of the quads that could still be kept."""
+    (:func:`supported_fits`), only of the quads that could still be kept."""
     hull = cv2.convexHull(contour)
     if cv2.contourArea(hull) < area_range[0] * img_area:
         return []
@@ -351,22 +351,22 @@ def _hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float
         h4 = cv2.approxPolyDP(hull, eps * hperi, True)
         if len(h4) == 4:
             q = order_quad(h4.reshape(4, 2).astype(np.float32))
-            return [(q, contour)] if _quad_ok(q, img_area, aspect, area_range) else []
+            return [(q, contour)] if quad_ok(q, img_area, aspect, area_range) else []
     return []
 
 
-def _supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
-                          area_range: tuple[float, float], params: OutlineParams) -> list[np.ndarray]:
-    """The contour's hull quad (:func:`_hull_quads`) when the contour follows each of its
+def supported_hull_quads(contour: np.ndarray, img_area: float, aspect: tuple[float, float],
+                         area_range: tuple[float, float], params: OutlineParams) -> list[np.ndarray]:
+    """The contour's hull quad (:func:`hull_quads`) when the contour follows each of its
     sides (:attr:`OutlineParams.support`)."""
-    return [q for q, c in _hull_quads(contour, img_area, aspect, area_range)
+    return [q for q, c in hull_quads(contour, img_area, aspect, area_range)
             if side_support(q, c, params) >= params.support]
 
 
-def _supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.ndarray],
-                    params: OutlineParams) -> list[np.ndarray]:
+def supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.ndarray],
+                   params: OutlineParams) -> list[np.ndarray]:
     """The support fits kept: those whose contour follows the quad's sides, less repeats of an
-    earlier such fit (:func:`_repeats`), less those alike an outline of the masks (``found``:
+    earlier such fit (:func:`repeats_quad`), less those alike an outline of the masks (``found``:
     :attr:`OutlineParams.covered`). The side support (the costly test) is measured only for a
     fit not alike a found outline, or for one a later fit repeats (a supported fit, even one
     dropped as alike, keeps its repeats out): the same fits as testing every one first."""
@@ -375,7 +375,7 @@ def _supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.nd
     support: dict[int, bool] = {}
     distinct: dict[int, bool] = {}
     quads = np.stack([q for q, _ in fits])
-    repeats = np.abs(quads[:, None] - quads[None]).max(axis=(2, 3)) < 3  # as _repeats, every pair
+    repeats = np.abs(quads[:, None] - quads[None]).max(axis=(2, 3)) < 3  # as repeats_quad, every pair
 
     def supported(k: int) -> bool:
         if k not in support:
@@ -383,7 +383,7 @@ def _supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.nd
             support[k] = side_support(q, c, params) >= params.support
         return support[k]
 
-    def kept(k: int) -> bool:  # in _distinct of the supported fits (earlier ones first)
+    def kept(k: int) -> bool:  # in distinct_quads of the supported fits (earlier ones first)
         if k not in distinct:
             distinct[k] = supported(k) and not any(repeats[k, j] and kept(j) for j in range(k))
         return distinct[k]
@@ -392,12 +392,12 @@ def _supported_fits(fits: list[tuple[np.ndarray, np.ndarray]], found: list[np.nd
     for k, (q, _) in enumerate(fits):
         if any(repeats[k, j] and kept(j) for j in range(k)):
             continue  # an earlier fit kept repeats it: a duplicate
-        if not _alike(q, found, params.covered) and supported(k):
+        if not quads_alike(q, found, params.covered) and supported(k):
             out.append(q)
     return out
 
 
-def _alike(q: np.ndarray, others: list[np.ndarray], share: float) -> bool:
+def quads_alike(q: np.ndarray, others: list[np.ndarray], share: float) -> bool:
     """Whether ``q`` and one of ``others`` each cover at least ``share`` of the other. Pairs
     whose bounding boxes overlap by less than 0.9 x ``share`` of the larger quad's area cannot
     be (the polygons' overlap is at most the boxes'), so only the others are intersected."""
@@ -412,7 +412,7 @@ def _alike(q: np.ndarray, others: list[np.ndarray], share: float) -> bool:
     for k, u in enumerate(others):
         if inter[k] < 0.9 * share * max(aq, cv2.contourArea(u)):
             continue
-        if min(_covered(q, u), _covered(u, q)) >= share:
+        if min(covered_share(q, u), covered_share(u, q)) >= share:
             return True
     return False
 
@@ -442,7 +442,7 @@ def side_support(quad: np.ndarray, contour: np.ndarray, params: OutlineParams = 
 
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+def quad_overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over the smaller area of two convex quads."""
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     small = min(cv2.contourArea(a), cv2.contourArea(b))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.card_references import ALIGN_MARGIN, CANON_W, MIN_MARGIN, References, _Face, _gray, _pad, _unit
+from vision.card_references import ALIGN_MARGIN, CANON_W, MIN_MARGIN, References, Face, gray, padded, unit_vector
 from vision.card_ink import ink_settles
 
 #: third stage for a *misfit* outline (a corner on a shadow, the edge of an oblique card lost
@@ -119,7 +119,7 @@ REFINE_GATE = RefineGateParams()
 
 
 
-def _misfit(score: float, margin: float, min_margin: float) -> bool:
+def is_misfit(score: float, margin: float, min_margin: float) -> bool:
     """Whether a face is re-aligned by ECC: its best score is in [:data:`REFINE_FLOOR`,
     :data:`REFINE_BELOW`), or it is uncertain between look-alikes (lead below the margin)
     with a best score below :attr:`RefineGateParams.uncertain_below`."""
@@ -129,13 +129,14 @@ def _misfit(score: float, margin: float, min_margin: float) -> bool:
 
 
 
-def _realign(look: _Face, refs: References, i: int,
-             seed: tuple[bool, np.ndarray] | None = None) -> tuple[float, bool] | None:
+def realign_face(look: Face, refs: References, i: int,
+                 seed: tuple[bool, np.ndarray] | None = None) -> tuple[float, bool] | None:
     """The score of the face after an ECC homography re-alignment onto reference ``i`` (at
     its better turn by the shift search) and that turn; None when the ECC fails or moves a
     corner more than :data:`REFINE_MAX_SHIFT` of the card width. ``seed`` (turn, homography
     of another reference's re-alignment) starts the ECC there, at that turn
     (:attr:`RefineGateParams.seeded`)."""
+    refs.realigned += 1
     m = ALIGN_MARGIN
     t = refs.refs[i].template
     if seed is None:
@@ -150,7 +151,7 @@ def _realign(look: _Face, refs: References, i: int,
     # ECC at half size (4x cheaper; the alignment is then scaled back to full size)
     half = np.diag([0.5, 0.5, 1.0]).astype(np.float32)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, REFINE_ITERATIONS, 1e-4)
-    fg = cv2.resize(_gray(face), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    fg = cv2.resize(gray(face), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     try:
         _, wh = cv2.findTransformECC(refs.half_gray(i), fg, (half @ start @ np.linalg.inv(half)).astype(np.float32),
                                      cv2.MOTION_HOMOGRAPHY, crit, None, 3)
@@ -163,14 +164,14 @@ def _realign(look: _Face, refs: References, i: int,
         return None
     aligned = cv2.warpPerspective(face, w, (tw, th), flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)
-    look.aligned[i] = (rot, _pad(aligned))
+    look.aligned[i] = (rot, padded(aligned))
     look.warps[i] = (rot, w)
-    return float(_unit(aligned) @ refs.unit(i)), rot
+    return float(unit_vector(aligned) @ refs.unit(i)), rot
 
 
 
-def _doubts(ranked: list, first: dict, unresolved: set[str], done: set[str], margin: float,
-            gate: RefineGateParams) -> list[str]:
+def doubts(ranked: list, first: dict, unresolved: set[str], done: set[str], margin: float,
+           gate: RefineGateParams) -> list[str]:
     """The codes that leave a re-aligned winner without a known lead: close codes whose
     re-alignment failed, else the best code not re-aligned when the winner did not lead it by
     the margin at the first stage (:class:`RefineGateParams`)."""
@@ -184,15 +185,15 @@ def _doubts(ranked: list, first: dict, unresolved: set[str], done: set[str], mar
 
 
 
-def _kind(source: str) -> str:
+def outline_kind(source: str) -> str:
     """Which outline of a card a reference shows: its printed frame or the card."""
     return "inner" if "#inner" in source else "card"
 
 
 
-def _seeded(look: _Face, ranked: list, first: dict, unresolved: set[str], done: set[str], refs: References,
-            margin: float, gate: RefineGateParams) -> tuple[list, list[str], set[str], set[str]]:
-    """``ranked`` with the doubtful codes (:func:`_doubts`) re-aligned by an ECC started from
+def seeded_ranking(look: Face, ranked: list, first: dict, unresolved: set[str], done: set[str], refs: References,
+                   margin: float, gate: RefineGateParams) -> tuple[list, list[str], set[str], set[str]]:
+    """``ranked`` with the doubtful codes (:func:`doubts`) re-aligned by an ECC started from
     the winner's re-alignment (:attr:`RefineGateParams.seeded`), the codes still in doubt,
     and the codes unresolved and re-aligned then."""
     out = dict(ranked)
@@ -200,17 +201,17 @@ def _seeded(look: _Face, ranked: list, first: dict, unresolved: set[str], done: 
     tried: set[str] = set()
     for _ in range(gate.seeded):
         ranked = sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        doubt = [c for c in _doubts(ranked, first, unresolved, done, margin, gate) if c not in tried]
+        doubt = [c for c in doubts(ranked, first, unresolved, done, margin, gate) if c not in tried]
         win_i = ranked[0][1][2]
         if not doubt or win_i not in look.warps or ranked[0][1][0] < gate.seeded_min_fit:
             break
         c = doubt[0]
         tried.add(c)
-        kind = _kind(refs.refs[win_i].source)
-        same = [j for j, r in enumerate(refs.refs) if r.code == c and _kind(r.source) == kind]
+        kind = outline_kind(refs.refs[win_i].source)
+        same = [j for j, r in enumerate(refs.refs) if r.code == c and outline_kind(r.source) == kind]
         win_score = ranked[0][1][0]
         for j in same:  # the rival's reference of the same outline, seeded at the winner's warp
-            got = _realign(look, refs, j, seed=look.warps[win_i])
+            got = realign_face(look, refs, j, seed=look.warps[win_i])
             if got is None:
                 continue
             if got[0] >= win_score:
@@ -222,12 +223,12 @@ def _seeded(look: _Face, ranked: list, first: dict, unresolved: set[str], done: 
             if got[0] > out[c][0]:
                 out[c] = (got[0], got[1], j)
     ranked = sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    return ranked, _doubts(ranked, first, unresolved, done, margin, gate), unresolved, done
+    return ranked, doubts(ranked, first, unresolved, done, margin, gate), unresolved, done
 
 
 
-def _ink_settled(look: _Face, ranked: list, first: dict, doubt: list[str], unresolved: set[str],
-                 done: set[str], refs: References, margin: float, gate: RefineGateParams) -> tuple[list[str], set[str]]:
+def ink_settled(look: Face, ranked: list, first: dict, doubt: list[str], unresolved: set[str],
+                done: set[str], refs: References, margin: float, gate: RefineGateParams) -> tuple[list[str], set[str]]:
     """The doubt left once the rivals told apart from the winner by the face's ink
     (:class:`InkParams`) are no doubt any more (each settled code then counts as measured,
     so the next code in doubt is tested in turn), and the codes settled."""
@@ -237,14 +238,14 @@ def _ink_settled(look: _Face, ranked: list, first: dict, doubt: list[str], unres
         if not all(ink_settles(look, refs, win_i, c, ranked[0][1][0]) for c in doubt):
             return [c for c in doubt if c not in settled], settled
         settled |= set(doubt)
-        doubt = [c for c in _doubts(ranked, first, unresolved - settled, done | settled, margin, gate)
+        doubt = [c for c in doubts(ranked, first, unresolved - settled, done | settled, margin, gate)
                  if c not in settled]
     return doubt, settled
 
 
 
-def _refined(look: _Face, ranked: list, refs: References, margin: float = MIN_MARGIN,
-             gate: RefineGateParams = REFINE_GATE) -> tuple[list, set[str], set[str]]:
+def refined_ranking(look: Face, ranked: list, refs: References, margin: float = MIN_MARGIN,
+                    gate: RefineGateParams = REFINE_GATE) -> tuple[list, set[str], set[str]]:
     """``ranked`` with the :data:`REFINE_CODES` best codes (within :data:`REFINE_SPAN`) and
     the winner's look-alike partners (:class:`RefineGateParams`) scored again after an ECC
     homography re-alignment of the face onto each code's reference (the others keep their
@@ -264,7 +265,7 @@ def _refined(look: _Face, ranked: list, refs: References, margin: float = MIN_MA
             continue
         done.add(code)
         s, rot, i = out[code]
-        got = _realign(look, refs, i)
+        got = realign_face(look, refs, i)
         if got is None:
             unresolved.add(code)
         else:

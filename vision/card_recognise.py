@@ -8,9 +8,9 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from vision.card_outlines import _overlap, find_card_outlines, image_aspect, search_scale, turned
-from vision.card_references import ALIGN_MARGIN, MIN_MARGIN, MIN_SCORE, References, _unit, normalise, warp_card
-from vision.card_realign import REFINE_FLOOR, REFINE_OUTLINES, _misfit
+from vision.card_outlines import quad_overlap, find_card_outlines, image_aspect, search_scale, turned
+from vision.card_references import ALIGN_MARGIN, MIN_MARGIN, MIN_SCORE, References, unit_vector, normalise, warp_card
+from vision.card_realign import REFINE_FLOOR, REFINE_OUTLINES, is_misfit
 from vision.card_match import Match, match_face
 
 #: an outline whose image ratio is below this is warped both ways (either side may be the
@@ -43,20 +43,20 @@ OUTLINES_PER_CARD = 1
 
 
 
-def _zero_best(face: np.ndarray, refs: References) -> tuple[float, str]:
+def zero_best(face: np.ndarray, refs: References) -> tuple[float, str]:
     """The best zero-shift NCC of a face against every reference at 0 and 180 degrees, and
     its code (one matrix product per way round: the cheap first look; the paper's white
     taken from every 3rd pixel)."""
     cand = normalise(face, step=3)
     m = ALIGN_MARGIN
-    z = np.maximum(refs.matrix @ _unit(cand[m:-m, m:-m]),
-                   refs.matrix @ _unit(cand[m:-m, m:-m][::-1, ::-1]))  # the turned face, as a copy in C order
+    z = np.maximum(refs.matrix @ unit_vector(cand[m:-m, m:-m]),
+                   refs.matrix @ unit_vector(cand[m:-m, m:-m][::-1, ::-1]))  # the turned face, as a copy in C order
     i = int(np.argmax(z))
     return float(z[i]), refs.refs[i].code
 
 
 
-def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -> list[tuple[float, str, np.ndarray, np.ndarray]]:
+def first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -> list[tuple[float, str, np.ndarray, np.ndarray]]:
     """``(zero-shift score, code, quad, warped face)`` per outline and way round: an outline that could be
     a card either way (:data:`BOTH_WAYS_BELOW`) is looked at both ways and kept the better
     way, or both when they are within :data:`BOTH_WAYS_SPAN`."""
@@ -64,11 +64,11 @@ def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -
     for q in quads:
         q = np.asarray(q, np.float32)
         f = warp_card(image, q)
-        looks = [(*_zero_best(f, refs), q, f)]
+        looks = [(*zero_best(f, refs), q, f)]
         if image_aspect(q) < BOTH_WAYS_BELOW and looks[0][0] < BOTH_WAYS_CLEAR:
             q2 = turned(q)
             f2 = warp_card(image, q2)
-            looks.append((*_zero_best(f2, refs), q2, f2))
+            looks.append((*zero_best(f2, refs), q2, f2))
             looks.sort(key=lambda x: -x[0])
             if looks[1][0] < looks[0][0] - BOTH_WAYS_SPAN:
                 looks = looks[:1]
@@ -77,12 +77,12 @@ def _first_looks(image: np.ndarray, quads: list[np.ndarray], refs: References) -
 
 
 
-def _same_card(looks: list, key=lambda x: x[2]) -> list[list]:
+def same_card(looks: list, key=lambda x: x[2]) -> list[list]:
     """Group outlines (best first) that overlap by half of the smaller: one card each."""
     groups: list[list] = []
     for x in looks:
         for g in groups:
-            if _overlap(key(x), key(g[0])) >= 0.5:
+            if quad_overlap(key(x), key(g[0])) >= 0.5:
                 g.append(x)
                 break
         else:
@@ -108,9 +108,9 @@ def outline_matches(image: np.ndarray, refs: References, min_score: float = MIN_
     # outlines on the searched image, faces warped from the image as it is
     quads = [(q / scale).astype(np.float32) for q in find_card_outlines(small, area_range=area_range,
                                                                         aspect_range=aspect_range)]
-    looks = sorted(_first_looks(image, quads, refs), key=lambda x: -x[0])
+    looks = sorted(first_looks(image, quads, refs), key=lambda x: -x[0])
     out = []
-    for g in _same_card(looks):
+    for g in same_card(looks):
         for x in (g if every else g[:OUTLINES_PER_CARD]):
             out.append(match_face(x[3], refs, min_score, min_margin, x[2], second_stage=False))
     return out
@@ -126,14 +126,14 @@ def recognise(image: np.ndarray, refs: References, min_score: float = MIN_SCORE,
     top to bottom, left to right. ``refine`` False skips the ECC re-alignment of misfit
     outlines (:data:`REFINE_BELOW`; the walk-back, which only asks "is it this card").
     ``area_range``, ``aspect_range``: see :func:`find_card_outlines`."""
-    return _keep_best(image, outline_matches(image, refs, min_score, min_margin, area_range=area_range,
-                                             aspect_range=aspect_range), refs,
+    return keep_best(image, outline_matches(image, refs, min_score, min_margin, area_range=area_range,
+                                            aspect_range=aspect_range), refs,
                       min_score, min_margin, refine=refine)
 
 
 
-def _keep_best(image: np.ndarray, matches: list[Match], refs: References, min_score: float,
-               min_margin: float, *, refine: bool = True) -> list[Match]:
+def keep_best(image: np.ndarray, matches: list[Match], refs: References, min_score: float,
+              min_margin: float, *, refine: bool = True) -> list[Match]:
     """One match per card: outlines that overlap (by half of the smaller) are one card and
     keep their best match; a card whose best outline is a misfit (:data:`REFINE_BELOW`) has
     its best :data:`REFINE_OUTLINES` outlines re-aligned first; the look-alike second stage
@@ -141,9 +141,9 @@ def _keep_best(image: np.ndarray, matches: list[Match], refs: References, min_sc
     matches = sorted((m for m in matches if m.score >= min(REFINE_FLOOR, min_score)),
                      key=lambda m: (-m.score, m.margin))
     kept: list[Match] = []
-    for c in _same_card(matches, key=lambda m: m.quad):
+    for c in same_card(matches, key=lambda m: m.quad):
         best = c[0]
-        if refine and not best.refined and _misfit(best.score, best.margin, min_margin):
+        if refine and not best.refined and is_misfit(best.score, best.margin, min_margin):
             tries = [match_face(x.look if x.look is not None else warp_card(image, x.quad), refs, min_score,
                                 min_margin, x.quad, second_stage=False, refine=True) for x in c[:REFINE_OUTLINES]]
             best = max(tries, key=lambda m: (m.status != "none", m.score, m.margin))

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from session.errors import MediaError
-from vision.card_outlines import MAX_IMAGE_SIDE, _overlap, find_card_outlines
+from vision.card_outlines import MAX_IMAGE_SIDE, quad_overlap, find_card_outlines
 
 #: canonical card size after warping (portrait). Measured on the real decks: 100x150 left
 #: 9/16 webcam cards uncertain (spade vs club pips too small), 150x225 3/16, 200x300 the same
@@ -43,18 +43,18 @@ LOOKALIKE_SCORE = 0.8
 
 
 
-_REF_NAME = re.compile(r"^(?P<code>[^_]+?)(?:_\d+)?$")
+REF_NAME = re.compile(r"^(?P<code>[^_]+?)(?:_\d+)?$")
 
 
 
-_IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 
 def reference_files(folder: Path) -> list[Path]:
     """The entries of a reference folder that :meth:`References.from_folder` reads, by name
     (an image's suffix), readable or not: one that is not is its error, never skipped."""
-    return [p for p in sorted(Path(folder).iterdir()) if p.suffix.lower() in _IMAGE_EXT]
+    return [p for p in sorted(Path(folder).iterdir()) if p.suffix.lower() in IMAGE_EXT]
 
 
 
@@ -102,10 +102,12 @@ class References:
             raise MediaError("no card references")
         self.refs = refs
         self.codes = sorted({r.code for r in refs})
-        self.matrix = np.stack([_unit(r.template) for r in refs])  # zero-shift NCC in one product
+        self.matrix = np.stack([unit_vector(r.template) for r in refs])  # zero-shift NCC in one product
         self._half: dict[int, np.ndarray] = {}
         self._partners: dict[tuple[str, float], list[str]] = {}
-        self._ink: dict[int, np.ndarray | None] = {}  # each reference's ink colour (InkParams)
+        #: each reference's ink colour, filled as asked by :func:`vision.card_ink.ref_ink` (InkParams)
+        self.ink_colours: dict[int, np.ndarray | None] = {}
+        self.realigned = 0  # ECC re-alignments of misfit faces onto these references (benchmark figure)
 
     def unit(self, i: int) -> np.ndarray:
         """Reference ``i``'s template as a unit vector (a row of the zero-shift matrix)."""
@@ -115,7 +117,7 @@ class References:
         """Reference ``i``'s template in grey at half size (the ECC re-alignment's target),
         made once per deck."""
         if i not in self._half:
-            self._half[i] = cv2.resize(_gray(self.refs[i].template), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+            self._half[i] = cv2.resize(gray(self.refs[i].template), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         return self._half[i]
 
     def partners(self, code: str, score: float) -> list[str]:
@@ -125,7 +127,7 @@ class References:
         if key not in self._partners:
             mine = [i for i, r in enumerate(self.refs) if r.code == code]
             sim = self.matrix[mine] @ self.matrix.T
-            flipped = np.stack([_unit(np.ascontiguousarray(r.template[::-1, ::-1])) for r in self.refs])
+            flipped = np.stack([unit_vector(np.ascontiguousarray(r.template[::-1, ::-1])) for r in self.refs])
             sim = np.maximum(sim, self.matrix[mine] @ flipped.T).max(axis=0)
             best: dict[str, float] = {}
             for i, r in enumerate(self.refs):
@@ -142,11 +144,11 @@ class References:
         found = {name: (images[name], *(reference_quads(images[name]) if find_outline else (None, None)))
                  for name in sorted(images)}
         refs = []
-        for name, faces in _consistent_faces(found).items():
-            m = _REF_NAME.match(name)
+        for name, faces in consistent_faces(found).items():
+            m = REF_NAME.match(name)
             code = m.group("code") if m else name
             for source, face in faces:
-                refs.append(Reference(code, source, _template(face)))
+                refs.append(Reference(code, source, face_template(face)))
         return References(refs)
 
     @staticmethod
@@ -169,11 +171,11 @@ class References:
         ``threshold``: the calibration warns about them (they may come out uncertain)."""
         out = []
         for i, a in enumerate(self.refs):
-            full = _pad(a.template)
+            full = padded(a.template)
             for b in self.refs[i + 1:]:
                 if a.code == b.code:
                     continue
-                s = max(_ncc(full, b.template), _ncc(full[::-1, ::-1].copy(), b.template))
+                s = max(ncc(full, b.template), ncc(full[::-1, ::-1].copy(), b.template))
                 if s >= threshold:
                     out.append((a.code, b.code, round(float(s), 3)))
         best: dict[tuple[str, str], float] = {}
@@ -214,7 +216,7 @@ def reference_quads(image: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | 
     best = max(scored, key=lambda sq: sq[0])[1]
     barea = cv2.contourArea(best)
     inner = [q for q in quads if 0.2 * barea < cv2.contourArea(q) < 0.8 * barea
-             and _overlap(q, best) > 0.95 and squareness(q) > 0.9]
+             and quad_overlap(q, best) > 0.95 and squareness(q) > 0.9]
     return best, (max(inner, key=cv2.contourArea) if inner else None)
 
 
@@ -258,11 +260,11 @@ FRAMES = FrameParams()
 
 
 
-_CANON_CORNERS = np.float32([[0, 0], [CANON_W - 1, 0], [CANON_W - 1, CANON_H - 1], [0, CANON_H - 1]])
+CANON_CORNERS = np.float32([[0, 0], [CANON_W - 1, 0], [CANON_W - 1, CANON_H - 1], [0, CANON_H - 1]])
 
 
 
-def _consistent_faces(found: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None]],
+def consistent_faces(found: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None]],
                       params: FrameParams = FRAMES) -> dict[str, list[tuple[str, np.ndarray]]]:
     """``{name: [(source, face)]}`` from ``{name: (image, card quad, frame quad)}`` (see
     :class:`FrameParams`)."""
@@ -271,7 +273,7 @@ def _consistent_faces(found: dict[str, tuple[np.ndarray, np.ndarray | None, np.n
     rel = None
     if framed:
         # the frame's corners in the card's canonical coordinates, median over the deck
-        pts = [cv2.perspectiveTransform(f.reshape(-1, 1, 2), cv2.getPerspectiveTransform(c, _CANON_CORNERS)).reshape(4, 2)
+        pts = [cv2.perspectiveTransform(f.reshape(-1, 1, 2), cv2.getPerspectiveTransform(c, CANON_CORNERS)).reshape(4, 2)
                for c, f in both.values()]
         rel = np.median(np.stack(pts), axis=0).astype(np.float32)
         card_area = float(np.median([cv2.contourArea(c) / (found[n][0].shape[0] * found[n][0].shape[1])
@@ -290,14 +292,14 @@ def _consistent_faces(found: dict[str, tuple[np.ndarray, np.ndarray | None, np.n
                 # the outline taken for the card is the frame (a smaller one inside it is
                 # no frame of this deck): the card extended from it
                 frame = card
-                to_image = cv2.getPerspectiveTransform(_CANON_CORNERS, frame)
-                card_canon = cv2.perspectiveTransform(_CANON_CORNERS.reshape(-1, 1, 2),
-                                                      cv2.getPerspectiveTransform(rel, _CANON_CORNERS))
+                to_image = cv2.getPerspectiveTransform(CANON_CORNERS, frame)
+                card_canon = cv2.perspectiveTransform(CANON_CORNERS.reshape(-1, 1, 2),
+                                                      cv2.getPerspectiveTransform(rel, CANON_CORNERS))
                 card = cv2.perspectiveTransform(card_canon, to_image).reshape(4, 2).astype(np.float32)
                 out[name] = [(f"{name}#card", warp_card(image, card)), (f"{name}#inner", warp_card(image, frame))]
                 continue
             if frame is None:  # the frame cut from the card at the deck's frame position
-                frame = cv2.perspectiveTransform(rel.reshape(-1, 1, 2), cv2.getPerspectiveTransform(_CANON_CORNERS, card))
+                frame = cv2.perspectiveTransform(rel.reshape(-1, 1, 2), cv2.getPerspectiveTransform(CANON_CORNERS, card))
                 out[name] = [(name, warp_card(image, card)),
                              (f"{name}#inner*", warp_card(image, frame.reshape(4, 2).astype(np.float32)))]
                 continue
@@ -317,18 +319,18 @@ def reference_face(image: np.ndarray, find_outline: bool = True) -> np.ndarray:
 
 
 
-def _template(face: np.ndarray) -> np.ndarray:
+def face_template(face: np.ndarray) -> np.ndarray:
     n = normalise(face)
     return np.ascontiguousarray(n[ALIGN_MARGIN:-ALIGN_MARGIN, ALIGN_MARGIN:-ALIGN_MARGIN])
 
 
 
-def _pad(template: np.ndarray) -> np.ndarray:
+def padded(template: np.ndarray) -> np.ndarray:
     return cv2.copyMakeBorder(template, ALIGN_MARGIN, ALIGN_MARGIN, ALIGN_MARGIN, ALIGN_MARGIN, cv2.BORDER_REPLICATE)
 
 
 
-def _unit(a: np.ndarray) -> np.ndarray:
+def unit_vector(a: np.ndarray) -> np.ndarray:
     v = a.reshape(-1).astype(np.float32)  # a copy: the subtraction below is in place
     v -= v.mean()
     v /= np.linalg.norm(v) + 1e-6
@@ -336,14 +338,14 @@ def _unit(a: np.ndarray) -> np.ndarray:
 
 
 
-def _ncc(candidate: np.ndarray, template: np.ndarray) -> float:
+def ncc(candidate: np.ndarray, template: np.ndarray) -> float:
     """Best NCC of ``template`` slid over ``candidate`` (the shift search = re-alignment)."""
     r = cv2.matchTemplate(candidate, template, cv2.TM_CCOEFF_NORMED)
     return float(r.max())
 
 
 
-class _Face:
+class Face:
     """One warped face, normalised once, with its shift-search scores per reference (both
     turns) kept: the first look, the full match, the ECC re-alignment and the second stage of
     one outline share them instead of warping, normalising and searching again."""
@@ -351,7 +353,7 @@ class _Face:
     def __init__(self, face: np.ndarray):
         self.cand = normalise(face)
         self.flipped = np.ascontiguousarray(self.cand[::-1, ::-1])
-        self._ncc: dict[int, tuple[float, float]] = {}
+        self.ncc: dict[int, tuple[float, float]] = {}
         self._zero: tuple[np.ndarray, np.ndarray] | None = None
         #: per reference: (turned, the face re-aligned onto it by ECC, canonical size)
         self.aligned: dict[int, tuple[bool, np.ndarray]] = {}
@@ -365,7 +367,7 @@ class _Face:
     def half(self) -> np.ndarray:
         """The face in grey at half size (the ECC's and the occlusion test's image)."""
         if self._half is None:
-            self._half = cv2.resize(_gray(self.cand), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+            self._half = cv2.resize(gray(self.cand), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         return self._half
 
     @property
@@ -374,19 +376,19 @@ class _Face:
 
     def shifted(self, refs: "References", i: int) -> tuple[float, float]:
         """The shift-search NCC of reference ``i`` at 0 and 180 degrees."""
-        if i not in self._ncc:
+        if i not in self.ncc:
             t = refs.refs[i].template
-            self._ncc[i] = (_ncc(self.cand, t), _ncc(self.flipped, t))
-        return self._ncc[i]
+            self.ncc[i] = (ncc(self.cand, t), ncc(self.flipped, t))
+        return self.ncc[i]
 
     def zero(self, refs: "References") -> tuple[np.ndarray, np.ndarray]:
         """Zero-shift NCC against every reference at 0 and 180 degrees."""
         if self._zero is None:
             m = ALIGN_MARGIN
-            self._zero = (refs.matrix @ _unit(self.cand[m:-m, m:-m]), refs.matrix @ _unit(self.flipped[m:-m, m:-m]))
+            self._zero = (refs.matrix @ unit_vector(self.cand[m:-m, m:-m]), refs.matrix @ unit_vector(self.flipped[m:-m, m:-m]))
         return self._zero
 
 
 
-def _gray(a: np.ndarray) -> np.ndarray:
+def gray(a: np.ndarray) -> np.ndarray:
     return (a.mean(axis=2) if a.ndim == 3 else a).astype(np.float32)

@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 
 from session.events import CardEvent, Event, WarningEvent
-from vision.card_outlines import ZONE_AREA_RANGE, ZONE_ASPECT_RANGE, _overlap
+from vision.card_outlines import ZONE_AREA_RANGE, ZONE_ASPECT_RANGE, quad_overlap
 from vision.card_references import MIN_MARGIN, MIN_SCORE, References, warp_card
 from vision.card_match import Match, match_face
-from vision.card_recognise import _keep_best, outline_matches, recognise
+from vision.card_recognise import keep_best, outline_matches, recognise
 
 #: analysed frames in a row with the same accepted code before a card event (latency: this
 #: many frames, recovered by the walk-back)
@@ -76,7 +76,7 @@ STILL_DIFF = 1.5
 
 
 @dataclass
-class _Slot:
+class Slot:
     index: int
     t: float
     image: np.ndarray
@@ -109,7 +109,7 @@ class CardZoneWatcher:
         self.every = max(1, every)
         self.confirm = confirm
         self.min_score, self.min_margin = min_score, min_margin
-        self.ring: deque[_Slot] = deque(maxlen=max(ring, confirm * self.every + WALK_GAP + 2))
+        self.ring: deque[Slot] = deque(maxlen=max(ring, confirm * self.every + WALK_GAP + 2))
         self.current: str | None = None
         self._current_seen_t: float | None = None  # the last analysed frame showing ``current``
         self.pending: tuple[str | None, int] = (None, 0)
@@ -146,7 +146,7 @@ class CardZoneWatcher:
             # without their normalised faces (about 1 MB each): the walk-back warps again
             # only a look-alike pair's face for the second stage
             self.ring[-1].outlines = [replace(m, look=None) for m in om]
-        ms = _keep_best(crop, om, self.refs, self.min_score, self.min_margin)
+        ms = keep_best(crop, om, self.refs, self.min_score, self.min_margin)
         ok = [m for m in ms if m.status == "ok"]
         res = ok[0] if ok else (ms[0] if ms else None)
         self._last_analysed, self._last_result = small, res
@@ -156,7 +156,7 @@ class CardZoneWatcher:
         """``frame`` into the ring only, not analysed (live, the zones behind: a frame they had
         no time for). The walk-back still finds a card's first frame among such frames, where
         a frame never given would leave a gap the card's time falls into."""
-        self.ring.append(_Slot(index, t, self._crop(frame).copy()))
+        self.ring.append(Slot(index, t, self._crop(frame).copy()))
 
     def update(self, index: int, t: float, frame: np.ndarray) -> list[Event]:
         self.keep(index, t, frame)
@@ -193,7 +193,7 @@ class CardZoneWatcher:
                          extra={"frame": first.index})
         return out + [card] + self._uncertain_time(card, first)
 
-    def _uncertain_time(self, card: CardEvent, first: _Slot) -> list[Event]:
+    def _uncertain_time(self, card: CardEvent, first: Slot) -> list[Event]:
         """The warning of :data:`CARD_GAP_S`: the card's first frame follows a gap in the
         frames seen, or is the oldest of a full ring."""
         slots = list(self.ring)
@@ -256,7 +256,7 @@ class CardZoneWatcher:
         return [WarningEvent(t=round(start, 6), message=f"card in the {self.zone} not recognised at {start:.1f} s{why}",
                              extra=extra)]
 
-    def _walk_back(self, code: str, score: float, quad: np.ndarray | None = None) -> tuple[_Slot, float]:
+    def _walk_back(self, code: str, score: float, quad: np.ndarray | None = None) -> tuple[Slot, float]:
         """The earliest buffered frame of the run in which ``code`` is recognised, crossing at
         most :data:`WALK_GAP` undecided frames and stopping at any other card.
 
@@ -271,13 +271,13 @@ class CardZoneWatcher:
         gap = 0
         for slot in reversed(slots[:-1]):
             if slot.outlines is not None:  # analysed online: the same outlines, ranked without ECC
-                ms = _keep_best(slot.image, slot.outlines, self.refs, self.min_score, self.min_margin, refine=False)
+                ms = keep_best(slot.image, slot.outlines, self.refs, self.min_score, self.min_margin, refine=False)
             else:
                 ms = recognise(slot.image, self.refs, self.min_score, self.min_margin, refine=False,
                                area_range=ZONE_AREA_RANGE, aspect_range=ZONE_ASPECT_RANGE)
             ok = [m for m in ms if m.status == "ok"]
             hit = bool(ok) and ok[0].code == code
-            if not hit and quad is not None and not any(_overlap(m.quad, quad) >= 0.5 for m in ok):
+            if not hit and quad is not None and not any(quad_overlap(m.quad, quad) >= 0.5 for m in ok):
                 at = match_face(warp_card(slot.image, quad), self.refs, self.min_score, self.min_margin, quad)
                 if at.status == "ok" and at.code == code:
                     ok, hit = [at], True

@@ -541,6 +541,11 @@ class SeatHands:
         self._skips = 0  # due frames skipped in a row
         self._last_t = float("-inf")  # the last analysed frame's time
 
+    def keep_crops(self, keep: int) -> None:
+        """Keep the last ``keep`` seat crops for re-analysis from now on (the crops already kept
+        stay, up to that many): a change of the pose stride (:func:`vision.parallel.set_every`)."""
+        self._crops = deque(self._crops, maxlen=keep)
+
     def remember(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep this frame's seat crop for re-analysis (only when running at reduced rate)."""
         if not self.reanalyse:

@@ -213,8 +213,6 @@ def set_every(seat, every: int) -> None:
     referee's adaptive pose rate): what its constructor derives from ``every`` follows — the
     lowering confirmation in analysed frames, the re-analysis and the crop ring's length
     (the crops already kept stay). The arms' states and runs carry on."""
-    from collections import deque
-
     from vision.hands import LOWER_FRAMES, RAISE_FRAMES, REANALYSIS_FRAMES
 
     every = max(1, int(every))
@@ -226,7 +224,7 @@ def set_every(seat, every: int) -> None:
         arm.lower_frames = lower
     seat.reanalyse = every > 1
     keep = max(REANALYSIS_FRAMES, (max(RAISE_FRAMES, lower) + 3) * every)
-    seat._crops = deque(seat._crops, maxlen=keep)
+    seat.keep_crops(keep)
 
 
 def _make_seats(specs, every: int | None = None):

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 
-def _device(value):
+def device_arg(value):
+    """A ``--camera``/``--audio-device`` value: a device number, or a name as given (None stays None)."""
     if value is None:
         return None
     return int(value) if str(value).isdigit() else value
@@ -198,8 +199,8 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
         table = _calibration(cal)  # the devices the table was calibrated with
         camera = camera if camera is not None else (table.camera_id if table.camera_id is not None else 0)
         audio_device = audio_device if audio_device is not None else (table.audio.device if table.audio else None)
-    opts = LiveOptions(calibration=cal, out=out or _new_out(), camera=_device(camera if camera is not None else 0),
-                       from_video=from_video, audio_device=_device(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
+    opts = LiveOptions(calibration=cal, out=out or new_out_folder(), camera=device_arg(camera if camera is not None else 0),
+                       from_video=from_video, audio_device=device_arg(audio_device), audio=audio, game=game, mode=mode, lang=lang, model=model,
                        window=not no_window, voice=not no_voice, force=force, workers=workers,
                        pose_every=pose_every, card_every=card_every, no_enroll=no_enroll, demix=not no_demix,
                        hold_s=hold_result)
@@ -228,14 +229,15 @@ def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, wor
             raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
     from referee.language import table_language
 
-    opts = LiveOptions(calibration=DEMO / "calibration.json", out=out or _new_out(), from_video=DEMO / "session.mp4",
+    opts = LiveOptions(calibration=DEMO / "calibration.json", out=out or new_out_folder(), from_video=DEMO / "session.mp4",
                        audio=DEMO / "seats.wav", lang=table_language(lang, DEMO / "calibration.json"), window=not no_window, voice=not no_voice,
                        workers=workers, pose_every=pose_every, card_every=card_every, no_enroll=no_enroll,
                        demix=not no_demix, hold_s=hold_s)
     return _run(opts, no_voice)
 
 
-def _new_out() -> Path:
+def new_out_folder() -> Path:
+    """A new session folder in the current one, named by the time: ``live-YYYYmmdd-HHMMSS``."""
     import time
 
     return Path(time.strftime("live-%Y%m%d-%H%M%S"))

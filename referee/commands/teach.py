@@ -87,7 +87,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
     """
     from referee.language import table_language
-    from referee.teach.progress import Progress, data_dir
+    from referee.teach.progress import data_dir
     lang = table_language(lang, cal)
     if report:
         from referee.teach.report import write_report
@@ -178,7 +178,7 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
         raise click.UsageError("--from-video and --camera: give one")
     if (audio is None) != (from_video is None):
         raise click.UsageError("--from-video goes with --audio SEATS.wav (and --audio with --from-video)")
-    from referee.commands.live import _device, _new_out
+    from referee.commands.live import device_arg, new_out_folder
     progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
     if use_window:
@@ -187,13 +187,13 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
     else:
         from referee.teach.terminal import TerminalView
         view = TerminalView(sys.stdout, lang=lang, game=drill.game)
-    out = out or _new_out()
+    out = out or new_out_folder()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sensed, result = run_sensed(calibration=cal, seat=seat, out=out, view=view,
-                                        camera=_device(camera if camera is not None else "0"),
-                                        audio_device=_device(audio_device) if audio_device is not None else None,
+                                        camera=device_arg(camera if camera is not None else "0"),
+                                        audio_device=device_arg(audio_device) if audio_device is not None else None,
                                         from_video=from_video, audio=audio, lang=lang, cards=cards, seed=seed,
                                         progress=progress, level=level, voice=voice, start=_start(start),
                                         say=lambda m: click.echo(m, err=True))

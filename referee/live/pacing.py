@@ -112,14 +112,6 @@ class PoseRate:
         return new
 
 
-def apply_pose_every(stage, every: int) -> None:
-    """Pose on every ``every``-th frame from the next frame on (the replay's frame loop does
-    the same when it follows a live record: one function)."""
-    from referee.pipeline.sources import set_pose_every
-
-    set_pose_every(stage, every)
-
-
 def pose_lag(stage, frame_t: float, now: float) -> float:
     """How far the pose lags the clock: ``now`` minus the capture time of the newest frame
     whose hands are known (with workers, the last one collected from them; without, the

@@ -43,7 +43,7 @@ from session.events import (Event, SessionHeader, StatusEvent,
 
 from referee.live.pacing import CatchUpParams, PoseRateParams
 from referee.pipeline.sinks import RecordSink, Sink
-from referee.pipeline.sources import HearingSource
+from referee.pipeline.sources import HearingSource, set_pose_every
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
 #: table's keys, the sources' own status (camera/microphone lost and back)
@@ -414,7 +414,7 @@ class _LiveRun:
         """The stages loaded and warmed up, then the session clock starts for the camera,
         the microphones and the keys."""
         from referee.live.media import WavWriter
-        from referee.live.pacing import PoseRate, apply_pose_every
+        from referee.live.pacing import PoseRate
         from referee.pipeline.hearing import HearingJob
         from referee.pipeline.vision import VisionStage
         from vision.table import TableLayout
@@ -438,7 +438,7 @@ class _LiveRun:
             stage.tw.start_card_thread()
         pacer = self.pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
         if pacer is not None and pacer.every != opts.pose_every:
-            apply_pose_every(stage, pacer.every)
+            set_pose_every(stage, pacer.every)
         self.hearing = HearingSource(self.job, self.warnings.append, keep=self.keep, say_warnings=False,
                                      on_heard=self._heard, unheard=self._unheard)
         self.setup = self._wait_setup()

@@ -195,28 +195,28 @@ def render(result: SelfTestResult, width: int = 1360, height: int = 768) -> np.n
     """The self-test as the window's image (deterministic, like the live window's)."""
     import cv2
 
-    from referee.live.window import GREEN, GREY, ORANGE, PANEL, RED, WHITE, YELLOW, _text
+    from referee.live.window import GREEN, GREY, ORANGE, PANEL, RED, WHITE, YELLOW, outlined_text
 
     img = np.full((height, width, 3), PANEL, np.uint8)
-    _text(cv2, img, "SELF-TEST", (40, 60), 1.4, WHITE, 3)
-    _text(cv2, img, "each seat: say one word, raise the left hand, then the right", (40, 100), 0.8, GREY, 1)
+    outlined_text(cv2, img, "SELF-TEST", (40, 60), 1.4, WHITE, 3)
+    outlined_text(cv2, img, "each seat: say one word, raise the left hand, then the right", (40, 100), 0.8, GREY, 1)
     cols = [40, 300, 460, 720, 880]
     y = 160
     for x, head in zip(cols, ["seat", "mic", "heard", "arms", "result"]):
-        _text(cv2, img, head, (x, y), 0.7, GREY, 1)
+        outlined_text(cv2, img, head, (x, y), 0.7, GREY, 1)
     for seat in result.seats:
         y += 48
         for x, cell in zip(cols, _cells(seat)):
             colour = (GREEN if seat.passed else RED) if cell in ("PASS", "FAIL") else WHITE
-            _text(cv2, img, cell, (x, y), 0.9, colour, 2)
+            outlined_text(cv2, img, cell, (x, y), 0.9, colour, 2)
         for p in seat.problems[:2]:
             y += 26
-            _text(cv2, img, p, (cols[1], y), 0.6, ORANGE, 1)
+            outlined_text(cv2, img, p, (cols[1], y), 0.6, ORANGE, 1)
     y += 60
-    _text(cv2, img, _offset(result), (40, y), 0.7, WHITE if result.offset_ms is not None else YELLOW, 1)
+    outlined_text(cv2, img, _offset(result), (40, y), 0.7, WHITE if result.offset_ms is not None else YELLOW, 1)
     for p in result.table_problems:
         y += 30
-        _text(cv2, img, p, (40, y), 0.6, RED, 1)
+        outlined_text(cv2, img, p, (40, y), 0.6, RED, 1)
     msg = "all seats pass: press space to start" if result.passed else f"waiting for: {', '.join(result.failed) or 'the table'}"
-    _text(cv2, img, msg, (40, height - 40), 0.9, GREEN if result.passed else YELLOW, 2)
+    outlined_text(cv2, img, msg, (40, height - 40), 0.9, GREEN if result.passed else YELLOW, 2)
     return img

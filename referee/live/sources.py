@@ -177,12 +177,12 @@ class CameraFrames:
     def _pose_rate(self, frame, lag: float) -> list[Batch]:
         """A new pose stride when the workers fell behind or keep up again, said on the
         ``sources`` stream from the stage's next frame on (where a replay of video.mp4 follows it)."""
-        from referee.live.pacing import apply_pose_every
+        from referee.pipeline.sources import set_pose_every
 
         new_every = self.pacer.update(self.clock.t, lag) if self.pacer is not None else None
         if new_every is None:
             return []
-        apply_pose_every(self.stage, new_every)
+        set_pose_every(self.stage, new_every)
         t_now = self.clock.t
         why = "fell behind" if lag > self.pose_rate.behind_s else "keep up"
         return [Batch("sources", [WarningEvent(

@@ -20,7 +20,7 @@ import sys
 import textwrap
 import threading
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.state import LiveState, StateSink, legend, result_text

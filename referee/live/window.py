@@ -30,7 +30,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -90,7 +89,7 @@ def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: s
     _panel(cv2, img, state, cam_w + 16, params.width - 12)
     _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text)
     if state.paused:
-        _text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
+        outlined_text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
     if state.finished:
         _final(cv2, img, state, cam_w, cam_h, closing)
     return img
@@ -101,13 +100,13 @@ def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | No
     x0, y0, x1, y1 = 30, cam_h // 2 - 90, cam_w - 30, cam_h // 2 + 90
     cv2.rectangle(img, (x0, y0), (x1, y1), (20, 20, 20), -1)
     cv2.rectangle(img, (x0, y0), (x1, y1), YELLOW, 2)
-    _text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
+    outlined_text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
     y = y0 + 96
     for line in _wrap(cv2, result_text(state.result) or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
-        _text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
+        outlined_text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
         y += 32
     if closing:
-        _text(cv2, img, closing, (x0 + 24, y1 - 14), _fit(cv2, closing, x1 - x0 - 48, 0.6), GREY, 1)
+        outlined_text(cv2, img, closing, (x0 + 24, y1 - 14), _fit(cv2, closing, x1 - x0 - 48, 0.6), GREY, 1)
 
 
 def fit_image(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -157,7 +156,7 @@ def screen_size() -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------- parts
-def _text(cv2, img, s: str, org, scale: float, colour, thick: int = 1, font: int = FONT) -> int:
+def outlined_text(cv2, img, s: str, org, scale: float, colour, thick: int = 1, font: int = FONT) -> int:
     """Draw ``s`` with a dark outline (readable on any camera image); returns its width."""
     s = s.encode("ascii", "replace").decode("ascii")
     cv2.putText(img, s, org, font, scale, BLACK, thick + 2, cv2.LINE_AA)
@@ -201,7 +200,7 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
         img[:cam_h, :cam_w] = cv2.resize(state.image, (cam_w, cam_h), interpolation=cv2.INTER_AREA)
     else:
         img[:cam_h, :cam_w] = (18, 18, 18)
-        _text(cv2, img, "no camera image", (cam_w // 2 - 120, cam_h // 2), 0.9, GREY, 2)
+        outlined_text(cv2, img, "no camera image", (cam_w // 2 - 120, cam_h // 2), 0.9, GREY, 2)
 
     def box(b):
         return (int(b[0] * sx), int(b[1] * sy)), (int(b[2] * sx) - 1, int(b[3] * sy) - 1)
@@ -211,7 +210,7 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
             continue
         (x1, y1), (x2, y2) = box(seat.box)
         cv2.rectangle(img, (x1, y1), (x2, y2), BLUE, 2)
-        _text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
+        outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
         for side, dx in (("left", 8), ("right", 78)):
             up = seat.hands[side]
             org = (x1 + dx, y1 + 42)
@@ -222,11 +221,11 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
             cv2.putText(img, label, (org[0] + 6, org[1] + 19), FONT, 0.55, BLACK if up else GREY, 1 + up, cv2.LINE_AA)
         words = state.words_of(seat)
         if words:
-            _text(cv2, img, f'"{words}"', (x1 + 8, y1 + 100), _fit(cv2, f'"{words}"', x2 - x1 - 16, 1.0, 2), YELLOW, 2)
+            outlined_text(cv2, img, f'"{words}"', (x1 + 8, y1 + 100), _fit(cv2, f'"{words}"', x2 - x1 - 16, 1.0, 2), YELLOW, 2)
     if state.field_box is not None:
         (x1, y1), (x2, y2) = box(state.field_box)
         cv2.rectangle(img, (x1, y1), (x2, y2), YELLOW, 2)
-        _text(cv2, img, "field" + (f": {state.card}" if state.card else ""), (x1 + 6, y1 - 8), 0.7, YELLOW, 2)
+        outlined_text(cv2, img, "field" + (f": {state.card}" if state.card else ""), (x1 + 6, y1 - 8), 0.7, YELLOW, 2)
 
 
 #: lines under the headline for the verdict's reasons (the field below moves down for them)
@@ -258,44 +257,44 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
     y = 44
     h = state.headline
     if h is None:
-        _text(cv2, img, "waiting for the first card", (x, y), 0.8, GREY, 2)
+        outlined_text(cv2, img, "waiting for the first card", (x, y), 0.8, GREY, 2)
         y += 30
     else:
         colour = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, GREY)
         label = "LAST VERDICT" + (f" - card {h.card}" if h.card else "")
         if h.provisional:
             label += " (so far)"
-        _text(cv2, img, label, (x, y - 14), _fit(cv2, label, width, 0.6), GREY, 1)
+        outlined_text(cv2, img, label, (x, y - 14), _fit(cv2, label, width, 0.6), GREY, 1)
         scale = _fit(cv2, h.text, width, 1.6, 3, BOLD)
-        _text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
+        outlined_text(cv2, img, h.text, (x, y + 34), scale, colour, 3, BOLD)
         y += 66
         for note, line in _note_lines(cv2, h.notes, width):
-            _text(cv2, img, line, (x, y), 0.62, RED if " wrong" in note or "missed" in note else WHITE, 1)
+            outlined_text(cv2, img, line, (x, y), 0.62, RED if " wrong" in note or "missed" in note else WHITE, 1)
             y += 24
     y = max(y + 16, 230)
-    _text(cv2, img, "FIELD", (x, y), 0.55, GREY, 1)
+    outlined_text(cv2, img, "FIELD", (x, y), 0.55, GREY, 1)
     y += 28
-    _text(cv2, img, f"card: {state.card or '-'}", (x, y), 0.75, WHITE, 2)
+    outlined_text(cv2, img, f"card: {state.card or '-'}", (x, y), 0.75, WHITE, 2)
     y += 28
     troubles = ", ".join(state.troubles) if state.troubles else "none"
-    _text(cv2, img, f"troubles: {troubles}", (x, y), _fit(cv2, f"troubles: {troubles}", width, 0.65), WHITE, 1)
+    outlined_text(cv2, img, f"troubles: {troubles}", (x, y), _fit(cv2, f"troubles: {troubles}", width, 0.65), WHITE, 1)
     y += 28
     if state.expected:
         exp = f"expected: {state.expected}"
-        _text(cv2, img, exp, (x, y), _fit(cv2, exp, width, 0.75, 2), YELLOW, 2)
+        outlined_text(cv2, img, exp, (x, y), _fit(cv2, exp, width, 0.75, 2), YELLOW, 2)
         y += 28
     y += 18
-    _text(cv2, img, "PLAYER", (x, y), 0.5, GREY, 1)
-    _text(cv2, img, "score  points  penalties", (x + 120, y), 0.5, GREY, 1)
+    outlined_text(cv2, img, "PLAYER", (x, y), 0.5, GREY, 1)
+    outlined_text(cv2, img, "score  points  penalties", (x + 120, y), 0.5, GREY, 1)
     y += 30
     board = state.scoreboard()
     best = max((s for _, s, _, _ in board), default=None)
     for p, score, points, pens in board:
         colour = GREEN if score == best and score > 0 else WHITE
-        _text(cv2, img, p, (x, y), 0.75, colour, 2)
-        _text(cv2, img, f"{score:>4}", (x + 112, y), 0.75, colour, 2)
-        _text(cv2, img, f"{points:>3}", (x + 190, y), 0.65, GREY, 1)
-        _text(cv2, img, f"{pens:>3}", (x + 265, y), 0.65, RED if pens else GREY, 1)
+        outlined_text(cv2, img, p, (x, y), 0.75, colour, 2)
+        outlined_text(cv2, img, f"{score:>4}", (x + 112, y), 0.75, colour, 2)
+        outlined_text(cv2, img, f"{points:>3}", (x + 190, y), 0.65, GREY, 1)
+        outlined_text(cv2, img, f"{pens:>3}", (x + 265, y), 0.65, RED if pens else GREY, 1)
         y += 30
 
 
@@ -306,17 +305,17 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
     cell = (params.camera_width - 12) // max(1, len(seats))
     for i, seat in enumerate(seats):
         cx = x + i * cell
-        _text(cv2, img, f"{i + 1} {seat.name}", (cx, y), 0.6, WHITE, 1)
+        outlined_text(cv2, img, f"{i + 1} {seat.name}", (cx, y), 0.6, WHITE, 1)
         bar_x, bar_w = cx + 90, cell - 100
         cv2.rectangle(img, (bar_x, y - 14), (bar_x + bar_w, y + 2), DIM, 1)
         if seat.level_db is not None:
             frac = min(1.0, max(0.0, (seat.level_db - METER_FLOOR_DB) / -METER_FLOOR_DB))
             colour = RED if seat.level_db > METER_WARN_DB else GREEN
             cv2.rectangle(img, (bar_x + 1, y - 13), (bar_x + 1 + int((bar_w - 2) * frac), y + 1), colour, -1)
-            _text(cv2, img, f"{seat.level_db:.0f} dB" if seat.level_db > METER_FLOOR_DB else "silent",
-                  (bar_x + 4, y - 1), 0.42, WHITE, 1)
+            outlined_text(cv2, img, f"{seat.level_db:.0f} dB" if seat.level_db > METER_FLOOR_DB else "silent",
+                          (bar_x + 4, y - 1), 0.42, WHITE, 1)
         else:
-            _text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
+            outlined_text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
     # the legend: what the numbers and the game's words mean (one line, two at most), right
     # above the status lines; the history of verdicts gets the rows between
     words = _wrap(cv2, " | ".join(legend(state.game, state.mode)), params.width - 24, 0.45)[:2]
@@ -325,25 +324,25 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
     for line in list(state.history)[-3:]:
         if y > legend_y - 24:
             break
-        _text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)
+        outlined_text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)
         y += 22
     y = legend_y
     for line in words:
-        _text(cv2, img, line, (x, y), 0.45, (150, 150, 150), 1)
+        outlined_text(cv2, img, line, (x, y), 0.45, (150, 150, 150), 1)
         y += 19
     # status and warnings
     y = params.height - 68
     if state.warnings:
         w = "WARNING: " + state.warnings[-1]
-        _text(cv2, img, w, (x, y), _fit(cv2, w, params.width - 24, 0.55), ORANGE, 1)
+        outlined_text(cv2, img, w, (x, y), _fit(cv2, w, params.width - 24, 0.55), ORANGE, 1)
     y += 20
-    _text(cv2, img, state.status_line(), (x, y), _fit(cv2, state.status_line(), params.width - 24, 0.55), WHITE, 1)
+    outlined_text(cv2, img, state.status_line(), (x, y), _fit(cv2, state.status_line(), params.width - 24, 0.55), WHITE, 1)
     y += 22
     line = prompt or state.message
     if line:
-        _text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.6), YELLOW, 1)
+        outlined_text(cv2, img, line, (x, y), _fit(cv2, line, params.width - 24, 0.6), YELLOW, 1)
     y += 20
-    _text(cv2, img, help_text, (x, y), _fit(cv2, help_text, params.width - 24, 0.48), GREY, 1)
+    outlined_text(cv2, img, help_text, (x, y), _fit(cv2, help_text, params.width - 24, 0.48), GREY, 1)
 
 
 # ---------------------------------------------------------------------- the window

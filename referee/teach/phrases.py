@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from referee.teach.texts import HAND_TEXT, text, word_key  # noqa: F401 (the drills' words, said here too)
+from referee.teach.texts import text, word_key  # noqa: F401 (text: the drills' words, said here too)
 
 LANGS = ("en", "ja")
 

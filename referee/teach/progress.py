@@ -71,12 +71,14 @@ class Progress:
                 if not line.strip():
                     continue
                 try:
-                    prog._apply(json.loads(line))
+                    prog.take(json.loads(line))
                 except (ValueError, KeyError, TypeError, AttributeError) as exc:
                     prog.issues.append(f"{path}:{n}: progress line skipped ({type(exc).__name__}: {exc})")
         return prog
 
-    def _apply(self, obj: dict[str, Any]) -> None:
+    def take(self, obj: dict[str, Any]) -> None:
+        """Take one progress line (an answer, a session start, a card's schedule or a level
+        reached) into memory, without writing it (:meth:`append` writes it too)."""
         kind = obj["type"]
         if kind == "answer":
             self.answers.append(obj)
@@ -88,7 +90,7 @@ class Progress:
             self.levels.setdefault(obj["drill"], []).append(obj["level"])
 
     def append(self, obj: dict[str, Any]) -> None:
-        self._apply(obj)
+        self.take(obj)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8", newline="\n") as f:

@@ -194,8 +194,8 @@ def test_the_backlog_is_found_under_the_wrappers_of_a_live_source():
             setattr(self, name, inner)
 
     live = Live()
-    assert backlog_of(Wrap(Wrap(live, "_source"), "source"))() is True
-    assert backlog_of(Wrap(Wrap(object(), "_source"), "source")) is None
+    assert backlog_of(Wrap(Wrap(live, "source"), "source"))() is True
+    assert backlog_of(Wrap(Wrap(object(), "source"), "source")) is None
 
 
 def test_behind_a_word_read_early_does_not_wait():

@@ -63,4 +63,4 @@ def test_no_shifted_look_in_a_quiet_room(english):
 def test_its_prior_is_that_of_its_front_end(english):
     from audio.whisper import ShiftedMean
 
-    assert english._prior(("2",), ShiftedMean(None)) == english._prior(("2",), None)
+    assert english.prior(("2",), ShiftedMean(None)) == english.prior(("2",), None)

@@ -44,11 +44,29 @@ def test_the_engines_combine_by_how_sure_each_is(dtw, emb, tokens, by, conflict)
     got = voices.decide(dtw, emb)
     assert (got.tokens, got.by, got.conflict) == (tokens, by, conflict)
     assert dict(got.engines) == {"dtw": dtw, "embedding": emb}
-    if tokens is None:  # abstaining: the templates' figures and leaning, the scale the listener's checks use
-        assert (got.distance, got.margin, got.nearest) == (dtw.distance, dtw.margin, dtw.nearest)
+    if tokens is None:  # abstaining: the templates' figures, the scale the listener's checks use; a
+        # leaning only where both engines lean to the same call (here 5 and 8: none)
+        assert (got.distance, got.margin) == (dtw.distance, dtw.margin)
+        assert got.nearest == (dtw.nearest if dtw.nearest == emb.nearest else None)
     else:
         decider = emb if by == "embedding" else dtw
         assert (got.distance, got.margin) == (decider.distance, decider.margin)
+
+
+EMB_UNSURE_5 = _v(None, 0.09, 0.01, ["5"], "embedding")
+
+
+@pytest.mark.parametrize("emb, nearest", [(EMB_UNSURE_5, ("5",)), (EMB_UNSURE_8, None)])
+def test_an_abstaining_verdict_leans_only_where_both_engines_lean(emb, nearest):
+    assert voices.decide(DTW_UNSURE_5, emb).nearest == nearest
+    assert voices.decide(DTW_UNSURE_5, emb, lean="templates").nearest == ("5",)  # the rule before 2026-12-06
+
+
+def test_lean_is_validated():
+    with pytest.raises(ValueError, match="lean must be one of agree, templates"):
+        voices.decide(DTW_UNSURE_5, EMB_UNSURE_8, lean="both")
+    with pytest.raises(ValueError, match="CombinedEnrollment.lean"):
+        voices.CombinedEnrollment(enroll.Enrollment(RATE), embedding.EmbeddingEnrollment(RATE), lean="dtw")
 
 
 class _Says:
@@ -94,6 +112,21 @@ def test_the_record_names_the_engine_that_decided(dtw, emb, words, by):
         assert shout["disagree"] == {"engine": ["ika"], "dtw": ["5"], "embedding": ["8"]}
     else:
         assert "disagree" not in shout
+
+
+def test_the_templates_alone_leaning_elsewhere_do_not_overrule_the_speech_models_call():
+    # the templates lean to 5 by 0.5 (over ListenParams.disagree_margin 0.3), the embedding to
+    # 8: the enrolled voices do not agree on what they heard, so the speech model's "ika" stands
+    shout = _shout(_Says(voices.decide(DTW_UNSURE_5, EMB_UNSURE_8)))
+    assert shout["words"] == ["ika"] and "disagree" not in shout
+    assert shout["enrolled"]["by"] == "neither"
+
+
+def test_both_engines_leaning_elsewhere_still_overrule_the_speech_models_call():
+    shout = _shout(_Says(voices.decide(DTW_UNSURE_5, EMB_UNSURE_5)))
+    assert shout["words"] == [] and shout["disagree"] == {"engine": ["ika"], "enrolled": ["5"]}
+    before = _shout(_Says(voices.decide(DTW_UNSURE_5, EMB_UNSURE_8, lean="templates")))
+    assert before["words"] == [] and before["disagree"] == {"engine": ["ika"], "enrolled": ["5"]}
 
 
 def test_the_templates_alone_are_named_dtw_in_the_record():

@@ -119,9 +119,9 @@ def test_params_are_validated():
 
 def test_a_call_prior_is_what_it_scores_on_empty_audio(english):
     """The short, likely calls score high on hiss, a long total low: the reason for a per-call gate."""
-    one, total = english._prior(("1",)), english._prior(("154",))
+    one, total = english.prior(("1",)), english.prior(("154",))
     assert one > total + 5
-    assert english._prior(("1",)) == one  # cached: the same prior every time (determinism)
+    assert english.prior(("1",)) == one  # cached: the same prior every time (determinism)
 
 
 def test_the_lift_gate_refuses_a_call_that_rises_too_little_above_its_prior(english):

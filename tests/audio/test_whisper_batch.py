@@ -110,8 +110,8 @@ def test_decode_many_reads_at_most_batch_utterances_together_and_hears_the_same(
 
 def test_search_many_gives_each_utterance_its_own_search(english):
     encs = [english.encode(_voice(s), 16000) for s in range(3)]
-    tries = [english.trie, english._call_trie(("4",)), english.trie]
-    prompts = english._prompt
+    tries = [english.trie, english.call_trie(("4",)), english.trie]
+    prompts = english.prompt_ids
     many = wc.search_many(english.model, encs, prompts, tries, 3, 2.0)
     for enc, trie, (best, steps, no_speech) in zip(encs, tries, many):
         one = wc.search(english.model, enc, prompts, trie, 3, 2.0)
@@ -123,7 +123,7 @@ def test_search_many_gives_each_utterance_its_own_search(english):
 def test_score_all_many_scores_each_utterance_as_score_all(english):
     encs = [english.encode(_voice(s), 16000) for s in range(3)]
     calls = [("4",), ("28",), ("4",)]  # two lengths of spellings: two calls of generate
-    items = [(e, list(english._call_trie(c).leaves)) for e, c in zip(encs, calls)]
+    items = [(e, list(english.call_trie(c).leaves)) for e, c in zip(encs, calls)]
     ends = english.trie.end_ids
     many = wc.score_all_many(english.model, items, english._plain, ends)
     for (enc, seqs), got in zip(items, many):

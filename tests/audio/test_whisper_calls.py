@@ -66,8 +66,8 @@ def _voice(seed: int):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_look_ahead_gives_the_same_scores_in_fewer_passes(english, seed):
     enc = english.encode(_voice(seed), 16000)
-    plain = wc.search(english.model, enc, english._prompt, english.trie, 3, 4.0, lookahead=0)
-    ahead = wc.search(english.model, enc, english._prompt, english.trie, 3, 4.0, lookahead=3)
+    plain = wc.search(english.model, enc, english.prompt_ids, english.trie, 3, 4.0, lookahead=0)
+    ahead = wc.search(english.model, enc, english.prompt_ids, english.trie, 3, 4.0, lookahead=3)
     assert ahead[0].tokens == plain[0].tokens and ahead[0].score == pytest.approx(plain[0].score, abs=1e-4)
     assert ahead[1] <= plain[1] and ahead[2] == pytest.approx(plain[2])
 
@@ -76,7 +76,7 @@ def test_look_ahead_gives_the_same_scores_in_fewer_passes(english, seed):
 def test_one_batched_pass_scores_every_spelling_as_the_search_does(english, seed):
     enc = english.encode(_voice(seed), 16000)
     for call in (("4",), ("28",)):
-        one = english._call_trie(call)
+        one = english.call_trie(call)
         each = wc.score_all(english.model, enc, english._plain, list(one.leaves), one.end_ids)
         assert each is not None and len(each) == len(one.leaves)
         exhaustive = wc.search(english.model, enc, english._plain, one, beam=len(one.leaves), prune=float("inf"))[0]

@@ -145,7 +145,7 @@ def test_a_damaged_cache_of_the_right_size_is_joined_again_when_it_cannot_be_loa
     with open(folder / "model.bin", "r+b") as f:
         f.write(b"\xff" * 64)  # its header overwritten, the size unchanged
     assert wf.model_dir() == folder and wf._sha256(folder / "model.bin") != wf.MODEL_SHA256  # passes the quick check
-    monkeypatch.setattr(whisper, "_LOADED", {})
+    monkeypatch.setattr(whisper, "LOADED", {})
     model, tok = whisper.load(1)
     assert model is not None and tok.encode("ika").ids
     assert wf._sha256(folder / "model.bin") == wf.MODEL_SHA256

@@ -158,3 +158,86 @@ def test_pools_keep_talk_babble_and_shouts_apart():
     digits = {r["file"] for v in p.digits.values() for r in v}
     assert not talk & babble and not digits & (talk | babble)
     assert all(r["text"] == "zero" for sp in s.DIGIT_SPEAKERS for r in p.talk[sp])
+
+
+def _row(detected=True, words=(), err_ms=10.0, t_end_heard=2.5, sure=False, t=2.0):
+    return dict(detected=detected, words=list(words), err_ms=err_ms if detected else None, t=t,
+                t_end_heard=t_end_heard if detected else None, sure=sure)
+
+
+def test_each_loss_is_split_by_why():
+    s = _sim()
+    others = [4.5]  # the next clip's onset
+    assert s.loss(_row(detected=False), "2", 2.4, [], others) == "not detected"
+    assert s.loss(_row(words=["2"]), "2", 2.4, [], others) == "right"
+    assert s.loss(_row(words=["3"], sure=True), "2", 2.4, [], others) == "another call (sure)"
+    assert s.loss(_row(words=["3"]), "2", 2.4, [], others) == "another call (unsure)"
+    assert s.loss(_row(), "2", 2.4, [], others) == "no call"
+    assert s.loss(_row(words=["2", "2"]), "2", 2.4, [], others) == "cut or merged"  # two tokens
+    assert s.loss(_row(t_end_heard=4.9), "2", 2.4, [], others) == "cut or merged"  # runs over the next clip
+    split = [{"t": 2.3, "words": []}]  # another event inside the clip: the word heard as two
+    assert s.loss(_row(words=["3"], sure=True), "2", 2.4, split, others) == "cut or merged"
+    late = [{"t": 2.4 + s.CUT_AFTER_S + 0.05, "words": []}]  # after the clip's end and the allowance: not its part
+    assert s.loss(_row(), "2", 2.4, late, others) == "no call"
+
+
+def test_tally_counts_right_wrong_unclear_and_the_losses():
+    s = _sim()
+    shouts = [dict(_row(words=["2"]), right=True, loss="right"),
+              dict(_row(words=["3"], sure=True), right=False, loss="another call (sure)"),
+              dict(_row(words=["3"]), right=False, loss="another call (unsure)"),
+              dict(_row(), right=False, loss="no call"),
+              dict(_row(detected=False), right=False, loss="not detected")]
+    t = s.tally(shouts)
+    assert (t["n"], t["right"], t["detected"], t["wrong"], t["unclear"]) == (5, 1, 4, 1, 2)
+    assert t["losses"] == {"not detected": 1, "cut or merged": 0, "another call (sure)": 1,
+                           "another call (unsure)": 1, "no call": 1}
+
+
+def test_outside_without_the_mirror_hears_only_the_shared_speakers_not_enrolled(tmp_path, monkeypatch):
+    s = _sim()
+    assert s.run_outside(list(s.FSDD_MIRROR_ONLY), None, 8, tmp_path, 31) == []  # nothing heard, nothing raised
+    with pytest.raises(FileNotFoundError, match="FSDD mirror not given"):
+        s.outside_rows("theo", None, tmp_path)
+    monkeypatch.delenv(s.FSDD_ENV, raising=False)
+    assert s.fsdd_dir(None) is None
+    monkeypatch.setenv(s.FSDD_ENV, str(tmp_path))
+    assert s.fsdd_dir(None) == tmp_path and s.fsdd_dir("/x") == __import__("pathlib").Path("/x")  # the option wins
+
+
+def test_outside_shared_speakers_read_the_shared_clips():
+    shared_path("data", "speech", "labels.csv")
+    s = _sim()
+    rows = s.outside_rows("george", None, None)
+    assert len(rows) == 80 and all(p.is_file() for _, p in rows)
+    assert [tok for tok, _ in rows[::10]] == [str(d) for d in range(2, 10)]
+
+
+def _mirror():
+    import os
+    from pathlib import Path
+
+    path = os.environ.get("FSDD_MIRROR") or "/work/.mirror/Jakobovski+free-spoken-digit-dataset/repo"
+    if not (Path(path) / "HEAD").is_file():
+        pytest.skip(f"no FSDD mirror at {path} (set $FSDD_MIRROR to a bare git directory of the dataset)")
+    return Path(path)
+
+
+def test_outside_reads_the_mirror_and_enrolls_other_takes_than_it_shouts(tmp_path):
+    s = _sim()
+    mirror = _mirror()
+    rows = s.outside_rows("theo", mirror, tmp_path)
+    assert len(rows) == 80 and rows[0][1].name == "2_theo_0.wav" and rows[-1][1].name == "9_theo_9.wav"
+    clip = s.read_clip(rows[0][1])
+    assert 0.2 < len(clip) / s.RATE < 1.5  # a spoken digit, resampled from 8 kHz
+    folder = s.enroll_folder("theo", mirror, tmp_path, "aki")
+    takes = sorted(p.name for p in (folder / "aki").glob("*.wav"))
+    assert len(takes) == 16 and takes[:2] == ["2.10.wav", "2.11.wav"]
+    assert not set(s.OUTSIDE_ENROLL_TAKES) & set(s.OUTSIDE_SHOUT_TAKES)
+
+
+def test_an_unknown_outside_speaker_is_one_clear_error(capsys):
+    s = _sim()
+    with pytest.raises(SystemExit) as exc:
+        s.main(["--scenarios", "outside", "--outside-speakers", "george,bob"])
+    assert exc.value.code == 2 and "unknown FSDD speaker(s) bob" in capsys.readouterr().err

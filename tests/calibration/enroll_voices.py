@@ -45,7 +45,7 @@ def word(call: str, seat: int, take: int, rate: int) -> np.ndarray:
 
     dp, ds = TAKES[(take - 1) % len(TAKES)]
     pitch, speed = (35, 60, 80, 45)[seat % 4], (190, 175, 200, 165)[seat % 4]
-    data, sr = voice._espeak(voice.KANA.get(call) or said[call], pitch + dp, speed + ds)
+    data, sr = voice.espeak(voice.KANA.get(call) or said[call], pitch + dp, speed + ds)
     x = _to_rate(data, sr, rate)
     return 0.5 * x / np.abs(x).max()
 

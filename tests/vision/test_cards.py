@@ -62,16 +62,16 @@ def test_second_stage_never_picks_a_wrong_code_among_the_nearest_real_look_alike
             for m in cards.recognise(img, refs):
                 if m.status != "ok" or m.code not in truth:
                     continue
-                look = cards._Face(cards.warp_card(img, m.quad))
+                look = cards.Face(cards.warp_card(img, m.quad))
                 cand, flipped = look.cand, look.flipped
                 best = {}
                 for i, ref in enumerate(refs.refs):
                     for rot, c in ((False, cand), (True, flipped)):
-                        sc = cards._ncc(c, ref.template)
+                        sc = cards.ncc(c, ref.template)
                         if sc > best.get(ref.code, (-2.0,))[0]:
                             best[ref.code] = (sc, rot, i)
                 close = sorted(best.items(), key=lambda kv: -kv[1][0])[:4]
-                won = cards._tournament(look, close, refs)
+                won = cards.lookalike_tournament(look, close, refs)
                 assert won is None or close[won][0] == m.code, (r["file"], m.code, close[won][0])
                 total += 1
                 right += won is not None
@@ -128,7 +128,7 @@ def test_turned_twin_is_uncertain_never_guessed():
     assert cards.codes_of(ms) == ([], 1)
     # the second stage sees no difference between the references (the same picture turned)
     t6, t9 = refs.refs[1].template, refs.refs[0].template
-    assert cards.separate(cards._pad(t6), t6, np.ascontiguousarray(t9[::-1, ::-1])) is None
+    assert cards.separate(cards.padded(t6), t6, np.ascontiguousarray(t9[::-1, ::-1])) is None
 
 
 def test_rendered_deck_warped_lit_and_blurred():
@@ -299,7 +299,7 @@ def test_a_deck_with_printed_frames_gets_both_faces_for_every_code():
     found["lost_frame"] = (img, card, None)
     img11, card11, frame11 = _framed_image(11)
     found["lost_card"] = (img11, frame11, None)
-    out = cards._consistent_faces(found)
+    out = cards.consistent_faces(found)
     assert [s for s, _ in out["lost_frame"]] == ["lost_frame", "lost_frame#inner*"]
     assert [s for s, _ in out["lost_card"]] == ["lost_card#card", "lost_card#inner"]
     truth = cards.warp_card(img, frame).astype(np.float32)
@@ -310,7 +310,7 @@ def test_a_deck_with_printed_frames_gets_both_faces_for_every_code():
     # a deck where few references show a frame is left as found
     few = {n: (v[0], v[1], None) for n, v in found.items()}
     few["c0"] = found["c0"]
-    assert [s for s, _ in cards._consistent_faces(few)["lost_frame"]] == ["lost_frame"]
+    assert [s for s, _ in cards.consistent_faces(few)["lost_frame"]] == ["lost_frame"]
 
 
 @pytest.mark.parametrize("degrees, axis, floor", [(45, "x", 10), (60, "x", 10), (45, "y", 12)])
@@ -371,14 +371,14 @@ def test_a_card_back_under_a_hand_is_not_re_aligned_and_nothing_changes(monkeypa
     true = [round(e["t"] * 30) for e in map(json.loads, open(demo / "truth.jsonl"))
             if e["type"] == "card" and e["card"] == "tako"][0]
     frames = [fr for fr in read_frames(demo / "session.mp4") if true - 30 <= fr.index <= true + 8]
-    realign = cards._realign
+    realign = cards.realign_face
     calls = []
 
     def counted(*a, **k):
         calls.append(1)
         return realign(*a, **k)
 
-    set_cards(monkeypatch, "_realign", counted)
+    set_cards(monkeypatch, "realign_face", counted)
     runs = {}
     for share in (cards.OCCLUSION.share, 0.0):
         set_cards(monkeypatch, "OCCLUSION", replace(cards.OCCLUSION, share=share))
@@ -416,7 +416,7 @@ def test_a_far_rival_left_in_doubt_is_re_aligned_from_the_winners_homography(mon
 
 
 def test_a_pair_is_measured_in_the_other_frame_only_when_the_residual_alone_fails(monkeypatch):
-    """:func:`cards._separated`: the 3x rule in ``a``'s frame; only a face whose residual alone
+    """:func:`cards.separated`: the 3x rule in ``a``'s frame; only a face whose residual alone
     fails is measured again in ``b``'s frame, and wins when it lies within the fraction of
     ``a`` there too (alpha from ``b`` near 1, residual small)."""
     from dataclasses import replace
@@ -425,17 +425,17 @@ def test_a_pair_is_measured_in_the_other_frame_only_when_the_residual_alone_fail
     back = {}
     set_cards(monkeypatch, "separate", lambda f, ta, tb: back["res"])
     on, off = cards.SecondStageParams(), replace(cards.SecondStageParams(), both_frames=False)
-    assert cards._separated(face, a, b, (0.1, 0.2, 0.1), on)  # passes in a's frame
-    assert not cards._separated(face, a, b, None, on)
+    assert cards.separated(face, a, b, (0.1, 0.2, 0.1), on)  # passes in a's frame
+    assert not cards.separated(face, a, b, None, on)
     back["res"] = (0.93, 0.18, 0.4)  # in b's frame: 0.93 of the way to a, residual 0.18
-    assert cards._separated(face, a, b, (0.15, 0.35, 0.08), on)
-    assert not cards._separated(face, a, b, (0.15, 0.35, 0.08), off)
-    assert not cards._separated(face, a, b, (0.4, 0.35, 0.08), on)  # alpha fails: no second look
-    assert not cards._separated(face, a, b, (0.15, 0.35, 0.5), on)  # elsewhere fails
+    assert cards.separated(face, a, b, (0.15, 0.35, 0.08), on)
+    assert not cards.separated(face, a, b, (0.15, 0.35, 0.08), off)
+    assert not cards.separated(face, a, b, (0.4, 0.35, 0.08), on)  # alpha fails: no second look
+    assert not cards.separated(face, a, b, (0.15, 0.35, 0.5), on)  # elsewhere fails
     back["res"] = (0.6, 0.18, 0.4)  # in b's frame the face is only 0.6 of the way to a
-    assert not cards._separated(face, a, b, (0.15, 0.35, 0.08), on)
+    assert not cards.separated(face, a, b, (0.15, 0.35, 0.08), on)
     back["res"] = (0.93, 0.4, 0.4)  # ... or far off the line there too
-    assert not cards._separated(face, a, b, (0.15, 0.35, 0.08), on)
+    assert not cards.separated(face, a, b, (0.15, 0.35, 0.08), on)
 
 
 def test_look_alikes_at_an_angle_are_told_apart_in_both_frames(monkeypatch):
@@ -511,14 +511,14 @@ def test_an_unclear_ink_settles_nothing():
     black, red = _inked_pair()
     refs = cards.References.from_images({"2C": black, "2D": red}, find_outline=False)
     i_black, i_red = (next(i for i, r in enumerate(refs.refs) if r.code == c) for c in ("2C", "2D"))
-    grey = cards._Face(np.full((cards.CANON_H, cards.CANON_W, 3), 128, np.uint8))
+    grey = cards.Face(np.full((cards.CANON_H, cards.CANON_W, 3), 128, np.uint8))
     assert cards.ink_colour(grey.cand) is None
     assert not cards.ink_settles(grey, refs, i_black, "2D", 0.99)
     assert not cards.ink_settles(grey, refs, i_red, "2C", 0.99)
-    brown = cards._Face(cv2.resize(_brown(), (cards.CANON_W, cards.CANON_H)))
+    brown = cards.Face(cv2.resize(_brown(), (cards.CANON_W, cards.CANON_H)))
     assert not cards.ink_settles(brown, refs, i_black, "2D", 0.99)
     assert not cards.ink_settles(brown, refs, i_red, "2C", 0.99)
-    look = cards._Face(cv2.resize(red, (cards.CANON_W, cards.CANON_H)))
+    look = cards.Face(cv2.resize(red, (cards.CANON_W, cards.CANON_H)))
     assert cards.ink_settles(look, refs, i_red, "2C", 0.99)
     assert not cards.ink_settles(look, refs, i_red, "2C", 0.9)  # below min_fit
     assert not cards.ink_settles(look, refs, i_black, "2D", 0.99)
@@ -606,12 +606,12 @@ def test_a_reference_seen_through_a_small_outline_is_blurred_like_the_face():
     warped up from few pixels does), and a face warped from such a picture is nearer to it
     than to the sharp reference."""
     face = cards.reference_face(synth.card_face("c05", 5), False)  # canonical size
-    t = cards._template(face)
+    t = cards.face_template(face)
     m = cards.ALIGN_MARGIN
     full = np.float32([[0, 0], [cards.CANON_W - 1, 0], [cards.CANON_W - 1, cards.CANON_H - 1], [0, cards.CANON_H - 1]])
     same = cards.seen_through(t, full + 40)
     assert same.shape == t.shape
-    assert float(cards._unit(same) @ cards._unit(t)) > 0.98
+    assert float(cards.unit_vector(same) @ cards.unit_vector(t)) > 0.98
     small = np.float32([[100, 100], [140, 102], [150, 130], [92, 128]])  # 40-58 px wide, 28 px deep
     seen = cards.seen_through(t, small)
 
@@ -625,11 +625,11 @@ def test_a_reference_seen_through_a_small_outline_is_blurred_like_the_face():
     h = cv2.getPerspectiveTransform(full, small)
     cv2.warpPerspective(face, h, (260, 260), dst=img, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
     got = cards.normalise(cards.warp_card(img, small))[m:-m, m:-m]
-    assert float(cards._unit(got) @ cards._unit(seen)) > float(cards._unit(got) @ cards._unit(t))
+    assert float(cards.unit_vector(got) @ cards.unit_vector(seen)) > float(cards.unit_vector(got) @ cards.unit_vector(t))
 
 
 def test_support_fits_are_the_same_as_testing_every_fit_first():
-    """:func:`cards._supported_fits` measures the side support lazily; its fits are those of
+    """:func:`cards.supported_fits` measures the side support lazily; its fits are those of
     the eager rule (every fit's support first, then repeats, then fits alike a found
     outline), on random near-duplicate quads and contours."""
     rng = np.random.default_rng(7)
@@ -643,9 +643,9 @@ def test_support_fits_are_the_same_as_testing_every_fit_first():
             fits.append((q, contour.reshape(-1, 1, 2).astype(np.int32)))
         found = [(base + rng.uniform(-30, 30, 2)).astype(np.float32) for _ in range(int(rng.integers(0, 3)))]
         supported = [q for q, c in fits if cards.side_support(q, c, params) >= params.support]
-        eager = [q for q in cards._distinct(supported)
-                 if not any(min(cards._covered(q, u), cards._covered(u, q)) >= params.covered for u in found)]
-        lazy = cards._supported_fits(fits, found, params)
+        eager = [q for q in cards.distinct_quads(supported)
+                 if not any(min(cards.covered_share(q, u), cards.covered_share(u, q)) >= params.covered for u in found)]
+        lazy = cards.supported_fits(fits, found, params)
         assert len(lazy) == len(eager) and all(np.array_equal(a, b) for a, b in zip(lazy, eager)), trial
 
 
@@ -658,7 +658,7 @@ def test_a_clear_outline_is_looked_at_one_way_round_only():
     img = synth.table_background(400, 400, np.random.default_rng(3))
     quad = np.float32([[120, 80], [270, 80], [270, 305], [120, 305]])
     synth.place_card(img, synth.card_face("c05", 5), quad)
-    looks = cards._first_looks(img, [quad], refs)
+    looks = cards.first_looks(img, [quad], refs)
     assert len(looks) == 1 and looks[0][0] >= cards.BOTH_WAYS_CLEAR and looks[0][1] == "c05"
     assert [m.code for m in cards.recognise(img, refs) if m.status == "ok"] == ["c05"]
 
@@ -694,19 +694,19 @@ def test_a_blurred_pip_off_its_place_is_told_apart_as_the_face_was_imaged():
     the look-alike without the pip is read as itself."""
     from dataclasses import replace
 
-    five, four = cards._template(_pip_card(True)), cards._template(_pip_card(False))
+    five, four = cards.face_template(_pip_card(True)), cards.face_template(_pip_card(False))
     face = _as_seen(_pip_card(True, drop=6), 2.0)
     sharp = cards.separate(face, five, four)
-    assert sharp is not None and not cards._separated(face, five, four, sharp)  # the rule as it was
+    assert sharp is not None and not cards.separated(face, five, four, sharp)  # the rule as it was
     assert max(abs(sharp[0]), sharp[1], sharp[2]) > cards.SEPARATE_FRACTION
-    assert cards._separated(face, five, four, sharp, quad=_SMALL)
+    assert cards.separated(face, five, four, sharp, quad=_SMALL)
     off = replace(cards.SecondStageParams(), matched_blur=False)
-    assert not cards._separated(face, five, four, sharp, off, quad=_SMALL)
-    assert not cards._separated(face, four, five, cards.separate(face, four, five), quad=_SMALL)
+    assert not cards.separated(face, five, four, sharp, off, quad=_SMALL)
+    assert not cards.separated(face, four, five, cards.separate(face, four, five), quad=_SMALL)
     # the look-alike seen the same way: itself, never the other
     other = _as_seen(_pip_card(False), 2.0)
-    assert not cards._separated(other, five, four, cards.separate(other, five, four), quad=_SMALL)
-    assert cards._separated(other, four, five, cards.separate(other, four, five), quad=_SMALL)
+    assert not cards.separated(other, five, four, cards.separate(other, five, four), quad=_SMALL)
+    assert cards.separated(other, four, five, cards.separate(other, four, five), quad=_SMALL)
 
 
 def test_the_blur_is_estimated_from_the_face_and_capped_by_the_outlines_footprint():
@@ -714,9 +714,9 @@ def test_the_blur_is_estimated_from_the_face_and_capped_by_the_outlines_footprin
     same whichever of them the face is); :func:`cards.footprint` caps it: a large outline
     explains no blur, so a face blurred beyond it is not matched by blurring the references."""
     five, four = _pip_card(True), _pip_card(False)
-    a, b = cards._template(five), cards._template(four)
+    a, b = cards.face_template(five), cards.face_template(four)
     for card in (five, four):
-        qa, ga, gb = cards._aligned(_as_seen(card, 2.0), a, b)
+        qa, ga, gb = cards.ecc_aligned(_as_seen(card, 2.0), a, b)
         assert abs(cards.face_blur(qa, ga, gb, 3.0) - 2.0) <= 0.5
         assert cards.face_blur(qa, ga, gb, 1.0) <= 1.0
     assert 1.8 < cards.footprint(_SMALL) < 2.6
@@ -724,20 +724,20 @@ def test_the_blur_is_estimated_from_the_face_and_capped_by_the_outlines_footprin
 
 
 def test_a_whole_feature_is_placed_by_its_own_shift_and_nothing_else_moves():
-    """:func:`cards._placed`: the centre pip one reference has and the other has not is found
+    """:func:`cards.placed_in_frame`: the centre pip one reference has and the other has not is found
     6 px off in the face and moved onto the reference's place; the corner pips (where the
     references agree) keep the card's one alignment."""
-    a, b = cards._template(_pip_card(True)), cards._template(_pip_card(False))
+    a, b = cards.face_template(_pip_card(True)), cards.face_template(_pip_card(False))
     pad = cards.SECOND_STAGE.place_shift
-    qp, ga, gb = cards._aligned(cards.normalise(_pip_card(True, drop=6)), a, b, pad)
+    qp, ga, gb = cards.ecc_aligned(cards.normalise(_pip_card(True, drop=6)), a, b, pad)
     h, w = ga.shape
-    placed = cards._placed(qp, ga, gb, pad)
+    placed = cards.placed_in_frame(qp, ga, gb, pad)
     unplaced = qp[pad:pad + h, pad:pad + w]
     centre = np.s_[104 - 20:104 + 26, 67 - 20:67 + 20]  # both centre pips (the trimmed frame)
     assert np.abs(placed - ga)[centre].mean() < 0.5 * np.abs(unplaced - ga)[centre].mean()
     corner = np.s_[:80, :]
     assert np.array_equal(placed[corner], unplaced[corner])
-    m = cards._measure(placed, ga, gb)
+    m = cards.pair_measures(placed, ga, gb)
     assert m is not None and max(abs(m[0]), m[1], m[2]) <= cards.SEPARATE_FRACTION
 
 

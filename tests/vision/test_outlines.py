@@ -15,7 +15,7 @@ def _best_overlap(quads, truth: np.ndarray) -> float:
     """The largest mutual coverage (the smaller of both shares) of ``truth`` by one quad."""
     best = 0.0
     for q in quads:
-        best = max(best, min(cards._covered(truth, q), cards._covered(q, truth)))
+        best = max(best, min(cards.covered_share(truth, q), cards.covered_share(q, truth)))
     return best
 
 
@@ -54,7 +54,7 @@ def test_the_paper_mask_parts_a_card_from_light_felt_that_grey_joins_to_it():
     synth.place_card(scene, faces["c07"], card, gain=0.72)
     gray = cv2.GaussianBlur(cv2.cvtColor(scene, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     otsu = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
-    paper = cards._paper_mask(scene)
+    paper = cards.paper_mask(scene)
     felt = (slice(170, 280), slice(160, 240))
     inside = (slice(150, 310), slice(260, 360))
     assert otsu[felt].mean() > 200 and otsu[inside].mean() > 128
@@ -106,7 +106,7 @@ def test_two_overlapping_cards_get_no_hull_fit_of_both():
     synth.place_card(scene, faces["c05"], b)
 
     def spanning(params):
-        return sum(cards._covered(a, q) > 0.8 and cards._covered(b, q) > 0.8
+        return sum(cards.covered_share(a, q) > 0.8 and cards.covered_share(b, q) > 0.8
                    for q in cards.find_card_outlines(scene, params=params))
 
     assert spanning(cards.OutlineParams()) == spanning(cards.OutlineParams(support=0.0))
