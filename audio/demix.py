@@ -411,6 +411,15 @@ class DemixedSource:
         """The samples as read (before cancellation)."""
         return self._raw
 
+    def scale(self, corrections_db: list[float]) -> None:
+        """Each channel of :attr:`raw` scaled by its correction (dB, ``audio.gains``: the
+        microphones brought to one speech level) before anything is measured or cancelled."""
+        self._raw = scaled(self._raw, corrections_db)
+        self._solo = None
+        self._data = None
+        self._residual = False
+        self._speech_db = False
+
     def realign(self, k: int, lag: int) -> None:
         """Channel ``k`` moved ``lag`` samples earlier in :attr:`raw` (:func:`shifted`) before
         anything is cancelled: it was that late against the others (:func:`realign_unfit`)."""
@@ -778,6 +787,65 @@ def other_room(report: FitReport) -> bool:
     return shallow >= OTHER_ROOM_SHARE * len(report.judged)
 
 
+@dataclass(frozen=True)
+class SelfFitParams:
+    """Whether cancelling is worth it at all, judged on the calibration recording itself:
+    its own leak paths subtracted from it (:func:`fit_report`). In a reverberant room the leak
+    between close microphones a metre apart is mostly the room's echo, which the measured
+    paths (the direct path: ``DemixParams.before_peak``/``after_peak``) cannot cancel: on
+    simulated tables (``table_sim``, RT60 0.3–0.7 s) pairs lowered their microphone by 0–1.4 dB
+    (median), where the rendered demo's lower theirs 10–30 dB. Cancelling that little removes
+    nothing and drops pairs as unfit in the session, so such a table is heard uncancelled."""
+
+    #: the judged pairs' median lowering (dB; a dropped pair counts as 0) below which the
+    #: table is not cancelled. Higher: more tables heard uncancelled (their leak left in,
+    #: allowed for by the onset walk); lower: shallow cancellations kept.
+    min_depth_db: float = 3.0
+    #: fewer judged pairs than this: not enough evidence, the table is cancelled as before.
+    #: Higher: tables with few seats heard alone keep a cancellation that may do nothing;
+    #: lower: one pair's depth decides the whole table.
+    min_pairs: int = 2
+
+    def __post_init__(self):
+        check_ranges(self, non_negative=("min_depth_db",), at_least_one=("min_pairs",))
+
+
+def cancels_on_itself(leakage: Leakage, samples: np.ndarray, params: SelfFitParams | None = None) -> bool:
+    """Whether ``leakage`` lowers the neighbours' microphones of the recording it was measured
+    on (the calibration recording ``samples``) by ``min_depth_db`` at the median of the judged
+    pairs (:class:`SelfFitParams`); True when too few pairs can be judged."""
+    p = params or SelfFitParams()
+    report = fit_report(leakage, samples)
+    if len(report.judged) < p.min_pairs:
+        return True
+    changes = [0.0 if pr in report.dropped else report.change_db[pr] for pr in report.judged]
+    return round(float(np.median(changes)), 2) <= -p.min_depth_db
+
+
+def raw_leaks_db(x: np.ndarray, params: DemixParams | None = None,
+                 solo: list[np.ndarray] | None = None) -> np.ndarray:
+    """The leak per (mic, seat) pair of uncancelled ``x`` (dB; NaN on the diagonal and for a
+    seat with fewer than ``min_solo_frames`` solo frames): the median over seat j's solo
+    frames of mic i's energy against mic j's — the whole leak, echo and all (a fitted path's
+    gain, :func:`residual_leaks_db`, is only the part that path explains)."""
+    p = params or DemixParams()
+    n, c = x.shape
+    solo = _solo_frames(x, p) if solo is None else solo
+    xf = x.astype(np.float64)
+    out = np.full((c, c), np.nan)
+    for j in range(c):
+        if len(solo[j]) < p.min_solo_frames:
+            continue
+        idx = _samples_of(solo[j], p, n)
+        idx = idx[: len(idx) // p.hop * p.hop]
+        own = (xf[idx, j] ** 2).reshape(-1, p.hop).sum(axis=1)
+        for i in range(c):
+            if i != j:
+                mic = (xf[idx, i] ** 2).reshape(-1, p.hop).sum(axis=1)
+                out[i, j] = float(np.median(10 * np.log10((mic + 1e-20) / (own + 1e-20))))
+    return out
+
+
 def session_leaks_db(report: FitReport, leaks: np.ndarray | None, channels: int) -> np.ndarray | None:
     """The per-pair leaks after cancellation (:func:`residual_leaks_db`, measured on the
     calibration recording; None: not measured) with what this session leaves where it leaves
@@ -837,6 +905,17 @@ class LagParams:
 
     def __post_init__(self):
         check_ranges(self, positive=("max_lag_s",), at_least_one=("peaks",))
+
+
+def scaled(samples: np.ndarray, corrections_db: list[float]) -> np.ndarray:
+    """``samples[samples, channels]`` with each channel scaled by its correction (dB: the
+    microphones evened out, ``audio.gains.gains_db``); the same array when every correction is
+    0. (Here beside :func:`shifted`, not in ``audio.gains``, which reads :func:`frame_levels`:
+    no import cycle.)"""
+    if not any(corrections_db):
+        return samples
+    factor = np.array([10 ** (g / 20) for g in corrections_db], dtype=np.float64)
+    return (np.asarray(samples, np.float64) * factor[None, :]).astype(samples.dtype, copy=False)
 
 
 def shifted(x: np.ndarray, k: int, lag: int) -> np.ndarray:

@@ -145,22 +145,58 @@ def table_leakage(samples):
     return leakage, levels, demix.worst_leak_db(leaks), leaks
 
 
-def _params():
+def _params(demix_only: bool = False):
+    """The parameters a stored measurement was made with, by name: the estimate's
+    (``audio.demix.DemixParams``), then the evening out's (``audio.gains.GainParams``,
+    ``gains.<name>``) and the self-cancellation check's (``audio.demix.SelfFitParams``,
+    ``self_fit.<name>``); ``demix_only``: the estimate's alone (a block older than the latter)."""
     from dataclasses import astuple, fields
 
-    from audio.demix import DemixParams
+    from audio.demix import DemixParams, SelfFitParams
+    from audio.gains import GainParams
 
-    p = DemixParams()
-    return tuple(zip((f.name for f in fields(p)), astuple(p)))
+    out = []
+    for prefix, p in (("", DemixParams()), ("gains.", GainParams()), ("self_fit.", SelfFitParams())):
+        out += [(prefix + f.name, v) for f, v in zip(fields(p), astuple(p))]
+        if demix_only:
+            break
+    return tuple(out)
+
+
+def calibration_hearing(samples):
+    """What a calibration recording ``samples[samples, channels]`` says of the table, as it is
+    heard: ``(corrections, leakage, levels, residual, leaks, cancelled)``. The microphones'
+    corrections to one speech level first (:func:`audio.gains.gains_db`; all 0.0 when close),
+    then :func:`table_leakage` of the corrected recording; a table whose leak paths hardly
+    lower the neighbours' microphones on this recording itself
+    (:func:`audio.demix.cancels_on_itself`) is not cancelled (``cancelled`` False): a leakage
+    of no path and the raw leak per pair (:func:`audio.demix.raw_leaks_db`) as what each
+    neighbour leaves. ``referee calibrate`` stores it (:func:`measure_calibration`); replay
+    measures it when nothing is stored."""
+    import numpy as np
+
+    from audio import demix, gains
+
+    corrections = gains.gains_db(samples)
+    samples = demix.scaled(samples, corrections)
+    leakage, levels, residual, leaks = table_leakage(samples)
+    cancelled = True
+    if leakage.usable and not demix.cancels_on_itself(leakage, samples):
+        cancelled = False
+        leakage = demix.Leakage(fir=np.zeros_like(leakage.fir), solo_frames=leakage.solo_frames,
+                                params=leakage.params)
+        leaks = demix.raw_leaks_db(samples, leakage.params)
+        residual = demix.worst_leak_db(leaks)
+    return corrections, leakage, levels, residual, leaks, cancelled
 
 
 def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
     """The calibration file's ``audio.leakage`` for the calibration recording ``recording``
-    (``samples`` as read, the seats' channels only): :func:`table_leakage` as plain numbers,
+    (``samples`` as read, the seats' channels only): :func:`calibration_hearing` as plain numbers,
     with the file's fingerprint (``referee calibrate`` writes it)."""
     import numpy as np
 
-    leakage, levels, residual, leaks = table_leakage(samples)
+    corrections, leakage, levels, residual, leaks, cancelled = calibration_hearing(samples)
     paths = []
     c = leakage.channels
     for i in range(c):
@@ -172,7 +208,8 @@ def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
     return LeakMeasurement(size=size, sha256=sha, rate=int(rate), channels=c, params=_params(), paths=tuple(paths),
                            solo_frames=tuple(leakage.solo_frames), speech_db=tuple(levels), residual_db=residual,
                            residual_leaks_db=None if leaks is None else tuple(
-                               tuple(float(v) if np.isfinite(v) else None for v in row) for row in leaks))
+                               tuple(float(v) if np.isfinite(v) else None for v in row) for row in leaks),
+                           gains_db=tuple(float(g) for g in corrections), cancelled=cancelled)
 
 
 def stored_leakage(measured: LeakMeasurement):
@@ -202,7 +239,7 @@ def _still_measured(measured: LeakMeasurement | None, recording: Path, source, w
     sha256); a changed file or parameters are said in ``warnings`` (measured again)."""
     if measured is None or measured.channels != source.channels or measured.rate != source.rate:
         return False
-    if dict(measured.params) != dict(_params()):
+    if dict(measured.params) != dict(_params(demix_only=measured.gains_db is None)):
         warnings.append("audio: the calibration's stored leakage (audio.leakage) was measured with other parameters "
                         f"than this referee's; measured again on {recording} (calibrate again to store it)")
         return False
@@ -218,7 +255,7 @@ def _still_measured(measured: LeakMeasurement | None, recording: Path, source, w
     return True
 
 
-def _pairs_again(calibration, recording: Path, source, warnings: list[str]):
+def _pairs_again(calibration, measured: LeakMeasurement, recording: Path, source, warnings: list[str]):
     """The per-pair leaks (:func:`audio.demix.residual_leaks_db`) of a calibration file older
     than ``audio.leakage.residual_leaks_db``: measured on ``recording`` cancelled with the
     stored leakage (what calibrating now would store; a note in ``warnings``), or None when
@@ -235,7 +272,27 @@ def _pairs_again(calibration, recording: Path, source, warnings: list[str]):
         return None
     warnings.append("audio: the calibration file has no per-pair leaks (audio.leakage.residual_leaks_db, an older "
                     f"file); measured on {recording} again (calibrate again to store them)")
-    return demix.residual_leaks_db(calibration.demix(samples[:, : source.channels]))
+    samples = demix.scaled(samples[:, : source.channels], list(measured.gains_db or ()) or [0.0])
+    if measured.cancelled is False:
+        return demix.raw_leaks_db(samples, calibration.params)
+    return demix.residual_leaks_db(calibration.demix(samples))
+
+
+def _heard_as_calibrated(source, corrections, cancelled, warnings: list[str]) -> None:
+    """``source`` scaled by the calibration's ``corrections`` (dB, ``audio.gains``: nothing
+    when all 0.0 or None) and what that and an uncancelled table (``cancelled`` False) change,
+    said in ``warnings``."""
+    from audio.gains import GainParams
+
+    if corrections and any(corrections):
+        source.scale(list(corrections))
+        said = ", ".join(f"{g:+.1f}" for g in corrections)
+        warnings.append(f"audio: the microphones' levels differ by more than {GainParams().min_spread_db:g} dB on the "
+                        f"calibration recording; each channel is heard at one speech level ({said} dB)")
+    if cancelled is False:
+        warnings.append("audio: cancelling the seat-to-seat cross-talk hardly lowers the neighbours' microphones on "
+                        "the calibration recording itself (a reverberant room: the leak is mostly its echo); heard "
+                        "without cancellation, each seat by its own level")
 
 
 def use_calibration_leakage(source, recording: Path, warnings: list[str],
@@ -252,8 +309,13 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
         return False
     if _still_measured(measured, recording, source, warnings):
         calibration, levels, residual, leaks = stored_leakage(measured)
+        if measured.gains_db is None:
+            warnings.append("audio: the calibration's stored leakage (audio.leakage) is older than the microphones' "
+                            "level check (gains_db, cancelled): heard as it was measured, uncorrected and cancelled "
+                            "(calibrate again to store them)")
+        _heard_as_calibrated(source, measured.gains_db, measured.cancelled, warnings)
         if leaks is None and calibration.usable:
-            leaks = _pairs_again(calibration, recording, source, warnings)
+            leaks = _pairs_again(calibration, measured, recording, source, warnings)
     else:
         try:
             samples, rate = read_all(Path(recording), rate=source.rate)  # (resampled to the session's rate)
@@ -269,7 +331,8 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             f"session {source.channels} at {source.rate} Hz; the leakage is measured on the session "
                             "itself")
             return False
-        calibration, levels, residual, leaks = table_leakage(samples)
+        corrections, calibration, levels, residual, leaks, cancelled = calibration_hearing(samples)
+        _heard_as_calibrated(source, corrections, cancelled, warnings)
     if not calibration.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
                         "measured on the session itself")

@@ -208,6 +208,7 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
         measured = table_leakage(audio, samples, rate, channels)
         if measured is not None:
             audio_info["leakage"] = measured
+            checks.extend(leakage_checks(measured, channels))
     else:
         checks.append(Check("channels", "warn", "no audio given (--audio SEATS.wav): seat channels left unknown"))
         checks.extend(steps.av_offset_checks(None))
@@ -246,6 +247,26 @@ def table_leakage(audio: str | Path, samples: np.ndarray, rate: int, channels: d
     if used is None or used < 2 or samples.ndim != 2 or samples.shape[1] < used:
         return None
     return measure_calibration(samples[:, :used], rate, Path(audio)).to_dict()
+
+
+def leakage_checks(measured: dict, channels: dict[str, int | None]) -> list[Check]:
+    """What the stored ``audio.leakage`` (``measured``, :func:`table_leakage`) changes in how
+    the seats are heard, each in one plain line: the microphones evened out (``gains_db``:
+    each correction of 1 dB or more (rounded), by seat: "ben's microphone is 9 dB quieter than the
+    others") and a table not cancelled (``cancelled`` false: the seats' leak paths hardly lower
+    the neighbours' microphones on this very recording). Nothing when neither applies."""
+    out = []
+    owner = {ch: name for name, ch in channels.items() if ch is not None}
+    said = [(owner.get(k, f"channel {k}"), round(g)) for k, g in enumerate(measured.get("gains_db") or ())
+            if round(g)]
+    if said:
+        parts = [f"{name}'s{' microphone is' if not i else ''} {abs(g)} dB {'quieter' if g > 0 else 'louder'}"
+                 f"{' than the others' if not i else ''}" for i, (name, g) in enumerate(said)]
+        out.append(Check("microphones", "ok", ", ".join(parts) + ": evened out"))
+    if measured.get("cancelled") is False:
+        out.append(Check("cross-talk", "ok", "the seats' voices do not cancel in this room: each microphone is heard "
+                                             "as it is"))
+    return out
 
 
 def find_slap(showings: Sequence[Showing]) -> Showing | None:

@@ -334,7 +334,10 @@ def channel_levels(samples: np.ndarray, rate: int, span: tuple[int, int]) -> np.
 def channel_map(samples: np.ndarray, rate: int, names: Sequence[str],
                 spans: Sequence[tuple[int, int]] | None = None) -> tuple[dict[str, int | None], list[Check]]:
     """Which channel is each seat's: the players said a test word in seat order (one
-    utterance each, ``spans`` or found by :func:`find_utterances`)."""
+    utterance each, ``spans`` or found by :func:`find_utterances`). A seat's channel is its
+    word's loudest as recorded; it is checked with the microphones evened out
+    (:func:`seat_corrections`): its word :data:`DOMINANCE_DB` above the other channels'
+    median, and every neighbour's word that much below its own on it."""
     x = np.asarray(samples, np.float32)
     if x.ndim == 1:
         x = x[:, None]
@@ -350,10 +353,15 @@ def channel_map(samples: np.ndarray, rate: int, names: Sequence[str],
         checks.append(Check("channels", "warn", f"{x.shape[1]} channels for {len(names)} seats: some seats share "
                                                 f"a microphone (no one can be told apart on it)"))
     owner: dict[int, str] = {}
-    for name, span in zip(names, spans):
-        lv = channel_levels(x, rate, span)
-        ch = int(np.argmax(lv))
+    heard = [channel_levels(x, rate, span) for span in spans]
+    even = seat_corrections(x, [int(np.argmax(lv)) for lv in heard])
+    for k, (name, span, lv) in enumerate(zip(names, spans, heard)):
+        ch = int(np.argmax(lv))  # (the seat's channel: its loudest as recorded)
+        lv = lv + even  # (its dominance: the microphones evened out, as the hearing hears them)
         others = np.delete(lv, ch)
+        # the neighbours' words on this channel against its own seat's (evened: a microphone
+        # far from its player hears them nearly as loud as its player; one turned down does not)
+        near = max((float(heard[m][ch] + even[ch]) for m in range(len(heard)) if m != k), default=float("-inf"))
         dom = float(lv[ch] - np.median(others)) if len(others) else float("inf")
         step = f"channel {name}"
         where = f"at {span[0] / rate:.2f} s"
@@ -367,9 +375,30 @@ def channel_map(samples: np.ndarray, rate: int, names: Sequence[str],
             checks.append(Check(step, "fail", f"{where}: channel {ch} only {dom:.1f} dB above the others' median "
                                               f"(< {DOMINANCE_DB:.0f} dB): move the microphone closer to {name} "
                                               f"or away from the neighbours"))
+        elif lv[ch] - near < DOMINANCE_DB:
+            checks.append(Check(step, "fail", f"{where}: channel {ch} hears a neighbour's word only "
+                                              f"{float(lv[ch] - near):.1f} dB below {name}'s own (< {DOMINANCE_DB:.0f} "
+                                              f"dB): move the microphone closer to {name} or away from the neighbours"))
         else:
             checks.append(Check(step, "ok", f"{where}: channel {ch}, {dom:.1f} dB above the others' median"))
     return out, checks
+
+
+def seat_corrections(samples: np.ndarray, channels: Sequence[int | None]) -> np.ndarray:
+    """Per channel of ``samples``, the correction (dB) that ``audio.gains`` gives the seats'
+    ``channels`` on this recording (the microphones evened out to one speech level, as
+    ``audio.leakage.gains_db`` stores and every replay applies); 0 for a channel no seat uses.
+    The channel and cross-talk checks compare levels after it: a microphone whose input knob
+    is turned low is not a microphone far from its player (a seat 9 dB down at the demo table,
+    where a neighbour leaks at -10 dB, stood 1 dB above the others' median as recorded)."""
+    from audio.gains import gains_db
+
+    x = np.asarray(samples)
+    out = np.zeros(1 if x.ndim == 1 else x.shape[1])
+    seats = sorted({c for c in channels if c is not None and 0 <= c < len(out)})
+    if len(seats) >= 2:
+        out[seats] = gains_db(x[:, seats])
+    return out
 
 
 def crosstalk_db(samples: np.ndarray, rate: int, channels: Sequence[int | None],
@@ -384,8 +413,9 @@ def crosstalk_db(samples: np.ndarray, rate: int, channels: Sequence[int | None],
     spans = list(spans) if spans is not None else find_utterances(x, rate)
     if len(spans) != len(channels):
         return None
+    even = seat_corrections(x, channels)  # (the leak between microphones evened out, as it is heard)
     worst = max(float(np.delete(lv, ch).max() - lv[ch])
-                for ch, lv in ((c, channel_levels(x, rate, sp)) for c, sp in zip(channels, spans)))
+                for ch, lv in ((c, channel_levels(x, rate, sp) + even) for c, sp in zip(channels, spans)))
     return round(min(worst, -0.1), 1)
 
 

@@ -29,7 +29,8 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   leakage measured at calibration (the loudest other channel while a seat speaks, worst
   seat; e.g. -10), which replay's onset detector subtracts; ``leakage``: what the
   recording ``file`` says of the leak paths, the seats' speech levels and the leak the
-  cancellation leaves (:class:`LeakMeasurement`, written by ``referee calibrate``; without
+  cancellation leaves, the microphones' level corrections and whether the table is cancelled
+  at all (:class:`LeakMeasurement`, written by ``referee calibrate``; without
   it they are measured on ``file`` at every replay). Decision (the issue says "device
   and channel per seat"): one device for all seats, since the onset detector and speaker
   attribution need every seat on one sample clock; the seat carries only its channel.
@@ -150,9 +151,11 @@ def file_fingerprint(path: str | Path) -> tuple[int, str]:
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _LEAK_KEYS = ("file", "rate", "channels", "params", "paths", "solo_frames", "speech_db", "residual_db",
-              "residual_leaks_db")
-#: ``audio.leakage`` fields an older calibration file may lack (the hearing measures them again)
-_LEAK_OPTIONAL = ("residual_leaks_db",)
+              "residual_leaks_db", "gains_db", "cancelled")
+#: ``audio.leakage`` fields an older calibration file may lack (``residual_leaks_db``: the
+#: hearing measures them again; ``gains_db`` and ``cancelled``: the block was measured without
+#: evening the microphones out and always cancelled, and is heard so, with a warning)
+_LEAK_OPTIONAL = ("residual_leaks_db", "gains_db", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,16 @@ class LeakMeasurement:
     #: None: not stored (a calibration file older than the field, or no usable leakage) — the
     #: hearing then measures the pairs on the recording again (``audio.hearing``)
     residual_leaks_db: tuple[tuple[float | None, ...], ...] | None = None
+    #: per channel, the correction (dB) that brings the microphones to one speech level
+    #: (``audio.gains``), applied to the calibration recording before every number above was
+    #: measured and to every session heard with this block; all 0.0: the levels were close.
+    #: None: not stored (a file older than the field: heard uncorrected, as it was measured)
+    gains_db: tuple[float, ...] | None = None
+    #: whether the table's cross-talk is cancelled: False when the leak paths measured hardly
+    #: lower the neighbours' microphones on the calibration recording itself
+    #: (``audio.demix.cancels_on_itself``: a reverberant room); ``paths`` is then empty and
+    #: ``residual_leaks_db`` the uncancelled leak per pair. None: not stored (an older file: cancelled)
+    cancelled: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"file": {"size": self.size, "sha256": self.sha256}, "rate": self.rate, "channels": self.channels,
@@ -194,6 +207,10 @@ class LeakMeasurement:
                "residual_db": self.residual_db}
         if self.residual_leaks_db is not None:
             out["residual_leaks_db"] = [list(row) for row in self.residual_leaks_db]
+        if self.gains_db is not None:
+            out["gains_db"] = list(self.gains_db)
+        if self.cancelled is not None:
+            out["cancelled"] = self.cancelled
         return out
 
     @staticmethod
@@ -267,10 +284,22 @@ class LeakMeasurement:
                 raise CalibrationError(f"{where}: its loudest pair ({max(given) if given else None!r}) is not "
                                        f"residual_db ({res!r}); calibrate the table again (referee calibrate)")
             pairs = tuple(tuple(None if v is None else float(v) for v in row) for row in pairs)
+        gains = obj.get("gains_db")
+        if gains is not None:
+            if not isinstance(gains, list) or len(gains) != c or not all(number(v) and -60 <= v <= 60 for v in gains):
+                raise CalibrationError(f"{name}.gains_db: {c} corrections in dB (-60..60) expected, got {gains!r}")
+            gains = tuple(float(v) for v in gains)
+        cancelled = obj.get("cancelled")
+        if cancelled is not None and not isinstance(cancelled, bool):
+            raise CalibrationError(f"{name}.cancelled: true or false expected, got {cancelled!r}")
+        if cancelled is False and out_paths:
+            raise CalibrationError(f"{name}.paths: a table not cancelled (cancelled: false) has no leak paths, got "
+                                   f"{len(out_paths)}; calibrate the table again (referee calibrate)")
         return LeakMeasurement(size=size, sha256=sha, rate=rate, channels=c,
                                params=tuple((k, v) for k, v in params.items()), paths=tuple(out_paths),
                                solo_frames=counts, speech_db=tuple(None if v is None else float(v) for v in levels),
-                               residual_db=None if res is None else float(res), residual_leaks_db=pairs)
+                               residual_db=None if res is None else float(res), residual_leaks_db=pairs,
+                               gains_db=gains, cancelled=cancelled)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from audio.calls import CallParams
-from audio.demix import DemixParams, LagParams, NoisyTriggerParams, UnreferencedParams
+from audio.demix import DemixParams, LagParams, NoisyTriggerParams, SelfFitParams, UnreferencedParams
+from audio.gains import GainParams
 from audio.enroll import NoiseParams
 from audio.takes import TakeParams
 from audio.voice import VoiceParams
@@ -25,7 +26,7 @@ from vision.camera import CameraParams
 
 CHECKED = [CallParams, DemixParams, LagParams, NoisyTriggerParams, UnreferencedParams, NoiseParams, TakeParams,
            VoiceParams, WatchParams, ControlParams, SelfTestParams, TerminalParams, WindowParams, GhostParams,
-           LadderParams, LessonParams, SchedulerParams, SensedParams, CameraParams]
+           LadderParams, LessonParams, SchedulerParams, SensedParams, CameraParams, GainParams, SelfFitParams]
 
 
 @pytest.mark.parametrize("cls", CHECKED, ids=lambda c: c.__name__)
@@ -43,6 +44,11 @@ def test_defaults_pass(cls):
     (CameraParams, "ring", 0, ">= 1"),
     (VoiceParams, "max_queue", 0, ">= 1"),
     (ControlParams, "choice_timeout_s", "8", "> 0"),
+    (GainParams, "min_spread_db", -1.0, ">= 0"),
+    (GainParams, "step_db", 0.0, "> 0"),
+    (GainParams, "percentile", 20.0, "in [50, 100]"),
+    (SelfFitParams, "min_depth_db", -0.5, ">= 0"),
+    (SelfFitParams, "min_pairs", 0, ">= 1"),
 ])
 def test_out_of_range_names_the_field(cls, name, value, allowed):
     with pytest.raises(ValueError, match=rf"{cls.__name__}\.{name} must be {re.escape(allowed)}"):

@@ -149,3 +149,15 @@ def test_a_block_must_belong_to_the_calibration_recording(tmp_path):
     with pytest.raises(CalibrationError, match="audio.leakage: an object"):
         Calibration.from_dict(_cal(tmp_path, [1, 2]), base=tmp_path)
     assert LeakMeasurement.from_dict(_block()).channels == 3
+
+
+def test_the_corrections_and_the_verdict_round_trip_and_are_validated():
+    block = dict(_block(), gains_db=[0.0, -3.5, 2.1], cancelled=True)
+    m = LeakMeasurement.from_dict(block)
+    assert m.gains_db == (0.0, -3.5, 2.1) and m.cancelled is True and m.to_dict() == block
+    uncancelled = dict(block, paths=[], cancelled=False)
+    assert LeakMeasurement.from_dict(uncancelled).to_dict() == uncancelled
+    for bad, field in ((dict(block, gains_db=[0.0, 1.0]), "gains_db"), (dict(block, gains_db=[0, 1, 99]), "gains_db"),
+                       (dict(block, cancelled=1), "cancelled"), (dict(block, cancelled=False), "paths")):
+        with pytest.raises(CalibrationError, match=f"audio.leakage.{field}"):
+            LeakMeasurement.from_dict(bad)

@@ -1,0 +1,197 @@
+"""Microphones of different gains heard at one level (``audio.gains``), and a table whose
+cross-talk does not cancel on its own calibration recording heard uncancelled
+(``audio.demix.cancels_on_itself``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio import demix, gains
+
+RATE = 16000
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
+
+
+def _bursts(rng, starts, n, length=0.4):
+    s = np.zeros(n)
+    for t0 in starts:
+        a, m = int(t0 * RATE), int(length * RATE)
+        s[a : a + m] += np.convolve(rng.standard_normal(m), np.ones(4) / 4, mode="same") * np.hanning(m)
+    return s
+
+
+def _calibration(rng, gains_db, leak=None, seconds=6.0):
+    """Each seat alone in turn; its voice reaches the other mics through ``leak(i, j, voice)``
+    (default: -10 dB, 2-4 ms late); each mic then scaled by its gain (dB)."""
+    c, n = len(gains_db), int(seconds * RATE)
+    voices = [_bursts(rng, [0.5 + 1.5 * j, 1.1 + 1.5 * j], n) for j in range(c)]
+    x = np.stack(voices)
+    for i in range(c):
+        for j in range(c):
+            if i != j:
+                x[i] += leak(i, j, voices[j]) if leak else 10 ** (-0.5) * np.roll(voices[j], 32 + 16 * ((i + j) % 3))
+    x = x * (10 ** (np.asarray(gains_db) / 20))[:, None] + 1e-4 * rng.standard_normal(x.shape)
+    return x.T.astype(np.float32)
+
+
+def test_mismatched_microphones_are_brought_to_their_median_level():
+    x = _calibration(np.random.default_rng(1), [-12.0, 0.0, 8.0])
+    corrections = gains.gains_db(x)
+    assert np.allclose(corrections, [12.0, 0.0, -8.0], atol=0.5), corrections
+    assert all(abs(g * 10 - round(g * 10)) < 1e-9 for g in corrections)  # 0.1 dB steps
+    # evened out, every seat is heard alone at calibration (raw: the quiet mic's seat never is)
+    raw = [len(f) for f in demix.solo_frames(x)]
+    even = [len(f) for f in demix.solo_frames(demix.scaled(x, corrections))]
+    assert raw[0] < demix.DemixParams().min_solo_frames <= min(even), (raw, even)
+
+
+def test_microphones_within_the_spread_are_left_as_recorded():
+    x = _calibration(np.random.default_rng(2), [-2.0, 0.0, 3.0])
+    assert gains.gains_db(x) == [0.0, 0.0, 0.0]
+    assert demix.scaled(x, [0.0, 0.0, 0.0]) is x
+
+
+def test_the_demo_s_microphones_are_left_as_recorded():
+    from audio.capture import read_all
+
+    if not (DEMO / "seats.wav").is_file():
+        pytest.skip("demo recording not found")
+    x, _ = read_all(DEMO / "seats.wav")
+    assert gains.gains_db(x) == [0.0] * x.shape[1]
+
+
+def test_a_leak_that_is_mostly_echo_does_not_cancel_on_its_own_recording():
+    rng = np.random.default_rng(3)
+    tails = {}
+
+    def echo(i, j, voice):  # a reverberant path: a weak direct tap and a 0.3-s decaying tail
+        if (i, j) not in tails:
+            t = np.arange(int(0.3 * RATE))
+            h = rng.standard_normal(len(t)) * np.exp(-t / (0.05 * RATE)) * 0.02
+            h[40] += 0.05
+            tails[(i, j)] = h
+        return np.convolve(voice, tails[(i, j)])[: len(voice)]
+
+    dry = _calibration(np.random.default_rng(4), [0.0, 0.0, 0.0])
+    wet = _calibration(np.random.default_rng(4), [0.0, 0.0, 0.0], leak=echo)
+    assert demix.cancels_on_itself(demix.estimate(dry), dry)
+    assert not demix.cancels_on_itself(demix.estimate(wet), wet)
+    # what is left uncancelled is the whole leak, echo and all, not the direct tap's share
+    raw = demix.raw_leaks_db(wet)
+    fitted = demix.residual_leaks_db(wet)
+    off = ~np.eye(3, dtype=bool)
+    assert np.all(raw[off] > fitted[off] + 3), (raw, fitted)
+
+
+def test_a_table_of_mismatched_microphones_in_an_echoing_room_is_heard_evened_and_uncancelled(tmp_path):
+    from scipy.io import wavfile
+
+    from audio import hearing
+
+    rng = np.random.default_rng(5)
+    tails = {}
+
+    def echo(i, j, voice):
+        if (i, j) not in tails:
+            t = np.arange(int(0.3 * RATE))
+            tails[(i, j)] = rng.standard_normal(len(t)) * np.exp(-t / (0.05 * RATE)) * 0.02
+        return np.convolve(voice, tails[(i, j)])[: len(voice)]
+
+    x = 0.2 * _calibration(np.random.default_rng(6), [-10.0, 0.0, 9.0], leak=echo)  # (no clipping)
+    wav = tmp_path / "cal.wav"
+    wavfile.write(wav, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    warnings: list[str] = []
+    source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=wav, rate=RATE)
+    assert any("each channel is heard at one speech level" in w for w in warnings), warnings
+    assert any("heard without cancellation" in w for w in warnings), warnings
+    assert source.applied and not np.any(source.leakage.fir)
+    # the channels as recorded, each scaled by its correction
+    from audio.capture import read_all
+
+    heard, _ = read_all(wav)
+    corrections = gains.gains_db(heard)
+    assert np.allclose(corrections, [10.0, 0.0, -9.0], atol=1.0), corrections
+    expected = heard.astype(np.float64) * (10 ** (np.asarray(corrections) / 20))[None, :]
+    got = np.asarray(source.data, np.float64)
+    assert np.max(np.abs(got - expected)) < 1e-3
+
+
+def _echo_table(tmp_path):
+    """A calibration recording of mismatched microphones (-10, 0, +9 dB) whose leak is an echo."""
+    from scipy.io import wavfile
+
+    rng = np.random.default_rng(5)
+    tails = {}
+
+    def echo(i, j, voice):
+        if (i, j) not in tails:
+            t = np.arange(int(0.3 * RATE))
+            tails[(i, j)] = rng.standard_normal(len(t)) * np.exp(-t / (0.05 * RATE)) * 0.02
+        return np.convolve(voice, tails[(i, j)])[: len(voice)]
+
+    x = 0.2 * _calibration(np.random.default_rng(6), [-10.0, 0.0, 9.0], leak=echo)
+    wav = tmp_path / "cal.wav"
+    wavfile.write(wav, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    return wav
+
+
+def test_the_corrections_and_the_verdict_are_stored_at_calibration_and_heard_without_reading_again(tmp_path):
+    """``referee calibrate`` stores the corrections (``gains_db``) and the self-cancellation
+    verdict (``cancelled``, no paths) in ``audio.leakage``; a replay given that block hears what
+    measuring the recording hears, number for number, without reading the recording."""
+    from unittest import mock
+
+    import audio.capture
+    from audio import hearing
+    from audio.capture import read_all
+    from session.calibration import LeakMeasurement
+
+    wav = _echo_table(tmp_path)
+    x, rate = read_all(wav)
+    m = LeakMeasurement.from_dict(hearing.measure_calibration(x, rate, wav).to_dict())  # (through the file's form)
+    assert m.cancelled is False and m.paths == () and any(m.gains_db)
+    assert m.residual_db == max(v for row in m.residual_leaks_db for v in row if v is not None)
+    states, said = [], []
+    for measured in (None, m):
+        warnings: list[str] = []
+        with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+            source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=wav, rate=RATE,
+                                            measured=measured)
+            source.data
+        states.append((source.leakage.fir, source.speech_db, source.residual_db, source.residual_leaks_db,
+                       source.data, reads.call_count))
+        said.append(warnings)
+    assert said[0] == said[1] and any("one speech level" in w for w in said[0])
+    (fir0, lv0, r0, pairs0, data0, reads0), (fir1, lv1, r1, pairs1, data1, reads1) = states
+    assert (reads0, reads1) == (1, 0)  # the stored block is honoured: the recording is not read
+    assert not np.any(fir1) and lv0 == lv1 and r0 == r1
+    assert np.allclose(pairs0, pairs1, equal_nan=True) and np.array_equal(data0, data1)
+
+
+def test_an_older_block_without_the_corrections_is_heard_as_it_was_measured():
+    """``audio.leakage`` from before ``gains_db`` and ``cancelled`` (its ``params`` the
+    estimate's alone): used as stored — uncorrected, cancelled, the recording not read — with a
+    warning to calibrate again."""
+    from dataclasses import replace
+    from unittest import mock
+
+    import audio.capture
+    from audio import hearing
+    from session.calibration import load
+
+    new = load(DEMO / "calibration.json").audio.leakage
+    old = replace(new, gains_db=None, cancelled=None, params=hearing._params(demix_only=True))
+    out = []
+    for measured in (new, old):
+        warnings: list[str] = []
+        with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+            source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True,
+                                            leakage_from=DEMO / "seats.wav", channels=4, measured=measured)
+            data = source.data
+        out.append((warnings, reads.call_count, source.leakage.fir, data))
+    assert out[0][:2] == ([], 0) and out[1][1] == 0
+    assert len(out[1][0]) == 1 and "older than the microphones' level check" in out[1][0][0]
+    assert np.array_equal(out[0][2], out[1][2]) and np.array_equal(out[0][3], out[1][3])
