@@ -282,10 +282,17 @@ def _heard_as_calibrated(source, corrections, cancelled, warnings: list[str]) ->
     """``source`` scaled by the calibration's ``corrections`` (dB, ``audio.gains``: nothing
     when all 0.0 or None) and what that and an uncancelled table (``cancelled`` False) change,
     said in ``warnings``."""
+    if corrections and any(corrections):
+        source.scale(list(corrections))
+    said_as_calibrated(corrections, cancelled, warnings)
+
+
+def said_as_calibrated(corrections, cancelled, warnings: list[str]) -> None:
+    """What the calibration's ``corrections`` (dB; nothing when all 0.0 or None) and an
+    uncancelled table (``cancelled`` False) change in how the seats are heard, in ``warnings``."""
     from audio.gains import GainParams
 
     if corrections and any(corrections):
-        source.scale(list(corrections))
         said = ", ".join(f"{g:+.1f}" for g in corrections)
         warnings.append(f"audio: the microphones' levels differ by more than {GainParams().min_spread_db:g} dB on the "
                         f"calibration recording; each channel is heard at one speech level ({said} dB)")
@@ -583,6 +590,35 @@ def onset_params(crosstalk_db, warnings: list[str], residual_db: float | None = 
     return OnsetParams(crosstalk_db=float(-leak))
 
 
+class Evened:
+    """A source whose blocks are scaled per channel by ``corrections_db`` (``audio.gains``: the
+    microphones brought to one speech level, as :meth:`audio.demix.DemixedSource.scale` does for
+    a replay); device statuses pass through, and all-zero corrections leave the blocks as they
+    are. Keeps ``rate``, ``channels`` and the source's warning."""
+
+    def __init__(self, source, corrections_db):
+        #: the wrapped source (:func:`backlog_of`)
+        self.source, self.rate = source, source.rate
+        self.channels = getattr(source, "channels", None)
+        self.corrections_db = list(corrections_db or ())
+
+    @property
+    def warning(self):
+        return getattr(self.source, "warning", None)
+
+    def __iter__(self):
+        from dataclasses import replace
+
+        from audio.capture import Block
+        from audio.demix import scaled
+
+        if not any(self.corrections_db):
+            yield from self.source
+            return
+        for item in self.source:
+            yield replace(item, data=scaled(item.data, self.corrections_db)) if isinstance(item, Block) else item
+
+
 class LiveDemixed:
     """A source with cross-talk cancelled block by block with a leakage measured beforehand
     (keeps ``rate``, ``channels`` and the source's warning)."""
@@ -609,13 +645,17 @@ class LiveDemixed:
         return live(self.source, self._leakage, self.unreferenced)
 
 
-def demixed_from(source, recording: Path, channels: int):
-    """``source`` with the leakage measured on ``recording`` cancelled, the onset detector's
-    parameters for what is left, and the residual leak in dB; a recording that does not fit
-    is one clear error. As the replay: the raw input is watched (``watch``: a dead channel's
-    seat not heard, clipping said) and a dead seat is cancelled from the others by its leak
-    fingerprint block by block (``audio.demix.StreamingUnreferenced``; its cost: up to 64 ms
-    of latency while a channel is dead, none otherwise)."""
+def demixed_from(source, recording: Path, channels: int, warnings: list[str] | None = None):
+    """``source`` heard as a replay hears it with this calibration ``recording``: each
+    microphone evened out to one speech level and the leakage measured on the evened recording
+    cancelled, or left uncancelled where it hardly cancels on the recording itself
+    (:func:`calibration_hearing`: live and replay hear one table alike); with the onset
+    detector's parameters for what is left, and the residual leak in dB. What was evened or left
+    uncancelled is said in ``warnings``; a recording that does not fit is one clear error. As
+    the replay: the raw input is watched (``watch``: a dead channel's seat not heard, clipping
+    said, on the samples as they come, before evening) and a dead seat is cancelled from the
+    others by its leak fingerprint block by block (``audio.demix.StreamingUnreferenced``; its
+    cost: up to 64 ms of latency while a channel is dead, none otherwise)."""
     from audio import demix
     from audio.capture import read_all
 
@@ -624,19 +664,16 @@ def demixed_from(source, recording: Path, channels: int):
         have = 1 if samples.ndim == 1 else samples.shape[1]
         raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "
                          f"at {source.rate} Hz: give a recording of this table made on the same interface")
-    samples = samples[:, :channels]
-    solo = demix.solo_frames(samples)  # one solo test for the leakage and the speech levels
-    leakage = demix.estimate(samples, solo=solo)
+    corrections, leakage, levels, left, leaks, cancelled = calibration_hearing(samples[:, :channels])
     if not leakage.usable:
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
-    leaks = demix.residual_leaks_db(leakage.demix(samples))
-    left = demix.worst_leak_db(leaks)
+    said_as_calibrated(corrections, cancelled, warnings if warnings is not None else [])
     from audio.watch import InputWatch
 
     watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
-    live = LiveDemixed(watch, leakage, unreferenced=True)
+    live = LiveDemixed(Evened(watch, corrections), leakage, unreferenced=True)
     live.watch = watch
-    live.speech_db = demix.speech_levels(samples, solo=solo)  # the seats' levels, as a replay measures them
+    live.speech_db = levels  # the seats' levels (evened), as a replay measures them
     live.residual_leaks_db = leaks  # per pair, as a replay measures them (the onset walk's leak test)
     return live, (demix.onset_params(left) if left is not None else None), left

@@ -86,7 +86,10 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
     if setup.demix_from is not None and not setup.room:
         from audio.hearing import demixed_from
 
-        source, onset, left = demixed_from(source, setup.demix_from, channels)
+        said: list[str] = []
+        source, onset, left = demixed_from(source, setup.demix_from, channels, said)
+        for line in said:
+            note(line)
         note(f"cancelling cross-talk measured on {setup.demix_from}" + (f" ({left:.0f} dB left)" if left is not None else ""))
     listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=setup.min_conf))

@@ -183,7 +183,7 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
         from audio.hearing import demixed_from
 
         try:
-            source, onset, left = demixed_from(tap, recording, tap.channels)
+            source, onset, left = demixed_from(tap, recording, tap.channels, warnings)
             source.residual_db = left
             return source, tap_box["heard_from"]
         except MediaError as exc:

@@ -195,3 +195,40 @@ def test_an_older_block_without_the_corrections_is_heard_as_it_was_measured():
     assert out[0][:2] == ([], 0) and out[1][1] == 0
     assert len(out[1][0]) == 1 and "older than the microphones' level check" in out[1][0][0]
     assert np.array_equal(out[0][2], out[1][2]) and np.array_equal(out[0][3], out[1][3])
+
+
+def test_live_hears_mismatched_microphones_in_an_echoing_room_as_the_replay_does(tmp_path):
+    """``referee live`` and ``referee listen --demix-from`` (``audio.hearing.demixed_from``)
+    even the microphones out and leave an echo-only leak uncancelled, as a replay does: the
+    same warnings, the same samples heard."""
+    from audio import hearing
+    from audio.capture import Block, FileSource
+
+    wav = _echo_table(tmp_path)
+    said: list[str] = []
+    replayed, _ = hearing.open_source(wav, wav, said, demix=True, leakage_from=wav, rate=RATE)
+    warnings: list[str] = []
+    live, _, _ = hearing.demixed_from(FileSource(wav, rate=RATE), wav, 3, warnings)
+    assert any("each channel is heard at one speech level" in w for w in warnings), warnings
+    assert any("heard without cancellation" in w for w in warnings), warnings
+    heard = np.concatenate([b.data for b in live if isinstance(b, Block)])
+    want = np.asarray(replayed.data, np.float64)
+    assert heard.shape == want.shape
+    assert np.max(np.abs(heard - want)) < 1e-3  # (float32 blocks against the replay's array)
+
+
+def test_evened_blocks_are_scaled_per_channel_and_statuses_pass_through():
+    from audio.capture import Block
+    from audio.hearing import Evened
+
+    class Src:
+        rate, channels = RATE, 2
+
+        def __iter__(self):
+            yield Block(0, np.ones((4, 2), np.float32), RATE)
+            yield "lost"
+
+    out = list(Evened(Src(), [20.0, 0.0]))
+    assert np.allclose(out[0].data[:, 0], 10.0) and np.allclose(out[0].data[:, 1], 1.0)
+    assert out[1] == "lost"
+    assert np.allclose(list(Evened(Src(), [0.0, 0.0]))[0].data, 1.0)
