@@ -87,22 +87,9 @@ def test_a_leak_that_is_mostly_echo_does_not_cancel_on_its_own_recording():
 
 
 def test_a_table_of_mismatched_microphones_in_an_echoing_room_is_heard_evened_and_uncancelled(tmp_path):
-    from scipy.io import wavfile
-
     from audio import hearing
 
-    rng = np.random.default_rng(5)
-    tails = {}
-
-    def echo(i, j, voice):
-        if (i, j) not in tails:
-            t = np.arange(int(0.3 * RATE))
-            tails[(i, j)] = rng.standard_normal(len(t)) * np.exp(-t / (0.05 * RATE)) * 0.02
-        return np.convolve(voice, tails[(i, j)])[: len(voice)]
-
-    x = 0.2 * _calibration(np.random.default_rng(6), [-10.0, 0.0, 9.0], leak=echo)  # (no clipping)
-    wav = tmp_path / "cal.wav"
-    wavfile.write(wav, RATE, (np.clip(x, -1, 1) * 32767).astype(np.int16))
+    wav = _echo_table(tmp_path)  # (no clipping)
     warnings: list[str] = []
     source, _ = hearing.open_source(wav, wav, warnings, demix=True, leakage_from=wav, rate=RATE)
     assert any("each channel is heard at one speech level" in w for w in warnings), warnings
