@@ -674,6 +674,7 @@ def demixed_from(source, recording: Path, channels: int, warnings: list[str] | N
     watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)
     live = LiveDemixed(Evened(watch, corrections), leakage, unreferenced=True)
     live.watch = watch
+    live.cancelled = cancelled  # False: the leak is left as it is (said in ``warnings``)
     live.speech_db = levels  # the seats' levels (evened), as a replay measures them
     live.residual_leaks_db = leaks  # per pair, as a replay measures them (the onset walk's leak test)
     return live, (demix.onset_params(left) if left is not None else None), left

@@ -90,7 +90,8 @@ def listen_table(setup: ListenSetup, on_event: Callable[[Event], None], note: Ca
         source, onset, left = demixed_from(source, setup.demix_from, channels, said)
         for line in said:
             note(line)
-        note(f"cancelling cross-talk measured on {setup.demix_from}" + (f" ({left:.0f} dB left)" if left is not None else ""))
+        if source.cancelled:  # (else the line above says it is left as it is)
+            note(f"cancelling cross-talk measured on {setup.demix_from}" + (f" ({left:.0f} dB left)" if left is not None else ""))
     listener = Listener(names, channels, source.rate, recognizer, room=setup.room, verifier=verifier, onset=onset,
                         params=ListenParams(min_conf=setup.min_conf))
     pipe = Pipeline(["hearing"], [EachEventSink(on_event)], judge=False)

@@ -108,6 +108,7 @@ def _live_hearing(wav: Path, unreferenced: bool = True):
     plan = hearing_plan(cal, cal.game, "versus", ReplaySettings(), DEMO / "calibration.json")
     src = FileSource(wav, rate=cal.audio.rate)
     source, _, left = hearing.demixed_from(src, plan.leakage_from, src.channels)
+    assert source.cancelled  # (the demo's close microphones cancel)
     if not unreferenced:
         source.unreferenced = None
     source.residual_db = left
