@@ -232,12 +232,13 @@ def stored_leakage(measured: LeakMeasurement):
     return leakage, list(measured.speech_db), measured.residual_db, leaks
 
 
-def _still_measured(measured: LeakMeasurement | None, recording: Path, source, warnings: list[str]) -> bool:
+def _still_measured(measured: LeakMeasurement | None, recording: Path, channels: int, rate: int,
+                    warnings: list[str]) -> bool:
     """Whether the stored ``measured`` is what measuring ``recording`` now would give: the
-    same channels and rate as the session hears (else the recording is measured as it always
-    was, which says what does not fit), the same estimate parameters, the same file (size and
-    sha256); a changed file or parameters are said in ``warnings`` (measured again)."""
-    if measured is None or measured.channels != source.channels or measured.rate != source.rate:
+    same ``channels`` and ``rate`` as the session hears (else the recording is measured as it
+    always was, which says what does not fit), the same estimate parameters, the same file
+    (size and sha256); a changed file or parameters are said in ``warnings`` (measured again)."""
+    if measured is None or measured.channels != channels or measured.rate != rate:
         return False
     if dict(measured.params) != dict(_params(demix_only=measured.gains_db is None)):
         warnings.append("audio: the calibration's stored leakage (audio.leakage) was measured with other parameters "
@@ -314,7 +315,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
 
     if getattr(source, "measured_on", None) != "session":
         return False
-    if _still_measured(measured, recording, source, warnings):
+    if _still_measured(measured, recording, source.channels, source.rate, warnings):
         calibration, levels, residual, leaks = stored_leakage(measured)
         if measured.gains_db is None:
             warnings.append("audio: the calibration's stored leakage (audio.leakage) is older than the microphones' "
@@ -645,7 +646,30 @@ class LiveDemixed:
         return live(self.source, self._leakage, self.unreferenced)
 
 
-def demixed_from(source, recording: Path, channels: int, warnings: list[str] | None = None):
+def _calibration_heard(source, recording: Path, channels: int, measured: LeakMeasurement | None,
+                       warnings: list[str]):
+    """:func:`calibration_hearing` of the calibration ``recording`` for a live ``source`` of
+    ``channels`` seats: the calibration's stored ``measured`` (``audio.leakage``) when it is
+    still the recording's and complete (gains, cancellation and per-pair leaks stored: the
+    same numbers, without reading and measuring the recording again, 1-1.5 s at start-up),
+    else measured on the recording (resampled to the input's rate); a recording that does not
+    fit is one clear error."""
+    from audio.capture import read_all
+
+    complete = measured is not None and measured.gains_db is not None and measured.residual_leaks_db is not None
+    if complete and _still_measured(measured, recording, channels, source.rate, warnings):
+        leakage, levels, left, leaks = stored_leakage(measured)
+        return list(measured.gains_db), leakage, levels, left, leaks, measured.cancelled is not False
+    samples, rate = read_all(recording, rate=source.rate)  # (resampled to the input's rate)
+    if rate != source.rate or samples.ndim != 2 or samples.shape[1] < channels:
+        have = 1 if samples.ndim == 1 else samples.shape[1]
+        raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "
+                         f"at {source.rate} Hz: give a recording of this table made on the same interface")
+    return calibration_hearing(samples[:, :channels])
+
+
+def demixed_from(source, recording: Path, channels: int, warnings: list[str] | None = None,
+                 measured: LeakMeasurement | None = None):
     """``source`` heard as a replay hears it with this calibration ``recording``: each
     microphone evened out to one speech level and the leakage measured on the evened recording
     cancelled, or left uncancelled where it hardly cancels on the recording itself
@@ -655,20 +679,18 @@ def demixed_from(source, recording: Path, channels: int, warnings: list[str] | N
     the replay: the raw input is watched (``watch``: a dead channel's seat not heard, clipping
     said, on the samples as they come, before evening) and a dead seat is cancelled from the
     others by its leak fingerprint block by block (``audio.demix.StreamingUnreferenced``; its
-    cost: up to 64 ms of latency while a channel is dead, none otherwise)."""
+    cost: up to 64 ms of latency while a channel is dead, none otherwise). ``measured``: the
+    calibration's stored ``audio.leakage`` of ``recording``, used instead of measuring the
+    recording again while it is still the recording's (:func:`_calibration_heard`)."""
     from audio import demix
-    from audio.capture import read_all
 
-    samples, rate = read_all(recording, rate=source.rate)  # (resampled to the input's rate)
-    if rate != source.rate or samples.ndim != 2 or samples.shape[1] < channels:
-        have = 1 if samples.ndim == 1 else samples.shape[1]
-        raise MediaError(f"--demix-from {recording}: {have} channel(s) at {rate} Hz, but the input has {channels} "
-                         f"at {source.rate} Hz: give a recording of this table made on the same interface")
-    corrections, leakage, levels, left, leaks, cancelled = calibration_hearing(samples[:, :channels])
+    warnings = warnings if warnings is not None else []
+    corrections, leakage, levels, left, leaks, cancelled = _calibration_heard(source, recording, channels, measured,
+                                                                              warnings)
     if not leakage.usable:
         raise MediaError(f"--demix-from {recording}: no seat-to-seat leakage could be measured (no seat speaks "
                          "alone, or the channels are not close microphones): record each seat saying a word alone")
-    said_as_calibrated(corrections, cancelled, warnings if warnings is not None else [])
+    said_as_calibrated(corrections, cancelled, warnings)
     from audio.watch import InputWatch
 
     watch = InputWatch(source)  # clipping and dead channels, seen on the raw samples (as a replay does)

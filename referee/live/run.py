@@ -183,7 +183,7 @@ def _open_live_audio(tap_box: dict, warnings: list[str]):
         from audio.hearing import demixed_from
 
         try:
-            source, onset, left = demixed_from(tap, recording, tap.channels, warnings)
+            source, onset, left = demixed_from(tap, recording, tap.channels, warnings, tap_box.get("measured"))
             source.residual_db = left
             return source, tap_box["heard_from"]
         except MediaError as exc:
@@ -343,10 +343,12 @@ class _LiveRun:
             factory = capture.PacedStreamFactory(opts.audio, rate=self.pre.audio_rate, **opts.audio_faults)
             rate, channels = factory.rate, factory.channels
             heard_from, demix_from = Path(opts.audio), Path(opts.audio) if opts.demix else None
+            measured = None  # (the calibration's stored leakage of its recording, audio.leakage)
             if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):  # as the replay: the
                 rec = Path(cal.audio.file)  # calibration's leakage (a dead seat's fingerprint), not the session's
                 rec = rec if rec.is_absolute() else cal_path.parent / rec
                 demix_from = rec if rec.is_file() else demix_from
+                measured = cal.audio.leakage if demix_from == rec else None
         else:
             factory = None
             channels, rate = self.device
@@ -358,13 +360,14 @@ class _LiveRun:
             if cal.audio is not None and cal.audio.rate:
                 rate = cal.audio.rate
             heard_from = None
-            demix_from = None
+            demix_from = measured = None
             if opts.demix and cal.audio is not None and getattr(cal.audio, "file", None):
                 demix_from = Path(cal.audio.file)
                 if not demix_from.is_absolute():
                     demix_from = cal_path.parent / demix_from
+                measured = cal.audio.leakage
         self.factory, self.rate, self.channels = factory, rate, channels
-        self.heard_from, self.demix_from = heard_from, demix_from
+        self.heard_from, self.demix_from, self.measured = heard_from, demix_from, measured
         self.source = capture.LiveSource(opts.audio_device, channels, rate, factory=factory, session_start=0.0)
         self.tap = _Tap(self.source, self.gate, self.statuses)
         self.plan = hearing_plan(cal, self.game, self.mode, self.settings, cal_path)
@@ -427,7 +430,8 @@ class _LiveRun:
                                          pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
         self.job = HearingJob(False, functools.partial(_open_live_audio, {
-            "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from}), self.plan,
+            "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from,
+            "measured": self.measured}), self.plan,
             batch_s=HEARING_BATCH_S)
         # the pose workers load while the speech model does
         if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session

@@ -205,6 +205,47 @@ def test_live_hears_mismatched_microphones_in_an_echoing_room_as_the_replay_does
     assert np.max(np.abs(heard - want)) < 1e-3  # (float32 blocks against the replay's array)
 
 
+@pytest.mark.parametrize("table", ["echoing", "demo"])
+def test_live_hears_a_calibration_s_stored_leakage_without_measuring_the_recording_again(tmp_path, table):
+    """``referee live`` given the calibration's stored ``audio.leakage`` (``demixed_from``'s
+    ``measured``) hears what measuring the recording hears — the same samples, warnings, levels
+    and per-pair leaks — without reading the recording at start-up; a stale block (another
+    file) is measured again with a warning."""
+    from dataclasses import replace
+    from unittest import mock
+
+    import audio.capture
+    from audio import hearing
+    from audio.capture import Block, FileSource, read_all
+    from session.calibration import LeakMeasurement
+
+    if table == "demo" and not (DEMO / "seats.wav").is_file():
+        pytest.skip("fixtures/demo/seats.wav is missing")
+    wav = _echo_table(tmp_path) if table == "echoing" else DEMO / "seats.wav"
+    x, rate = read_all(wav)
+    m = LeakMeasurement.from_dict(hearing.measure_calibration(x, rate, wav).to_dict())  # (through the file's form)
+    runs = []
+    for measured in (None, m):
+        warnings: list[str] = []
+        with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+            live, onset, left = hearing.demixed_from(FileSource(wav, rate=rate), wav, x.shape[1], warnings, measured)
+            calls = reads.call_count
+        heard = np.concatenate([b.data for b in live if isinstance(b, Block)])
+        runs.append(dict(calls=calls, warnings=warnings, cancelled=live.cancelled, levels=live.speech_db, left=left,
+                         onset=onset, pairs=live.residual_leaks_db, heard=heard))
+    measured_now, stored = runs
+    assert (measured_now["calls"], stored["calls"]) == (1, 0)  # the stored block is honoured: not read again
+    for key in ("warnings", "cancelled", "levels", "left", "onset"):
+        assert measured_now[key] == stored[key], key
+    assert np.allclose(measured_now["pairs"], stored["pairs"], equal_nan=True)
+    assert np.array_equal(measured_now["heard"], stored["heard"])
+    assert stored["cancelled"] is (table == "demo")
+    warnings = []
+    with mock.patch("audio.capture.read_all", wraps=audio.capture.read_all) as reads:
+        hearing.demixed_from(FileSource(wav, rate=rate), wav, x.shape[1], warnings, replace(m, sha256="0" * 64))
+    assert reads.call_count == 1 and any("changed since the table was calibrated" in w for w in warnings), warnings
+
+
 def test_evened_blocks_are_scaled_per_channel_and_statuses_pass_through():
     from audio.capture import Block
     from audio.hearing import Evened
