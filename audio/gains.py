@@ -68,3 +68,36 @@ def gains_db(samples: np.ndarray, params: GainParams | None = None) -> list[floa
     ref = float(np.median(levels))
     return [round(round((ref - v) / p.step_db) * p.step_db, 6) for v in levels]
 
+
+
+@dataclass(frozen=True)
+class DriftParams:
+    """When a replay anchors a seat on the session's own speech level instead of the
+    calibration's (:func:`drifted_levels`)."""
+
+    #: a seat whose speech on the session itself (the median level of its solo frames,
+    #: ``audio.demix.speech_levels``) stands more than this (dB) away from its calibrated level
+    #: is anchored on the session's level: an input knob turned, a microphone moved or an
+    #: echoing room since calibration. The onset detector starts a word only within
+    #: ``OnsetParams.own_level_db`` (-10 dB) of the anchor and ends it ``end_level_db`` under
+    #: it, so a microphone 12 dB quieter than at calibration has its words cut or not heard.
+    #: Lower: the session's louder or softer shouting moves ordinary seats' anchors (and with
+    #: them the onsets); higher: a larger drift cuts words first.
+    follow_db: float = 6.0
+
+    def __post_init__(self):
+        check_ranges(self, positive=("follow_db",))
+
+
+def drifted_levels(calibrated: list[float | None], session: list[float | None],
+                   params: DriftParams | None = None) -> tuple[list[float | None], list[tuple[int, float]]]:
+    """The seats' speech levels to anchor on: each ``calibrated`` level, or the ``session``'s
+    own where both are known and they differ by more than ``follow_db``; with the seats that
+    moved, as (channel, session − calibration in dB)."""
+    p = params or DriftParams()
+    out, moved = list(calibrated), []
+    for k, (cal, own) in enumerate(zip(calibrated, session)):
+        if cal is not None and own is not None and abs(own - cal) > p.follow_db:
+            out[k] = own
+            moved.append((k, round(own - cal, 1)))
+    return out, moved

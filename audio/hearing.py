@@ -366,7 +366,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     unreferenced(source, calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)))
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
-    source.speech_db = levels
+    source.speech_db = _anchored_levels(source, levels, calibration.params, warnings)
     if swap is not None and leaks is not None:  # (the seats' pairs, as the levels above)
         import numpy as np
 
@@ -388,6 +388,25 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     # the calibration recording's (table_leakage), not refitted on the session; louder where the session leaves more
     source.residual_db = residual if worst is None or residual is None else max(residual, worst)
     return True
+
+
+def _anchored_levels(source, levels, params, warnings: list[str]):
+    """The seats' speech levels a replay's onset detector anchors on: the calibration's
+    ``levels``, or the session's own for a seat whose microphone stands far from them
+    (:func:`audio.gains.drifted_levels`), said in ``warnings``. Live play has no session to
+    measure beforehand and anchors on the calibration's."""
+    from audio import demix
+    from audio.gains import DriftParams, drifted_levels
+
+    own = demix.speech_levels(source.raw, params, solo=source.solo_frames(params))
+    anchored, moved = drifted_levels(levels, own)
+    if moved:
+        said = ", ".join(f"channel {k} {d:+.1f} dB" for k, d in moved)
+        warnings.append(f"audio: the seats' speech on this recording stands more than {DriftParams().follow_db:g} dB "
+                        f"away from the calibration's ({said}: an input knob turned, a microphone moved, another "
+                        "room?); those seats' words are measured against this recording's level (calibrate again "
+                        "if the microphones changed)")
+    return anchored
 
 
 def unreferenced(source, fingerprint) -> None:
