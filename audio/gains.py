@@ -72,32 +72,34 @@ def gains_db(samples: np.ndarray, params: GainParams | None = None) -> list[floa
 
 @dataclass(frozen=True)
 class DriftParams:
-    """When a replay anchors a seat on the session's own speech level instead of the
-    calibration's (:func:`drifted_levels`)."""
+    """When a replay finds a microphone turned up or down since calibration, and anchors its
+    seat on the session's level (:func:`drifted_levels`)."""
 
-    #: a seat whose speech on the session itself (the median level of its solo frames,
-    #: ``audio.demix.speech_levels``) stands more than this (dB) away from its calibrated level
-    #: is anchored on the session's level: an input knob turned, a microphone moved or an
-    #: echoing room since calibration. The onset detector starts a word only within
-    #: ``OnsetParams.own_level_db`` (-10 dB) of the anchor and ends it ``end_level_db`` under
-    #: it, so a microphone 12 dB quieter than at calibration has its words cut or not heard.
-    #: Lower: the session's louder or softer shouting moves ordinary seats' anchors (and with
-    #: them the onsets); higher: a larger drift cuts words first.
+    #: a channel whose loud speech level on the session (its 99th-percentile frame level,
+    #: :func:`channel_levels_db`, as ``GainParams.percentile``) stands more than this (dB) away
+    #: from the calibration recording's has its seat's speech level moved by that difference:
+    #: an input knob turned or a microphone moved since calibration. The onset detector starts
+    #: a word only within ``OnsetParams.own_level_db`` (-10 dB) of that level and ends it
+    #: ``end_level_db`` under it, so a microphone 12 dB quieter than at calibration has its
+    #: words cut. Lower: louder or softer shouting than at calibration moves ordinary seats'
+    #: anchors (and with them the onsets); higher: a larger turn cuts words first.
     follow_db: float = 6.0
 
     def __post_init__(self):
         check_ranges(self, positive=("follow_db",))
 
 
-def drifted_levels(calibrated: list[float | None], session: list[float | None],
+def drifted_levels(levels: list[float | None], calibrated_loud: list[float], session_loud: list[float],
                    params: DriftParams | None = None) -> tuple[list[float | None], list[tuple[int, float]]]:
-    """The seats' speech levels to anchor on: each ``calibrated`` level, or the ``session``'s
-    own where both are known and they differ by more than ``follow_db``; with the seats that
-    moved, as (channel, session − calibration in dB)."""
+    """The seats' speech ``levels`` (calibrated) moved on each channel whose loud speech level
+    on the session (``session_loud``, :func:`channel_levels_db`) stands more than ``follow_db``
+    from the calibration recording's (``calibrated_loud``) by that difference; with the
+    channels moved, as (channel, session − calibration in dB, rounded to 0.1)."""
     p = params or DriftParams()
-    out, moved = list(calibrated), []
-    for k, (cal, own) in enumerate(zip(calibrated, session)):
-        if cal is not None and own is not None and abs(own - cal) > p.follow_db:
-            out[k] = own
-            moved.append((k, round(own - cal, 1)))
+    out, moved = list(levels), []
+    for k, (level, cal, own) in enumerate(zip(levels, calibrated_loud, session_loud)):
+        drift = round(own - cal, 2)
+        if level is not None and abs(drift) > p.follow_db:
+            out[k] = round(level + drift, 2)
+            moved.append((k, round(drift, 1)))
     return out, moved

@@ -196,7 +196,10 @@ def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
     with the file's fingerprint (``referee calibrate`` writes it)."""
     import numpy as np
 
+    from audio import demix, gains
+
     corrections, leakage, levels, residual, leaks, cancelled = calibration_hearing(samples)
+    loud = gains.channel_levels_db(demix.scaled(samples, corrections))
     paths = []
     c = leakage.channels
     for i in range(c):
@@ -209,7 +212,8 @@ def measure_calibration(samples, rate: int, recording: Path) -> LeakMeasurement:
                            solo_frames=tuple(leakage.solo_frames), speech_db=tuple(levels), residual_db=residual,
                            residual_leaks_db=None if leaks is None else tuple(
                                tuple(float(v) if np.isfinite(v) else None for v in row) for row in leaks),
-                           gains_db=tuple(float(g) for g in corrections), cancelled=cancelled)
+                           gains_db=tuple(float(g) for g in corrections), cancelled=cancelled,
+                           loud_db=tuple(loud))
 
 
 def stored_leakage(measured: LeakMeasurement):
@@ -310,13 +314,14 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     when that recording is missing or does not fit. ``measured``: the calibration's stored
     measurement of ``recording`` (:func:`measure_calibration`), used when it is still the
     recording's (:func:`_still_measured`) instead of reading and measuring it again."""
-    from audio import demix
+    from audio import demix, gains
     from audio.capture import read_all
 
     if getattr(source, "measured_on", None) != "session":
         return False
     if _still_measured(measured, recording, source.channels, source.rate, warnings):
         calibration, levels, residual, leaks = stored_leakage(measured)
+        loud = None if measured.loud_db is None else list(measured.loud_db)
         if measured.gains_db is None:
             warnings.append("audio: the calibration's stored leakage (audio.leakage) is older than the microphones' "
                             "level check (gains_db, cancelled): heard as it was measured, uncorrected and cancelled "
@@ -340,6 +345,7 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
                             "itself")
             return False
         corrections, calibration, levels, residual, leaks, cancelled = calibration_hearing(samples)
+        loud = gains.channel_levels_db(demix.scaled(samples, corrections))
         _heard_as_calibrated(source, corrections, cancelled, warnings)
     if not calibration.usable:
         warnings.append(f"audio: no seat-to-seat leakage could be measured on the calibration recording {recording}; "
@@ -366,7 +372,9 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     unreferenced(source, calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)))
     if swap is not None:
         levels[swap[0]], levels[swap[1]] = levels[swap[1]], levels[swap[0]]
-    source.speech_db = _anchored_levels(source, levels, calibration.params, warnings)
+        if loud is not None:
+            loud[swap[0]], loud[swap[1]] = loud[swap[1]], loud[swap[0]]
+    source.speech_db = _anchored_levels(source, levels, loud, warnings)
     if swap is not None and leaks is not None:  # (the seats' pairs, as the levels above)
         import numpy as np
 
@@ -390,22 +398,23 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     return True
 
 
-def _anchored_levels(source, levels, params, warnings: list[str]):
+def _anchored_levels(source, levels, loud, warnings: list[str]):
     """The seats' speech levels a replay's onset detector anchors on: the calibration's
-    ``levels``, or the session's own for a seat whose microphone stands far from them
-    (:func:`audio.gains.drifted_levels`), said in ``warnings``. Live play has no session to
-    measure beforehand and anchors on the calibration's."""
-    from audio import demix
-    from audio.gains import DriftParams, drifted_levels
+    ``levels``, each moved by as much as its microphone's loud speech level on this session
+    stands away from the calibration recording's ``loud`` (:func:`audio.gains.drifted_levels`:
+    an input knob turned since), said in ``warnings``. ``loud`` None (an older calibration
+    file): the levels as calibrated. Live play has no session to measure beforehand and
+    anchors on the calibration's."""
+    from audio.gains import DriftParams, channel_levels_db, drifted_levels
 
-    own = demix.speech_levels(source.raw, params, solo=source.solo_frames(params))
-    anchored, moved = drifted_levels(levels, own)
+    if loud is None or len(loud) != len(levels) or not len(source.raw):
+        return levels
+    anchored, moved = drifted_levels(levels, loud, channel_levels_db(source.raw))
     if moved:
         said = ", ".join(f"channel {k} {d:+.1f} dB" for k, d in moved)
-        warnings.append(f"audio: the seats' speech on this recording stands more than {DriftParams().follow_db:g} dB "
-                        f"away from the calibration's ({said}: an input knob turned, a microphone moved, another "
-                        "room?); those seats' words are measured against this recording's level (calibrate again "
-                        "if the microphones changed)")
+        warnings.append(f"audio: the microphones' speech on this recording stands more than {DriftParams().follow_db:g} "
+                        f"dB away from the calibration's ({said}: an input knob turned or a microphone moved since?); "
+                        "those seats are heard at this recording's level (calibrate again if the microphones changed)")
     return anchored
 
 

@@ -151,11 +151,12 @@ def file_fingerprint(path: str | Path) -> tuple[int, str]:
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _LEAK_KEYS = ("file", "rate", "channels", "params", "paths", "solo_frames", "speech_db", "residual_db",
-              "residual_leaks_db", "gains_db", "cancelled")
+              "residual_leaks_db", "gains_db", "cancelled", "loud_db")
 #: ``audio.leakage`` fields an older calibration file may lack (``residual_leaks_db``: the
 #: hearing measures them again; ``gains_db`` and ``cancelled``: the block was measured without
-#: evening the microphones out and always cancelled, and is heard so, with a warning)
-_LEAK_OPTIONAL = ("residual_leaks_db", "gains_db", "cancelled")
+#: evening the microphones out and always cancelled, and is heard so, with a warning;
+#: ``loud_db``: a replay then anchors the seats on the calibrated levels without checking them)
+_LEAK_OPTIONAL = ("residual_leaks_db", "gains_db", "cancelled", "loud_db")
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,11 @@ class LeakMeasurement:
     #: (``audio.demix.cancels_on_itself``: a reverberant room); ``paths`` is then empty and
     #: ``residual_leaks_db`` the uncancelled leak per pair. None: not stored (an older file: cancelled)
     cancelled: bool | None = None
+    #: per channel, the corrected recording's loud speech level (dB: its 99th-percentile 32 ms
+    #: frame level, ``audio.gains.channel_levels_db``): a replay compares the session's own with
+    #: it to find a microphone turned up or down since (``audio.gains.drifted_levels``).
+    #: None: not stored (an older file: the seats are anchored on ``speech_db`` as calibrated)
+    loud_db: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"file": {"size": self.size, "sha256": self.sha256}, "rate": self.rate, "channels": self.channels,
@@ -211,6 +217,8 @@ class LeakMeasurement:
             out["gains_db"] = list(self.gains_db)
         if self.cancelled is not None:
             out["cancelled"] = self.cancelled
+        if self.loud_db is not None:
+            out["loud_db"] = list(self.loud_db)
         return out
 
     @staticmethod
@@ -289,6 +297,11 @@ class LeakMeasurement:
             if not isinstance(gains, list) or len(gains) != c or not all(number(v) and -60 <= v <= 60 for v in gains):
                 raise CalibrationError(f"{name}.gains_db: {c} corrections in dB (-60..60) expected, got {gains!r}")
             gains = tuple(float(v) for v in gains)
+        loud = obj.get("loud_db")
+        if loud is not None:
+            if not isinstance(loud, list) or len(loud) != c or not all(number(v) and -200 <= v <= 60 for v in loud):
+                raise CalibrationError(f"{name}.loud_db: {c} levels in dB (-200..60) expected, got {loud!r}")
+            loud = tuple(float(v) for v in loud)
         cancelled = obj.get("cancelled")
         if cancelled is not None and not isinstance(cancelled, bool):
             raise CalibrationError(f"{name}.cancelled: true or false expected, got {cancelled!r}")
@@ -299,7 +312,7 @@ class LeakMeasurement:
                                params=tuple((k, v) for k, v in params.items()), paths=tuple(out_paths),
                                solo_frames=counts, speech_db=tuple(None if v is None else float(v) for v in levels),
                                residual_db=None if res is None else float(res), residual_leaks_db=pairs,
-                               gains_db=gains, cancelled=cancelled)
+                               gains_db=gains, cancelled=cancelled, loud_db=loud)
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,52 @@ def test_live_hears_a_calibration_s_stored_leakage_without_measuring_the_recordi
     assert reads.call_count == 1 and any("changed since the table was calibrated" in w for w in warnings), warnings
 
 
+def test_a_seat_s_level_moves_with_its_microphone_only_when_the_microphone_moved_far():
+    levels = [-21.0, -20.0, None, -18.0]
+    calibrated_loud = [-17.0, -16.0, -16.0, -15.0]
+    session_loud = [-29.1, -13.0, -30.0, -15.2]  # -12.1 dB: far; +3 dB: within; no level; within
+    anchored, moved = gains.drifted_levels(levels, calibrated_loud, session_loud)
+    assert anchored == [-33.1, -20.0, None, -18.0] and moved == [(0, -12.1)]
+    assert gains.drifted_levels(levels, calibrated_loud, session_loud, gains.DriftParams(follow_db=2.0))[1] == \
+        [(0, -12.1), (1, 3.0)]
+    with pytest.raises(ValueError, match="follow_db"):
+        gains.DriftParams(follow_db=0.0)
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.25, 3.0])
+def test_a_replay_follows_microphones_turned_down_or_up_since_calibration(tmp_path, factor):
+    """The demo's session with every microphone x0.25 (-12 dB) or x3 (+9.5 dB) since its
+    calibration: the onset detector's anchors (the seats' speech levels) follow the session's own
+    level, with a warning; as recorded, the calibration's levels stand and nothing is said."""
+    from scipy.io import wavfile
+
+    from audio import hearing
+    from audio.capture import read_all
+    from session.calibration import load
+
+    if not (DEMO / "seats.wav").is_file():
+        pytest.skip("fixtures/demo/seats.wav is missing")
+    measured = load(DEMO / "calibration.json").audio.leakage
+    x, rate = read_all(DEMO / "seats.wav")
+    wav = tmp_path / "session.wav"
+    wavfile.write(wav, rate, np.clip(x * factor, -1, 1).astype(np.float32))
+    warnings: list[str] = []
+    source, _ = hearing.open_source(DEMO / "session.mp4", wav, warnings, demix=True,
+                                    leakage_from=DEMO / "seats.wav", channels=4, measured=measured)
+    said = [w for w in warnings if "away from the calibration's" in w]
+    assert measured.loud_db is not None  # (the demo's calibration stores the loud levels)
+    if factor == 1.0:
+        assert source.speech_db == list(measured.speech_db) and not said, warnings
+        return
+    moved = np.asarray(source.speech_db) - np.asarray(measured.speech_db)
+    shift = 20 * np.log10(factor)
+    if factor < 1:
+        assert np.allclose(moved, shift, atol=0.3), moved
+    else:  # (the demo peaks at 0.63: x3 clips its loudest frames, so the levels rise by less)
+        assert np.all((moved > gains.DriftParams().follow_db) & (moved <= shift + 0.3)), moved
+    assert len(said) == 1 and all(f"channel {k}" in said[0] for k in range(4)), warnings
+
+
 def test_evened_blocks_are_scaled_per_channel_and_statuses_pass_through():
     from audio.capture import Block
     from audio.hearing import Evened

@@ -161,3 +161,15 @@ def test_the_corrections_and_the_verdict_round_trip_and_are_validated():
                        (dict(block, cancelled=1), "cancelled"), (dict(block, cancelled=False), "paths")):
         with pytest.raises(CalibrationError, match=f"audio.leakage.{field}"):
             LeakMeasurement.from_dict(bad)
+
+
+def test_the_loud_levels_round_trip_are_optional_and_are_validated():
+    block = dict(_block(), gains_db=[0.0, 0.0, 0.0], cancelled=True, loud_db=[-17.1, -16.3, -15.9])
+    m = LeakMeasurement.from_dict(block)
+    assert m.loud_db == (-17.1, -16.3, -15.9) and m.to_dict() == block
+    older = dict(block)
+    del older["loud_db"]
+    assert LeakMeasurement.from_dict(older).loud_db is None and "loud_db" not in LeakMeasurement.from_dict(older).to_dict()
+    for bad in ([-17.1, -16.3], [-17.1, -16.3, "loud"], [-17.1, -16.3, 99.0], [-17.1, None, -15.9]):
+        with pytest.raises(CalibrationError, match="audio.leakage.loud_db"):
+            LeakMeasurement.from_dict(dict(block, loud_db=bad))
