@@ -61,9 +61,9 @@ def draw_suit(img: np.ndarray, suit: str, centre: tuple[float, float], size: flo
         for dx in (-0.45, 0.45):
             cv2.circle(img, pt(dx, 0.2), r, col, -1, cv2.LINE_AA)
         cv2.fillPoly(img, [np.array([pt(-0.92, 0.05), pt(0.92, 0.05), pt(0, -1)], np.int32)], col, cv2.LINE_AA)
-    else:  # clubs: three leaves
-        for dx, dy in ((0, -0.5), (-0.5, 0.12), (0.5, 0.12)):
-            cv2.circle(img, pt(dx, dy), r, col, -1, cv2.LINE_AA)
+    else:  # clubs: three round leaves (wider apart than a spade's lobes)
+        for dx, dy in ((0, -0.52), (-0.55, 0.1), (0.55, 0.1)):
+            cv2.circle(img, pt(dx, dy), int(round(0.45 * s)), col, -1, cv2.LINE_AA)
     cv2.fillPoly(img, [np.array([pt(0, 0.2), pt(0.35, 1), pt(-0.35, 1)], np.int32)], col, cv2.LINE_AA)
 
 
@@ -82,7 +82,7 @@ def _half(code: str) -> np.ndarray:
         return img
     rank, suit = code[:-1], code[-1]
     _text(img, rank, (28, 30), 0.9 if len(rank) == 1 else 0.75, SUIT_COLOUR[suit], 2)
-    draw_suit(img, suit, (28, 66), 26)
+    draw_suit(img, suit, (28, 70), 34)
     return img
 
 
@@ -104,8 +104,8 @@ def draw_face(code: str) -> np.ndarray:
         draw_suit(img, suit, (FACE_W / 2, FACE_H / 2 + 50), 50)
         return img
     n = int(rank) if rank != "A" else 1
-    x0, x1, y0, y1 = 82, FACE_W - 82, 70, FACE_H - 70
-    size = 90 if n == 1 else 40
+    x0, x1, y0, y1 = 84, FACE_W - 84, 74, FACE_H - 74
+    size = 110 if n == 1 else 52
     for fx, fy in _PIPS[n]:
         draw_suit(img, suit, (x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)), size, flip=fy > 0.5)
     return img
