@@ -23,7 +23,6 @@ RED, BLACK = (30, 30, 200), (25, 25, 25)
 SUIT_COLOUR = {"S": BLACK, "C": BLACK, "H": RED, "D": RED}
 
 # pip centres (fractions of the pip area: x in 0..1 across, y in 0..1 down) of A..10
-_COLS = (0.0, 0.5, 1.0)
 _PIPS = {
     1: [(0.5, 0.5)],
     2: [(0.5, 0.0), (0.5, 1.0)],

@@ -161,3 +161,52 @@ def format_table(judgement, header) -> str:
                     lines.append(f"  {rank}. {p:8} face up {obj['face_up'][p]:2}  turns {obj['turns'][p]:3}  "
                                  f"illegal {obj['illegal'][p]}")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- said aloud
+RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_words(card: str) -> str:
+    """``7H`` -> "7 of hearts", ``AS`` -> "ace of spades", ``JK`` -> "joker"."""
+    if card == "JK":
+        return "joker"
+    return f"{RANK_WORDS.get(card[:-1], card[:-1])} of {SUIT_WORDS[card[-1]]}"
+
+
+def announcement(line: dict[str, Any]) -> tuple[str, ...]:
+    """What the table hears of one TAKOYAKI verdict, as phrases from a finite set (each card's
+    words, each slot's, a player's name and a few fixed words: :func:`phrases`), so a voice can
+    render them all when the session starts. Decisions (the spec names three: an illegal
+    placement, a chain's end, the winner): an illegal move is said with its card and where it
+    went ("7 of hearts", "on the 6 slot", "wrong slot"); a legal discard ends the chain ("ben",
+    "turn ends", "aki", "to play"); the winning placement ("aki", "wins"); a legal placement
+    that continues the chain is not said (the table sees it)."""
+    if line.get("type") != "verdict":
+        return ()
+    player, card, zone = line.get("player"), line.get("card", ""), line.get("zone") or ""
+    m = ZONE.match(zone)
+    where = (f"on the {'ace' if m['slot'] == '1' else m['slot']} slot",) if m and m["slot"] else ("discarded",)
+    if line.get("winner"):
+        return (str(line["winner"]), "wins")
+    if not line.get("legal", True):
+        reason = str(line.get("why", "")).split(":")[0]
+        return (card_words(card), *where, reason if reason in ILLEGAL_WORDS else "illegal")
+    if line.get("action") == "discard" and line.get("next"):
+        return (str(player), "turn ends", str(line["next"]), "to play")
+    return ()
+
+
+#: the reasons of an illegal move said as they are (the first words of ``why``)
+ILLEGAL_WORDS = ("wrong slot", "slot already face up", "J/Q/K placed", "turn should have ended",
+                 "placeable card discarded", "out of turn", "not the card in hand")
+
+
+def phrases(players) -> set[str]:
+    """Every phrase :func:`announcement` can say at a table of ``players``."""
+    from rules.takoyaki import GAME as _G
+
+    cards = {card_words(c) for c in _G.faces}
+    slots = {f"on the {'ace' if k == 1 else k} slot" for k in range(1, 11)} | {"discarded"}
+    return cards | slots | set(ILLEGAL_WORDS) | {"illegal", "wins", "turn ends", "to play"} | set(players)

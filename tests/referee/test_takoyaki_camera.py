@@ -135,3 +135,18 @@ def test_the_takoyaki_calibration_asks_for_the_discards(game):
 
     zones = game_zones(game, ["aki", "ben"])
     assert zones[-1] == "pile0" and "p:ben:slot10" in zones and len(zones) == 21
+
+
+# ----------------------------------------------------------------------------- said aloud
+def test_an_illegal_placement_a_chains_end_and_the_winner_are_said():
+    from referee.judging.takoyaki import announcement, phrases
+
+    lines = _camera([("3S", "p:aki:slot3"), ("7H", "p:aki:slot6"), ("KD", "pile0")])
+    v = [x for x in judge(parse_lines(lines)).lines if x["type"] == "verdict"]
+    said = [announcement(x) for x in v]
+    assert said == [(), ("7 of hearts", "on the 6 slot", "wrong slot"), ("aki", "turn ends", "ben", "to play")]
+    win = [x for x in _load(DEMO / "expected.jsonl") if x.get("winner")]
+    assert announcement(win[0]) == ("aki", "wins")
+    every = phrases(["aki", "ben"])
+    for x in _load(DEMO / "expected.jsonl") + v:
+        assert set(announcement(x)) <= every

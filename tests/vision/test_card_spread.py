@@ -144,3 +144,13 @@ def test_real_nine_of_spades_under_a_hand_is_not_read_as_the_four():
     near = [c for c in cards if np.hypot(*np.subtract(c.centre, nine.centre)) < w / 2]
     assert near and all(c.status == "unclear" for c in near)
     assert tally(cards, truth)[2] == 0
+
+
+def test_the_benchmark_skips_with_a_message_without_the_photos(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_tbc", ROOT / "benchmarks" / "bench_turnbased_camera.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--shared", str(tmp_path)]) == 0
+    assert "skipped: no real card photos" in capsys.readouterr().out
