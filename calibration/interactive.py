@@ -172,6 +172,9 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
             for n in names:
                 if f"p:{n}:slot1" not in zones:
                     zones.update(griddle_slots(n, _select(background, f"2/5 {n}'s griddle (10 slots): drag a box")))
+            for z in wanted:  # the game's shared zones (TAKOYAKI's discards, pile0)
+                if not z.startswith("p:") and z not in zones:
+                    zones[z] = list(_select(background, f"2/5 Zone {z}: drag a box, ENTER"))
         else:
             for z in wanted:
                 if z not in zones:

@@ -542,13 +542,14 @@ class Takoyaki(Game):
     title = "TAKOYAKI"
     rank = 2
     modes = ("versus", "solo")
-    zones = ("p:",)
+    zones = ("p:", "pile0")  # the griddles' slots, the discards
     #: every rank of every suit, then the joker
     faces = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
 
     def calibration_zones(self, seats):
-        """A griddle of ten slots (A..10) per player."""
-        return [f"p:{n}:slot{k}" for n in seats for k in range(1, 11)]
+        """A griddle of ten slots (A..10) per player, and the discards (``pile0``: the
+        calibration's name of the table's one shared pile; the judge reads it as ``discard``)."""
+        return [f"p:{n}:slot{k}" for n in seats for k in range(1, 11)] + ["pile0"]
     min_players = 2
     max_players = 6
     options = (

@@ -7,3 +7,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: the bundled IKATAKO recording: session.mp4, seats.wav, calibration.json, its truth
 DEMO = ROOT / "fixtures" / "demo"
+#: the rendered TAKOYAKI game (``fixtures/make_takoyaki_demo.py``): session.mp4 (no audio),
+#: calibration.json (the griddles' slots and the discards), refs/, its truth and verdicts
+TAKOYAKI_DEMO = ROOT / "fixtures" / "takoyaki"

@@ -207,7 +207,30 @@ def _each_reported(summaries, as_json: bool):
         yield summary
 
 
+def _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json) -> None:
+    """``referee demo --game takoyaki``: replay the rendered TAKOYAKI game (no audio)."""
+    from referee.commands.demo_files import TAKOYAKI_DEMO
+
+    video, cal = TAKOYAKI_DEMO / "session.mp4", TAKOYAKI_DEMO / "calibration.json"
+    for p in (video, cal):
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project "
+                               "installed with 'pip install -e .'")
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="referee-demo-takoyaki-"))
+    click.echo(f"Replaying the bundled TAKOYAKI recording {video.relative_to(ROOT)} into {out}", err=True)
+    settings = _settings("takoyaki", "versus", workers, pose_every, card_every, None, None, True, video_out, ())
+    result, err = _one(video, None, cal, out, settings, progress=True, as_json=as_json)
+    if err is not None:
+        raise RefereeError(err)
+    _print(result, as_json)
+    click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
+
+
 @click.command("demo")
+@click.option("--game", type=click.Choice(["ikatako", "takoyaki"]), default="ikatako", show_default=True,
+              help="The bundled recording: IKATAKO (video + a microphone per seat) or a rendered TAKOYAKI game "
+                   "(video only: the griddles read by the camera).")
 @click.option("--events", is_flag=True, help="The old event-only demo: judge the bundled 28-card session record.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the record and report go (default: a new temporary folder).")
@@ -219,12 +242,19 @@ def _each_reported(summaries, as_json: bool):
 @click.option("--hold-result", type=click.FloatRange(0, 3600), default=120.0, show_default=True, metavar="SECONDS",
               help="With --live: the window keeps the final result until a key is pressed in it, at most this long.")
 @_apply(common)
-def demo_cmd(events, out, no_enroll, no_demix, live, no_window, no_voice, hold_result, workers, pose_every,
+def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, hold_result, workers, pose_every,
              card_every, video_out, as_json):
     """Replay the bundled 4-player IKATAKO recording end to end and print the verdicts.
 
     fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
+    With --game takoyaki: fixtures/takoyaki/, a rendered two-player TAKOYAKI game read by the
+    camera alone (every card landing on a griddle slot or the discards).
     """
+    if game == "takoyaki":
+        if live or events:
+            raise click.UsageError("--live and --events play the IKATAKO demo; the TAKOYAKI demo is replayed")
+        _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json)
+        return
     if live:
         from referee.commands.live import demo_live
 

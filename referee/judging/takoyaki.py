@@ -4,7 +4,8 @@ Zones: ``p:NAME:draw`` (NAME drew this card from the deck), ``p:NAME:take`` (NAM
 the top discard, option ``take_discard``), ``p:NAME:slotN`` (this card went face up on
 NAME's slot N; ``slot1`` is the A slot; a turned card is seen when it is placed or
 discarded), ``discard`` (the card went onto the discards; the player is ``by`` or, without
-it, whoever is playing). The deal is face down and never seen.
+it, whoever is playing; ``pile0``, the calibrated zone of the discards, is the same). The
+deal is face down and never seen.
 
 Every card event gives one verdict: ``player``, ``action`` (draw/take/place/discard),
 ``legal`` and ``why`` (for an illegal move the exact reason: ``wrong slot``, ``slot
@@ -27,6 +28,16 @@ Decisions (the spec is silent; the rules module applies them):
   discard of the card turned from under the last slot, silently).
 - When the next player draws before the current player's discard was seen, the turn is
   passed with a warning (perception may have missed the discard).
+- **Draws the camera does not see** (issue 34): a camera sees a card only when it lands face
+  up on a slot or on the discards, never the draw (the card is in the player's hand). Until
+  a record has shown a ``draw`` or ``take`` event, the judge implies the draws: a placement
+  on NAME's griddle while nobody holds a card (a new turn), or while the player before NAME
+  still does (their discard was not seen: the turn passes, with the warning above), is
+  preceded by NAME's draw of that card; a discard while nobody holds a card is the draw of
+  the player to play (``by`` when given; the first seat when it is the record's first card),
+  discarded at once (J, Q, K or a card of a face-up slot). The implied
+  draw gives no verdict of its own; if it was out of turn, the card's verdict says so.
+  A typed record (its first card event is a draw) is judged exactly as before.
 """
 
 from __future__ import annotations
@@ -41,6 +52,9 @@ from referee.judging.base import GameJudge
 from referee.judging.verdicts import ABSENT
 from referee.judging.verdicts.takoyaki import MoveVerdict, TakoyakiResult
 
+#: the calibration's name of the discards (the table's one shared pile, ``pile0``): a
+#: camera's card event there is a discard
+CAMERA_DISCARD = "pile0"
 ZONE = re.compile(r"^p:(?P<player>[^:]+):(?P<what>draw|take|slot(?P<slot>\d+))$")
 
 
@@ -56,14 +70,16 @@ class Judge(GameJudge):
                                     options=session.options, hidden=True)
         self.illegal = {p: 0 for p in self.state.players}
         self.ended = False
+        self.draws_seen = False  # a draw or take event was seen: draws are never implied
 
     def feed(self, ev: Event) -> list[dict[str, Any]]:
         if self.ended or not isinstance(ev, CardEvent):
             self.ended = self.ended or isinstance(ev, EndEvent)
             return []
         state, warn = self.state, self.session.warn
+        zone = "discard" if ev.zone == CAMERA_DISCARD else (ev.zone or "")
         if state.winner is not None:
-            if not (ev.zone == "discard" and (ev.by in (None, state.winner))):
+            if not (zone == "discard" and (ev.by in (None, state.winner))):
                 warn(f"t={ev.t}: card {ev.card} after {state.winner} won: ignored", ev)
             return []
         try:
@@ -71,8 +87,10 @@ class Judge(GameJudge):
         except RulesError as exc:
             warn(f"t={ev.t}: {exc}: event ignored", ev)
             return []
-        zone = ev.zone or ""
         m = ZONE.match(zone)
+        if m and m["what"] in ("draw", "take"):
+            self.draws_seen = True
+        drawn = None if self.draws_seen else self.implied_draw(m, zone, ev.by, card)
         if zone == "discard":
             move: Any = Discard(ev.by, card, strict=False)
         elif m and m["player"] in state.up:
@@ -85,12 +103,34 @@ class Judge(GameJudge):
             return []
         out = state.apply(move)
         d = out.details
-        for note in d["notes"]:
+        notes = list(d["notes"])
+        if drawn is not None:
+            notes = drawn["notes"] + notes
+            if not drawn["legal"] and d["legal"]:
+                d["legal"], d["why"] = False, drawn["why"]
+        for note in notes:
             warn(f"t={ev.t}: {note}", ev)
         if not d["legal"] and d["player"] in self.illegal:  # not a discard before anyone played
             self.illegal[d["player"]] += 1
         return [MoveVerdict(t=ev.t, player=d["player"], card=card, zone=ev.zone, action=out.kind, legal=d["legal"],
                             why=d["why"], next=d["next"], face_up=d["face_up"], winner=d.get("winner")).to_dict()]
+
+    def implied_draw(self, m, zone: str, by: str | None, card: str) -> dict[str, Any] | None:
+        """The draw a camera record implies before this card (see the module's decisions),
+        applied to the state; its outcome's details, or None when no draw is implied."""
+        state = self.state
+        turn = state.player
+        if zone == "discard":
+            if state.hand is not None:
+                return None
+            player = by or turn or state.players[0]
+        elif m and m["what"].startswith("slot") and m["player"] in state.up:
+            player = m["player"]
+            if state.hand is not None and not (turn is not None and player != turn and player == state.next_of(turn)):
+                return None
+        else:
+            return None
+        return state.apply(Draw(player, card, strict=False)).details
 
     def finish(self) -> list[dict[str, Any]]:
         state = self.state
@@ -121,3 +161,52 @@ def format_table(judgement, header) -> str:
                     lines.append(f"  {rank}. {p:8} face up {obj['face_up'][p]:2}  turns {obj['turns'][p]:3}  "
                                  f"illegal {obj['illegal'][p]}")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- said aloud
+RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_words(card: str) -> str:
+    """``7H`` -> "7 of hearts", ``AS`` -> "ace of spades", ``JK`` -> "joker"."""
+    if card == "JK":
+        return "joker"
+    return f"{RANK_WORDS.get(card[:-1], card[:-1])} of {SUIT_WORDS[card[-1]]}"
+
+
+def announcement(line: dict[str, Any]) -> tuple[str, ...]:
+    """What the table hears of one TAKOYAKI verdict, as phrases from a finite set (each card's
+    words, each slot's, a player's name and a few fixed words: :func:`phrases`), so a voice can
+    render them all when the session starts. Decisions (the spec names three: an illegal
+    placement, a chain's end, the winner): an illegal move is said with its card and where it
+    went ("7 of hearts", "on the 6 slot", "wrong slot"); a legal discard ends the chain ("ben",
+    "turn ends", "aki", "to play"); the winning placement ("aki", "wins"); a legal placement
+    that continues the chain is not said (the table sees it)."""
+    if line.get("type") != "verdict":
+        return ()
+    player, card, zone = line.get("player"), line.get("card", ""), line.get("zone") or ""
+    m = ZONE.match(zone)
+    where = (f"on the {'ace' if m['slot'] == '1' else m['slot']} slot",) if m and m["slot"] else ("discarded",)
+    if line.get("winner"):
+        return (str(line["winner"]), "wins")
+    if not line.get("legal", True):
+        reason = str(line.get("why", "")).split(":")[0]
+        return (card_words(card), *where, reason if reason in ILLEGAL_WORDS else "illegal")
+    if line.get("action") == "discard" and line.get("next"):
+        return (str(player), "turn ends", str(line["next"]), "to play")
+    return ()
+
+
+#: the reasons of an illegal move said as they are (the first words of ``why``)
+ILLEGAL_WORDS = ("wrong slot", "slot already face up", "J/Q/K placed", "turn should have ended",
+                 "placeable card discarded", "out of turn", "not the card in hand")
+
+
+def phrases(players) -> set[str]:
+    """Every phrase :func:`announcement` can say at a table of ``players``."""
+    from rules.takoyaki import GAME as _G
+
+    cards = {card_words(c) for c in _G.faces}
+    slots = {f"on the {'ace' if k == 1 else k} slot" for k in range(1, 11)} | {"discarded"}
+    return cards | slots | set(ILLEGAL_WORDS) | {"illegal", "wins", "turn ends", "to play"} | set(players)
