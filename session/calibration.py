@@ -17,8 +17,8 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
 - ``camera``: ``id`` (an OpenCV camera index, a device path, or null for a recording),
   ``width``/``height`` (pixels; every box must lie inside), ``fps`` (null = unknown).
 - Boxes are ``[x1, y1, x2, y2]`` in image pixels (x2 > x1, y2 > y1, inside the image).
-- Zone names: ``field`` (IKATAKO), ``pile0``..``pile2`` and ``token`` (MOKOCHAKA),
-  ``p:<seat>:slot<N>`` (a TAKOYAKI griddle slot of that seat), ``scoring`` (Sea Salt &
+- Zone names: ``field`` (IKATAKO), ``pile0``..``pile2`` and ``token`` (MOKOCHAKA; TAKOYAKI's
+  discards are its ``pile0``), ``p:<seat>:slot<N>`` (a TAKOYAKI griddle slot of that seat), ``scoring`` (Sea Salt &
   Paper / TORATANU scoring area). These are the ``zone`` values of ``card`` events. A zone
   that is not one of the game's is an error (``zones.pile0: not a zone of ikatako``).
 - ``seats``: one per player, left to right as the camera sees them; ``channel`` is the
