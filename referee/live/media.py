@@ -35,14 +35,16 @@ WAV_HEADER_EVERY_S = 1.0
 VIDEO_QUEUE = 30
 #: keyframe interval (frames) = fragment length: what a crash can cost of the video
 KEYFRAME_EVERY = 30
-#: x264's threads for ``video.mp4`` (0: x264's own choice). Measured on the 2-core host
-#: (300 demo frames, 720p, ultrafast + zerolatency): its own choice (sliced threads) cost
-#: 7.1 ms CPU a frame, one thread 5.2 ms (one slice a frame; the file is a little smaller). Cost:
-#: the writer's thread takes 5-11 ms a frame on one core, well inside 33 ms; a queue of
-#: :data:`VIDEO_QUEUE` frames absorbs a stall, beyond it frames are dropped and counted.
-VIDEO_THREADS = 1
+#: x264's threads for ``video.mp4`` (0: x264's own choice, sliced threads). Measured on the
+#: 2-core host (300 demo frames, 720p, ultrafast + zerolatency, with :data:`YUV_BY_OPENCV`):
+#: its own choice 4.9-5.4 ms CPU a frame, one thread 4.5-4.6 ms — but one thread keeps the
+#: writer's encoding call 3-5 ms long, and a Python thread beside it (the live loop, the card
+#: zones) ran 10-20 % slower in that time (a spinning thread: 10.9-12.0 vs 11.4-14.8 M loops/s
+#: at load 8): the live demo's latencies rose with it (one pair of runs). So x264's own.
+VIDEO_THREADS = 0
 #: the frames are turned into the encoder's YUV 4:2:0 by OpenCV (``cv2.COLOR_BGR2YUV_I420``,
-#: ~0.5 ms a 720p frame) instead of FFmpeg's swscale inside the encoder (2.7 ms): the same
+#: ~0.5 ms a 720p frame, without the GIL) instead of FFmpeg's swscale inside the encoder (2.7 ms):
+#: the writer's CPU 6.9 -> 4.9-5.4 ms a frame (300 demo frames, load 6-10); the same
 #: BT.601 video range; luma within 1 level, chroma within 5 (swscale filters the chroma it
 #: subsamples, OpenCV averages 2x2) — well under what the H.264 encoding at CRF 23 changes.
 #: Only ``video.mp4``'s pixels change, never what the referee perceives (the camera frames).
