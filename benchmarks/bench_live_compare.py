@@ -82,9 +82,11 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
     if not voice:
         cmd.append("--no-voice")
     load0 = os.getloadavg()[0]
+    cpu0 = _children_cpu()
     t0 = time.monotonic()
     res = subprocess.run(cmd, cwd=str(tree), env=env, capture_output=True, text=True)
     wall = time.monotonic() - t0
+    cpu = _children_cpu() - cpu0  # the run, its pose workers and hearing process (joined children)
     fig_path = out / "live-figures.json"
     if res.returncode != 0 or not fig_path.is_file():
         return {"error": (res.stderr or res.stdout).strip().splitlines()[-1:] or ["failed"], "wall": wall}
@@ -98,9 +100,29 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
     figs["_want"] = sum(1 for v in expected if v.get("type") == "verdict")
     figs["_load"] = (load0, os.getloadavg()[0])
     figs["_wall"] = wall
+    figs["_cpu"] = cpu
+    figs["_seen_late"] = seen_late(lines, res.stdout + res.stderr)
     figs["_reveal"] = reveal_stall(out)
     figs["_voice_warning"] = next((ln for ln in res.stderr.splitlines() if "voice" in ln.lower()), None)
     return figs
+
+
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+#: what the live referee says (warning events, terminal) when a card zone saw a card late
+SEEN_LATE = "card seen late"
+
+
+def seen_late(judged: list, terminal: str) -> int:
+    """How many judged lines (verdicts, notes) say a card was seen late, else how many of the
+    run's terminal lines do."""
+    n = sum(1 for x in judged if SEEN_LATE in json.dumps(x, ensure_ascii=False))
+    return n or sum(1 for ln in terminal.splitlines() if SEEN_LATE in ln)
 
 
 def reveal_stall(out: Path, span_s: float = 1.5) -> dict | None:
@@ -171,7 +193,9 @@ def main() -> int:
                 continue
             lat = figs["latency"]
             print(f"  {name} run {k + 1}: load {figs['_load'][0]:.2f}->{figs['_load'][1]:.2f}, verdicts "
-                  f"{figs['_same']}/{figs['_want']} as the demo's, late {figs.get('late')}, frames "
+                  f"{figs['_same']}/{figs['_want']} as the demo's, late {figs.get('late')}, \"card seen late\" "
+                  f"{figs['_seen_late']}, CPU {figs['_cpu']:.1f} s in {figs['_wall']:.1f} s = "
+                  f"{figs['_cpu'] / figs['_wall']:.2f} cores, frames "
                   f"{figs.get('captured')}/{figs.get('processed')}/{figs.get('skipped')}/{figs.get('dropped')} "
                   f"(captured/analysed/skipped/dropped), card zones' frames not analysed {figs.get('card_frames_unanalysed', figs.get('card_frames_dropped', '-'))}; window-close {fmt(lat.get('wrong_missed_announced_after_window_ms'))}, "
                   f"first {fmt(lat.get('first_announced_after_reaction_and_tie_ms'))}, hearing lag "
@@ -196,6 +220,14 @@ def main() -> int:
                 print(f"    {name} run {k + 1}: gap median {r['gap_median']} ms, max {r['gap_max']} ms (n {r['n']} cards); "
                       f"frames median {r['frames_median']}, min {r['frames_min']} (of ~45 at 30 fps); longest stage call "
                       f"{st['max'] if st else '-'} ms, p95 {st['p95'] if st else '-'}")
+    for name, _ in trees:
+        ok = [f for f in runs[name] if "error" not in f]
+        if ok:
+            import statistics
+
+            print(f"  {name}: cores used (CPU time of the run and its processes / wall time) median "
+                  f"{statistics.median(f['_cpu'] / f['_wall'] for f in ok):.2f}; \"card seen late\" "
+                  f"{sum(f['_seen_late'] for f in ok)} in {len(ok)} run(s)")
     print(f"load at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; outputs in {out}")
     return 0
 

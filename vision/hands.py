@@ -256,7 +256,9 @@ def _is_up(lift: float, upright: bool, raise_fraction: float = RAISE_FRACTION,
             or (at_head and lift >= HALF_RAISE_LIFT))
 
 
-def _crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+def seat_crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """Where a seat's crop lies in a frame of ``shape`` (the box with :data:`CROP_MARGIN`,
+    clipped to the frame): every part of a frame a seat reads (pose, motion gate, crops kept)."""
     x1, y1, x2, y2 = box
     mx, my = int((x2 - x1) * CROP_MARGIN), int((y2 - y1) * CROP_MARGIN)
     return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
@@ -292,9 +294,42 @@ def _quiet_native_stderr():
         os.close(devnull)
 
 
+#: modules MediaPipe imports only to plot landmarks (``mediapipe.python.solutions.drawing_utils``
+#: imports ``matplotlib.pyplot`` at import time: 0.3 CPU-s and up to 0.9 s of wall time in every
+#: process that loads pose, i.e. each seat worker; this project never plots with them)
+_PLOTTING = ("matplotlib", "matplotlib.pyplot")
+
+
+@contextlib.contextmanager
+def _without_plotting():
+    """While MediaPipe is imported, :data:`_PLOTTING` are placeholder modules (unless already
+    imported): its drawing helpers keep a placeholder that says so if ever used; afterwards the
+    placeholders are taken out of ``sys.modules``, so a later ``import matplotlib`` is the real one."""
+    import types
+
+    placed = [name for name in _PLOTTING if name not in sys.modules]
+    for name in placed:
+        mod = types.ModuleType(name, "placeholder: not imported by vision.hands (MediaPipe's landmark plotting)")
+
+        def missing(attr, _name=name):
+            raise AttributeError(f"{_name}.{attr}: MediaPipe's plotting is not loaded by this referee")
+
+        mod.__getattr__ = missing
+        sys.modules[name] = mod
+    if placed == list(_PLOTTING):  # ``import matplotlib.pyplot as plt`` takes the attribute
+        sys.modules["matplotlib"].pyplot = sys.modules["matplotlib.pyplot"]
+    try:
+        yield
+    finally:
+        for name in placed:
+            if getattr(sys.modules.get(name), "__doc__", "").startswith("placeholder:"):
+                del sys.modules[name]
+
+
 def _solutions():
     try:
-        import mediapipe as mp
+        with _without_plotting():
+            import mediapipe as mp
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ModelMissing(f"mediapipe is not installed ({exc}); pip install mediapipe==0.10.21") from None
     if not hasattr(mp, "solutions"):  # pragma: no cover
@@ -324,7 +359,7 @@ class PoseEstimator:
         self._found = 0
 
     def crop_box(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
-        return _crop_box(self.box, shape)
+        return seat_crop_box(self.box, shape)
 
     def estimate(self, frame_bgr: np.ndarray) -> Landmarks | None:
         """Landmarks of the person in the seat box of a full BGR frame (never mirrored)."""
@@ -550,7 +585,7 @@ class SeatHands:
         """Keep this frame's seat crop for re-analysis (only when running at reduced rate)."""
         if not self.reanalyse:
             return
-        x1, y1, x2, y2 = box = _crop_box(self.box, frame.shape)
+        x1, y1, x2, y2 = box = seat_crop_box(self.box, frame.shape)
         self._crops.append((t, frame[y1:y2, x1:x2].copy(), box))
 
     def due(self, index: int) -> bool:
@@ -592,7 +627,7 @@ class SeatHands:
         return same(a, c) and same(b, d)
 
     def _thumb(self, frame: np.ndarray) -> np.ndarray:
-        x1, y1, x2, y2 = _crop_box(self.box, frame.shape)
+        x1, y1, x2, y2 = seat_crop_box(self.box, frame.shape)
         crop = frame[y1:y2, x1:x2]
         small = cv2.resize(crop, (max(1, (x2 - x1) // MOTION_SCALE), max(1, (y2 - y1) // MOTION_SCALE)),
                            interpolation=cv2.INTER_AREA)

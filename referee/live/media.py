@@ -35,6 +35,21 @@ WAV_HEADER_EVERY_S = 1.0
 VIDEO_QUEUE = 30
 #: keyframe interval (frames) = fragment length: what a crash can cost of the video
 KEYFRAME_EVERY = 30
+#: x264's threads for ``video.mp4`` (0: x264's own choice, sliced threads). Measured on the
+#: 2-core host (300 demo frames, 720p, ultrafast + zerolatency, with :data:`YUV_BY_OPENCV`):
+#: its own choice 4.9-5.4 ms CPU a frame, one thread 4.5-4.6 ms — but one thread keeps the
+#: writer's encoding call 3-5 ms long, and a Python thread beside it (the live loop, the card
+#: zones) ran 10-20 % slower in that time (a spinning thread: 10.9-12.0 vs 11.4-14.8 M loops/s
+#: at load 8): the live demo's latencies rose with it (one pair of runs). So x264's own.
+VIDEO_THREADS = 0
+#: the frames are turned into the encoder's YUV 4:2:0 by OpenCV (``cv2.COLOR_BGR2YUV_I420``,
+#: ~0.5 ms a 720p frame, without the GIL) instead of FFmpeg's swscale inside the encoder (2.7 ms):
+#: the writer's CPU 6.9 -> 4.9-5.4 ms a frame (300 demo frames, load 6-10); the same
+#: BT.601 video range; luma within 1 level, chroma within 5 (swscale filters the chroma it
+#: subsamples, OpenCV averages 2x2) — well under what the H.264 encoding at CRF 23 changes.
+#: Only ``video.mp4``'s pixels change, never what the referee perceives (the camera frames).
+#: False: swscale, as before. A frame of odd width or height is always given to swscale.
+YUV_BY_OPENCV = True
 
 
 class VideoWriter(Sink):
@@ -82,12 +97,13 @@ class VideoWriter(Sink):
                     stream.codec_context.time_base = Fraction(1, 1000)
                     stream.options = {"preset": self.preset, "tune": "zerolatency", "crf": str(self.crf),
                                       "g": str(KEYFRAME_EVERY)}
+                    stream.codec_context.thread_count = VIDEO_THREADS
                 pts = max(0, int(round(frame.t * 1000)))
                 stamps = [0, pts] if last_pts < 0 and pts > 0 else [pts]
                 for p in stamps:
                     if p <= last_pts:
                         continue  # two frames in one millisecond: keep the first
-                    vf = av.VideoFrame.from_ndarray(img, format="bgr24")
+                    vf = _video_frame(img)
                     vf.pts, vf.time_base = p, Fraction(1, 1000)
                     for pkt in stream.encode(vf):
                         container.mux(pkt)
@@ -111,6 +127,18 @@ class VideoWriter(Sink):
         if self._started:
             self._q.put(None)
             self._thread.join(timeout=30)
+
+
+def _video_frame(img: np.ndarray):
+    """A BGR picture as the encoder's frame (YUV 4:2:0 by OpenCV, :data:`YUV_BY_OPENCV`)."""
+    import av
+
+    h, w = img.shape[:2]
+    if not YUV_BY_OPENCV or h % 2 or w % 2 or img.ndim != 3 or img.shape[2] != 3:
+        return av.VideoFrame.from_ndarray(img, format="bgr24")
+    import cv2
+
+    return av.VideoFrame.from_ndarray(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
 
 
 class WavWriter:

@@ -35,6 +35,24 @@ def test_video_frames_keep_their_session_times(tmp_path):
     assert got == pytest.approx([0.0] + [f.t for f in _frames(40)], abs=1e-3)
 
 
+def test_video_frames_are_turned_to_yuv_as_swscale_turns_them(tmp_path):
+    """OpenCV's BGR -> YUV 4:2:0 for the encoder (cheaper than swscale's) gives the same
+    picture within a level of luma and a few of chroma; an odd-sized frame goes to swscale."""
+    import av
+
+    from referee.live import media
+    from vision.video import read_frames as frames_of
+
+    demo = next(iter(frames_of(ROOT / "fixtures" / "demo" / "session.mp4"))).image
+    ours = media._video_frame(demo)
+    assert ours.format.name == "yuv420p"
+    sws = av.VideoFrame.from_ndarray(demo, format="bgr24").reformat(format="yuv420p").to_ndarray().astype(int)
+    diff = np.abs(ours.to_ndarray().astype(int) - sws)
+    h = demo.shape[0]
+    assert diff[:h].max() <= 1 and diff[h:].max() <= 5 and diff.mean() < 1
+    assert media._video_frame(np.zeros((95, 128, 3), np.uint8)).format.name == "bgr24"
+
+
 def test_the_wav_starts_at_session_zero_and_fills_gaps_with_silence(tmp_path):
     path = tmp_path / "seats.wav"
     w = WavWriter(path, 16000, 2)

@@ -128,3 +128,78 @@ def test_frames_at_picks_the_frames_a_full_pass_picks(clip):
     for t, img in got.items():
         nearest = min(frames, key=lambda f: (abs(f.t - t), f.index))
         assert np.array_equal(img, nearest.image), t
+
+
+def test_seat_region_bounds_every_seat_crop():
+    """Only the part of a frame holding the seats' crops is copied into the pose workers' ring."""
+    from vision.hands import seat_crop_box
+    from vision.parallel import seat_region
+
+    shape = (720, 1280, 3)
+    boxes = [(100, 40, 420, 400), (700, 10, 1000, 380), (1100, 300, 1400, 800)]  # the last runs off the frame
+    rows, cols = seat_region(boxes, shape)
+    assert (rows.start, rows.stop, cols.start, cols.stop) == (10, 720, 100, 1280)
+    for b in boxes:
+        x1, y1, x2, y2 = seat_crop_box(b, shape)
+        assert rows.start <= y1 and y2 <= rows.stop and cols.start <= x1 and x2 <= cols.stop
+    assert seat_region([], shape) == (slice(0, 0), slice(0, 0))
+
+
+def test_seat_workers_copy_only_the_seats_and_see_the_same(clip):
+    """Seats in the top half of the frame: the ring's rows below them are never written (the
+    copy is the seats' region only), and the workers' landmarks and events are those of the
+    same seats in this process."""
+    from vision.hands import SeatHands
+    from vision.parallel import SeatWorkers
+    from vision.video import read_frames
+
+    boxes = [("aki", (0, 0, 320, 300)), ("ben", (320, 0, 640, 300))]  # rows 0-300 of 720
+    frames = list(itertools.islice(read_frames(clip / "clip.mp4"), 40))
+    here = [SeatHands(p, b, every=4, phase=i) for i, (p, b) in enumerate(boxes)]
+    want = []
+    try:
+        for f in frames:
+            want.append([(s.update(f.index, f.t, f.image), s.landmarks if s.due(f.index) else None) for s in here])
+    finally:
+        for s in here:
+            s.close()
+    sw = SeatWorkers([(p, b, 4, i, True) for i, (p, b) in enumerate(boxes)], 2, frames[0].image.shape, 3)
+    got = []
+    try:
+        assert sw.region == (slice(0, 300), slice(0, 640))
+        for f in frames:
+            sw.submit(f.index, f.t, f.image)
+            got.append([(r.events, r.landmarks) for r in sw.collect()])
+        assert not sw.ring[:, 300:].any() and not sw.ring[:, :, 640:].any()  # never copied
+        assert sw.ring[:, :300, :640].any()
+    finally:
+        sw.close()
+    as_dicts = lambda runs: [[([e.to_dict() for e in ev], None if lm is None else lm.to_dict())  # noqa: E731
+                              for ev, lm in seats] for seats in runs]
+    assert as_dicts(got) == as_dicts(want)
+    assert sum(lm is not None for seats in want for _, lm in seats) >= 10
+    assert not multiprocessing.active_children()
+
+
+def test_pose_loads_without_matplotlib():
+    """MediaPipe's plotting helpers import matplotlib.pyplot (0.3 CPU-s in each pose worker):
+    pose is loaded without it, and a later ``import matplotlib`` is the real package."""
+    import os
+    import subprocess
+    import sys
+
+    root = str(FIXTURES.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    code = ("import sys\nfrom vision.hands import PoseEstimator\nimport numpy as np\n"
+            "e = PoseEstimator((0, 0, 64, 64), video=False)\ne.estimate(np.zeros((64, 64, 3), np.uint8))\ne.close()\n"
+            "print('matplotlib' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n"
+            "from mediapipe.python.solutions import drawing_utils\n"
+            "try:\n    drawing_utils.plt.figure\nexcept AttributeError as exc:\n    print('placeholder:', exc)\n"
+            "try:\n    import matplotlib\n    print('real', hasattr(matplotlib, '__version__'))\nexcept ImportError:\n"
+            "    print('real', True)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root, env=env)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0] == "False False"
+    assert lines[1].startswith("placeholder: matplotlib.pyplot.figure")
+    assert lines[2] == "real True"
