@@ -21,8 +21,10 @@ Candidates (each a small function from a channel to onset times, s):
   onset of each of its segments; ``project+level``: the same given the seat's speech level
   as a calibrated table gives it (``audio.demix.speech_levels`` of the quiet channel);
   ``project-trough``, ``project-trough+level``: the same without the busy floor
-  (``OnsetParams(busy_window_s=None)``: the detector before 2026-12-06, the before of that
-  change in the same run);
+  (``OnsetParams(busy_window_s=None, steady_gate_db=None)``: the detector before 2026-12-06,
+  the before of that change in the same run); ``project-fixed``, ``project-fixed+level``:
+  without the steady floor's lower margins (``OnsetParams(steady_gate_db=None)``: the
+  detector before 2026-12-07);
 * ``silero``, ``silero+walk``: the silero-vad ONNX model (16 kHz, 512-sample windows with
   its 64-sample context, recurrent state carried), speech where p >= 0.5, runs joined over
   gaps < 100 ms and kept when >= 100 ms; onset = the first window over the threshold, then
@@ -343,12 +345,15 @@ def candidates(speech_db: float) -> dict:
     from audio.onset import OnsetParams
 
     session = cache(_silero_session)  # built when a silero candidate first runs: not needed otherwise
-    trough = OnsetParams(busy_window_s=None)  # the detector without its busy floor (as before 2026-12-06)
+    trough = OnsetParams(busy_window_s=None, steady_gate_db=None)  # without its busy floor (as before 2026-12-06)
+    fixed = OnsetParams(steady_gate_db=None)  # without the steady floor's margins (as before 2026-12-07)
     return {
         "project": project_onsets,
         "project+level": lambda x: project_onsets(x, speech_db),
         "project-trough": lambda x: project_onsets(x, None, trough),
         "project-trough+level": lambda x: project_onsets(x, speech_db, trough),
+        "project-fixed": lambda x: project_onsets(x, None, fixed),
+        "project-fixed+level": lambda x: project_onsets(x, speech_db, fixed),
         "silero": lambda x: silero_onsets(x, session()),
         "silero+walk": lambda x: walk_back(silero_onsets(x, session()), voice_band_db(x), SILERO_WINDOW / RATE),
         "silero-reset": lambda x: silero_onsets(x, session(), SILERO_RESET_QUIET_S),
