@@ -24,7 +24,11 @@ end). Per channel, per ``hop_s`` frame:
    shorter than ``dip_s`` do not break the run (a plosive's closure, a babble trough:
    without this a quiet voice's run broke up and was confirmed only after a louder
    neighbour started — seats misordered); it *ends* after ``hangover_s`` below floor +
-   ``start_db``, or is cut at ``max_utterance_s``.
+   ``start_db``, or is cut at ``max_utterance_s``. Where the channel's floor is *steady*
+   (its busy floor within ``steady_gate_db`` of the trough floor: a hiss, not babble), the
+   lower ``steady_start_db`` / ``steady_trigger_db`` replace ``start_db`` / ``trigger_db``: a
+   quiet microphone's voice a few dB over its hiss is heard (with the fixed 15 dB trigger it
+   was not), while the hiss's own peaks stay under them.
 
 Attribution: the segment's channel is its seat. With three or more channels the segment
 must also stand ``dominance_db`` above the median of the other channels (research: a
