@@ -56,7 +56,7 @@ def test_the_params_validate():
 
 def test_a_quiet_microphone_is_heard():
     """Measured: 23 of 24 found with the steady margins, 18 with the fixed ones (each with one
-    detection matching no clip; the probe of docs/hearing.md, 2026-12-07, on all 240: 239 and
+    detection matching no clip; the probe of docs/hearing.md, 2026-12-07, on all 240 quiet: 237 and
     201). Tolerance: one clip either way."""
     x, truths = _quiet_microphone(24)
     errors, extra = _found(truths, _segments(x))
