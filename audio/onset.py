@@ -202,8 +202,8 @@ class OnsetParams:
     #: 1-3 dB; babble 6-11), the channel's quiet is steady and its runs are tested with the
     #: ``steady_*`` margins instead of ``start_db`` / ``trigger_db`` — over a steady hiss the
     #: hiss's own peaks stay within a few dB of the floor, so a lower margin still gives no run
-    #: on it. None: off (the fixed margins everywhere). Higher: less steady noise gets the low
-    #: margins too. Latency: none.
+    #: on it. None: off (the fixed margins everywhere; also off with ``busy_window_s`` None:
+    #: it reads the busy floor). Higher: less steady noise gets the low margins too. Latency: none.
     steady_gate_db: float | None = 3.0
     #: ``start_db`` on a steady floor (dB over it): lower hears a voice standing only a few dB
     #: over the hiss (a cheap microphone far from the mouth) and lets a word's soft tail hold
