@@ -24,7 +24,11 @@ end). Per channel, per ``hop_s`` frame:
    shorter than ``dip_s`` do not break the run (a plosive's closure, a babble trough:
    without this a quiet voice's run broke up and was confirmed only after a louder
    neighbour started — seats misordered); it *ends* after ``hangover_s`` below floor +
-   ``start_db``, or is cut at ``max_utterance_s``.
+   ``start_db``, or is cut at ``max_utterance_s``. Where the channel's floor is *steady*
+   (its busy floor within ``steady_gate_db`` of the trough floor: a hiss, not babble), the
+   lower ``steady_start_db`` / ``steady_trigger_db`` replace ``start_db`` / ``trigger_db``: a
+   quiet microphone's voice a few dB over its hiss is heard (with the fixed 15 dB trigger it
+   was not), while the hiss's own peaks stay under them.
 
 Attribution: the segment's channel is its seat. With three or more channels the segment
 must also stand ``dominance_db`` above the median of the other channels (research: a
@@ -193,6 +197,20 @@ class OnsetParams:
     busy_offset_db: float = -2.0
     #: it needs this much of the window filled (s) before it counts. Latency: none.
     busy_min_s: float = 1.0
+    # the steady floor (a quiet microphone: its voice a few dB over a steady hiss)
+    #: where the busy floor stands at most this far (dB) over the trough floor (steady noise:
+    #: 1-3 dB; babble 6-11), the channel's quiet is steady and its runs are tested with the
+    #: ``steady_*`` margins instead of ``start_db`` / ``trigger_db`` — over a steady hiss the
+    #: hiss's own peaks stay within a few dB of the floor, so a lower margin still gives no run
+    #: on it. None: off (the fixed margins everywhere; also off with ``busy_window_s`` None:
+    #: it reads the busy floor). Higher: less steady noise gets the low margins too. Latency: none.
+    steady_gate_db: float | None = 3.0
+    #: ``start_db`` on a steady floor (dB over it): lower hears a voice standing only a few dB
+    #: over the hiss (a cheap microphone far from the mouth) and lets a word's soft tail hold
+    #: its utterance longer; costs runs on the hiss's own peaks and on soft non-speech sounds.
+    steady_start_db: float = 6.0
+    #: ``trigger_db`` on a steady floor (dB over it); costs as ``steady_start_db``.
+    steady_trigger_db: float = 9.0
 
     def __post_init__(self):
         from session.params import check_ranges
@@ -202,6 +220,12 @@ class OnsetParams:
         if self.busy_window_s is not None and not self.busy_chunk_s <= self.busy_min_s <= self.busy_window_s:
             raise ValueError(f"OnsetParams.busy_min_s must be between busy_chunk_s and busy_window_s, "
                              f"got {self.busy_min_s!r}")
+        if self.steady_gate_db is not None and not 0 <= self.steady_gate_db <= self.busy_gate_db:
+            raise ValueError(f"OnsetParams.steady_gate_db must be between 0 and busy_gate_db ({self.busy_gate_db}) "
+                             f"or None, got {self.steady_gate_db!r}")
+        if not self.end_quiet_db <= self.steady_start_db <= self.steady_trigger_db:
+            raise ValueError(f"OnsetParams.steady_start_db must be between end_quiet_db and steady_trigger_db, "
+                             f"got {self.steady_start_db!r} and {self.steady_trigger_db!r}")
         if self.quick_end_s < 0:  # (longer than hangover_s: the hangover always decides first)
             raise ValueError(f"quick_end_s must be >= 0 (0: off), got {self.quick_end_s}")
         if not 0 <= self.end_quiet_db <= self.start_db:
@@ -515,7 +539,6 @@ class OnsetDetector:
         floor and run state of the frame before.
         """
         p = self.p
-        start_db, trigger_db = p.start_db, p.trigger_db
         hang = p.hangover_s / p.hop_s
         quick = p.quick_end_s / p.hop_s if p.quick_end_s > 0 else float("inf")
         heard_db = p.end_quiet_db
@@ -531,6 +554,8 @@ class OnsetDetector:
         start_level, heard_level = self._start_level, self._heard_level
         floors = self._floor[len(self._floor) - len(e_db) :]
         gate, offset = p.busy_gate_db, p.busy_offset_db
+        steady = p.steady_gate_db
+        fixed, low = (p.start_db, p.trigger_db), (p.steady_start_db, p.steady_trigger_db)
         for j, (row_db, row_own, row_e) in enumerate(zip(e_db.tolist(), own_db.tolist(), e.tolist())):
             f = self._frame
             self._frame += 1
@@ -546,12 +571,16 @@ class OnsetDetector:
                     fl = fl + up
                 c.floor = fl
                 busy = c.busy
+                start_db, trigger_db = fixed
                 if busy is not None:  # (see audio.busy_floor; frozen while the seat speaks)
                     # (not before it has a value: a channel that starts busy would otherwise hold
                     # an utterance open on the trough floor and never learn it)
                     busy.add(row_e[k], f, c.active and busy.value_db is not None)
-                    if busy.value_db is not None and busy.value_db - fl > gate:
+                    over = None if busy.value_db is None else busy.value_db - fl
+                    if over is not None and over > gate:
                         fl = busy.value_db + offset
+                    elif over is not None and steady is not None and over <= steady:
+                        start_db, trigger_db = low  # a steady floor (OnsetParams.steady_gate_db)
                 row_floor[k] = fl  # (what the walk back and the watermark read as the floor)
                 level = row_own[k] - fl
                 loud = level > start_db

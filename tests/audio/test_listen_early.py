@@ -41,8 +41,10 @@ class Engine:
 
 def signal(pause_s: float | None = None) -> np.ndarray:
     """Hiss, a 0.3 s tone at 1 kHz from 1.0 s, then hiss; with ``pause_s``: the tone stops for
-    that long — a steady hum ~7 dB over the hiss's floor: not loud, not back at the floor, so
-    only the 0.25 s hangover could end it — and goes on for 0.2 s more."""
+    that long — a steady hum ~5 dB over the hiss's floor: not loud (under the steady floor's
+    ``OnsetParams.steady_start_db`` 6 dB; it was ~7 dB under the fixed 9 dB before), not back at
+    the floor (over ``end_quiet_db`` 3), so only the 0.25 s hangover could end it — and goes on
+    for 0.2 s more."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal(3 * RATE) * 10 ** (-60 / 20)
     t = np.arange(int(0.3 * RATE)) / RATE
@@ -51,7 +53,7 @@ def signal(pause_s: float | None = None) -> np.ndarray:
     x[a : a + len(tone)] += tone
     if pause_s is not None:
         b = a + len(tone)
-        hum = np.sqrt(2) * 10 ** (-58 / 20) * np.sin(2 * np.pi * 1000 * np.arange(int(pause_s * RATE)) / RATE)
+        hum = np.sqrt(2) * 10 ** (-62 / 20) * np.sin(2 * np.pi * 1000 * np.arange(int(pause_s * RATE)) / RATE)
         x[b : b + len(hum)] += hum
         c = b + int(pause_s * RATE)
         x[c : c + int(0.2 * RATE)] += tone[: int(0.2 * RATE)]

@@ -3,6 +3,7 @@
 reach the energy trigger is heard, noise alone is not, and the flags do not depend on how the
 samples were cut into blocks."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,9 +44,13 @@ def test_a_real_shout_too_soft_for_the_energy_trigger_is_heard_in_white_noise():
 
     word, _ = read_all(clip, rate=RATE)
     x = _in_noise(word[:, 0].astype(np.float64), snr_db=8.0)
-    heard = _segments(x, OnsetParams())
-    assert _segments(x, OnsetParams(vad_trigger_db=None)) == []  # the energy trigger alone: not heard
+    fixed = OnsetParams(steady_gate_db=None)  # the fixed margins (start 9, trigger 15 dB)
+    heard = _segments(x, fixed)
+    assert _segments(x, replace(fixed, vad_trigger_db=None)) == []  # the energy trigger alone: not heard
     assert len(heard) == 1 and 0.95 <= heard[0].t <= 1.15
+    # white noise is a steady floor: its lower margins (OnsetParams.steady_*) hear it without the VAD too
+    steady = _segments(x, OnsetParams(vad_trigger_db=None))
+    assert len(steady) == 1 and 0.95 <= steady[0].t <= 1.15
 
 
 def test_noise_alone_starts_nothing():

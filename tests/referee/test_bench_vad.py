@@ -72,3 +72,20 @@ def test_found_per_speaker():
     truths = [1.0, 3.5, 6.0, 8.5]
     speakers = np.array(["fsdd:a", "fsdd:b", "fsdd:a", "fsdd:b"])
     assert b.per_speaker(truths, [1.01, 6.4, 8.52], speakers) == "a 1/2, b 1/2"  # 6.4: +0.4 s, outside
+
+
+def test_the_oracle_line_measures_how_late_the_audible_onset_is():
+    b = _bench()
+    truths = np.array([1.0, 3.5, 6.0])
+    audible = truths + np.array([0.01, 0.03, 0.05])  # the clean voice reaches the noise 10, 30, 50 ms in
+    line = b.oracle_line("white", truths, audible)
+    assert line.startswith("white: ") and "30 ms late at the median" in line and "(p90 46 ms)" in line
+
+
+def test_the_candidates_include_the_detector_before_the_steady_floor():
+    from audio.onset import OnsetParams
+
+    b = _bench()
+    names = b.candidates(-20.0)
+    assert {"project", "project-fixed", "project-fixed+level"} <= set(names)
+    assert OnsetParams().steady_gate_db is not None  # (so project and project-fixed differ)
