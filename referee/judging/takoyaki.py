@@ -242,3 +242,16 @@ def phrase_text(phrase: str, lang: str) -> str:
     if m:
         return f"{JA_RANKS.get(m['slot'], m['slot'])}のマス"
     return phrase
+
+
+def announcement_text(line: dict[str, Any]) -> str | None:
+    """:func:`announcement` as one line for the live window: "7 of hearts on the 6 slot: wrong
+    slot", "ben's turn ends, aki to play", "aki wins"; None when nothing is said."""
+    said = announcement(line)
+    if not said:
+        return None
+    if said[-1] == "wins":
+        return f"{said[0]} wins"
+    if said[1:2] == ("turn ends",):
+        return f"{said[0]}'s turn ends, {said[2]} to play"
+    return f"{said[0]} {said[1]}: {said[2]}"

@@ -86,6 +86,7 @@ class GameWords:
         self.game = game
         self.announcement, self.phrases = module.announcement, module.phrases
         self._text = getattr(module, "phrase_text", None)
+        self._module = module
 
     def keys(self, line: dict[str, Any]) -> tuple[str, ...]:
         return tuple(f"g:{self.game}:{p}" for p in self.announcement(line))
@@ -95,6 +96,15 @@ class GameWords:
 
     def text(self, phrase: str, lang: str) -> str:
         return self._text(phrase, lang) if self._text is not None else phrase
+
+    def text_of_line(self, line: dict[str, Any]) -> str | None:
+        """What is said for ``line`` as one line of text for the screen (the module's
+        ``announcement_text`` when it has one, else the phrases joined); None: nothing said."""
+        shown = getattr(self._module, "announcement_text", None)
+        if shown is not None:
+            return shown(line)
+        said = self.announcement(line)
+        return " ".join(said) if said else None
 
 
 def game_words(game: str | None) -> GameWords | None:
