@@ -118,6 +118,14 @@ def move_text(line: dict[str, Any]) -> str:
     return f"{head}: ok" + (f", {tail}" if tail else "")
 
 
+def board_result(board: Board) -> str | None:
+    """The game's end in words: "aki wins: aki 10/10 face up, ben 8/10" (no winner: the counts)."""
+    if not board.moves:
+        return None
+    counts = ", ".join(f"{g.player} {len(g.up)}/{g.size}" for g in board.griddles)
+    return (f"{board.winner} wins: " if board.winner else "no winner: ") + counts + " face up"
+
+
 # ---------------------------------------------------------------------- drawing
 def slot_label(slot: int) -> str:
     return SLOT_LABELS.get(slot, str(slot))
@@ -210,7 +218,8 @@ def draw_panel(cv2, img, board: Board, x: int, right: int, bottom: int) -> None:
         y += 30
         outlined_text(cv2, img, line, (x, y), fit_scale(cv2, line, width, 0.8, 2), colour if board.said else GREY, 2)
     y = 92
-    turn = f"{board.winner} wins" if board.winner else f"to play: {board.turn}" if board.turn else ""
+    # (the winner is the last call itself: not said twice)
+    turn = "" if board.winner else f"to play: {board.turn}" if board.turn else ""
     if turn:
         outlined_text(cv2, img, turn, (x, y), fit_scale(cv2, turn, width - 70, 0.85, 2, BOLD), YELLOW, 2, BOLD)
     # the griddles share what is left above the discards' row

@@ -16,7 +16,9 @@ grey: nobody), the notes under it (who was wrong and why), the field's trouble c
 the expected reaction, and the scoreboard; along the bottom one level meter per seat, the
 legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live.state.legend`),
 the status line (camera fps, dropped and skipped frames, the voice on or off, warnings) and
-the prompt or the key help. When the game ends its result stays on the window, with a banner,
+the prompt or the key help. A griddle game (TAKOYAKI: the calibration marks ``p:NAME:slotN``)
+gets the griddles as read instead of the field and the scoreboard, and its moves instead of
+the recent verdicts (:mod:`referee.live.griddles`). When the game ends its result stays on the window, with a banner,
 until a key is pressed there or :attr:`WindowParams.hold_s` passes (``--hold-result``).
 Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
 """
@@ -39,7 +41,7 @@ from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.controls import Command
 from referee.live.drawing import BOLD, FONT, outlined_text
 from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
-from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, draw_panel, draw_zones
+from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, board_result, draw_panel, draw_zones
 from referee.live.state import LiveState, StateSink, legend, result_text
 
 # colours (BGR)
@@ -96,18 +98,19 @@ def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: s
     if state.paused:
         outlined_text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
     if state.finished:
-        _final(cv2, img, state, cam_w, cam_h, closing)
+        _final(cv2, img, state, cam_w, cam_h, closing, board)
     return img
 
 
-def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None) -> None:
+def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None, board=None) -> None:
     """The game's end over the camera image: GAME OVER, the result in words, how to close."""
     x0, y0, x1, y1 = 30, cam_h // 2 - 90, cam_w - 30, cam_h // 2 + 90
     cv2.rectangle(img, (x0, y0), (x1, y1), (20, 20, 20), -1)
     cv2.rectangle(img, (x0, y0), (x1, y1), YELLOW, 2)
     outlined_text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
     y = y0 + 96
-    for line in _wrap(cv2, result_text(state.result) or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
+    said = result_text(state.result) if board is None else board_result(board)
+    for line in _wrap(cv2, said or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
         outlined_text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
         y += 32
     if closing:
@@ -285,8 +288,10 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
 def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: str | None, help_text: str,
             board=None) -> None:
     x, y = 12, top + 30
-    # one level meter per seat
+    # one level meter per seat (a griddle game without microphones: none, the moves get the rows)
     seats = [state.seats[p] for p in state.players if p in state.seats]
+    if board is not None and all(seat.channel is None for seat in seats):
+        seats, y = [], y - 30
     cell = (params.camera_width - 12) // max(1, len(seats))
     for i, seat in enumerate(seats):
         cx = x + i * cell
@@ -307,7 +312,10 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
     words = _wrap(cv2, " | ".join(meaning), params.width - 24, 0.45)[:2]
     legend_y = params.height - 92 - 19 * (len(words) - 1)
     y += 30
-    for line in (board.moves if board is not None else list(state.history))[-3:]:
+    if board is not None:
+        outlined_text(cv2, img, "MOVES (newest last)", (x, y), 0.45, GREY, 1)
+        y += 22
+    for line in (board.moves[-3:] if board is not None else list(state.history)[-3:]):
         if y > legend_y - 24:
             break
         outlined_text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)

@@ -127,3 +127,10 @@ def test_demo_takoyaki_live_gives_the_replays_verdicts(demo_clip, run_cli, monke
     want = [v for v in _lines() if v.get("type") == "verdict" and v["t"] < SECONDS - 1.0]
     assert _verdicts(lines) == _verdicts(want)  # the first 10 moves, as the replay judged them
     assert lines[0]["game"] == "takoyaki" and all("said_t" in v for v in lines if v.get("type") == "verdict")
+
+
+def test_the_final_banner_names_the_winner_and_the_griddles():
+    from referee.live.griddles import board_result
+
+    assert board_result(board_of(_state())) == "aki wins: aki 10/10, ben 8/10 face up"
+    assert board_result(board_of(_state(until=10.9))) == "no winner: aki 2/10, ben 4/10 face up"
