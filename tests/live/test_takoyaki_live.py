@@ -124,8 +124,10 @@ def test_demo_takoyaki_live_gives_the_replays_verdicts(demo_clip, run_cli, monke
                   "--out", str(out))
     assert res.exit_code == 0, res.output
     lines = [json.loads(s) for s in (out / "session.jsonl").read_text().splitlines()]
+    # the first 10 moves, as the replay judged them (a card in the clip's last second, QD at
+    # 11.8 s, may or may not be confirmed before the clip ends: not compared)
     want = [v for v in _lines() if v.get("type") == "verdict" and v["t"] < SECONDS - 1.0]
-    assert _verdicts(lines) == _verdicts(want)  # the first 10 moves, as the replay judged them
+    assert _verdicts([v for v in lines if v.get("t", 0) < SECONDS - 1.0]) == _verdicts(want)
     assert lines[0]["game"] == "takoyaki" and all("said_t" in v for v in lines if v.get("type") == "verdict")
 
 
