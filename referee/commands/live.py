@@ -236,6 +236,57 @@ def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, wor
     return _run(opts, no_voice)
 
 
+#: the silent seats' recording a table without microphones is paced with (``referee demo
+#: --game takoyaki --live``): the live path hears a recording beside the video; TAKOYAKI's
+#: calibration gives no seat a channel, so nothing in it is heard (16 kHz mono, as long as the video)
+SILENT_RATE = 16000
+
+
+def silent_seats(video: Path, folder: Path) -> Path:
+    """``folder/silent.wav``: silence as long as ``video`` (see :data:`SILENT_RATE`)."""
+    import wave
+
+    from vision.video import probe
+
+    info = probe(video)
+    seconds = info.duration or ((info.frames or 0) / (info.fps or 30.0))
+    path = folder / "silent.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SILENT_RATE)
+        w.writeframes(b"\0\0" * int(round(seconds * SILENT_RATE)))
+    return path
+
+
+def demo_live_takoyaki(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2,
+                       pose_every: int = 8, card_every: int = 2, hold_s: float = 120.0):
+    """``referee demo --game takoyaki --live``: the rendered TAKOYAKI game through the live path
+    in real time, the griddles drawn as they are read and each move's call said (the table has
+    no microphones: the recording is paced with :func:`silent_seats`)."""
+    import shutil
+    import tempfile
+
+    from referee.commands.demo_files import TAKOYAKI_DEMO
+    from referee.language import table_language
+    from referee.live.run import LiveOptions
+    from session.errors import RefereeError
+
+    video, cal = TAKOYAKI_DEMO / "session.mp4", TAKOYAKI_DEMO / "calibration.json"
+    for p in (video, cal):
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
+    folder = Path(tempfile.mkdtemp(prefix="referee-takoyaki-silence-"))
+    try:
+        opts = LiveOptions(calibration=cal, out=out or new_out_folder(), from_video=video,
+                           audio=silent_seats(video, folder), game="takoyaki", lang=table_language(lang, cal),
+                           window=not no_window, voice=not no_voice, workers=workers, pose_every=pose_every,
+                           card_every=card_every, no_enroll=True, hold_s=hold_s)
+        return _run(opts, no_voice)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def new_out_folder() -> Path:
     """A new session folder in the current one, named by the time: ``live-YYYYmmdd-HHMMSS``."""
     import time

@@ -248,11 +248,18 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
 
     fixtures/demo/: session.mp4 (camera), seats.wav (a microphone per seat), calibration.json.
     With --game takoyaki: fixtures/takoyaki/, a rendered two-player TAKOYAKI game read by the
-    camera alone (every card landing on a griddle slot or the discards).
+    camera alone (every card landing on a griddle slot or the discards); with --live, paced in
+    real time with the griddles drawn as read and each move's call said.
     """
     if game == "takoyaki":
-        if live or events:
-            raise click.UsageError("--live and --events play the IKATAKO demo; the TAKOYAKI demo is replayed")
+        if events:
+            raise click.UsageError("--events plays the IKATAKO demo's typed record; TAKOYAKI's is read by the camera")
+        if live:
+            from referee.commands.live import demo_live_takoyaki
+
+            demo_live_takoyaki(out, no_window, no_voice, workers=workers, pose_every=pose_every,
+                               card_every=card_every, hold_s=hold_result)
+            return
         _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json)
         return
     if live:

@@ -210,3 +210,48 @@ def phrases(players) -> set[str]:
     cards = {card_words(c) for c in _G.faces}
     slots = {f"on the {'ace' if k == 1 else k} slot" for k in range(1, 11)} | {"discarded"}
     return cards | slots | set(ILLEGAL_WORDS) | {"illegal", "wins", "turn ends", "to play"} | set(players)
+
+
+#: the fixed phrases in Japanese (the live voice's ``--lang ja``, as IKATAKO's verdicts);
+#: cards, slots and names are made by :func:`phrase_text`
+JA_WORDS = {"wrong slot": "マスがちがいます", "slot already face up": "そのマスはもう表です",
+            "J/Q/K placed": "絵札は置けません", "turn should have ended": "ターンは終わっていました",
+            "placeable card discarded": "置けるカードを捨てました", "out of turn": "順番がちがいます",
+            "not the card in hand": "引いたカードではありません", "illegal": "反則", "wins": "の勝ち",
+            "turn ends": "ターン終了", "to play": "の番", "discarded": "捨て札"}
+JA_RANKS = {"ace": "エース", "jack": "ジャック", "queen": "クイーン", "king": "キング"}
+JA_SUITS = {"spades": "スペード", "hearts": "ハート", "diamonds": "ダイヤ", "clubs": "クラブ"}
+_CARD_WORDS = re.compile(r"^(?P<rank>\w+) of (?P<suit>\w+)$")
+_SLOT_WORDS = re.compile(r"^on the (?P<slot>\w+) slot$")
+
+
+def phrase_text(phrase: str, lang: str) -> str:
+    """One phrase of :func:`phrases` in the table's language: English as it is; ``ja``: "7 of
+    hearts" -> "ハートの7", "on the 6 slot" -> "6のマス", the fixed words of :data:`JA_WORDS`;
+    a player's name as it is (as IKATAKO's voice says it)."""
+    if lang == "en":
+        return phrase
+    if phrase in JA_WORDS:
+        return JA_WORDS[phrase]
+    if phrase == "joker":
+        return "ジョーカー"
+    m = _CARD_WORDS.match(phrase)
+    if m and m["suit"] in JA_SUITS:
+        return f"{JA_SUITS[m['suit']]}の{JA_RANKS.get(m['rank'], m['rank'])}"
+    m = _SLOT_WORDS.match(phrase)
+    if m:
+        return f"{JA_RANKS.get(m['slot'], m['slot'])}のマス"
+    return phrase
+
+
+def announcement_text(line: dict[str, Any]) -> str | None:
+    """:func:`announcement` as one line for the live window: "7 of hearts on the 6 slot: wrong
+    slot", "ben's turn ends, aki to play", "aki wins"; None when nothing is said."""
+    said = announcement(line)
+    if not said:
+        return None
+    if said[-1] == "wins":
+        return f"{said[0]} wins"
+    if said[1:2] == ("turn ends",):
+        return f"{said[0]}'s turn ends, {said[2]} to play"
+    return f"{said[0]} {said[1]}: {said[2]}"

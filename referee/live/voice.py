@@ -11,7 +11,13 @@ table waits. What is said:
 - a final verdict only for a card nothing was announced for (a game whose judge does not
   announce): its first player, else "unclear" when a player was unclear on it (the table is
   asked), else "nobody";
-- a lost camera or microphone, once each ("camera lost").
+- a lost camera or microphone, once each ("camera lost");
+- for a game whose judging module says its own verdicts (``announcement(line)`` and
+  ``phrases(players)``, e.g. TAKOYAKI: "7 of hearts", "on the 6 slot", "wrong slot"; "ben",
+  "turn ends", "aki", "to play"; "aki", "wins"), that instead of the generic utterance (which
+  knows only who was first, and would say "nobody" for every move); its phrases are keys
+  ``g:GAME:PHRASE``, all rendered when the session starts like the others, and said in the
+  table's language when the module translates them (``phrase_text(phrase, lang)``).
 
 Short, and the newest card first. Each phrase is rendered without the engine's leading and
 trailing silence, at a brisk rate, with a short gap between phrases (:data:`LIVE_VOICE`):
@@ -60,10 +66,61 @@ _PHRASES: dict[str, tuple[str, str]] = {
 
 
 def phrase_text(key: str, lang: str) -> str:
-    """The text of a live phrase key: ``p:NAME`` is the player's name, else the table above."""
+    """The text of a live phrase key: ``p:NAME`` is the player's name, ``g:GAME:PHRASE`` a
+    game's own phrase (in ``lang`` when its judging module translates it), else the table above."""
     if key.startswith("p:"):
         return key[2:]
+    if key.startswith("g:"):
+        game, phrase = key[2:].split(":", 1)
+        words = game_words(game)
+        return words.text(phrase, lang) if words is not None else phrase
     return _PHRASES[key][0 if lang == "en" else 1]
+
+
+class GameWords:
+    """A game's own spoken verdicts, from its judging module: ``announcement(line)`` (the
+    phrases said for one verdict line), ``phrases(players)`` (all it can say) and, optional,
+    ``phrase_text(phrase, lang)`` (a phrase in the table's language; without it: as given)."""
+
+    def __init__(self, game: str, module: Any):
+        self.game = game
+        self.announcement, self.phrases = module.announcement, module.phrases
+        self._text = getattr(module, "phrase_text", None)
+        self._module = module
+
+    def keys(self, line: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(f"g:{self.game}:{p}" for p in self.announcement(line))
+
+    def all_keys(self, players) -> list[str]:
+        return sorted(f"g:{self.game}:{p}" for p in self.phrases(players))
+
+    def text(self, phrase: str, lang: str) -> str:
+        return self._text(phrase, lang) if self._text is not None else phrase
+
+    def text_of_line(self, line: dict[str, Any]) -> str | None:
+        """What is said for ``line`` as one line of text for the screen (the module's
+        ``announcement_text`` when it has one, else the phrases joined); None: nothing said."""
+        shown = getattr(self._module, "announcement_text", None)
+        if shown is not None:
+            return shown(line)
+        said = self.announcement(line)
+        return " ".join(said) if said else None
+
+
+def game_words(game: str | None) -> GameWords | None:
+    """The game's own spoken verdicts (see :class:`GameWords`), or None for a game whose judging
+    module has none (the generic :func:`utterance` is said)."""
+    if not game:
+        return None
+    try:
+        from referee import judging
+
+        module = judging.module(game)
+    except Exception:  # (an unknown game: the generic words)
+        return None
+    if callable(getattr(module, "announcement", None)) and callable(getattr(module, "phrases", None)):
+        return GameWords(game, module)
+    return None
 
 
 def utterance(item: dict[str, Any]) -> tuple[str, ...]:
@@ -119,6 +176,8 @@ class VoiceSink(Sink):
         #: window announcements not said because a later card's first came (keys, card_t)
         self.superseded: list[tuple[tuple[str, ...], Any]] = []
         self._newest_first: float | None = None  # card_t of the newest card a first was said for
+        #: the game's own spoken verdicts (:func:`game_words`), set when the session starts
+        self.words: GameWords | None = None
         self.window_s, self.tie_s = 3.0, 0.033
         #: (kind, target, queued, handed, latency, duration): session seconds; kind first/window/loss
         self.sounds: list[tuple[str, float | None, float, float, float]] = []
@@ -131,6 +190,9 @@ class VoiceSink(Sink):
 
     def start(self, header) -> None:
         keys = list(_PHRASES) + [f"p:{p}" for p in header.players]
+        self.words = game_words(header.game)
+        if self.words is not None:
+            keys += self.words.all_keys(header.players)
         self.voice.prepare(keys)
         try:
             from rules import get
@@ -175,7 +237,8 @@ class VoiceSink(Sink):
 
     def sound_figures(self) -> dict[str, Any] | None:
         """``sound_ms`` of ``live-figures.json``: per kind (``first``: after the reaction + the
-        tie window; ``window``: wrong/missed/a final verdict, after the window's close) the
+        tie window; ``window``: wrong/missed/a final verdict, after the window's close; ``move``:
+        a game's own verdict, e.g. a TAKOYAKI move, after its card landed) the
         first sample handed to the output stream after that moment, the same plus the
         stream's reported output latency (sound starts), and the part spent between the
         announcement and the hand-off (the voice's queue); None without an output."""
@@ -199,7 +262,7 @@ class VoiceSink(Sink):
             busy_until = max(busy_until, s[3] + s[5])
         out["idle_announced_to_handed"] = stats(idle)
         out["superseded"] = len(self.superseded)
-        for kind in ("first", "window"):
+        for kind in ("first", "window", "move"):
             xs = [s for s in self.sounds if s[0] == kind and s[1] is not None]
             out[kind] = {"handed_after_target": stats([(s[3] - s[1]) * 1000 for s in xs]),
                          "sound_after_target": stats([(s[3] + s[4] - s[1]) * 1000 for s in xs]),
@@ -208,7 +271,7 @@ class VoiceSink(Sink):
 
     def announce(self, items: list[dict[str, Any]]) -> None:
         for item in items:
-            keys = utterance(item)
+            keys = utterance(item) if self.words is None else ()
             if keys:
                 self._announced.add(_card_key(item.get("card_t")))
                 card_t, what = item.get("card_t"), item.get("what")
@@ -225,6 +288,13 @@ class VoiceSink(Sink):
             if line.get("type") != "verdict" or line.get("provisional"):
                 continue
             if _card_key(line.get("t")) in self._announced:
+                continue
+            if self.words is not None:  # the game's own words, said as soon as the move is judged
+                keys = self.words.keys(line)
+                if keys:
+                    self._announced.add(_card_key(line.get("t")))
+                    t = line.get("t")
+                    self._say(keys, "move", t if isinstance(t, (int, float)) else None, t)
                 continue
             keys = utterance(line)
             if keys:

@@ -16,7 +16,9 @@ grey: nobody), the notes under it (who was wrong and why), the field's trouble c
 the expected reaction, and the scoreboard; along the bottom one level meter per seat, the
 legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live.state.legend`),
 the status line (camera fps, dropped and skipped frames, the voice on or off, warnings) and
-the prompt or the key help. When the game ends its result stays on the window, with a banner,
+the prompt or the key help. A griddle game (TAKOYAKI: the calibration marks ``p:NAME:slotN``)
+gets the griddles as read instead of the field and the scoreboard, and its moves instead of
+the recent verdicts (:mod:`referee.live.griddles`). When the game ends its result stays on the window, with a banner,
 until a key is pressed there or :attr:`WindowParams.hold_s` passes (``--hold-result``).
 Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
 """
@@ -37,14 +39,15 @@ from session.errors import DeviceError
 from session.params import check_ranges
 from referee.live.controls import HELP, ControlledView, Controls
 from referee.live.controls import Command
+from referee.live.drawing import BOLD, FONT, outlined_text
+from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
+from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, board_result, draw_panel, draw_zones
 from referee.live.state import LiveState, StateSink, legend, result_text
 
 # colours (BGR)
 WHITE, GREY, DIM, BLACK = (255, 255, 255), (170, 170, 170), (90, 90, 90), (0, 0, 0)
 GREEN, ORANGE, RED, BLUE, YELLOW = (90, 200, 60), (40, 160, 255), (60, 60, 230), (230, 160, 40), (60, 220, 230)
 PANEL = (32, 32, 32)
-FONT = 0  # cv2.FONT_HERSHEY_SIMPLEX
-BOLD = 2  # cv2.FONT_HERSHEY_DUPLEX
 #: level meter range (dBFS): below -60 is silence at a table; 0 is clipping
 METER_FLOOR_DB, METER_WARN_DB = -60.0, -3.0
 
@@ -85,24 +88,29 @@ def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: s
     img = np.full((params.height, params.width, 3), PANEL, np.uint8)
     cam_w = params.camera_width
     cam_h = cam_w * 9 // 16
-    _camera(cv2, img, state, cam_w, cam_h)
-    _panel(cv2, img, state, cam_w + 16, params.width - 12)
-    _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text)
+    board = board_of(state)  # a griddle game (TAKOYAKI): the griddles as read, not the field
+    _camera(cv2, img, state, cam_w, cam_h, board)
+    if board is None:
+        _panel(cv2, img, state, cam_w + 16, params.width - 12)
+    else:
+        draw_panel(cv2, img, board, cam_w + 16, params.width - 12, cam_h)
+    _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text, board)
     if state.paused:
         outlined_text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
     if state.finished:
-        _final(cv2, img, state, cam_w, cam_h, closing)
+        _final(cv2, img, state, cam_w, cam_h, closing, board)
     return img
 
 
-def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None) -> None:
+def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None, board=None) -> None:
     """The game's end over the camera image: GAME OVER, the result in words, how to close."""
     x0, y0, x1, y1 = 30, cam_h // 2 - 90, cam_w - 30, cam_h // 2 + 90
     cv2.rectangle(img, (x0, y0), (x1, y1), (20, 20, 20), -1)
     cv2.rectangle(img, (x0, y0), (x1, y1), YELLOW, 2)
     outlined_text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
     y = y0 + 96
-    for line in _wrap(cv2, result_text(state.result) or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
+    said = result_text(state.result) if board is None else board_result(board)
+    for line in _wrap(cv2, said or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
         outlined_text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
         y += 32
     if closing:
@@ -156,20 +164,6 @@ def screen_size() -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------- parts
-def outlined_text(cv2, img, s: str, org, scale: float, colour, thick: int = 1, font: int = FONT) -> int:
-    """Draw ``s`` with a dark outline (readable on any camera image); returns its width."""
-    s = s.encode("ascii", "replace").decode("ascii")
-    cv2.putText(img, s, org, font, scale, BLACK, thick + 2, cv2.LINE_AA)
-    cv2.putText(img, s, org, font, scale, colour, thick, cv2.LINE_AA)
-    return cv2.getTextSize(s, font, scale, thick)[0][0]
-
-
-def _fit(cv2, s: str, width: int, scale: float, thick: int = 1, font: int = FONT) -> float:
-    """The largest scale ≤ ``scale`` at which ``s`` fits ``width`` pixels."""
-    w = cv2.getTextSize(s.encode("ascii", "replace").decode("ascii"), font, scale, thick)[0][0]
-    return scale if w <= width else max(0.4, scale * width / w)
-
-
 def _cut(cv2, s: str, width: int, scale: float) -> str:
     """``s`` cut at a word to fit ``width`` at ``scale``, ending in "..." (the lines of one
     list keep one size: a line shrunk to fit read as less important than its neighbours)."""
@@ -181,19 +175,7 @@ def _cut(cv2, s: str, width: int, scale: float) -> str:
     return " ".join(words).rstrip(" ,;|") + " ..."
 
 
-def _wrap(cv2, s: str, width: int, scale: float) -> list[str]:
-    words, lines, cur = s.split(), [], ""
-    for w in words:
-        nxt = f"{cur} {w}".strip()
-        if cur and cv2.getTextSize(nxt, FONT, scale, 1)[0][0] > width:
-            lines.append(cur)
-            cur = w
-        else:
-            cur = nxt
-    return lines + ([cur] if cur else [])
-
-
-def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
+def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int, board=None) -> None:
     src_w, src_h = state.image_size or (1280, 720)
     sx, sy = cam_w / src_w, cam_h / src_h
     if state.image is not None:
@@ -210,6 +192,9 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
             continue
         (x1, y1), (x2, y2) = box(seat.box)
         cv2.rectangle(img, (x1, y1), (x2, y2), BLUE, 2)
+        if board is not None:  # a griddle game: the name under the griddle, no hands (not judged)
+            outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y2 - 12), 0.9, WHITE, 2)
+            continue
         outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
         for side, dx in (("left", 8), ("right", 78)):
             up = seat.hands[side]
@@ -222,7 +207,9 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int) -> None:
         words = state.words_of(seat)
         if words:
             outlined_text(cv2, img, f'"{words}"', (x1 + 8, y1 + 100), _fit(cv2, f'"{words}"', x2 - x1 - 16, 1.0, 2), YELLOW, 2)
-    if state.field_box is not None:
+    if board is not None:
+        draw_zones(cv2, img, state.calibration, (sx, sy), board)
+    elif state.field_box is not None:
         (x1, y1), (x2, y2) = box(state.field_box)
         cv2.rectangle(img, (x1, y1), (x2, y2), YELLOW, 2)
         outlined_text(cv2, img, "field" + (f": {state.card}" if state.card else ""), (x1 + 6, y1 - 8), 0.7, YELLOW, 2)
@@ -298,10 +285,13 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
         y += 30
 
 
-def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: str | None, help_text: str) -> None:
+def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: str | None, help_text: str,
+            board=None) -> None:
     x, y = 12, top + 30
-    # one level meter per seat
+    # one level meter per seat (a griddle game without microphones: none, the moves get the rows)
     seats = [state.seats[p] for p in state.players if p in state.seats]
+    if board is not None and all(seat.channel is None for seat in seats):
+        seats, y = [], y - 30
     cell = (params.camera_width - 12) // max(1, len(seats))
     for i, seat in enumerate(seats):
         cx = x + i * cell
@@ -318,10 +308,14 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
             outlined_text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
     # the legend: what the numbers and the game's words mean (one line, two at most), right
     # above the status lines; the history of verdicts gets the rows between
-    words = _wrap(cv2, " | ".join(legend(state.game, state.mode)), params.width - 24, 0.45)[:2]
+    meaning = GRIDDLE_LEGEND if board is not None else legend(state.game, state.mode)
+    words = _wrap(cv2, " | ".join(meaning), params.width - 24, 0.45)[:2]
     legend_y = params.height - 92 - 19 * (len(words) - 1)
     y += 30
-    for line in list(state.history)[-3:]:
+    if board is not None:
+        outlined_text(cv2, img, "MOVES (newest last)", (x, y), 0.45, GREY, 1)
+        y += 22
+    for line in (board.moves[-3:] if board is not None else list(state.history)[-3:]):
         if y > legend_y - 24:
             break
         outlined_text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)

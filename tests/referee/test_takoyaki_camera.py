@@ -124,9 +124,9 @@ def test_the_replayed_video_gives_the_truths_verdicts(tmp_path):
     assert max(abs(a["t"] - b["t"]) for a, b in zip(cards, truth)) <= 2 / 15 + 1e-6
 
 
-def test_demo_takoyaki_refuses_live(run_cli):
-    res = run_cli("demo", "--game", "takoyaki", "--live")
-    assert res.exit_code == 2 and "TAKOYAKI demo is replayed" in res.output
+def test_demo_takoyaki_refuses_events(run_cli):
+    res = run_cli("demo", "--game", "takoyaki", "--events")
+    assert res.exit_code == 2 and "read by the camera" in res.output
 
 
 @pytest.mark.parametrize("game", ["takoyaki"])
