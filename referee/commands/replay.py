@@ -207,15 +207,20 @@ def _each_reported(summaries, as_json: bool):
         yield summary
 
 
+def _demo_files(*paths: Path) -> tuple[Path, ...]:
+    """The bundled demo's files, or one clear error naming the first that is missing."""
+    for p in paths:
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project "
+                               "installed with 'pip install -e .'")
+    return paths
+
+
 def _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json) -> None:
     """``referee demo --game takoyaki``: replay the rendered TAKOYAKI game (no audio)."""
     from referee.commands.demo_files import TAKOYAKI_DEMO
 
-    video, cal = TAKOYAKI_DEMO / "session.mp4", TAKOYAKI_DEMO / "calibration.json"
-    for p in (video, cal):
-        if not p.is_file():
-            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project "
-                               "installed with 'pip install -e .'")
+    video, cal = _demo_files(TAKOYAKI_DEMO / "session.mp4", TAKOYAKI_DEMO / "calibration.json")
     if out is None:
         out = Path(tempfile.mkdtemp(prefix="referee-demo-takoyaki-"))
     click.echo(f"Replaying the bundled TAKOYAKI recording {video.relative_to(ROOT)} into {out}", err=True)
@@ -273,11 +278,7 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
 
         demo_events(as_json)
         return
-    video, audio, cal = DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json"
-    for p in (video, audio, cal):
-        if not p.is_file():
-            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project "
-                               "installed with 'pip install -e .'")
+    video, audio, cal = _demo_files(DEMO / "session.mp4", DEMO / "seats.wav", DEMO / "calibration.json")
     if out is None:
         out = Path(tempfile.mkdtemp(prefix="referee-demo-"))
     click.echo(f"Replaying the bundled recording {video.relative_to(ROOT)} + {audio.name} into {out}", err=True)

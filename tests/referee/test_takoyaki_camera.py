@@ -150,3 +150,19 @@ def test_an_illegal_placement_a_chains_end_and_the_winner_are_said():
     every = phrases(["aki", "ben"])
     for x in _load(DEMO / "expected.jsonl") + v:
         assert set(announcement(x)) <= every
+
+
+@pytest.mark.parametrize("game,where", [("ikatako", "DEMO"), ("takoyaki", "TAKOYAKI_DEMO")])
+def test_a_demo_whose_files_are_missing_is_one_clear_error(tmp_path, monkeypatch, game, where):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    from referee.commands import demo_files, replay
+
+    monkeypatch.setattr(demo_files, where, tmp_path)
+    if where == "DEMO":
+        monkeypatch.setattr(replay, "DEMO", tmp_path)
+    result = CliRunner().invoke(cli, ["demo", "--game", game, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert f"the demo file {tmp_path / 'session.mp4'} is missing" in result.output
+    assert "Traceback" not in result.output
