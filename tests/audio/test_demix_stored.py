@@ -126,13 +126,15 @@ def test_a_changed_recording_warns_and_is_measured_again(tmp_path):
 
     x, rate = read_all(DEMO / "seats.wav")
     calib = tmp_path / "seats.wav"
-    write_wav(calib, x * 0.5, rate)  # the same table, the calibration recording replaced since
+    # the same table, the calibration recording replaced since; 3 dB softer: within
+    # DriftParams.follow_db, so the session's seats are not moved to their own level
+    write_wav(calib, x * 0.7, rate)
     fresh, w0, reads0 = _hear(DEMO / "seats.wav", calib, None)
     stale, w1, reads1 = _hear(DEMO / "seats.wav", calib, _stored())
     assert reads1 == reads0 == 1
     assert w0 == [] and len(w1) == 1 and "changed since the table was calibrated" in w1[0] and str(calib) in w1[0]
     _same(_state(stale), _state(fresh))  # the recording's own numbers, not the stored ones
-    assert stale.speech_db != list(_stored().speech_db)  # (6 dB softer: the test can tell them apart)
+    assert stale.speech_db != list(_stored().speech_db)  # (3 dB softer: the test can tell them apart)
 
 
 def test_other_parameters_warn_and_are_measured_again(tmp_path):
