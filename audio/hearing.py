@@ -400,21 +400,21 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
 
 def _anchored_levels(source, levels, loud, warnings: list[str]):
     """The seats' speech levels a replay's onset detector anchors on: the calibration's
-    ``levels``, each moved by as much as its microphone's loud speech level on this session
-    stands away from the calibration recording's ``loud`` (:func:`audio.gains.drifted_levels`:
-    an input knob turned since), said in ``warnings``. ``loud`` None (an older calibration
+    ``levels``, moved by as much as the microphones' loud speech level on this session stands
+    away from the calibration recording's ``loud`` (:func:`audio.gains.drifted_levels`: the
+    interface's gain turned since), said in ``warnings``. ``loud`` None (an older calibration
     file): the levels as calibrated. Live play has no session to measure beforehand and
     anchors on the calibration's."""
     from audio.gains import DriftParams, channel_levels_db, drifted_levels
 
     if loud is None or len(loud) != len(levels) or not len(source.raw):
         return levels
-    anchored, moved = drifted_levels(levels, loud, channel_levels_db(source.raw))
-    if moved:
-        said = ", ".join(f"channel {k} {d:+.1f} dB" for k, d in moved)
-        warnings.append(f"audio: the microphones' speech on this recording stands more than {DriftParams().follow_db:g} "
-                        f"dB away from the calibration's ({said}: an input knob turned or a microphone moved since?); "
-                        "those seats are heard at this recording's level (calibrate again if the microphones changed)")
+    anchored, drift = drifted_levels(levels, loud, channel_levels_db(source.raw))
+    if drift is not None:
+        warnings.append(f"audio: the microphones' speech on this recording stands {abs(drift):.1f} dB "
+                        f"{'quieter' if drift < 0 else 'louder'} than on the calibration recording (the median of "
+                        f"the channels; more than {DriftParams().follow_db:g} dB: the interface's gain turned since?); "
+                        "the seats are heard at this recording's level (calibrate again if the microphones changed)")
     return anchored
 
 

@@ -246,14 +246,18 @@ def test_live_hears_a_calibration_s_stored_leakage_without_measuring_the_recordi
     assert reads.call_count == 1 and any("changed since the table was calibrated" in w for w in warnings), warnings
 
 
-def test_a_seat_s_level_moves_with_its_microphone_only_when_the_microphone_moved_far():
+def test_the_seats_levels_move_with_the_microphones_median_drift_only():
     levels = [-21.0, -20.0, None, -18.0]
     calibrated_loud = [-17.0, -16.0, -16.0, -15.0]
-    session_loud = [-29.1, -13.0, -30.0, -15.2]  # -12.1 dB: far; +3 dB: within; no level; within
-    anchored, moved = gains.drifted_levels(levels, calibrated_loud, session_loud)
-    assert anchored == [-33.1, -20.0, None, -18.0] and moved == [(0, -12.1)]
-    assert gains.drifted_levels(levels, calibrated_loud, session_loud, gains.DriftParams(follow_db=2.0))[1] == \
-        [(0, -12.1), (1, 3.0)]
+    # every channel about 12 dB down (the interface's gain turned): all seats move by the median
+    anchored, drift = gains.drifted_levels(levels, calibrated_loud, [-29.1, -28.0, -28.0, -26.8])
+    assert drift == -12.0 and anchored == [-33.0, -32.0, None, -30.0]
+    # one channel 8 dB down (a seat that hardly spoke: its neighbours' leak), the rest as
+    # calibrated, and one clap 20 dB up: the median stands, nothing moves
+    anchored, drift = gains.drifted_levels(levels, calibrated_loud, [-25.0, 4.0, -16.2, -15.1])
+    assert drift is None and anchored == levels
+    assert gains.drifted_levels(levels, calibrated_loud, [-19.0, -19.0, -19.0, -18.0],
+                                gains.DriftParams(follow_db=2.0))[1] == -3.0
     with pytest.raises(ValueError, match="follow_db"):
         gains.DriftParams(follow_db=0.0)
 
@@ -278,7 +282,7 @@ def test_a_replay_follows_microphones_turned_down_or_up_since_calibration(tmp_pa
     warnings: list[str] = []
     source, _ = hearing.open_source(DEMO / "session.mp4", wav, warnings, demix=True,
                                     leakage_from=DEMO / "seats.wav", channels=4, measured=measured)
-    said = [w for w in warnings if "away from the calibration's" in w]
+    said = [w for w in warnings if "than on the calibration recording" in w]
     assert measured.loud_db is not None  # (the demo's calibration stores the loud levels)
     if factor == 1.0:
         assert source.speech_db == list(measured.speech_db) and not said, warnings
@@ -289,7 +293,7 @@ def test_a_replay_follows_microphones_turned_down_or_up_since_calibration(tmp_pa
         assert np.allclose(moved, shift, atol=0.3), moved
     else:  # (the demo peaks at 0.63: x3 clips its loudest frames, so the levels rise by less)
         assert np.all((moved > gains.DriftParams().follow_db) & (moved <= shift + 0.3)), moved
-    assert len(said) == 1 and all(f"channel {k}" in said[0] for k in range(4)), warnings
+    assert len(said) == 1 and ("quieter" if factor < 1 else "louder") in said[0], warnings
 
 
 def test_evened_blocks_are_scaled_per_channel_and_statuses_pass_through():
