@@ -362,7 +362,12 @@ def lead_text(margin: float) -> str:
 
 
 def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) -> Headline:
-    """The big text of a verdict line: who was first (and how fast), or why nobody was."""
+    """The big text of a verdict line: who was first (and how fast), or why nobody was; for a
+    game whose judging module words its own verdicts (``announcement_text``, a turn-based game:
+    TAKOYAKI's moves), those words, as the voice says them (:func:`_move_headline`)."""
+    moved = _move_headline(line, game) if isinstance(line, dict) else None
+    if moved is not None:
+        return moved
     v = verdict_of(game, line)
     card, t = getattr(v, "card", None), v.t
     notes: list[str] = []
@@ -398,6 +403,28 @@ def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) ->
             text += " (tie settled)"
         return Headline(text, notes, card, t, kind="first")
     return Headline("nobody" if not notes else "no point", notes, card, t, kind="nobody")
+
+
+def _move_headline(line: dict[str, Any], game: str | None) -> Headline | None:
+    """A move of a turn-based game in its judging module's words (``announcement_text``: "7 of
+    hearts on the 6 slot: wrong slot", "ben's turn ends, aki to play", "aki wins"); a move it
+    does not announce (a legal placement that goes on) as the move itself ("aki places 3S");
+    None for a game without such words (the reaction games' headline)."""
+    from referee import judging
+
+    if not game or line.get("type") != "verdict":
+        return None
+    try:
+        module = judging.module(game)
+    except Exception:  # (an unknown game: the generic headline)
+        return None
+    words = getattr(module, "announcement_text", None)
+    if not callable(words):
+        return None
+    text = words(line) or f"{line.get('player', '?')} {line.get('action', 'plays')}s {line.get('card', '')}".rstrip()
+    legal, why = line.get("legal", True), str(line.get("why") or "")
+    return Headline(text, [why] if why else [], line.get("card"), float(line.get("t", 0.0)),
+                    kind="first" if legal else "wrong")
 
 
 def _coop_headline(v: CoopVerdict, notes: list[str]) -> Headline:

@@ -59,6 +59,21 @@ def test_an_illegal_placement_is_shown_where_it_was_put_and_said_in_red():
     assert move_text(bad) == "ben place 7H on slot 6: ILLEGAL (wrong slot)"
 
 
+def test_the_headline_and_the_history_say_each_move_in_the_game_s_words_never_nobody():
+    """The terminal view and the window's headline (``verdict_headline``) of a TAKOYAKI move: the
+    call the voice says, or the move itself; the rule's reason under it; an illegal move in red."""
+    state = _state(until=10.9)
+    assert state.headline.text == "ben places 5C" and state.headline.kind == "first"
+    assert state.headline.notes == ["5C goes on slot 5; turn the card that was there and go on"]
+    assert not any("nobody" in h for h in state.history), state.history
+    assert any("aki's turn ends, ben to play" in h for h in state.history)
+    bad = {"type": "verdict", "t": 11.0, "player": "ben", "card": "7H", "zone": "p:ben:slot6", "action": "place",
+           "legal": False, "why": "wrong slot: 7H goes on slot 7", "next": "ben", "face_up": 5}
+    state = _state(until=10.9, extra=[bad])
+    assert (state.headline.text, state.headline.kind) == ("7 of hearts on the 6 slot: wrong slot", "wrong")
+    assert _state().headline.text == "aki wins"
+
+
 def test_a_game_without_griddle_zones_has_no_board():
     from tests.live.helpers import demo_calibration
 
