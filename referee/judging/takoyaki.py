@@ -38,6 +38,11 @@ Decisions (the spec is silent; the rules module applies them):
   discarded at once (J, Q, K or a card of a face-up slot). The implied
   draw gives no verdict of its own; if it was out of turn, the card's verdict says so.
   A typed record (its first card event is a draw) is judged exactly as before.
+- **A card the camera could not read** (a card zone's ``warning`` with ``unread``, on a slot
+  or the discards: under a hand, glare, too like another card) leaves the griddles unknown
+  from then on, so a move judged illegal after it is not a penalty: its verdict is *unclear*
+  (``legal`` null, the player in ``unclear`` with the card not read; not counted as illegal),
+  for the rest of the game. Legal moves are still judged; a win needs the griddle filled as read.
 """
 
 from __future__ import annotations
@@ -71,6 +76,8 @@ class Judge(GameJudge):
         self.illegal = {p: 0 for p in self.state.players}
         self.ended = False
         self.draws_seen = False  # a draw or take event was seen: draws are never implied
+        #: why the griddles are not known since (a card the camera did not read), or None
+        self.doubt: str | None = None
 
     def feed(self, ev: Event) -> list[dict[str, Any]]:
         if self.ended or not isinstance(ev, CardEvent):
@@ -110,10 +117,26 @@ class Judge(GameJudge):
                 d["legal"], d["why"] = False, drawn["why"]
         for note in notes:
             warn(f"t={ev.t}: {note}", ev)
-        if not d["legal"] and d["player"] in self.illegal:  # not a discard before anyone played
+        legal, unclear = d["legal"], {}
+        if not legal and self.doubt is not None:  # not a penalty: the griddles are not known
+            legal, unclear = None, {str(d["player"] or "-"): self.doubt}
+        if legal is False and d["player"] in self.illegal:  # not a discard before anyone played
             self.illegal[d["player"]] += 1
-        return [MoveVerdict(t=ev.t, player=d["player"], card=card, zone=ev.zone, action=out.kind, legal=d["legal"],
-                            why=d["why"], next=d["next"], face_up=d["face_up"], winner=d.get("winner")).to_dict()]
+        return [MoveVerdict(t=ev.t, player=d["player"], card=card, zone=ev.zone, action=out.kind, legal=legal,
+                            why=d["why"], next=d["next"], face_up=d["face_up"], winner=d.get("winner"),
+                            unclear=unclear).to_dict()]
+
+    def unread_card(self, warning: Event) -> list[dict[str, Any]]:
+        """A card zone's "card not recognised" on a slot or the discards: the moves judged
+        illegal from here on are unclear (the module's decisions); no line of its own."""
+        zone = warning.extra.get("zone")
+        if self.ended or not (zone == CAMERA_DISCARD or (zone and ZONE.match(zone))):
+            return []
+        where = "on the discards" if zone == CAMERA_DISCARD else f"on {zone.split(':')[1]}'s slot {zone.rsplit('slot', 1)[1]}"
+        self.doubt = self.doubt or f"a card {where} at {warning.t:.1f} s was not read"
+        self.session.warn(f"t={warning.t}: a card {where} was not read: a move judged illegal from here on is unclear "
+                          "(no penalty)", warning)
+        return []
 
     def implied_draw(self, m, zone: str, by: str | None, card: str) -> dict[str, Any] | None:
         """The draw a camera record implies before this card (see the module's decisions),
@@ -149,10 +172,12 @@ def format_table(judgement, header) -> str:
     lines = []
     for obj in judgement.lines:
         if obj.get("type") == "verdict":
-            mark = "ok " if obj["legal"] else "BAD"
+            mark = "ok " if obj["legal"] else "BAD" if obj["legal"] is False else "?  "
             nxt = f"next {obj['next']}" if obj.get("next") else "game over"
+            why = obj["why"] if obj["legal"] is not None else (
+                f"unclear, no penalty: {'; '.join((obj.get('unclear') or {}).values())} (else: {obj['why']})")
             lines.append(f"{obj['t']:8.2f}  {obj['player'] or '-':8} {obj['action']:7} {obj['card']:>3}  "
-                         f"{mark}  {nxt:12}  {obj['why']}")
+                         f"{mark}  {nxt:12}  {why}")
         elif obj.get("type") == "result":
             winners = ", ".join(obj["winners"]) or "nobody (unfinished)"
             lines.append(f"winner: {winners}")
@@ -190,6 +215,8 @@ def announcement(line: dict[str, Any]) -> tuple[str, ...]:
     where = (f"on the {'ace' if m['slot'] == '1' else m['slot']} slot",) if m and m["slot"] else ("discarded",)
     if line.get("winner"):
         return (str(line["winner"]), "wins")
+    if line.get("legal", True) is None:  # unclear: not said as illegal (the table sees it)
+        return ()
     if not line.get("legal", True):
         reason = str(line.get("why", "")).split(":")[0]
         return (card_words(card), *where, reason if reason in ILLEGAL_WORDS else "illegal")

@@ -88,7 +88,7 @@ def board_of(state: Any) -> Board | None:
     lines = sorted((v for v in state.judged.values() if v.get("type") == "verdict"),
                    key=lambda v: v.get("t") if isinstance(v.get("t"), (int, float)) else float("inf"))
     for line in lines:
-        zone, legal = line.get("zone") or "", bool(line.get("legal", True))
+        zone, legal = line.get("zone") or "", line.get("legal", True) is not False  # (null: unclear, not red)
         m = SLOT_ZONE.match(zone)
         if m and m["player"] in by_player and line.get("action") == "place":
             by_player[m["player"]].up[int(m["slot"])] = (str(line.get("card")), legal)
@@ -110,6 +110,9 @@ def move_text(line: dict[str, Any]) -> str:
     m = SLOT_ZONE.match(line.get("zone") or "")
     where = f" on slot {slot_label(int(m['slot']))}" if m and line.get("action") == "place" else ""
     head = f"{line.get('player') or '-'} {line.get('action')} {line.get('card')}{where}"
+    if line.get("legal", True) is None:
+        why = "; ".join((line.get("unclear") or {}).values()) or "not judged"
+        return f"{head}: unclear ({why}; no penalty)"
     if not line.get("legal", True):
         return f"{head}: ILLEGAL ({str(line.get('why', '')).split(':')[0]})"
     nxt = line.get("next")

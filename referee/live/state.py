@@ -423,6 +423,10 @@ def _move_headline(line: dict[str, Any], game: str | None) -> Headline | None:
         return None
     text = words(line) or f"{line.get('player', '?')} {line.get('action', 'plays')}s {line.get('card', '')}".rstrip()
     legal, why = line.get("legal", True), str(line.get("why") or "")
+    if legal is None:  # unclear: a card before it was not read (referee.judging.takoyaki)
+        return Headline(f"unclear, no penalty: {line.get('player', '?')} {line.get('action', 'plays')} "
+                        f"{line.get('card', '')}", list((line.get("unclear") or {}).values()) or [why], line.get("card"),
+                        float(line.get("t", 0.0)), kind="tie")
     return Headline(text, [why] if why else [], line.get("card"), float(line.get("t", 0.0)),
                     kind="first" if legal else "wrong")
 

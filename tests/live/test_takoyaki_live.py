@@ -72,6 +72,11 @@ def test_the_headline_and_the_history_say_each_move_in_the_game_s_words_never_no
     state = _state(until=10.9, extra=[bad])
     assert (state.headline.text, state.headline.kind) == ("7 of hearts on the 6 slot: wrong slot", "wrong")
     assert _state().headline.text == "aki wins"
+    doubt = dict(bad, legal=None, unclear={"ben": "a card on ben's slot 5 at 10.8 s was not read"})
+    state = _state(until=10.9, extra=[doubt])
+    assert state.headline.text == "unclear, no penalty: ben place 7H" and state.headline.kind != "wrong"
+    assert state.headline.notes == ["a card on ben's slot 5 at 10.8 s was not read"]
+    assert board_of(state).griddles[1].up[6] == ("7H", True)  # (not framed red: not judged illegal)
 
 
 def test_a_game_without_griddle_zones_has_no_board():

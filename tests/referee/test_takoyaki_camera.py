@@ -166,3 +166,37 @@ def test_a_demo_whose_files_are_missing_is_one_clear_error(tmp_path, monkeypatch
     assert result.exit_code == 2, result.output
     assert f"the demo file {tmp_path / 'session.mp4'} is missing" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_card_the_camera_did_not_read_makes_later_illegal_moves_unclear_never_a_penalty():
+    """Each card of the demo's truth in turn replaced by the card zone's "card not recognised"
+    warning (``unread``): without it the judge, implying the draws around the gap, found 5
+    illegal moves in 31 such records (the next move looked out of turn or onto a filled slot);
+    now none, the moves it would call illegal are unclear (``legal`` null, the player in
+    ``unclear`` with the card not read), and the illegal counts stay 0."""
+    from referee.judging.takoyaki import format_table
+    from referee.live.griddles import move_text
+
+    lines = (DEMO / "truth.jsonl").read_text(encoding="utf-8").splitlines()
+    unclear = 0
+    for i, raw in enumerate(lines):
+        ev = json.loads(raw)
+        if ev.get("type") != "card":
+            continue
+        gap = {"t": ev["t"], "type": "warning", "message": "card not recognised", "zone": ev.get("zone") or "pile0",
+               "unread": True}
+        j = judge(parse_lines([*lines[:i], json.dumps(gap), *lines[i + 1:]]))
+        verdicts = [v for v in j.lines if v.get("type") == "verdict"]
+        assert not any(v["legal"] is False for v in verdicts), (ev, [v for v in verdicts if v["legal"] is False])
+        assert set(j.lines[-1]["illegal"].values()) == {0}
+        for v in (v for v in verdicts if v["legal"] is None):
+            unclear += 1
+            (why,) = v["unclear"].values()
+            assert list(v["unclear"]) == [v["player"]]
+            assert why.startswith("a card on ") and f"at {ev['t']:.1f} s was not read" in why
+            assert "unclear" in move_text(v) and "no penalty" in move_text(v)
+        if any(v["legal"] is None for v in verdicts):
+            assert " ?  " in format_table(j, None) and "unclear, no penalty: a card on " in format_table(j, None)
+    assert unclear >= 5
+    clean = judge(read_record(DEMO / "truth.jsonl"))
+    assert all(v.get("legal") is True and "unclear" not in v for v in clean.lines if v.get("type") == "verdict")

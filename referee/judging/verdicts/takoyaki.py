@@ -16,7 +16,8 @@ class MoveVerdict(Verdict):
     card: str = fact("the card moved", "")
     zone: str | None = fact("where the card went (`p:NAME:draw`, `p:NAME:slotN`, `discard`, …)")
     action: str = fact("`draw`, `take`, `place` or `discard`", "")
-    legal: bool = fact("the move was legal", True)
+    legal: bool | None = fact("the move was legal (null: not judged, the player is in `unclear`: a card not read "
+                                 "before it)", True)
     why: str = fact("the reason of an illegal move (or what the move did)", "")
     next: str | None = fact("who plays next by the rules (null: the game is over)")
     face_up: dict[str, int] = fact("`{player: face-up slots}` after the move", factory=dict)
