@@ -174,6 +174,16 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
                        vocab=game_vocabulary(game, mode))
 
 
+def _hearing_if_heard(cal, game: str, mode: str | None, settings: ReplaySettings, cal_path: Path,
+                      audio: Path | None):
+    """The replay's hearing plan; None (nothing heard, nothing said about sound) for a game
+    without spoken calls replayed without a seats' recording (TAKOYAKI from the camera alone:
+    "no audio: shouts are not heard" would only puzzle the table)."""
+    if audio is None and rules.get(game).calls is None:
+        return None
+    return hearing_plan(cal, game, mode, settings, cal_path)
+
+
 def table_mode(asked: str | None, cal) -> str | None:
     """The mode played: the one asked for (``--mode``), else the calibration's, else the
     game's default (``Game.default_mode``) — replay and live alike."""
@@ -312,7 +322,7 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
 
     record_path = out / "session.jsonl"
     rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
-                              hearing=hearing_plan(cal, game, mode, settings, cal_path), info=info,
+                              hearing=_hearing_if_heard(cal, game, mode, settings, cal_path, audio), info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
                               card_every=settings.card_every, audio_rate=audio_rate,
                               half_raise=_table_rule(game, settings.options, "half_raise"),

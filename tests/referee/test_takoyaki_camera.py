@@ -122,6 +122,11 @@ def test_the_replayed_video_gives_the_truths_verdicts(tmp_path):
     truth = [e for e in _load(DEMO / "truth.jsonl") if e.get("type") == "card"]
     assert [(e["card"], e["zone"]) for e in cards] == [(e["card"], e["zone"]) for e in truth]
     assert max(abs(a["t"] - b["t"]) for a, b in zip(cards, truth)) <= 2 / 15 + 1e-6
+    # a game without spoken calls, replayed without a seats' recording: nothing about sound
+    # ("no audio: shouts are not heard" would only puzzle the table)
+    said = [w for w in result.warnings if "audio" in w or "shout" in w]
+    assert not said, said
+    assert not any(e.get("type") == "skipped" for e in _load(tmp_path / "session.jsonl"))
 
 
 def test_demo_takoyaki_refuses_events(run_cli):
