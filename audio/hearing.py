@@ -141,8 +141,21 @@ def table_leakage(samples):
     # measured on the calibration recording as its leakage is, not refitted on the session — on
     # the session it depended on what was said where (a shout moved 40 ms changed it by 11 dB
     # on a 4-s excerpt of the demo, and with it every seat's onset test)
-    leaks = demix.residual_leaks_db(leakage.demix(samples)) if leakage.usable else None
+    leaks = pair_leaks(leakage, samples, cancelled=True) if leakage.usable else None
     return leakage, levels, demix.worst_leak_db(leaks), leaks
+
+
+def pair_leaks(leakage, samples, *, cancelled: bool):
+    """What each neighbour leaves on each microphone of ``samples`` per (mic, seat) pair, in
+    dB: what ``leakage``'s cancellation leaves (:func:`audio.demix.residual_leaks_db`), or for
+    a table heard uncancelled (``cancelled`` False) the raw leak
+    (:func:`audio.demix.raw_leaks_db`). One choice for calibrating and for an older file's
+    pairs measured again."""
+    from audio import demix
+
+    if not cancelled:
+        return demix.raw_leaks_db(samples, leakage.params)
+    return demix.residual_leaks_db(leakage.demix(samples))
 
 
 def _params(demix_only: bool = False):
@@ -185,7 +198,7 @@ def calibration_hearing(samples):
         cancelled = False
         leakage = demix.Leakage(fir=np.zeros_like(leakage.fir), solo_frames=leakage.solo_frames,
                                 params=leakage.params)
-        leaks = demix.raw_leaks_db(samples, leakage.params)
+        leaks = pair_leaks(leakage, samples, cancelled=False)
         residual = demix.worst_leak_db(leaks)
     return corrections, leakage, levels, residual, leaks, cancelled
 
@@ -278,9 +291,7 @@ def _pairs_again(calibration, measured: LeakMeasurement, recording: Path, source
     warnings.append("audio: the calibration file has no per-pair leaks (audio.leakage.residual_leaks_db, an older "
                     f"file); measured on {recording} again (calibrate again to store them)")
     samples = demix.scaled(samples[:, : source.channels], list(measured.gains_db or ()) or [0.0])
-    if measured.cancelled is False:
-        return demix.raw_leaks_db(samples, calibration.params)
-    return demix.residual_leaks_db(calibration.demix(samples))
+    return pair_leaks(calibration, samples, cancelled=measured.cancelled is not False)
 
 
 def _heard_as_calibrated(source, corrections, cancelled, warnings: list[str]) -> None:

@@ -179,7 +179,7 @@ def _hearing_if_heard(cal, game: str, mode: str | None, settings: ReplaySettings
     """The replay's hearing plan; None (nothing heard, nothing said about sound) for a game
     without spoken calls replayed without a seats' recording (TAKOYAKI from the camera alone:
     "no audio: shouts are not heard" would only puzzle the table)."""
-    if audio is None and rules.get(game).calls is None:
+    if audio is None and game_vocabulary(game, mode) is None:
         return None
     return hearing_plan(cal, game, mode, settings, cal_path)
 
