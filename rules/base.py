@@ -214,6 +214,15 @@ class Game(ABC):
     def zones_text(self) -> str:
         return ", ".join("p:SEAT:slotN" if z == "p:" else z for z in self.zones)
 
+    def zone_label(self, zone: str) -> str:
+        """A calibration zone in the table's words, for pictures of the set-up: ``p:aki:spread``
+        is "aki spread", any other zone its own name; a game whose zones have names the players
+        use says them (TAKOYAKI's slots and discards)."""
+        if zone.startswith("p:") and zone.count(":") == 2:
+            _, seat, part = zone.split(":")
+            return f"{seat} {part}"
+        return zone
+
     @abstractmethod
     def new_state(self, players: Sequence[str], mode: str | None = None,
                   options: Mapping[str, Any] | None = None) -> State:

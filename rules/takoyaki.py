@@ -550,6 +550,15 @@ class Takoyaki(Game):
         """A griddle of ten slots (A..10) per player, and the discards (``pile0``: the
         calibration's name of the table's one shared pile; the judge reads it as ``discard``)."""
         return [f"p:{n}:slot{k}" for n in seats for k in range(1, 11)] + ["pile0"]
+
+    def zone_label(self, zone):
+        """``p:aki:slot1`` is "aki A", ``p:aki:slot7`` "aki 7", ``pile0`` "discards"."""
+        if zone == "pile0":
+            return "discards"
+        seat, _, slot = zone.removeprefix("p:").partition(":slot")
+        if zone.startswith("p:") and slot.isdigit():
+            return f"{seat} {'A' if slot == '1' else slot}"
+        return super().zone_label(zone)
     min_players = 2
     max_players = 6
     options = (

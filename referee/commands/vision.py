@@ -88,3 +88,45 @@ def cards_cmd(image: Path, refs_dir: Path, as_json: bool, debug_png: Path | None
         click.echo(f"cards: {' '.join(codes) if codes else '(none)'}; uncertain: {uncertain}")
         if debug_png is not None:
             click.echo(f"outlines drawn into {debug_png}")
+
+
+@vision_cmd.command("zones")
+@click.argument("calibration_file", metavar="CALIBRATION", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("source", metavar="VIDEO_OR_IMAGE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--at", "at_s", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="For a video: the moment (seconds) whose frame is drawn on.")
+@click.option("--out", "out_png", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.png",
+              help="Where to write the picture.")
+def zones_cmd(calibration_file: Path, source: Path, at_s: float, out_png: Path) -> None:
+    """Draw CALIBRATION's seats and card zones on a frame of the table (an image, or a
+    recording's frame at --at) into OUT.png: check that every box sits where it should."""
+    import cv2
+
+    from calibration import load
+    from calibration.overlay import draw_setup
+
+    cal = load(calibration_file)
+    frame = _frame_of(source, at_s)
+    if (frame.shape[1], frame.shape[0]) != (cal.width, cal.height):
+        click.echo(f"warning: {source} is {frame.shape[1]}x{frame.shape[0]}, the calibration {cal.width}x"
+                   f"{cal.height}: drawn on the frame scaled to the calibration's size", err=True)
+    if not cv2.imwrite(str(out_png), draw_setup(frame, cal)):
+        raise MediaError(f"cannot write {out_png} (is the folder there and writable, and the name a .png or .jpg?)")
+    click.echo(f"the set-up drawn on {source}: {out_png}")
+
+
+def _frame_of(source: Path, at_s: float):
+    """An image's pixels, or a video's frame nearest ``at_s`` seconds."""
+    if source.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".webp"}:
+        return _read_image(source)
+    from vision.video import frames_at, probe
+
+    if not source.is_file():
+        raise MediaError(f"video {source} not found")
+    info = probe(source)
+    if info.duration is not None and at_s > info.duration:
+        raise MediaError(f"--at {at_s:g} s is past the end of {source} ({info.duration:.1f} s)")
+    got = frames_at(source, [at_s])
+    if not got:
+        raise MediaError(f"{source} has no frame near {at_s:g} s")
+    return got[at_s]
