@@ -20,7 +20,7 @@ naming an unknown card is ignored with a warning naming the card.
 **The round's end from the camera** (issue 34 item 2). At the table the caller says
 "STOP" or "LAST CHANCE" aloud, then everyone lays their hand face up beside the cards they
 played. So:
-- a call is a ``choice`` ``call`` (typed; live: the keyboard) **or a spoken call**: a
+- a call is a ``choice`` ``call`` (typed: ``referee live`` has no key for it yet) **or a spoken call**: a
   ``shout`` of one player whose words are exactly ``stop`` or ``lastchance`` (the game's
   vocabulary, ``rules.seasaltpaper``). A shout nobody is credited with ends no round (a
   warning says so). While a call waits for the hands, another call is ignored with a
