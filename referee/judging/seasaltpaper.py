@@ -50,7 +50,7 @@ from session.events import ChoiceEvent, EndEvent, Event, ShoutEvent
 from rules.seasaltpaper import CALLS, last_played_order, resolve_round, score, target, winners
 from referee.judging.base import GameJudge
 from referee.judging.verdicts.seasaltpaper import RoundVerdict, SeaSaltPaperResult
-from referee.report_spread import spread_evidence as report_evidence  # noqa: F401 (the report's hook)
+from referee.report_spread import spread_evidence
 
 
 class Judge(GameJudge):
@@ -172,6 +172,10 @@ class Judge(GameJudge):
             self.session.warn("the record ends in a round that was not complete (a call and every hand): not scored")
         return [SeaSaltPaperResult(scores=dict(self.totals), target=self.goal, rounds=self.rounds,
                                    winners=list(self.won), finished=bool(self.won)).to_dict()]
+
+
+#: the dispute report's evidence beside a round's verdict: each card's crop and code (referee.report)
+report_evidence = spread_evidence
 
 
 def hand_unclear_why(reasons) -> str:
