@@ -174,6 +174,38 @@ class Judge(GameJudge):
                                    winners=list(self.won), finished=bool(self.won)).to_dict()]
 
 
+CALL_WORDS = {"stop": "STOP", "lastchance": "LAST CHANCE", "emptydeck": "the deck ran out", "mermaids": "four mermaids"}
+
+
+def describe(verdict):
+    """A round for people (the dispute report): who called what, each player's tally or why
+    it is unclear. (No "heard" row: the call comes before the hands are laid out, outside the
+    verdict's window; the record has it.)"""
+    from referee.judging.view import UNCLEAR, VerdictView, text
+
+    if verdict.get("type") != "verdict":
+        from referee.judging.view import generic
+
+        return generic(verdict)
+    unclear = verdict.get("unclear") or {}
+    call = CALL_WORDS.get(verdict.get("call"), str(verdict.get("call")))
+    legal = verdict.get("legal")
+    check = "unknown (the caller's cards were not all read)" if legal is None else "yes" if legal else "NO: fewer than 7"
+    tallies = []
+    for p, total in (verdict.get("totals") or {}).items():
+        s = (verdict.get("scores") or {}).get(p)
+        if p in unclear:
+            tallies.append((p, [[(f"unclear: {unclear[p]}", UNCLEAR), (f"  (total {total})", None)]]))
+        elif s is not None:
+            tallies.append((p, text(f"card points {s['card_points']}, colour bonus {s['color_bonus']}: "
+                                    f"scores {s['score']} (total {total})")))
+    title = f"Round {verdict.get('round')}: {verdict.get('caller')} — {call}"
+    columns = [("round", text(verdict.get("round"))), ("call", text(call)), ("caller", text(verdict.get("caller"))),
+               ("unclear", text(", ".join(unclear) or "-"))]
+    facts = [("how it was scored", text(verdict.get("why", ""))), ("caller had 7 card points", text(check))] + tallies
+    return VerdictView(title=title, columns=columns, facts=facts, status={p: UNCLEAR for p in unclear})
+
+
 #: the dispute report's evidence beside a round's verdict: each card's crop and code (referee.report)
 report_evidence = spread_evidence
 

@@ -161,3 +161,16 @@ def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path):
                                                                                       ("ben", ["lastchance"])]
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert html.count("<b class=ok>") >= 34 and "as the camera read them" in html  # each card's crop and code
+
+
+def test_the_report_describes_a_round_and_who_is_unclear():
+    from referee.judging.seasaltpaper import describe
+    from referee.judging.view import HEARD
+
+    v, _ = _judged(_shout(3.0, "aki", "stop"), _seen(4.0, "aki", AKI), _seen(4.5, "ben", BEN[:5], ["glare"]))
+    d = describe(v[0])
+    assert d.title == "Round 1: aki — STOP" and d.status == {"ben": "unclear"}
+    facts = dict(d.facts)
+    assert HEARD not in facts  # (the call lies before the hands, outside the verdict's window)
+    assert facts["ben"] == [[("unclear: 1 card not read: glare", "unclear"), ("  (total 0)", None)]]
+    assert facts["aki"] == [[("card points 9, colour bonus 3: scores 9 (total 9)", None)]]
