@@ -168,17 +168,18 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
         # ---- zones
         zones = dict(zones or {})
         wanted = game_zones(game, names)
-        if "p:" in rules.get(game).zones:  # a zone per seat: each seat's row of slots, one box
+        if any(":slot" in z for z in wanted):  # TAKOYAKI's griddles: each seat's slots, one box
             for n in names:
                 if f"p:{n}:slot1" not in zones:
                     zones.update(griddle_slots(n, _select(background, f"2/5 {n}'s griddle (10 slots): drag a box")))
             for z in wanted:  # the game's shared zones (TAKOYAKI's discards, pile0)
                 if not z.startswith("p:") and z not in zones:
                     zones[z] = list(_select(background, f"2/5 Zone {z}: drag a box, ENTER"))
-        else:
+        else:  # (Sea Salt & Paper: p:NAME:spread, the table in front of each seat)
             for z in wanted:
                 if z not in zones:
-                    zones[z] = list(_select(background, f"2/5 Zone {z}: drag a box, ENTER"))
+                    what = f"{z.split(':')[1]}'s cards in front of them" if z.endswith(":spread") else f"Zone {z}"
+                    zones[z] = list(_select(background, f"2/5 {what}: drag a box, ENTER"))
         # ---- seats
         tops = [v[1] for k, v in zones.items() if k != "token"]
         bottom = min(tops) if tops and min(tops) > h // 3 else h

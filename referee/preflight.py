@@ -144,7 +144,8 @@ def check_game(cal, game: str | None, warnings: list[str]) -> None:
                     if p.is_file() and not p.name.startswith(".")})
     if not codes:
         return
-    ours = [c for c in codes if is_card(cal.game, c)]
+    # (a file cannot carry ``:`` everywhere: ``crab-blue`` names ``crab:blue``, vision.spread_watch)
+    ours = [c for c in codes if is_card(cal.game, c) or is_card(cal.game, c.replace("-", ":", 1))]
     if ours:
         strangers = [c for c in codes if c not in ours]
         if strangers:

@@ -273,10 +273,19 @@ def build_html(result) -> str:
                  "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
                  "pass for a raised hand. Waveforms: grey line = the card appears, red lines = each detected voice "
                  "onset, with the words heard.</p>")
+    from referee import judging
+
+    # a game's own evidence beside a verdict (Sea Salt & Paper: each card read in a spread)
+    game_evidence = getattr(judging.module(result.header["game"]), "report_evidence", None)
     for k, (view, desc) in enumerate(zip(views, descs), 1):
         v = view.verdict
+        if game_evidence is not None:
+            desc_html = game_evidence(v, result.events, lambda ts: _frames_at(result.video, ts))
+        else:
+            desc_html = ""
         parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {escape(desc.title)} at {view.start:.3f} s'
-                     + (f" (turned by {escape(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(desc, view, result.events))
+                     + (f" (turned by {escape(v['by'])})" if v.get("by") else "") + "</h3>" + _facts(desc, view, result.events)
+                     + desc_html)
         ev = ['<div class="ev">']
         img = frames.get(view.start)
         if img is not None:

@@ -586,7 +586,9 @@ class SeaSaltPaper(Game):
     title = "Sea Salt & Paper"
     rank = 3
     modes = ("default",)
-    zones = ("scoring",)
+    #: ``p:SEAT:spread``: the cards face up in front of a seat, read at the round's end
+    #: (referee.judging.seasaltpaper); ``scoring``: a shared scoring area (typed records)
+    zones = ("scoring", "p:")
     min_players = 2
     max_players = 4
     calls = Calls(words=(Word("stop", "ストップ", "stop"), Word("lastchance", "ラストチャンス", "last chance")))
@@ -594,6 +596,16 @@ class SeaSaltPaper(Game):
         Option("double", False, "Double points: play to 80/70/60 instead of 40/35/30", bool),
         Option("extra_salt", False, "add the Extra Salt cards (starfish, jellyfish, lobster, crab colony, seahorse)", bool),
     )
+
+    def calibration_zones(self, seats):
+        """Each seat's spread: the cards face up in front of that player."""
+        return [f"p:{s}:spread" for s in seats]
+
+    def has_zone(self, zone: str) -> bool:
+        return zone == "scoring" or (zone.startswith("p:") and zone.endswith(":spread"))
+
+    def zones_text(self) -> str:
+        return "scoring, p:SEAT:spread"
 
     def new_state(self, players, mode=None, options=None):
         if mode not in (None, "default"):

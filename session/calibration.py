@@ -18,7 +18,8 @@ Schema version 2 (written by ``referee calibrate``; version 1 files are migrated
   ``width``/``height`` (pixels; every box must lie inside), ``fps`` (null = unknown).
 - Boxes are ``[x1, y1, x2, y2]`` in image pixels (x2 > x1, y2 > y1, inside the image).
 - Zone names: ``field`` (IKATAKO), ``pile0``..``pile2`` and ``token`` (MOKOCHAKA; TAKOYAKI's
-  discards are its ``pile0``), ``p:<seat>:slot<N>`` (a TAKOYAKI griddle slot of that seat), ``scoring`` (Sea Salt &
+  discards are its ``pile0``), ``p:<seat>:slot<N>`` (a TAKOYAKI griddle slot of that seat), ``p:<seat>:spread`` (the cards
+  face up in front of that seat, read together: Sea Salt & Paper), ``scoring`` (Sea Salt &
   Paper / TORATANU scoring area). These are the ``zone`` values of ``card`` events. A zone
   that is not one of the game's is an error (``zones.pile0: not a zone of ikatako``).
 - ``seats``: one per player, left to right as the camera sees them; ``channel`` is the
@@ -72,7 +73,7 @@ from session.errors import CalibrationError, RefereeError
 SCHEMA_VERSION = 2
 #: versions this referee reads (older ones are migrated on load)
 READS = (1, 2)
-_ZONE_NAME = re.compile(r"^(field|token|scoring|pile[0-2]|p:[^:\s]+:slot\d+)$")
+_ZONE_NAME = re.compile(r"^(field|token|scoring|pile[0-2]|p:[^:\s]+:(slot\d+|spread))$")
 _GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 _V1_KEYS = {"version", "game", "camera", "zones", "seats", "references"}
@@ -568,7 +569,7 @@ def _zones_of(obj: dict, game: str, rules_of: Any, w: int, h: int) -> dict[str, 
     for name, value in zones_obj.items():
         if not _ZONE_NAME.match(str(name)):
             raise CalibrationError(
-                f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN)")
+                f"zones.{name}: unknown zone name (field, token, scoring, pile0..pile2, p:SEAT:slotN, p:SEAT:spread)")
         if rules_of is not None and not rules_of.has_zone(name):
             raise CalibrationError(f"zones.{name}: not a zone of {game} ({rules_of.zones_text()})")
         zones[name] = Box.from_value(value, f"zones.{name}", (w, h))

@@ -34,6 +34,7 @@ from session.order import sort_key
 from vision.cards import CardZoneWatcher, References
 from vision.hands import SeatHands, pose_figures
 from vision.token import TokenWatcher
+from vision.spread_watch import SpreadWatcher, is_spread_zone
 from vision.video import Frame, read_frames
 
 #: frames in flight to the pose workers before this process waits for the oldest one's
@@ -247,7 +248,10 @@ class TableWatcher:
         layout = TableLayout.of(table)
         if layout.card_zones and refs is None:
             refs = References.from_folder(layout.references)
-        self.cards = [CardZoneWatcher(name, box, refs, every=card_every)
+        # a player's spread (``p:NAME:spread``: several cards read together once still,
+        # vision.spread_watch) or one card at a time (the other zones)
+        self.cards = [SpreadWatcher(name, box, refs) if is_spread_zone(name)
+                      else CardZoneWatcher(name, box, refs, every=card_every)
                       for name, box in sorted(layout.card_zones.items())]
         from vision.hands import HALF_RAISE
 

@@ -10,3 +10,7 @@ DEMO = ROOT / "fixtures" / "demo"
 #: the rendered TAKOYAKI game (``fixtures/make_takoyaki_demo.py``): session.mp4 (no audio),
 #: calibration.json (the griddles' slots and the discards), refs/, its truth and verdicts
 TAKOYAKI_DEMO = ROOT / "fixtures" / "takoyaki"
+#: the rendered Sea Salt & Paper rounds' ends (``fixtures/make_seasaltpaper_demo.py``):
+#: session.mp4, seats.wav (the calls said aloud), calibration.json (each player's spread),
+#: refs/, its truth and verdicts
+SEASALTPAPER_DEMO = ROOT / "fixtures" / "seasaltpaper"

@@ -232,10 +232,34 @@ def _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json) -> 
     click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
 
 
+def _demo_seasaltpaper(out, workers, pose_every, card_every, video_out, as_json) -> None:
+    """``referee demo --game seasaltpaper``: replay the rendered Sea Salt & Paper rounds' ends
+    (the calls heard in English from seats.wav, the spreads read by the camera)."""
+    import dataclasses
+
+    from referee.commands.demo_files import SEASALTPAPER_DEMO
+
+    video, audio, cal = _demo_files(SEASALTPAPER_DEMO / "session.mp4", SEASALTPAPER_DEMO / "seats.wav",
+                                    SEASALTPAPER_DEMO / "calibration.json")
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="referee-demo-seasaltpaper-"))
+    click.echo(f"Replaying the bundled Sea Salt & Paper recording {video.relative_to(ROOT)} + {audio.name} "
+               f"into {out}", err=True)
+    settings = _settings("seasaltpaper", None, workers, pose_every, card_every, None, None, True, video_out, ())
+    settings = dataclasses.replace(settings, lang="en")  # (the demo's table speaks English)
+    result, err = _one(video, audio, cal, out, settings, progress=True, as_json=as_json)
+    if err is not None:
+        raise RefereeError(err)
+    _print(result, as_json)
+    click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
+
+
 @click.command("demo")
-@click.option("--game", type=click.Choice(["ikatako", "takoyaki"]), default="ikatako", show_default=True,
-              help="The bundled recording: IKATAKO (video + a microphone per seat) or a rendered TAKOYAKI game "
-                   "(video only: the griddles read by the camera).")
+@click.option("--game", type=click.Choice(["ikatako", "takoyaki", "seasaltpaper"]), default="ikatako",
+              show_default=True,
+              help="The bundled recording: IKATAKO (video + a microphone per seat), a rendered TAKOYAKI game "
+                   "(video only: the griddles read by the camera) or rendered Sea Salt & Paper rounds' ends (the "
+                   "calls heard, each player's cards read by the camera).")
 @click.option("--events", is_flag=True, help="The old event-only demo: judge the bundled 28-card session record.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the record and report go (default: a new temporary folder).")
@@ -255,7 +279,14 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
     With --game takoyaki: fixtures/takoyaki/, a rendered two-player TAKOYAKI game read by the
     camera alone (every card landing on a griddle slot or the discards); with --live, paced in
     real time with the griddles drawn as read and each move's call said.
+    With --game seasaltpaper: fixtures/seasaltpaper/, two rendered rounds' ends: the call said
+    aloud (seats.wav), then each player's cards in front of them read by the camera and scored.
     """
+    if game == "seasaltpaper":
+        if events or live:
+            raise click.UsageError("--events and --live are not offered for the Sea Salt & Paper demo (replay only)")
+        _demo_seasaltpaper(out, workers, pose_every, card_every, video_out, as_json)
+        return
     if game == "takoyaki":
         if events:
             raise click.UsageError("--events plays the IKATAKO demo's typed record; TAKOYAKI's is read by the camera")

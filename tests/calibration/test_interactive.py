@@ -169,3 +169,28 @@ def test_the_framing_step_names_the_players_and_the_resolution():
     assert "2 players (aki, ben)" in lines[0]
     assert "640x480" in " ".join(lines) and "1280x720" in " ".join(lines)
     assert "1280x720" not in " ".join(interactive.framing_lines(["aki"], 1920, 1080)).replace("1920x1080", "")
+
+
+def test_sea_salt_and_paper_asks_one_box_per_players_spread(recording, fake_highgui, monkeypatch):
+    """Each player's cards in front of them (``p:NAME:spread``), not a TAKOYAKI griddle."""
+    rec, truth = recording
+    cam = FakeCamera(rec / "calibration.mp4")
+    monkeypatch.setattr(cv2, "VideoCapture", lambda index, *backend: cam)
+    asked = []
+
+    class Enough(Exception):
+        pass
+
+    def select(img, prompt):
+        asked.append(prompt)
+        return (10 * len(asked), 400, 300, 700)
+
+    def stop(*a, **k):
+        raise Enough
+
+    monkeypatch.setattr(interactive, "_select", select)
+    monkeypatch.setattr(interactive.steps, "refine_seats", stop)
+    with pytest.raises(Enough):
+        interactive.calibrate_camera(0, "seasaltpaper", ["aki", "ben"], ("crab:blue", "mermaid"))
+    assert asked == ["2/5 aki's cards in front of them: drag a box, ENTER",
+                     "2/5 ben's cards in front of them: drag a box, ENTER"]

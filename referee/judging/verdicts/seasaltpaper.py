@@ -15,9 +15,11 @@ class RoundVerdict(Verdict):
     round: int = fact("the round's number, from 1", 0)
     call: str = fact("how the round ended: `stop`, `lastchance`, `emptydeck` or `mermaids`", "")
     caller: str | None = fact("who called (or whose turn ended it)")
-    legal: bool = fact("the caller had at least 7 card points", True)
+    legal: bool | None = fact("the caller had at least 7 card points (null: the caller's cards were not all read)",
+                              True)
     why: str = fact("how the round was scored", "")
-    scores: dict[str, dict[str, int]] = fact("`{player: {card_points, color_bonus, score}}`", factory=dict)
+    scores: dict[str, dict[str, int]] = fact("`{player: {card_points, color_bonus, score}}` (not the players in "
+                                             "`unclear`: their cards were not all read)", factory=dict)
     caller_won: bool = fact("LAST CHANCE: the caller's bet won", when="present")
     instant_winner: str | None = fact("who won the game at once (four mermaids)", optional=True)
     totals: dict[str, int] = fact("`{player: running total}`", factory=dict)
