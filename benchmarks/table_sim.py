@@ -3,6 +3,7 @@
     python benchmarks/table_sim.py [--quick] [--scenarios quiet,white,...,outside] [--tables N]
                                    [--moments N] [--outside-limit N] [--seed S] [--hearing listen|replay]
                                    [--outside-words digits|zero] [--outside-ear both|fill|agree|fill+agree]
+                                   [--ear-thresholds MAX_DISTANCE,MIN_MARGIN]
                                    [--json] [--save FILE]
 
 Real voices (``../shared/data/speech``, read in place: nothing read there, nor anything made
@@ -600,11 +601,17 @@ def listen(wav: Path, seats: int, demix_from: Path | None, enroll: Path | None =
     return [e for e in events if e.get("type") == "shout"], notes
 
 
+#: ``--ear-thresholds``: the synthetic ear's ``max_distance`` and ``min_margin`` for this run
+#: (None: :class:`audio.synthetic_ear.SyntheticEar`'s, chosen on george, jackson, lucas)
+EAR_THRESHOLDS: tuple[float, float] | None = None
+
+
 @contextlib.contextmanager
 def ear_beside(rule: str | None):
     """While open, the hearing's speech model is made with the synthetic ear beside it by
-    ``rule`` (None: as shipped). As ``bench_whisper_speed.py`` counts the engine's calls: the
-    hearing's own ``make_recognizer``, wrapped."""
+    ``rule`` (None: as shipped; thresholds: :data:`EAR_THRESHOLDS`). As
+    ``bench_whisper_speed.py`` counts the engine's calls: the hearing's own
+    ``make_recognizer``, wrapped."""
     from audio import hearing, synthetic_ear
 
     if rule is None:
@@ -613,8 +620,9 @@ def ear_beside(rule: str | None):
     made = hearing.make_recognizer
 
     def with_ear(model, lang, vocab):
-        return synthetic_ear.EarBeside(made(model, lang, vocab),
-                                       synthetic_ear.SyntheticEar(list(synthetic_ear.templates(vocab, lang))), rule=rule)
+        given = dict(zip(("max_distance", "min_margin"), EAR_THRESHOLDS or ()))
+        ear = synthetic_ear.SyntheticEar(list(synthetic_ear.templates(vocab, lang)), **given)
+        return synthetic_ear.EarBeside(made(model, lang, vocab), ear, rule=rule)
 
     hearing.make_recognizer = with_ear
     try:
@@ -1065,6 +1073,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outside-ear", choices=EAR_RULES, default=None,
                     help="outside, not enrolled: each channel heard as shipped and then with the synthetic ear beside "
                          "the speech model by this rule (audio/synthetic_ear.py; not wired in the hearing)")
+    ap.add_argument("--ear-thresholds", default=None, metavar="MAX_DISTANCE,MIN_MARGIN",
+                    help="with --outside-ear: the ear's thresholds for this run (default the shipped ones, chosen on "
+                         f"{', '.join(FSDD_SHARED)}): e.g. those chosen on the other speakers")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--hearing", choices=HEARINGS, default="listen",
                     help="room scenarios heard by referee listen (default) or as referee replay hears a session")
@@ -1072,6 +1083,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, default=None, help="also write the JSON object to this file")
     a = ap.parse_args(argv)
     scenarios = [s.strip() for s in a.scenarios.split(",") if s.strip()]
+    if a.ear_thresholds is not None:
+        global EAR_THRESHOLDS
+        try:
+            given = tuple(float(v) for v in a.ear_thresholds.split(","))
+            if len(given) != 2:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--ear-thresholds takes MAX_DISTANCE,MIN_MARGIN (two numbers), not {a.ear_thresholds!r}")
+        EAR_THRESHOLDS = given
     bad = [s for s in scenarios if s not in SCENARIOS]
     if bad:
         ap.error(f"unknown scenario(s) {', '.join(bad)}; known: {', '.join(SCENARIOS)}")
@@ -1101,7 +1121,7 @@ def main(argv: list[str] | None = None) -> int:
                 load_end=[round(v, 2) for v in os.getloadavg()], seed=a.seed, cpus=os.cpu_count(),
                 tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing,
                 outside_speakers=speakers, outside_enrolled=list(enrolled), fsdd=None if mirror is None else str(mirror),
-                outside_words=a.outside_words, outside_ear=a.outside_ear)
+                outside_words=a.outside_words, outside_ear=a.outside_ear, ear_thresholds=EAR_THRESHOLDS)
     summary = summarise(results)
     if a.save:
         a.save.write_text(json.dumps(dict(meta=meta, summary=summary, tables=results), default=_plain) + "\n")

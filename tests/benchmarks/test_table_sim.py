@@ -275,3 +275,11 @@ def test_the_ear_is_beside_the_speech_model_only_while_asked():
             raise RuntimeError
     assert hearing.make_recognizer is made
     assert synthetic_ear.EarBeside.rule == "both"  # the rule the benchmark's headline measures by default
+
+
+def test_ear_thresholds_given_badly_are_one_clear_error(capsys):
+    s = _sim()
+    with pytest.raises(SystemExit) as exc:
+        s.main(["--scenarios", "outside", "--outside-ear", "both", "--ear-thresholds", "0.07"])
+    assert exc.value.code == 2 and "--ear-thresholds takes MAX_DISTANCE,MIN_MARGIN" in capsys.readouterr().err
+    assert s.EAR_THRESHOLDS is None  # nothing set by a refused value
