@@ -3,15 +3,17 @@ templates *synthesised* for each call the enrolled voices would settle (issue 31
 
 Why: for an enrolled seat the speech embedding decides most words; a seat without enrollment
 had only the speech model (Whisper), which refuses the words of voices it does not know
-("Hey", "Bye" for a held-out speaker's "eight", "five"). The embedding generalises across
-voices well enough that templates spoken by a synthesiser name many of those words.
+("Hey", "Bye" for a held-out speaker's "eight", "five"). The question measured: does the
+embedding generalise across voices well enough for templates spoken by a synthesiser to name
+those words? (On real voices held out: a few, and not safely enough — below.)
 
 The templates: every call of :func:`audio.calls.enrollment_calls` (the game's names and the
 numbers up to 10 — what an enrolled voice settles; longer calls stay with the speech model),
 each way of saying it (:func:`audio.calls.says`: "ika" and "squid"), spoken by each of
 :data:`VOICES` (espeak-ng voices and variants, pitches and speeds; Japanese: pyopenjtalk
-where installed, else espeak-ng's ``ja``). Made once per process and game (a few seconds), no
-network, deterministic (espeak-ng and pyopenjtalk give the same samples for the same text and
+where installed, else espeak-ng's ``ja``), each also heard through noise (:data:`SNRS_DB`) and
+beside words that are no call (:data:`OTHER_WORDS`). Made once (:func:`templates`: ~1 min the
+first time, then read from disk), no network, deterministic (espeak-ng and pyopenjtalk give the same samples for the same text and
 settings; a computer with another espeak-ng version may synthesise other templates — the
 record names the ear, ``ear.by`` "synthetic").
 
@@ -203,7 +205,7 @@ def cache_dir():
 def templates(vocab, lang: str) -> tuple[tuple[tuple[tuple[str, ...], float], np.ndarray], ...]:
     """``(((call, snr), vectors), ...)`` for the enrollment calls of ``vocab`` (a
     :class:`audio.lexicon.Vocabulary`) in ``lang``: every way of saying each, every voice of
-    :func:`voices_for`. Made once (~0.1 s a template: 114 for English IKATAKO) and kept on disk
+    :func:`voices_for`. Made once (~0.1 s a template: 792 for English IKATAKO, ~1 min) and kept on disk
     (:func:`cache_dir`, keyed by the texts, voices, synthesiser version and model file), then
     read in milliseconds; cached per process too."""
     import hashlib
