@@ -2,6 +2,8 @@
 
     python benchmarks/table_sim.py [--quick] [--scenarios quiet,white,...,outside] [--tables N]
                                    [--moments N] [--outside-limit N] [--seed S] [--hearing listen|replay]
+                                   [--outside-words digits|zero] [--outside-ear both|fill|agree|fill+agree]
+                                   [--ear-thresholds MAX_DISTANCE,MIN_MARGIN]
                                    [--json] [--save FILE]
 
 Real voices (``../shared/data/speech``, read in place: nothing read there, nor anything made
@@ -53,7 +55,11 @@ Scenarios (``--scenarios``; default all):
   4.0; the clips are written to the temporary folder only). Without the mirror: the three
   shared speakers, not enrolled, and a line saying so. Each shout's loss is split
   (:func:`loss`): not detected / cut or merged / another call (sure: the judge acts on it;
-  unsure: the player is unclear) / no call.
+  unsure: the player is unclear) / no call. ``--outside-words zero``: each speaker's ten
+  "zero"s instead (no call of the game: a call the judge acts on is a false alarm).
+  ``--outside-ear RULE``: every channel not enrolled is heard as shipped and then with the
+  synthetic ear beside the speech model (:mod:`audio.synthetic_ear`, not wired in the hearing),
+  in the same run, one after the other: the rows say ``ear:RULE``.
 
 A table (:func:`plan_table`): a room :data:`ROOM_SIDE_M` wide and long, RT60 from
 :data:`RT60_RANGE_S`; :data:`SEAT_RANGE` seats round a table, each player's mouth seated at
@@ -87,6 +93,7 @@ the same arguments give the same channels (and, on one machine, the same figures
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -577,16 +584,51 @@ def write_wav(path: Path, x: np.ndarray, rate: int) -> None:
 
 
 # ----------------------------------------------------------------- hearing
-def listen(wav: Path, seats: int, demix_from: Path | None, enroll: Path | None = None) -> tuple[list[dict], list[str]]:
+def listen(wav: Path, seats: int, demix_from: Path | None, enroll: Path | None = None,
+           ear: str | None = None) -> tuple[list[dict], list[str]]:
     """The shout events ``referee listen --json`` prints for ``wav`` (the same library call,
-    :func:`referee.listening.listen_table`; ``enroll``: its ``--enroll`` folder), and its notes."""
+    :func:`referee.listening.listen_table`; ``enroll``: its ``--enroll`` folder), and its notes.
+    ``ear``: the speech model with the synthetic ear beside it by that rule
+    (:class:`audio.synthetic_ear.EarBeside`, its shipped thresholds; not wired in the hearing:
+    measured here only)."""
     from referee.listening import ListenSetup, listen_table
 
     events, notes = [], []
     setup = ListenSetup(names=SEAT_NAMES[:seats], game=GAME, mode=MODE, wav=wav, lang=LANG, demix_from=demix_from,
                         enroll=enroll)
-    listen_table(setup, lambda e: events.append(e.to_dict()), notes.append)
+    with ear_beside(ear):
+        listen_table(setup, lambda e: events.append(e.to_dict()), notes.append)
     return [e for e in events if e.get("type") == "shout"], notes
+
+
+#: ``--ear-thresholds``: the synthetic ear's ``max_distance`` and ``min_margin`` for this run
+#: (None: :class:`audio.synthetic_ear.SyntheticEar`'s, chosen on george, jackson, lucas)
+EAR_THRESHOLDS: tuple[float, float] | None = None
+
+
+@contextlib.contextmanager
+def ear_beside(rule: str | None):
+    """While open, the hearing's speech model is made with the synthetic ear beside it by
+    ``rule`` (None: as shipped; thresholds: :data:`EAR_THRESHOLDS`). As
+    ``bench_whisper_speed.py`` counts the engine's calls: the hearing's own
+    ``make_recognizer``, wrapped."""
+    from audio import hearing, synthetic_ear
+
+    if rule is None:
+        yield
+        return
+    made = hearing.make_recognizer
+
+    def with_ear(model, lang, vocab):
+        given = dict(zip(("max_distance", "min_margin"), EAR_THRESHOLDS or ()))
+        ear = synthetic_ear.SyntheticEar(list(synthetic_ear.templates(vocab, lang)), **given)
+        return synthetic_ear.EarBeside(made(model, lang, vocab), ear, rule=rule)
+
+    hearing.make_recognizer = with_ear
+    try:
+        yield
+    finally:
+        hearing.make_recognizer = made
 
 
 def listen_calibrated(wav: Path, cal: Path, seats: int) -> tuple[list[dict], list[str], bool]:
@@ -768,14 +810,20 @@ def fsdd_clip(mirror: Path, speaker: str, digit: int, take_: int, folder: Path) 
     return out
 
 
-def outside_rows(speaker: str, mirror: Path | None, folder: Path) -> list[tuple[str, Path]]:
+def outside_rows(speaker: str, mirror: Path | None, folder: Path, digits: tuple[int, ...] = OUTSIDE_DIGITS
+                 ) -> list[tuple[str, Path]]:
     """``(token, path)`` of a speaker's shouted clips (digit-major, take order): from
     ``../shared/data/speech`` for the shared speakers, else from the mirror."""
     if speaker in FSDD_SHARED:
-        return [(str(d), SPEECH / "clips" / f"en_{d}_{speaker}_{k}.wav") for d in OUTSIDE_DIGITS for k in OUTSIDE_SHOUT_TAKES]
+        return [(str(d), SPEECH / "clips" / f"en_{d}_{speaker}_{k}.wav") for d in digits for k in OUTSIDE_SHOUT_TAKES]
     if mirror is None:
         raise FileNotFoundError(f"{speaker}: FSDD mirror not given (--fsdd or ${FSDD_ENV})")
-    return [(str(d), fsdd_clip(mirror, speaker, d, k, folder)) for d in OUTSIDE_DIGITS for k in OUTSIDE_SHOUT_TAKES]
+    return [(str(d), fsdd_clip(mirror, speaker, d, k, folder)) for d in digits for k in OUTSIDE_SHOUT_TAKES]
+
+
+#: ``--outside-words``: what the outside channels say: the digits "two" ... "nine" (calls), or
+#: each speaker's ten "zero"s (no call of the game: every call heard on them is a false alarm)
+OUTSIDE_WORDS = {"digits": OUTSIDE_DIGITS, "zero": (0,)}
 
 
 def enroll_folder(speaker: str, mirror: Path, folder: Path, seat: str) -> Path:
@@ -812,14 +860,19 @@ def loss(row: dict, token: str, t_end: float, events: list[dict], others: list[f
     return "no call"
 
 
+#: ``--outside-ear``: the synthetic ear's rules measured (:data:`audio.synthetic_ear.RULES` but "record")
+EAR_RULES = ("both", "fill", "agree", "fill+agree")
 LOSSES = ("not detected", "cut or merged", "another call (sure)", "another call (unsure)", "no call")  #: the loss split
 
 
 def run_outside_speaker(speaker: str, mirror: Path | None, enrolled: bool, folder: Path, seed: int,
-                        limit: int | None = None) -> list[dict]:
+                        limit: int | None = None, words: str = "digits", ears: tuple = (None,)) -> list[dict]:
     """One speaker's outside channel, quiet and noisy (issue 31's construction), heard as one
-    seat by ``referee listen``, with the speaker's own takes enrolled or not."""
-    rows = outside_rows(speaker, mirror, folder)
+    seat by ``referee listen``, with the speaker's own takes enrolled or not; ``words``: a key
+    of :data:`OUTSIDE_WORDS`; ``ears``: each channel heard once per entry (None: as shipped; a
+    rule of :data:`audio.synthetic_ear.RULES`: the synthetic ear beside the speech model), one
+    after the other in this run."""
+    rows = outside_rows(speaker, mirror, folder, OUTSIDE_WORDS[words])
     if limit:
         rows = rows[:: max(1, len(rows) // limit)][:limit]
     clips = [read_clip(p) for _, p in rows]
@@ -830,16 +883,18 @@ def run_outside_speaker(speaker: str, mirror: Path | None, enrolled: bool, folde
         x, onsets = outside_channel(clips, noisy, np.random.default_rng([seed, 99, int(noisy), OUTSIDE_SPEAKERS.index(speaker)]))
         wav = folder / f"outside-{speaker}-{int(noisy)}.wav"
         write_wav(wav, x, RATE)
-        events, _ = listen(wav, 1, None, enroll)
         ends = [t - true_onset(c[:gap]) / RATE + voiced_end(c[:gap]) / RATE for t, c in zip(onsets, clips)]
         truths = [Truth(0, f"fsdd:{speaker}", "shout", tok, p.name, t, e) for (tok, p), t, e in zip(rows, onsets, ends)]
         cond = "10dB" if noisy else "quiet"
-        scored = score_table(truths, events, [SEAT_NAMES[0]], dict(scenario="outside", condition=cond, enrolled=enrolled))
-        starts = [tr.t for tr in truths]
-        for s, tr in zip(scored["shouts"], truths):
-            s["loss"] = loss(s, tr.token, tr.t_end, events, [o for o in starts if o != tr.t])
-        scored.update(scenario="outside", condition=cond, enrolled=enrolled, speaker=speaker)
-        out.append(scored)
+        for ear in ears:
+            events, _ = listen(wav, 1, None, enroll, ear)
+            tags = dict(scenario="outside", condition=cond, enrolled=enrolled, said=words, ear=ear)
+            scored = score_table(truths, events, [SEAT_NAMES[0]], tags)
+            starts = [tr.t for tr in truths]
+            for s, tr in zip(scored["shouts"], truths):
+                s["loss"] = loss(s, tr.token, tr.t_end, events, [o for o in starts if o != tr.t])
+            scored.update(tags, speaker=speaker)
+            out.append(scored)
     return out
 
 
@@ -847,7 +902,7 @@ OUTSIDE_SPEAKERS = FSDD_SHARED + FSDD_MIRROR_ONLY  #: every FSDD speaker, in the
 
 
 def run_outside(speakers: list[str], mirror: Path | None, limit: int | None, folder: Path, seed: int,
-                enrolled: tuple[bool, ...] = (False, True)) -> list[dict]:
+                enrolled: tuple[bool, ...] = (False, True), words: str = "digits", ear: str | None = None) -> list[dict]:
     """The outside construction per speaker: each speaker's own channel, quiet and noisy, not
     enrolled and enrolled. Enrolled passes and the mirror's speakers need the mirror: without
     it they are skipped, and said so once."""
@@ -856,7 +911,9 @@ def run_outside(speakers: list[str], mirror: Path | None, limit: int | None, fol
         for enr in enrolled:
             if mirror is None and (enr or sp not in FSDD_SHARED):
                 continue
-            out += run_outside_speaker(sp, mirror, enr, folder, seed, limit)
+            # the synthetic ear is for voices not enrolled: heard after the channel as shipped
+            ears = (None, ear) if ear is not None and not enr else (None,)
+            out += run_outside_speaker(sp, mirror, enr, folder, seed, limit, words, ears)
             print(f"  outside {sp} {'enrolled' if enr else 'not enrolled'} done ({time.strftime('%H:%M:%S')})", file=sys.stderr)
     return out
 
@@ -915,8 +972,11 @@ def summarise(tables: list[dict]) -> dict:
 
 
 def outside_key(row: dict) -> str:
-    """An outside table's or shout's row name: its condition, enrolled or not."""
-    return f"outside {row['condition']}" + (" enrolled" if row.get("enrolled") else "")
+    """An outside table's or shout's row name: its condition, enrolled or not, the words said
+    (when not the digits) and the synthetic ear's rule (when heard with it)."""
+    return (f"outside {row['condition']}" + (" enrolled" if row.get("enrolled") else "")
+            + (f" {row['said']}" if row.get("said", "digits") != "digits" else "")
+            + (f" ear:{row['ear']}" if row.get("ear") else ""))
 
 
 def pct(a: int, n: int) -> str:
@@ -984,7 +1044,8 @@ def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | No
     with tempfile.TemporaryDirectory(prefix="table_sim-") as tmp:
         for sc in scenarios:
             if sc == "outside":
-                out += run_outside(outside["speakers"], outside["mirror"], outside_limit, Path(tmp), seed, outside["enrolled"])
+                out += run_outside(outside["speakers"], outside["mirror"], outside_limit, Path(tmp), seed, outside["enrolled"],
+                                   outside.get("words", "digits"), outside.get("ear"))
                 continue
             used: dict = {}
             for i in range(tables):
@@ -1007,6 +1068,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"{', '.join(OUTSIDE_SPEAKERS)} with the mirror, else {', '.join(FSDD_SHARED)})")
     ap.add_argument("--outside-enrolled", choices=("no", "yes", "both"), default="both",
                     help="outside: the speakers' own takes enrolled or not (default both; enrolled needs the mirror)")
+    ap.add_argument("--outside-words", choices=sorted(OUTSIDE_WORDS), default="digits",
+                    help="outside: the digits two..nine (calls; default) or each speaker's zeros (no call: false alarms)")
+    ap.add_argument("--outside-ear", choices=EAR_RULES, default=None,
+                    help="outside, not enrolled: each channel heard as shipped and then with the synthetic ear beside "
+                         "the speech model by this rule (audio/synthetic_ear.py; not wired in the hearing)")
+    ap.add_argument("--ear-thresholds", default=None, metavar="MAX_DISTANCE,MIN_MARGIN",
+                    help="with --outside-ear: the ear's thresholds for this run (default the shipped ones, chosen on "
+                         f"{', '.join(FSDD_SHARED)}): e.g. those chosen on the other speakers")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--hearing", choices=HEARINGS, default="listen",
                     help="room scenarios heard by referee listen (default) or as referee replay hears a session")
@@ -1014,6 +1083,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, default=None, help="also write the JSON object to this file")
     a = ap.parse_args(argv)
     scenarios = [s.strip() for s in a.scenarios.split(",") if s.strip()]
+    if a.ear_thresholds is not None:
+        global EAR_THRESHOLDS
+        try:
+            given = tuple(float(v) for v in a.ear_thresholds.split(","))
+            if len(given) != 2:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--ear-thresholds takes MAX_DISTANCE,MIN_MARGIN (two numbers), not {a.ear_thresholds!r}")
+        EAR_THRESHOLDS = given
     bad = [s for s in scenarios if s not in SCENARIOS]
     if bad:
         ap.error(f"unknown scenario(s) {', '.join(bad)}; known: {', '.join(SCENARIOS)}")
@@ -1038,11 +1116,12 @@ def main(argv: list[str] | None = None) -> int:
     limit = a.outside_limit or (QUICK_OUTSIDE if a.quick else None)
     load0, t0 = os.getloadavg(), time.perf_counter()
     results = run(scenarios, tables, moments, limit, a.seed, a.hearing,
-                  dict(speakers=speakers, mirror=mirror, enrolled=enrolled))
+                  dict(speakers=speakers, mirror=mirror, enrolled=enrolled, words=a.outside_words, ear=a.outside_ear))
     meta = dict(elapsed_s=round(time.perf_counter() - t0, 1), load_start=[round(v, 2) for v in load0],
                 load_end=[round(v, 2) for v in os.getloadavg()], seed=a.seed, cpus=os.cpu_count(),
                 tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing,
-                outside_speakers=speakers, outside_enrolled=list(enrolled), fsdd=None if mirror is None else str(mirror))
+                outside_speakers=speakers, outside_enrolled=list(enrolled), fsdd=None if mirror is None else str(mirror),
+                outside_words=a.outside_words, outside_ear=a.outside_ear, ear_thresholds=EAR_THRESHOLDS)
     summary = summarise(results)
     if a.save:
         a.save.write_text(json.dumps(dict(meta=meta, summary=summary, tables=results), default=_plain) + "\n")

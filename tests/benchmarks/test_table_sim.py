@@ -241,3 +241,45 @@ def test_an_unknown_outside_speaker_is_one_clear_error(capsys):
     with pytest.raises(SystemExit) as exc:
         s.main(["--scenarios", "outside", "--outside-speakers", "george,bob"])
     assert exc.value.code == 2 and "unknown FSDD speaker(s) bob" in capsys.readouterr().err
+
+
+def test_outside_zeros_are_no_call_and_each_ear_row_is_named_apart():
+    """``--outside-words zero`` shouts each speaker's zeros (a "0" is no call of the game: never
+    right); ``--outside-ear`` rows are named apart from the shipped hearing's, and every rule
+    it offers is one the synthetic ear knows."""
+    shared_path("data", "speech", "labels.csv")
+    from audio import synthetic_ear
+
+    s = _sim()
+    rows = s.outside_rows("george", None, None, s.OUTSIDE_WORDS["zero"])
+    assert len(rows) == 10 and {tok for tok, _ in rows} == {"0"} and all(p.is_file() for _, p in rows)
+    assert set(s.EAR_RULES) == set(synthetic_ear.RULES) - {"record"}
+    base = dict(condition="quiet", enrolled=False)
+    assert s.outside_key(base) == "outside quiet"
+    assert s.outside_key(dict(base, said="digits", ear=None)) == "outside quiet"
+    assert s.outside_key(dict(base, said="zero", ear="both")) == "outside quiet zero ear:both"
+
+
+def test_the_ear_is_beside_the_speech_model_only_while_asked():
+    """:func:`ear_beside` wraps the hearing's own ``make_recognizer`` while open and puts it back
+    (also on an error); None leaves it as shipped."""
+    from audio import hearing, synthetic_ear
+
+    s = _sim()
+    made = hearing.make_recognizer
+    with s.ear_beside(None):
+        assert hearing.make_recognizer is made
+    with pytest.raises(RuntimeError):
+        with s.ear_beside("both"):
+            assert hearing.make_recognizer is not made
+            raise RuntimeError
+    assert hearing.make_recognizer is made
+    assert synthetic_ear.EarBeside.rule == "both"  # the rule the benchmark's headline measures by default
+
+
+def test_ear_thresholds_given_badly_are_one_clear_error(capsys):
+    s = _sim()
+    with pytest.raises(SystemExit) as exc:
+        s.main(["--scenarios", "outside", "--outside-ear", "both", "--ear-thresholds", "0.07"])
+    assert exc.value.code == 2 and "--ear-thresholds takes MAX_DISTANCE,MIN_MARGIN" in capsys.readouterr().err
+    assert s.EAR_THRESHOLDS is None  # nothing set by a refused value
