@@ -247,3 +247,57 @@ class MouthTracker:
             return []
         self.state = state
         return [MouthEvent(t=round(t, 6), player=self.player, state=state)]
+
+
+#: read the mouths on every frame by default: a crossing is then interpolated between frames
+#: 33 ms apart (30 fps). Each reading costs about 6 ms of CPU per seat with a face (GRID's
+#: 360×288 frames, docs/seeing.md), so 4 seats at 30 fps take some 70 % of one core: the
+#: live referee reads every 2nd frame
+MOUTH_EVERY = 1
+
+
+class MouthWatcher:
+    """Every seat's mouth on the frames it is given (``every``-th frame; the others only move
+    the clock): the one-laptop mode's third sense. ``seats``: (player, box) pairs, the box in
+    frame pixels (anything with ``x1 y1 x2 y2`` or a 4-tuple)."""
+
+    def __init__(self, seats, params: MouthParams | None = None, every: int = MOUTH_EVERY):
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f"MouthWatcher every must be a whole number of frames >= 1, got {every!r}")
+        self.params = params or MouthParams()
+        self.every = every
+        self.readers: list[tuple[MouthReader, MouthTracker]] = []
+        try:
+            for player, box in seats:
+                b = (box.x1, box.y1, box.x2, box.y2) if hasattr(box, "x1") else tuple(box)
+                self.readers.append((MouthReader(b, self.params), MouthTracker(player, self.params)))
+        except BaseException:
+            self.close()
+            raise
+        #: CPU seconds spent reading mouths (this thread), and readings made
+        self.cpu_s = 0.0
+        self.readings = 0
+        self._prev_t = -math.inf
+
+    def update(self, frame) -> list[MouthEvent]:
+        """The mouth events known after ``frame`` (``index``, ``t``, ``image``). A change is
+        never timed before the previous frame given: the stage's watermark has passed it (at
+        ``every`` > 1 the crossing between two read frames may lie there)."""
+        import time
+
+        out: list[MouthEvent] = []
+        if frame.index % self.every == 0:
+            t0 = time.thread_time()
+            for reader, tracker in self.readers:
+                for ev in tracker.update(frame.t, reader.read(frame.image)):
+                    out.append(ev if ev.t >= self._prev_t else MouthEvent(t=round(self._prev_t, 6), player=ev.player,
+                                                                           state=ev.state))
+                self.readings += 1
+            self.cpu_s += time.thread_time() - t0
+        self._prev_t = frame.t
+        return out
+
+    def close(self) -> None:
+        for reader, _ in self.readers:
+            reader.close()
+        self.readers = []

@@ -10,7 +10,9 @@ guess):
   ``open``) from :attr:`CreditParams.mouth_before_s` before the onset to
   :attr:`CreditParams.mouth_after_s` after it (asymmetric: the mouth opens 100-300 ms before
   the voice starts), and every other seat neither; a seat whose mouth opened in chatter makes
-  the word "two seats moved", never a guess;
+  the word "two seats moved", never a guess; nor may another seat's mouth open later within
+  :attr:`CreditParams.apart_s` of the onset (the room microphone hears shouts that close as
+  one word: that seat's voice may be in it);
 * a word credited by the mouth alone also needs every other seat's mouth seen around it (a
   ``mouth`` ``unseen`` stretch there: that seat may have said it);
 * no other word began within :attr:`CreditParams.apart_s` of it, and
@@ -101,6 +103,9 @@ class Moved:
     mouth: frozenset = frozenset()
     unseen: frozenset = frozenset()
     mouths_read: bool = False
+    #: mouths that opened after the mouth's window but within ``apart_s`` of the onset:
+    #: (seconds after the onset, seat) — another voice may be inside the word
+    later: tuple = ()
 
     @property
     def seats(self) -> list[str]:
@@ -119,6 +124,14 @@ def mouth_movers(word: ShoutEvent, opens: list[tuple[float, str]], params: Credi
     ``params.mouth_after_s`` after it (``opens``: (time, seat), sorted)."""
     lo = bisect.bisect_left(opens, (word.t - params.mouth_before_s, ""))
     return sorted({s for t, s in opens[lo:] if t <= word.t + params.mouth_after_s})
+
+
+def later_mouths(word: ShoutEvent, opens: list[tuple[float, str]], params: CreditParams) -> list[tuple[float, str]]:
+    """The mouths that opened after ``word``'s mouth window but less than ``params.apart_s``
+    after its onset, as (seconds after the onset, seat): a room microphone hears shouts that
+    close as one word, so another seat's voice may be in it."""
+    lo = bisect.bisect_right(opens, (word.t + params.mouth_after_s, "\uffff"))
+    return [(t - word.t, s) for t, s in opens[lo:] if t < word.t + params.apart_s]
 
 
 def unseen_mouths(word: ShoutEvent, unseen: list[tuple[float, float, str]], params: CreditParams) -> list[str]:
@@ -144,6 +157,9 @@ def credit(word: ShoutEvent, seats: list[str] | Moved, onsets: list[float],
         nobody = "no seat's hands or mouth moved" if moved.mouths_read else "no seat's hands moved"
         return _uncredited(word, f"{_names(who)} moved" if who else nobody)
     seat = who[0]
+    others = [(dt, s) for dt, s in moved.later if s != seat]
+    if others:
+        return _uncredited(word, f"{others[0][1]}'s mouth opened {others[0][0]:.2f} s into the word")
     by = "both" if seat in moved.hands and seat in moved.mouth else "hands" if seat in moved.hands else "mouth"
     hidden = sorted(moved.unseen - {seat})
     if by == "mouth" and hidden:
@@ -219,7 +235,8 @@ class RoomCrediting:
             return ev
         moved = Moved(hands=frozenset(movers(ev, self._moves, self.params)),
                       mouth=frozenset(mouth_movers(ev, self._opens, self.params)),
-                      unseen=frozenset(unseen_mouths(ev, self._unseen, self.params)), mouths_read=self._mouths_read)
+                      unseen=frozenset(unseen_mouths(ev, self._unseen, self.params)), mouths_read=self._mouths_read,
+                      later=tuple(later_mouths(ev, self._opens, self.params)))
         done = credit(ev, moved, self._onsets, self._doubts, self.params)
         if done.player is None:
             self.uncredited += 1

@@ -158,3 +158,22 @@ def test_a_real_talking_face_opens_before_its_first_word_and_not_in_the_silence_
     p = CreditParams()
     assert any(first - p.mouth_before_s <= t <= first + p.mouth_after_s for t in opens), (first, opens)
     assert not [t for t in opens if t > last + 0.3] and "unseen" not in [e.state for e in events]
+
+
+def test_the_watcher_reads_every_nth_frame_and_says_a_missing_face_is_unseen():
+    from types import SimpleNamespace
+
+    from vision.mouth import MouthWatcher
+
+    with pytest.raises(ValueError, match="every must be a whole number"):
+        MouthWatcher([], every=0)
+    w = MouthWatcher([("aki", (0, 0, 64, 64)), ("ben", (64, 0, 128, 64))], every=2)
+    try:
+        blank = np.zeros((64, 128, 3), np.uint8)
+        got = [w.update(SimpleNamespace(index=i, t=i / 30, image=blank)) for i in range(1, 5)]
+    finally:
+        w.close()
+    assert got[0] == [] and got[2] == []  # frames 1 and 3 not read
+    assert [(e.t, e.player, e.state) for e in got[1]] == [(round(2 / 30, 6), "aki", "unseen"),
+                                                          (round(2 / 30, 6), "ben", "unseen")]
+    assert got[3] == [] and w.readings == 4

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from referee.pipeline import CollectSink, Pipeline
-from referee.pipeline.crediting import (CreditParams, Moved, RoomCrediting, credit, mouth_movers, movers,
+from referee.pipeline.crediting import (CreditParams, Moved, RoomCrediting, credit, later_mouths, mouth_movers, movers,
                                        unseen_mouths)
 from session.events import AUDIO_ROOM, AudioStatusEvent, Event, SessionHeader, ShoutEvent
 
@@ -257,3 +257,22 @@ def test_a_word_credited_by_the_mouth_is_judged_as_that_players():
 def test_mouth_params_are_validated(name, bad):
     with pytest.raises(ValueError, match=f"CreditParams.{name}"):
         CreditParams(**{name: bad})
+
+
+def test_another_mouth_opening_within_apart_s_of_the_onset_leaves_the_word_unclear():
+    """The room microphone hears ben's shout and aki's 0.26 s later as one word (the demo's
+    first card): aki's voice may be in it, so it is nobody's."""
+    p = CreditParams(mouth_after_s=0.15, apart_s=0.3)
+    w = _shout(2.52)
+    opens = [(2.523, "ben"), (2.78, "aki")]
+    moved = Moved(mouth=frozenset(mouth_movers(w, opens, p)), mouths_read=True, later=tuple(later_mouths(w, opens, p)))
+    got = credit(w, moved, [2.52], [], p)
+    assert got.player is None and got.extra["uncredited"] == "aki's mouth opened 0.26 s into the word"
+    # 0.35 s after: another word's, not this one's
+    opens = [(2.523, "ben"), (2.87, "aki")]
+    moved = Moved(mouth=frozenset(mouth_movers(w, opens, p)), mouths_read=True, later=tuple(later_mouths(w, opens, p)))
+    assert credit(w, moved, [2.52], [], p).player == "ben"
+    # the speaker's own mouth opening again inside the word is no other voice
+    opens = [(2.523, "ben"), (2.75, "ben")]
+    moved = Moved(mouth=frozenset(mouth_movers(w, opens, p)), mouths_read=True, later=tuple(later_mouths(w, opens, p)))
+    assert credit(w, moved, [2.52], [], p).player == "ben"
