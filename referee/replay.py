@@ -165,6 +165,7 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
     recorded = cal.audio.file if getattr(cal, "audio", None) is not None else None
     leakage_from = cal_path.parent / recorded if recorded and (cal_path.parent / recorded).is_file() else None
     # one laptop: the words are heard on one room microphone and credited to a seat by its hands
+    # or its mouth (the faces are read then only: Recording.mouths)
     room = bool(cal.extra.get("room_microphone"))
     return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
                        names=tuple(s.name for s in cal.seats), crosstalk_db=leak, room=room,

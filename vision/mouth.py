@@ -20,9 +20,11 @@ How (MediaPipe 0.10.21, models from its wheel only: nothing is downloaded at run
   far the player sits from the camera.
 - A face whose eye corners are less than :attr:`MouthParams.min_eyes_px` pixels apart in the
   frame is too small for the lips to be read: its mouth is **not seen** (never "closed").
-- **Hysteresis** (:class:`MouthTracker`): a mouth is ``open`` once the opening reaches
-  :attr:`MouthParams.open_at` and ``closed`` again once it falls to
-  :attr:`MouthParams.closed_at`; each change is timed where the opening crossed that level,
+- **Hysteresis** (:class:`MouthTracker`), above the mouth's own **rest** (its smallest opening
+  over the last :attr:`MouthParams.rest_s`: some people's lips rest parted): a mouth is
+  ``open`` once the opening is :attr:`MouthParams.open_at` above its rest and ``closed`` again
+  once it falls to :attr:`MouthParams.closed_at` above it; each change is timed where the
+  opening crossed that level,
   interpolated between the two frames around it. A frame without a readable mouth makes the
   state ``unseen`` at once (a seat whose mouth is not seen may be the one speaking: the
   crediting never credits a word by the mouth while another seat's mouth is unseen).
@@ -34,6 +36,7 @@ The thresholds were chosen on GRID corpus clips of one speaker and reported on o
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
@@ -61,27 +64,35 @@ DETECT_SCORE = 0.5
 class MouthParams:
     """When a mouth is open, closed or not seen."""
 
-    #: an opening (inner-lip gap over the eye-corner distance) at least this large is an
-    #: ``open`` mouth. Chosen on 101 GRID clips of speaker s1 (the half the figures in
-    #: docs/seeing.md are not from): 0.03 found one more first word (92 vs 93 of 101 within
-    #: the window) but opened 4 times in 74 s of silence (0.035: once); 0.05 found 80, 0.12
-    #: only 12 (GRID's speakers hardly open their mouths; a shout at a table opens wider).
+    #: a mouth is ``open`` once its opening (inner-lip gap over the eye-corner distance) is
+    #: this much above its rest (:attr:`rest_s`). Chosen on 101 GRID clips of speaker s1 (the
+    #: half the figures in docs/seeing.md are not from): 0.02 found 93/101 first words within
+    #: the crediting window, 3 openings in 79 s of silence; 0.025: 90/101 and 2; 0.03: 83/101;
+    #: 0.04: 63/101 (GRID's speakers hardly open their mouths; a shout at a table opens wider).
     #: Lower catches an opening earlier (a longer lead over the voice) but opens on a smile, a
     #: breath or mesh jitter; higher misses quiet words.
-    open_at: float = 0.035
-    #: an open mouth is ``closed`` again once the opening falls to this (lips at rest measured
-    #: 0.01-0.02 on GRID): the gap between the two levels keeps mesh jitter from flickering the
-    #: state. Higher closes between syllables more often (more ``open`` events in one word).
-    closed_at: float = 0.02
+    open_at: float = 0.02
+    #: an open mouth is ``closed`` again once its opening falls to this above its rest: the
+    #: gap between the two levels keeps mesh jitter (about 0.005) from flickering the state.
+    #: Higher closes between syllables more often (more ``open`` events in one word).
+    closed_at: float = 0.01
+    #: a mouth's rest is its smallest opening over this many seconds before (and at) the frame:
+    #: some people's lips rest parted (2 of 9 GRID speakers other than s1 rested at 0.10-0.20,
+    #: above any fixed level: their mouths were never "closed", so never opened). Measured
+    #: against a fixed level instead, the first words found were 88/101 on the same s1 clips.
+    #: Longer remembers an earlier, more closed moment (a mouth held open long stays ``open``);
+    #: shorter takes a slowly opening mouth as its rest and misses it.
+    rest_s: float = 1.0
     #: a face whose outer eye corners are closer than this in the frame (pixels) is too small
-    #: for its lips to be read: its mouth is ``unseen``. GRID clips scaled down (40 clips): eyes
-    #: 66 px found 33/40 first words with a median lead of 106 ms, 23 px 36/40 and 34 ms, 16 px
-    #: 34/40 but -3 ms (seen only once the voice had begun). Lower reads faces farther away but
-    #: later; a table camera at 1280 px sees eyes 27-58 px apart (faces 60-130 px wide).
+    #: for its lips to be read: its mouth is ``unseen``. GRID tune clips scaled down (40 clips,
+    #: the fixed levels first tried): eyes 66 px apart found 33/40 first words with a median
+    #: lead of 106 ms, 23 px 36/40 and 34 ms, 16 px 34/40 but -3 ms (seen only once the voice
+    #: had begun). Lower reads faces farther away but later; a table camera at 1280 px sees
+    #: eyes 27-58 px apart (faces 60-130 px wide).
     min_eyes_px: float = 20.0
 
     def __post_init__(self):
-        for name, top in (("open_at", 1.0), ("closed_at", 1.0), ("min_eyes_px", 500.0)):
+        for name, top in (("open_at", 1.0), ("closed_at", 1.0), ("min_eyes_px", 500.0), ("rest_s", 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     math.isfinite(value) and 0 < value <= top):
@@ -211,14 +222,19 @@ class MouthTracker:
         self.player = player
         self.params = params or MouthParams()
         self.state: str | None = None
-        self._last: tuple[float, float] | None = None  # (t, opening) of the last seen frame
+        self._last: tuple[float, float] | None = None  # (t, opening above rest) of the last seen frame
+        self._recent: deque[tuple[float, float]] = deque()  # (t, opening) over the last rest_s
 
     def update(self, t: float, reading: MouthReading) -> list[MouthEvent]:
-        value = reading.opening
-        if value is None:
+        if reading.opening is None:
             self._last = None
+            self._recent.clear()  # (the face seen next may be another's, or at another angle)
             return self._to("unseen", t)
         p = self.params
+        self._recent.append((t, reading.opening))
+        while self._recent[0][0] < t - p.rest_s:
+            self._recent.popleft()
+        value = reading.opening - min(v for _, v in self._recent)
         if self.state in (None, "unseen"):
             new = "open" if value >= p.open_at else "closed"
             out = self._to(new, t)
@@ -274,8 +290,9 @@ class MouthWatcher:
         except BaseException:
             self.close()
             raise
-        #: CPU seconds spent reading mouths (this thread), and readings made
-        self.cpu_s = 0.0
+        #: seconds spent reading mouths (wall clock: MediaPipe works on threads of its own), and
+        #: readings made
+        self.seconds = 0.0
         self.readings = 0
         self._prev_t = -math.inf
 
@@ -287,13 +304,13 @@ class MouthWatcher:
 
         out: list[MouthEvent] = []
         if frame.index % self.every == 0:
-            t0 = time.thread_time()
+            t0 = time.perf_counter()
             for reader, tracker in self.readers:
                 for ev in tracker.update(frame.t, reader.read(frame.image)):
                     out.append(ev if ev.t >= self._prev_t else MouthEvent(t=round(self._prev_t, 6), player=ev.player,
                                                                            state=ev.state))
                 self.readings += 1
-            self.cpu_s += time.thread_time() - t0
+            self.seconds += time.perf_counter() - t0
         self._prev_t = frame.t
         return out
 

@@ -71,12 +71,14 @@ class CreditParams:
     earlier_s: float = 3.0
     #: a seat's mouth opening this long before a word's onset (seconds) counts as the seat
     #: saying it: the mouth opens before the voice (100-300 ms in the literature; on GRID
-    #: clips the opening led the word by 161 ms median, 371 ms p90, docs/seeing.md). Longer
-    #: catches slower openings but takes in a neighbour's chatter more often (unclear).
+    #: clips the opening led the first word by 161 ms median, 335 ms p90; 469 ms p90 on 9
+    #: other people, docs/seeing.md "The mouth"). Longer catches slower openings but takes in
+    #: a neighbour's chatter more often (the word is then unclear).
     mouth_before_s: float = 0.5
-    #: ... and this long after it: a word said after a closed-lip sound ("b", "m") shows its
-    #: opening only after the voice began (on GRID, 1 word in 10 opened 45 ms or more after
-    #: its onset). Longer holds every event longer (:attr:`hold_s`).
+    #: ... and this long after it: a word begun behind closed lips ("b", "p", "m") shows its
+    #: opening only after the voice began (on GRID s1, 1 first word in 10 opened 98 ms or more
+    #: after its onset). Longer holds every event longer (:attr:`hold_s`, once above
+    #: ``apart_s``) and credits a mouth that opened for a later word.
     mouth_after_s: float = 0.15
 
     def __post_init__(self):

@@ -140,5 +140,5 @@ class VisionStage:
             self.mouths.close()
 
     def stats(self) -> dict[str, Any]:
-        mouths = {"mouths": self.mouths.cpu_s} if self.mouths is not None else {}
+        mouths = {"mouths": self.mouths.seconds} if self.mouths is not None else {}
         return {"cards": self.tw.card_seconds, **self.tw.pose_stats(), **mouths}

@@ -47,23 +47,34 @@ def _run(tracker, values, dt=0.04):
 
 def test_hysteresis_opens_at_open_at_closes_at_closed_at_timed_at_the_crossing():
     p = MouthParams(open_at=0.04, closed_at=0.02)
-    got = _run(MouthTracker("aki", p), [0.01, 0.01, 0.03, 0.05, 0.035, 0.03, 0.025, 0.01])
+    got = _run(MouthTracker("aki", p), [0.0, 0.01, 0.03, 0.05, 0.035, 0.03, 0.025, 0.01])
     # 0.03 -> 0.05 crosses 0.04 halfway between 0.08 s and 0.12 s; 0.025 -> 0.01 crosses 0.02 a third in
     assert got == [("closed", 0.0), ("open", 0.1), ("closed", pytest.approx(0.24 + 0.04 / 3, abs=1e-6))]
 
 
 def test_jitter_between_the_two_levels_does_not_flicker():
     p = MouthParams(open_at=0.04, closed_at=0.02)
-    assert _run(MouthTracker("aki", p), [0.01, 0.039, 0.021, 0.039, 0.021]) == [("closed", 0.0)]
-    assert _run(MouthTracker("aki", p), [0.05, 0.021, 0.039, 0.021]) == [("open", 0.0)]
+    assert _run(MouthTracker("aki", p), [0.0, 0.039, 0.021, 0.039, 0.021]) == [("closed", 0.0)]
+    assert _run(MouthTracker("aki", p), [0.0, 0.05, 0.021, 0.039, 0.021]) == [("closed", 0.0), ("open", pytest.approx(0.032))]
+
+
+def test_the_opening_is_measured_above_the_mouths_own_rest():
+    """Lips resting parted (0.12, as 2 of 9 GRID speakers) are closed; they open when they
+    part further. The rest is the smallest opening of the last ``rest_s``: a mouth held open
+    longer than that becomes its own rest and closes, to open again with the next word."""
+    p = MouthParams(open_at=0.02, closed_at=0.01, rest_s=0.2)
+    got = _run(MouthTracker("aki", p), [0.12, 0.12, 0.125, 0.15, 0.15, 0.15, 0.15, 0.15, 0.15, 0.12, 0.12, 0.15])
+    assert [s for s, _ in got] == ["closed", "open", "closed", "open"]
+    assert got[1][1] == pytest.approx(0.08 + 0.04 * (0.02 - 0.005) / (0.03 - 0.005))
+    assert 0.24 <= got[2][1] <= 0.32  # some 0.2 s after the opening the rest is 0.15: closed
 
 
 def test_a_mouth_not_read_is_unseen_at_once_never_closed():
     got = _run(MouthTracker("aki"), [0.01, None, None, 0.01, 0.3])
     assert [s for s, _ in got] == ["closed", "unseen", "closed", "open"]
     assert got[1][1] == pytest.approx(0.04) and got[2][1] == pytest.approx(0.12)
-    # seen again already open: "open" at that frame (no crossing to interpolate)
-    assert _run(MouthTracker("aki"), [None, 0.3]) == [("unseen", 0.0), ("open", 0.04)]
+    # seen again: its rest is not known yet, it starts closed at that frame
+    assert _run(MouthTracker("aki"), [None, 0.3]) == [("unseen", 0.0), ("closed", 0.04)]
 
 
 def test_the_events_are_the_records_mouth_events():
@@ -76,7 +87,7 @@ def test_the_events_are_the_records_mouth_events():
         Event.from_dict({"t": 1.0, "type": "mouth", "state": "open"})
 
 
-@pytest.mark.parametrize("name, bad", [("open_at", 0), ("open_at", math.nan), ("closed_at", -0.1),
+@pytest.mark.parametrize("name, bad", [("open_at", 0), ("open_at", math.nan), ("closed_at", -0.1), ("rest_s", 0),
                                        ("min_eyes_px", math.inf), ("open_at", "0.1"), ("min_eyes_px", True)])
 def test_params_are_validated(name, bad):
     with pytest.raises(ValueError, match=f"MouthParams.{name}"):
