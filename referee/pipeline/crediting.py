@@ -215,6 +215,8 @@ class RoomCrediting:
             if not self.active:
                 if isinstance(ev, AudioStatusEvent) and ev.state == AUDIO_ROOM:
                     self.active = True
+                elif isinstance(ev, MouthEvent):  # each seat's first state comes at 0 s, before the
+                    self._mouth(ev)  # room status in the canonical order (nothing held: passed on)
                 out.append(ev)
                 continue
             self._held.append(ev)

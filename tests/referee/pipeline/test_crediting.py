@@ -276,3 +276,16 @@ def test_another_mouth_opening_within_apart_s_of_the_onset_leaves_the_word_uncle
     opens = [(2.523, "ben"), (2.75, "ben")]
     moved = Moved(mouth=frozenset(mouth_movers(w, opens, p)), mouths_read=True, later=tuple(later_mouths(w, opens, p)))
     assert credit(w, moved, [2.52], [], p).player == "ben"
+
+
+def test_the_mouths_first_states_at_0_s_count_though_they_come_before_the_room_status():
+    """In the canonical order a ``mouth`` at 0 s comes before the ``audio_status`` ``room`` at
+    0 s: a seat whose face is not found from the start is still known as unseen."""
+    from session.order import sort_key
+
+    evs = sorted([Event.from_dict(e) for e in (ROOM, _mouth(0.0, "aki", "closed"), _mouth(0.0, "ben", "unseen"),
+                                                _mouth(1.8, "aki"))] + [_shout(2.0)], key=sort_key)
+    assert [e.type for e in evs[:3]] == ["mouth", "mouth", "audio_status"]
+    stage = RoomCrediting()
+    out, _ = stage.feed(evs, math.inf)
+    assert [(e.player, e.extra.get("uncredited")) for e in out if e.type == "shout"] == [(None, "ben's mouth not seen")]
