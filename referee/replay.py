@@ -165,6 +165,7 @@ def hearing_plan(cal, game: str, mode: str | None, settings: ReplaySettings, cal
     recorded = cal.audio.file if getattr(cal, "audio", None) is not None else None
     leakage_from = cal_path.parent / recorded if recorded and (cal_path.parent / recorded).is_file() else None
     # one laptop: the words are heard on one room microphone and credited to a seat by its hands
+    # or its mouth (the faces are read then only: Recording.mouths)
     room = bool(cal.extra.get("room_microphone"))
     return HearingPlan(game=game, mode=mode, channels={s.name: s.channel for s in cal.seats if s.channel is not None},
                        names=tuple(s.name for s in cal.seats), crosstalk_db=leak, room=room,
@@ -321,13 +322,13 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
     from vision.table import TableLayout
 
     record_path = out / "session.jsonl"
-    rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
-                              hearing=_hearing_if_heard(cal, game, mode, settings, cal_path, audio), info=info,
+    hearing = _hearing_if_heard(cal, game, mode, settings, cal_path, audio)
+    rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal), hearing=hearing, info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
                               card_every=settings.card_every, audio_rate=audio_rate,
                               half_raise=_table_rule(game, settings.options, "half_raise"),
                               av_offset=float(getattr(cal, "av_offset", None) or 0.0),
-                              pose_changes=settings.pose_changes)
+                              pose_changes=settings.pose_changes, mouths=int(bool(hearing is not None and hearing.room)))
 
     def make_header(run) -> SessionHeader:
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,

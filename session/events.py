@@ -295,6 +295,27 @@ class GrabEvent(Event):
         return cls(t=t, extra=extra, player=_text(obj.get("player"), "player"), conf=_conf(obj.get("conf")))
 
 
+#: what a ``mouth`` event says: the mouth opened, closed again, or could not be read
+MOUTH_STATES = ("open", "closed", "unseen")
+
+
+@dataclass(frozen=True)
+class MouthEvent(Event):
+    """A player's mouth opened, closed, or stopped being seen (``unseen``: no face, or one too
+    small to read). Written only with one room microphone, where it says who said a word
+    (:mod:`referee.pipeline.crediting`); the judge does not read it."""
+
+    player: str = ""
+    state: str = ""
+
+    type: ClassVar[str] = "mouth"
+
+    @classmethod
+    def _parse(cls, t, obj, extra):
+        return cls(t=t, extra=extra, player=_text(obj.get("player"), "player"),
+                   state=_choice(obj.get("state"), "state", MOUTH_STATES))
+
+
 #: what the table may answer about one player's unclear observation on a card
 ANSWER_VERDICTS = ("correct", "wrong")
 

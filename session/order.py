@@ -14,7 +14,7 @@ import json
 from typing import Any, Mapping
 
 KIND_ORDER: dict[str, int] = {
-    "skipped": 0, "warning": 0, "seat_status": 0, "card": 1, "hand": 2, "grab": 3, "shout": 4, "audio_status": 5,
+    "skipped": 0, "warning": 0, "seat_status": 0, "card": 1, "hand": 2, "mouth": 2, "grab": 3, "shout": 4, "audio_status": 5,
     "decision": 6, "choice": 7, "correction": 8, "end": 10,
 }
 #: the rank of a kind this version does not know (after every known reaction, before ``end``)

@@ -23,10 +23,12 @@ from referee.teach.lesson import LessonParams
 from referee.teach.scheduler import SchedulerParams
 from referee.teach.drills.ikatako_sensed import SensedParams
 from vision.camera import CameraParams
+from vision.mouth import MouthParams
 
 CHECKED = [CallParams, DemixParams, LagParams, NoisyTriggerParams, UnreferencedParams, NoiseParams, TakeParams,
            VoiceParams, WatchParams, ControlParams, SelfTestParams, TerminalParams, WindowParams, GhostParams,
-           LadderParams, LessonParams, SchedulerParams, SensedParams, CameraParams, GainParams, SelfFitParams]
+           LadderParams, LessonParams, SchedulerParams, SensedParams, CameraParams, GainParams, SelfFitParams,
+           MouthParams]
 
 
 @pytest.mark.parametrize("cls", CHECKED, ids=lambda c: c.__name__)

@@ -337,6 +337,16 @@ def _solutions():
     return mp.solutions
 
 
+def mediapipe_solutions():
+    """MediaPipe's ``mp.solutions`` (the pinned 0.10.21), imported without its plotting
+    modules; :class:`ModelMissing` when it is not installed (also for :mod:`vision.mouth`)."""
+    return _solutions()
+
+
+#: MediaPipe's native start-up lines silenced around a block (also for :mod:`vision.mouth`)
+quiet_native_stderr = _quiet_native_stderr
+
+
 class PoseEstimator:
     """Single-person MediaPipe pose on one seat box. ``video=True`` tracks from frame to
     frame (needed for drawn figures and steadier on real ones); ``video=False`` treats each

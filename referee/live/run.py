@@ -55,6 +55,9 @@ LIVE_PIPELINE = 4
 #: 0.25 s): the hearing watermark moves in these steps and every event waits for it in the
 #: merge, so each step is up to that much announcement latency; a message costs ~nothing
 HEARING_BATCH_S = 0.04
+#: one room microphone: the seats' mouths are read on every n-th frame (``vision.mouth``; about
+#: 6 ms of CPU per seat a reading: every 2nd frame at 30 fps is 4 seats' 35 % of one core)
+LIVE_MOUTH_EVERY = 2
 #: after a card's reveal: the stretch in which the frames the stage took are counted (figures)
 REVEAL_SPAN_S = 1.5
 #: how often the status (fps, drops, levels, lag) goes to the sinks
@@ -427,7 +430,8 @@ class _LiveRun:
         # the hearing starts (a thread, which cannot be stopped while its model loads)
         stage = self.stage = VisionStage(TableLayout.of(self.cal), fps=self.fps, workers=0,
                                          card_every=opts.card_every, pose_every=opts.pose_every,
-                                         pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
+                                         pipeline=LIVE_PIPELINE if opts.workers > 0 else 0,
+                                         mouths=LIVE_MOUTH_EVERY if self.cal.extra.get("room_microphone") else 0)
         # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
         self.job = HearingJob(False, functools.partial(_open_live_audio, {
             "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from,

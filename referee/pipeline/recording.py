@@ -68,6 +68,9 @@ class Recording:
     #: after the one at ``after_frame_t`` (session s) on, pose on every ``every``-th frame — a
     #: live session's adaptive pose rate, read from its record (``referee replay --follow-live``)
     pose_changes: tuple[tuple[float, int], ...] = ()
+    #: read the seats' mouths on every n-th frame (0: not at all): one room microphone only
+    #: (its words are credited by the mouth that opened, :mod:`referee.pipeline.crediting`)
+    mouths: int = 0
 
 
 @dataclass
@@ -128,7 +131,7 @@ def run(rec: Recording, sinks: Sequence[Sink], make_header: Callable[[RecordingR
     try:
         stage = VisionStage(rec.layout, fps=rec.info.fps, workers=rec.workers, card_every=rec.card_every,
                             pose_every=rec.pose_every, pipeline=PIPELINE if rec.workers > 0 else 0,
-                            keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise)
+                            keep_landmarks=rec.keep_landmarks, half_raise=rec.half_raise, mouths=rec.mouths)
         video = VideoFileSource(reader, stage, rec.info, warn, pose_changes=rec.pose_changes, on_progress=on_progress)
         reader.start()
         Session(pipe, [hearing, video], functools.partial(_header_when_heard, hearing, out, make_header)).run()

@@ -68,11 +68,16 @@ class VisionStage:
     watermark: the newest frame's time minus :attr:`vision.table.TableWatcher.lag_frames`."""
 
     def __init__(self, layout, *, fps: float | None, workers: int, card_every: int, pose_every: int,
-                 pipeline: int, keep_landmarks: bool = False, half_raise: bool | None = None):
-        from vision.table import TableWatcher
+                 pipeline: int, keep_landmarks: bool = False, half_raise: bool | None = None, mouths: int = 0):
+        from vision.table import TableLayout, TableWatcher
 
         self.tw = TableWatcher(layout, workers=workers, card_every=card_every, pose_every=pose_every,
                                pipeline=pipeline, keep_landmarks=keep_landmarks, half_raise=half_raise)
+        self.mouths = None  # one room microphone only: every ``mouths``-th frame's mouths (vision.mouth)
+        if mouths:
+            from vision.mouth import MouthWatcher
+
+            self.mouths = MouthWatcher(TableLayout.of(layout).seats, every=mouths)
         self.fps = fps or 30.0
         self.lag_s = self.tw.lag_frames / self.fps
         self.landmarks: dict[str, list[tuple[float, dict]]] = {p: [] for p in self.tw.players}
@@ -83,6 +88,8 @@ class VisionStage:
 
     def update(self, frame) -> list[Event]:
         events = [self._kept_promise(e) for e in self.tw.update(frame)]
+        if self.mouths is not None:
+            events += self.mouths.update(frame)
         self._keep_landmarks()
         ws = self.tw.warnings
         for w in ws[self._warned:]:
@@ -129,6 +136,9 @@ class VisionStage:
 
     def close(self) -> None:
         self.tw.close()
+        if self.mouths is not None:
+            self.mouths.close()
 
     def stats(self) -> dict[str, Any]:
-        return {"cards": self.tw.card_seconds, **self.tw.pose_stats()}
+        mouths = {"mouths": self.mouths.seconds} if self.mouths is not None else {}
+        return {"cards": self.tw.card_seconds, **self.tw.pose_stats(), **mouths}

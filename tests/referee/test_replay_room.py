@@ -77,10 +77,22 @@ def test_the_room_words_are_credited_only_by_one_seats_hands(room_out):
     assert len(words) >= 8  # one a card at least: the table shouts on every card but the trouble
     credited = [w for w in words if w.player is not None]
     # the demo's only lone word: ben's "tako" on the mirror card (13.32 s in the truth), his
-    # hand up with it, the other seats still
-    assert [(w.player, round(w.t, 1)) for w in credited] == [("ben", 13.3)]
-    assert all(w.extra["credited_by"] == "hands" for w in credited)
+    # hand up with it, the other seats still; his drawn mouth opened with it too (vision.mouth)
+    assert [(w.player, round(w.t, 1), w.extra["credited_by"]) for w in credited] == [("ben", 13.3, "both")]
     assert all(w.extra["uncredited"] for w in words if w.player is None)
+    # the first card's four shouts 0.26-0.40 s apart are one word to the room microphone: ben's
+    # mouth opened with its onset, aki's 0.26 s later — nobody's word
+    first = words[0]
+    assert round(first.t, 2) == 2.52 and first.extra["uncredited"] == "aki's mouth opened 0.26 s into the word"
+
+
+def test_the_mouths_are_read_only_with_one_room_microphone(room_out):
+    """Each seat's first reading says its state, then the changes (the drawn heads' mouths
+    move with their shouts)."""
+    out, _ = room_out
+    mouths = [e for e in read_record(out / "session.jsonl").events if e.type == "mouth"]
+    assert [(e.t, e.player, e.state) for e in mouths[:4]] == [(0.0, p, "closed") for p in ("aki", "ben", "chie", "dai")]
+    assert {e.player for e in mouths if e.state == "open"} == {"aki", "ben", "chie", "dai"}
 
 
 def test_every_penalty_of_the_one_laptop_table_is_in_the_truth(room_out):
