@@ -77,7 +77,7 @@ class HearingPlan:
     leakage_measured: LeakMeasurement | None = None
     #: one room microphone (the calibration's ``extra.room_microphone``: one laptop): every
     #: word is heard on its channels averaged, unattributed, and credited to a seat by its hands
-    #: (``referee.pipeline.crediting``); ``channels`` is then ignored
+    #: or mouth (``referee.pipeline.crediting``); ``channels`` is then ignored
     room: bool = False
     #: the calls listened for, the game's own declaration (``rules.vocabulary(game, mode)``,
     #: asked by whoever makes the plan: hearing does not know the games); None: the game has

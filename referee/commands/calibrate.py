@@ -207,8 +207,8 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     record_from = enroll_from if enroll_from is not None else (
         "device" if camera is not None and audio_device is not None and not skip_enroll and not room else None)
     if room and enroll_from is None and not skip_enroll:  # (the players' time is not asked for nothing)
-        click.echo("voices: not recorded: with one room microphone a word is credited to a seat by its hands, "
-                   "not by its voice, so enrolled voices would not be used", err=True)
+        click.echo("voices: not recorded: with one room microphone a word is credited to a seat by its hands or "
+                   "mouth, not by its voice, so enrolled voices would not be used", err=True)
     if record_from is not None and (not fails or force):
         cal_obj["enroll"] = str(_record_voices(game, cal_obj["seats"], out / "enroll", enroll_from, cal_obj.get("audio"),
                                                enroll_takes, lang, room=room).resolve())

@@ -106,7 +106,7 @@ def test_one_laptop_microphone_is_offered_as_the_room_microphone(table, monkeypa
     assert [s["channel"] for s in cal["seats"]] == [None, None]
     assert cal["extra"] == {"room_microphone": True, "lang": "ja"}  # (the calls said in the default language)
     assert asked == []  # no channel per seat to test
-    assert "voices: not recorded: with one room microphone a word is credited to a seat by its hands" in res.output
+    assert "voices: not recorded: with one room microphone a word is credited to a seat by its hands or mouth" in res.output
     assert "enroll" not in cal
     assert "self-test skipped: one room microphone" in res.output
 
