@@ -318,10 +318,10 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                  t_start: float, on_progress, on_warning, sinks) -> Replay:
     from referee.pipeline import recording
     from referee.pipeline.sinks import CollectSink, RecordSink, ReportSink
-    from vision.table import TableLayout
+    from referee.pipeline.vision import table_layout
 
     record_path = out / "session.jsonl"
-    rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal),
+    rec = recording.Recording(video=video, audio=audio, layout=table_layout(cal, game),
                               hearing=_hearing_if_heard(cal, game, mode, settings, cal_path, audio), info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
                               card_every=settings.card_every, audio_rate=audio_rate,

@@ -587,6 +587,7 @@ class SeaSaltPaper(Game):
     rank = 3
     modes = ("default",)
     zones = ("scoring",)
+    uses_hands = False  # the verdicts read the cards and the calls: no pose
     min_players = 2
     max_players = 4
     calls = Calls(words=(Word("stop", "ストップ", "stop"), Word("lastchance", "ラストチャンス", "last chance")))
