@@ -419,12 +419,16 @@ class _LiveRun:
         from referee.live.media import WavWriter
         from referee.live.pacing import PoseRate
         from referee.pipeline.hearing import HearingJob
-        from referee.pipeline.vision import VisionStage, table_layout
+        from referee.pipeline.vision import VisionStage
+        from vision.table import TableLayout
 
         opts = self.opts
+        # (the seats stay even for a game whose verdicts use no hands, rules.Game.uses_hands:
+        # without the pose workers the live TAKOYAKI demo released no card in 50 s — the
+        # loop's pace, the card thread and the watermark depend on them; docs/live.md)
         # the stage first: it reads the card references, and a damaged one is then said before
         # the hearing starts (a thread, which cannot be stopped while its model loads)
-        stage = self.stage = VisionStage(table_layout(self.cal, self.game), fps=self.fps, workers=0,
+        stage = self.stage = VisionStage(TableLayout.of(self.cal), fps=self.fps, workers=0,
                                          card_every=opts.card_every, pose_every=opts.pose_every,
                                          pipeline=LIVE_PIPELINE if opts.workers > 0 else 0)
         # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
