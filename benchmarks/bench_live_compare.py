@@ -7,6 +7,13 @@ lags, the longest vision stage call, the verdicts against the demo's, the broken
 
     python benchmarks/bench_live_compare.py --before /tmp/base --pairs 2
     python benchmarks/bench_live_compare.py --pairs 1 --null-sound --voice   # "sound starts" too
+    python benchmarks/bench_live_compare.py --game takoyaki --before /tmp/base --pairs 2
+
+``--game takoyaki``: the TAKOYAKI demo (``referee demo --game takoyaki --live``, paced, no
+microphones): its verdicts against ``fixtures/takoyaki/expected.jsonl`` and how late each
+move is announced after its card lands — the record's ``said_t`` (the session clock when the
+verdict was written, i.e. announced) minus the truth's time of that card (the capture clock
+of the paced video): median and max (issue 34's target: within 1 s).
 
 ``--null-sound``: an ALSA configuration whose default PCM is ``null`` (through
 ``ALSA_CONFIG_PATH``, for the runs only), so PortAudio opens an output on a machine without
@@ -33,6 +40,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_replay import verdicts_match  # noqa: E402
 
 DEMO = ROOT / "fixtures" / "demo"
+#: each demo's folder, by ``referee demo --game``
+DEMOS = {"ikatako": DEMO, "takoyaki": ROOT / "fixtures" / "takoyaki"}
+#: the TAKOYAKI verdict's fields compared with the demo's (its ``why`` wording may change)
+MOVE_KEYS = ("player", "card", "zone", "action", "legal", "next", "face_up")
 NULL_ASOUNDRC = "pcm.!default { type null }\nctl.!default { type hw card 0 }\n"
 
 #: (label, path into live-figures.json["latency"] or the figures)
@@ -76,9 +87,9 @@ def _get(d, path):
     return d
 
 
-def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
+def run_once(tree: Path, out: Path, voice: bool, env_extra: dict, game: str = "ikatako") -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree), **env_extra)
-    cmd = [sys.executable, "-m", "referee", "demo", "--live", "--no-window", "--out", str(out)]
+    cmd = [sys.executable, "-m", "referee", "demo", "--game", game, "--live", "--no-window", "--out", str(out)]
     if not voice:
         cmd.append("--no-voice")
     load0 = os.getloadavg()[0]
@@ -94,9 +105,13 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
     from referee.judge import judge
     from session.record import read_record
 
-    expected = [json.loads(x) for x in (DEMO / "expected.jsonl").read_text().splitlines() if x.strip()]
+    expected = [json.loads(x) for x in (DEMOS[game] / "expected.jsonl").read_text().splitlines() if x.strip()]
     lines = list(judge(read_record(out / "session.jsonl"), {}).lines)
-    figs["_same"] = sum(verdicts_match(lines, expected))
+    if game == "takoyaki":
+        figs["_same"] = moves_match(lines, expected)
+        figs["_said_late"] = said_late(out / "session.jsonl", DEMOS[game] / "truth.jsonl")
+    else:
+        figs["_same"] = sum(verdicts_match(lines, expected))
     figs["_want"] = sum(1 for v in expected if v.get("type") == "verdict")
     figs["_load"] = (load0, os.getloadavg()[0])
     figs["_wall"] = wall
@@ -105,6 +120,35 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict) -> dict:
     figs["_reveal"] = reveal_stall(out)
     figs["_voice_warning"] = next((ln for ln in res.stderr.splitlines() if "voice" in ln.lower()), None)
     return figs
+
+
+def moves_match(judged: list[dict], expected: list[dict]) -> int:
+    """TAKOYAKI: how many of the demo's verdicts the run gave, in order (:data:`MOVE_KEYS`)."""
+    got = [tuple(v.get(k) for k in MOVE_KEYS) for v in judged if v.get("type") == "verdict"]
+    want = [tuple(v.get(k) for k in MOVE_KEYS) for v in expected if v.get("type") == "verdict"]
+    return sum(a == b for a, b in zip(got, want))
+
+
+def said_late(record: Path, truth: Path) -> dict | None:
+    """TAKOYAKI: seconds from each card's landing (the truth's time, the paced video's capture
+    clock) to its verdict's announcement (the live record's ``said_t``), the verdicts matched
+    to the truth's cards by card and zone in order: median, max and the count."""
+    lands: dict[tuple, list[float]] = {}
+    for x in truth.read_text().splitlines():
+        e = json.loads(x) if x.strip() else {}
+        if e.get("type") == "card":
+            lands.setdefault((e["card"], e["zone"]), []).append(float(e["t"]))
+    late = []
+    for x in record.read_text().splitlines():
+        v = json.loads(x) if x.strip() else {}
+        key = (v.get("card"), v.get("zone"))
+        if v.get("type") == "verdict" and v.get("said_t") is not None and lands.get(key):
+            late.append(float(v["said_t"]) - lands[key].pop(0))
+    if not late:
+        return None
+    late.sort()
+    return {"median": round(late[len(late) // 2], 3), "max": round(late[-1], 3), "n": len(late),
+            "within_1s": sum(1 for d in late if d <= 1.0)}
 
 
 def _children_cpu() -> float:
@@ -170,6 +214,7 @@ def main() -> int:
     ap.add_argument("--voice", action="store_true", help="speak the verdicts (needs an output; see --null-sound)")
     ap.add_argument("--null-sound", action="store_true", help="an ALSA null PCM as the default output, for these runs")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--game", choices=sorted(DEMOS), default="ikatako", help="which demo (referee demo --game)")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-live-compare-"))
     env_extra = {}
@@ -186,7 +231,7 @@ def main() -> int:
     for k in range(args.pairs):
         order = trees if k % 2 == 0 else list(reversed(trees))
         for name, tree in order:
-            figs = run_once(tree, out / f"{name}-{k + 1}", args.voice, env_extra)
+            figs = run_once(tree, out / f"{name}-{k + 1}", args.voice, env_extra, args.game)
             runs[name].append(figs)
             if "error" in figs:
                 print(f"  {name} run {k + 1}: FAILED {figs['error']}", flush=True)
@@ -202,7 +247,10 @@ def main() -> int:
                   f"{fmt(_get(lat, ('watermark_lag_ms', 'hearing')))}, vision lag {fmt(_get(lat, ('watermark_lag_ms', 'vision')))}"
                   + (f"; window announcements superseded by a newer first {figs['sound_ms'].get('superseded', '-')}"
                      if figs.get("sound_ms") else "")
-                  + (f"; {figs['_voice_warning']}" if figs.get("_voice_warning") else ""), flush=True)
+                  + (f"; {figs['_voice_warning']}" if figs.get("_voice_warning") else "")
+                  + (f"; announced after the card landed: median {figs['_said_late']['median']:.3f} s, max "
+                     f"{figs['_said_late']['max']:.3f} s, {figs['_said_late']['within_1s']} of "
+                     f"{figs['_said_late']['n']} within 1 s" if figs.get("_said_late") else ""), flush=True)
     print("\nper tree, each run's median/p95 (n) — medians in ms:")
     for label, path in FIGURES:
         cells = []

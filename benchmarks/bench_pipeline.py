@@ -1,6 +1,6 @@
 """Replay speed before and after a change, measured in one run on the same load (prints figures).
 
-    python benchmarks/bench_pipeline.py --before REV [--rounds 3] [--workers 2]
+    python benchmarks/bench_pipeline.py --before REV [--rounds 3] [--workers 2] [--game takoyaki]
 
 Checks ``REV`` out into a temporary git worktree and replays the bundled demo
 (``referee demo``: video + seats' audio → record, verdicts, report) alternately with that
@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VIDEO_S = 37.0  # the demo recording's length
+#: each demo recording's length (s), by ``referee demo --game``
+VIDEO_S = {"ikatako": 37.0, "takoyaki": 39.7}
 
 
 def _children_cpu() -> float:
@@ -31,13 +32,13 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _run(checkout: Path, out: Path, workers: int) -> tuple[float, float, str]:
+def _run(checkout: Path, out: Path, workers: int, game: str = "ikatako") -> tuple[float, float, str]:
     """Wall time, CPU time (the run and its worker processes: they are waited for) and stdout."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    res = subprocess.run([sys.executable, "-m", "referee", "demo", "--out", str(out), "--workers", str(workers),
-                          "--json"], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
+    res = subprocess.run([sys.executable, "-m", "referee", "demo", "--game", game, "--out", str(out),
+                          "--workers", str(workers), "--json"], cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
     wall = time.perf_counter() - t0
     if res.returncode != 0:
         raise SystemExit(f"{checkout}: referee demo failed:\n{res.stderr[-2000:]}")
@@ -49,7 +50,9 @@ def main() -> None:
     ap.add_argument("--before", required=True, help="git revision to compare with (e.g. the commit before a change)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--game", choices=sorted(VIDEO_S), default="ikatako", help="which demo (referee demo --game)")
     args = ap.parse_args()
+    video_s = VIDEO_S[args.game]
     tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     before = tmp / "before"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before), args.before], check=True,
@@ -58,24 +61,24 @@ def main() -> None:
         times: dict[str, list[float]] = {"before": [], "after": []}
         cpus: dict[str, list[float]] = {"before": [], "after": []}
         outputs: dict[str, str] = {}
-        print(f"replay of the demo ({VIDEO_S:.0f} s of video), --workers {args.workers}; before = {args.before}")
+        print(f"replay of the {args.game} demo ({video_s:.0f} s of video), --workers {args.workers}; before = {args.before}")
         for k in range(args.rounds):
             for side, checkout in (("before", before), ("after", ROOT)):
                 out = tmp / f"{side}{k}"
                 load0 = os.getloadavg()[0]
-                wall, cpu, stdout = _run(checkout, out, args.workers)
+                wall, cpu, stdout = _run(checkout, out, args.workers, args.game)
                 load1 = os.getloadavg()[0]
                 times[side].append(wall)
                 cpus[side].append(cpu)
                 outputs[side] = out.as_posix()
                 if k == 0:
                     outputs[side + "_json"] = stdout
-                print(f"  round {k + 1} {side:6}: {wall:6.1f} s  {VIDEO_S / wall:5.2f}x real time  "
+                print(f"  round {k + 1} {side:6}: {wall:6.1f} s  {video_s / wall:5.2f}x real time  "
                       f"CPU {cpu:5.1f} s  (load {load0:.2f} -> {load1:.2f})")
         for side in ("before", "after"):
             t = times[side]
-            print(f"{side:6}: best {min(t):.1f} s ({VIDEO_S / min(t):.2f}x), median {statistics.median(t):.1f} s "
-                  f"({VIDEO_S / statistics.median(t):.2f}x) over {len(t)} runs")
+            print(f"{side:6}: best {min(t):.1f} s ({video_s / min(t):.2f}x), median {statistics.median(t):.1f} s "
+                  f"({video_s / statistics.median(t):.2f}x) over {len(t)} runs")
         for side in ("before", "after"):
             c = cpus[side]
             print(f"{side:6}: CPU time (all processes) best {min(c):.1f} s, median {statistics.median(c):.1f} s "

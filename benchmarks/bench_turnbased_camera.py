@@ -51,7 +51,8 @@ import numpy as np  # noqa: E402
 
 from vision import degrade, synth  # noqa: E402
 from vision.card_references import References  # noqa: E402
-from vision.card_spread import read_spread, tally  # noqa: E402
+from vision.bench import tally_spread  # noqa: E402
+from vision.card_spread import read_spread  # noqa: E402
 
 SETS = [("eepong_scenes (headline)", "USPCC-bicycle-like", "eepong_scenes/"),
         ("wmcnicho (tuning)", "wmcnicho-deck", "wmcnicho/")]
@@ -94,7 +95,7 @@ def bench_set(label: str, queries, refs: References, quick: bool) -> None:
         right = unc = wrong = extra = n = 0
         t0 = time.process_time()
         for _, img, truth in queries:
-            r, u, w, e = tally(read_spread(fn(img), refs), truth)
+            r, u, w, e = tally_spread(read_spread(fn(img), refs), truth)
             right, unc, wrong, extra, n = right + r, unc + u, wrong + w, extra + e, n + len(truth)
         ms = (time.process_time() - t0) / len(queries) * 1000
         print(f"{label}, {view}: {right} right / {unc} unclear / {wrong} wrong of {n} cards "
@@ -117,7 +118,7 @@ def bench_set(label: str, queries, refs: References, quick: bool) -> None:
             left = list(truth)
             if card.code in left:
                 left.remove(card.code)  # (one copy: a spread may hold two mermaids)
-            r, u, w, e = tally(others, left)
+            r, u, w, e = tally_spread(others, left)
             rest = [rest[0] + r, rest[1] + u, rest[2] + w, rest[3] + len(truth) - 1]
     print(f"{label}, a hand over each card: the covered card {hid[0]} right / {hid[1]} unclear ({said} said so, "
           f"the rest not found) / {hid[2]} wrong of {sum(hid)}; the other cards {rest[0]} right / {rest[1]} unclear (the arm covers some) / "

@@ -319,16 +319,18 @@ def _replay_into(out: Path, video: Path, audio: Path | None, cal, cal_path: Path
                  t_start: float, on_progress, on_warning, sinks) -> Replay:
     from referee.pipeline import recording
     from referee.pipeline.sinks import CollectSink, RecordSink, ReportSink
-    from vision.table import TableLayout
+    from referee.pipeline.vision import table_layout
 
     record_path = out / "session.jsonl"
     hearing = _hearing_if_heard(cal, game, mode, settings, cal_path, audio)
-    rec = recording.Recording(video=video, audio=audio, layout=TableLayout.of(cal), hearing=hearing, info=info,
+    room = bool(hearing is not None and hearing.room)
+    rec = recording.Recording(video=video, audio=audio, layout=table_layout(cal, game, room=room), hearing=hearing,
+                              info=info,
                               workers=settings.workers, pose_every=settings.pose_every,
                               card_every=settings.card_every, audio_rate=audio_rate,
                               half_raise=_table_rule(game, settings.options, "half_raise"),
                               av_offset=float(getattr(cal, "av_offset", None) or 0.0),
-                              pose_changes=settings.pose_changes, mouths=int(bool(hearing is not None and hearing.room)))
+                              pose_changes=settings.pose_changes, mouths=int(room))
 
     def make_header(run) -> SessionHeader:
         source = {"video": video.name, "audio": run.heard_from.name if run.heard_from else None,

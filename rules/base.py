@@ -189,6 +189,11 @@ class Game(ABC):
     calls: ClassVar[Calls | None] = None
     #: the word each seat says at calibration, to find its microphone channel
     test_word: ClassVar[str] = "hello"
+    #: whether any verdict of this game uses the players' hands (raised hands, a grab: the
+    #: camera's pose of each seat). False: replay and live run no pose at all (no seat
+    #: workers, no hand events), which saves most of a replay's CPU; a game whose verdicts
+    #: read only cards (and calls) says False.
+    uses_hands: ClassVar[bool] = True
     #: the mode of a session that names none (None: the record names no mode)
     default_mode: ClassVar[str | None] = None
     #: a game kept outside the referee (a test's own): the module holding its referee-side

@@ -589,6 +589,7 @@ class SeaSaltPaper(Game):
     #: ``p:SEAT:spread``: the cards face up in front of a seat, read at the round's end
     #: (referee.judging.seasaltpaper); ``scoring``: a shared scoring area (typed records)
     zones = ("scoring", "p:")
+    uses_hands = False  # the verdicts read the cards and the calls: no pose
     min_players = 2
     max_players = 4
     calls = Calls(words=(Word("stop", "ストップ", "stop"), Word("lastchance", "ラストチャンス", "last chance")))

@@ -543,6 +543,7 @@ class Takoyaki(Game):
     rank = 2
     modes = ("versus", "solo")
     zones = ("p:", "pile0")  # the griddles' slots, the discards
+    uses_hands = False  # the verdicts read the cards only: no pose
     #: every rank of every suit, then the joker
     faces = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
 

@@ -605,6 +605,7 @@ class Toratanu(Game):
     rank = 4
     modes = ("default",)
     zones = ("scoring",)
+    uses_hands = False  # the verdicts read the cards only: no pose
     min_players = 2
     max_players = 4
     options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)

@@ -67,22 +67,37 @@ def card_queries(rows: list[dict], deck: str, longest: int = cards.MAX_IMAGE_SID
     return out
 
 
-def score_cards(matches, truth: list[str]) -> tuple[int, int, int]:
-    """``(right, wrong, uncertain)`` of one image's matches against its true codes: an
-    accepted code is right once per true card of that code, wrong otherwise."""
+def count_reads(codes, truth: list[str]) -> tuple[int, int]:
+    """``(right, wrong)`` of the codes read in one image against its true codes: a code read
+    is right once per true card of that code, wrong otherwise (one count for
+    :func:`score_cards` and :func:`tally_spread`)."""
     left = list(truth)
-    right = wrong = unc = 0
-    for m in matches:
-        if m.status == "uncertain":
-            unc += 1
-        elif m.status != "ok":
-            continue
-        elif m.code in left:
+    right = wrong = 0
+    for code in codes:
+        if code in left:
             right += 1
-            left.remove(m.code)
+            left.remove(code)
         else:
             wrong += 1
-    return right, wrong, unc
+    return right, wrong
+
+
+def score_cards(matches, truth: list[str]) -> tuple[int, int, int]:
+    """``(right, wrong, uncertain)`` of one image's matches (:class:`vision.card_match.Match`)
+    against its true codes (:func:`count_reads` of the accepted codes)."""
+    right, wrong = count_reads((m.code for m in matches if m.status == "ok"), truth)
+    return right, wrong, sum(1 for m in matches if m.status == "uncertain")
+
+
+def tally_spread(cards, truth: list[str]) -> tuple[int, int, int, int]:
+    """``(right, unclear, wrong, extra_unclear)`` of one zone's spread
+    (:class:`vision.card_spread.SpreadCard` s) against its true codes (:func:`count_reads`
+    of the codes read); the true cards not read right are unclear (said so, or not found);
+    unclear answers beyond them are extra."""
+    right, wrong = count_reads((c.code for c in cards if c.status == "read"), truth)
+    said_unclear = sum(1 for c in cards if c.status == "unclear")
+    unclear = len(truth) - right
+    return right, unclear, wrong, max(0, said_unclear - unclear)
 
 
 def arm_rule(a: dict, raise_fraction: float = hands.RAISE_FRACTION, bent: float | None = hands.BENT_RAISE_FRACTION,

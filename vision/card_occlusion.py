@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator, NamedTuple
 
 import cv2
 import numpy as np
@@ -11,32 +12,58 @@ import numpy as np
 from vision.card_references import ALIGN_MARGIN, CANON_W, References, Face
 from vision.card_realign import REFINE_CODES
 
+
+class Block(NamedTuple):
+    """One block of a reference's half-size template and where the face is compared with it
+    (:func:`blocks`): ``place`` ``(y0, y1, x0, x1)`` in the template, ``ref`` its pixels,
+    ``at`` the face's pixels at the same place, ``window`` the face around it."""
+
+    place: tuple[int, int, int, int]
+    ref: np.ndarray
+    at: np.ndarray
+    window: np.ndarray
+
+    def found(self, score: float) -> bool:
+        """The block's best NCC anywhere in its window reaches ``score`` (the window must hold it)."""
+        if self.window.shape[0] < self.ref.shape[0] or self.window.shape[1] < self.ref.shape[1]:
+            return False
+        return float(cv2.matchTemplate(self.window, self.ref, cv2.TM_CCOEFF_NORMED).max()) >= score
+
+
+def reach_pixels(reach_cards: float) -> int:
+    """A block's search reach in card widths as pixels of the half-size face."""
+    return int(round(reach_cards * CANON_W / 2))
+
+
+def blocks(template: np.ndarray, face: np.ndarray, rows: int, cols: int, reach: int) -> Iterator[Block]:
+    """A ``rows`` x ``cols`` grid over ``template`` (a reference's half-size grey template),
+    each block with the face's pixels at its place and the face's window widened by
+    ``reach`` pixels each side (the half-size face keeps half the alignment margin around
+    the template's area: ``ALIGN_MARGIN // 2``)."""
+    th, tw = template.shape[:2]
+    off = ALIGN_MARGIN // 2
+    for r in range(rows):
+        for c in range(cols):
+            y0, y1 = r * th // rows, (r + 1) * th // rows
+            x0, x1 = c * tw // cols, (c + 1) * tw // cols
+            ya, xa = max(0, y0 + off - reach), max(0, x0 + off - reach)
+            yield Block((y0, y1, x0, x1), template[y0:y1, x0:x1], face[y0 + off:y1 + off, x0 + off:x1 + off],
+                        face[ya:y1 + off + reach, xa:x1 + off + reach])
+
+
 def block_match(look: Face, refs: References, i: int, params: "OcclusionParams") -> float:
     """The share of reference ``i``'s textured blocks (a grid over its half-size template)
     found in the face near their place, each by its own shift (NCC at least
     :attr:`OcclusionParams.block_score`): a misfit outline moves each block a little, a hand
     or a card's back leaves its blocks nowhere."""
-    t = refs.half_gray(i)
     s0, s1 = look.shifted(refs, i)
     face = look.half_flipped if s1 > s0 else look.half
-    th, tw = t.shape
-    off = ALIGN_MARGIN // 2
-    reach = int(round(params.block_reach * CANON_W / 2))
     found = textured = 0
-    for r in range(params.rows):
-        for c in range(params.cols):
-            y0, y1 = r * th // params.rows, (r + 1) * th // params.rows
-            x0, x1 = c * tw // params.cols, (c + 1) * tw // params.cols
-            block = t[y0:y1, x0:x1]
-            if float(block.std()) < params.min_texture:
-                continue  # plain paper: nothing to find
-            textured += 1
-            ya, xa = max(0, y0 + off - reach), max(0, x0 + off - reach)
-            win = face[ya:min(face.shape[0], y1 + off + reach), xa:min(face.shape[1], x1 + off + reach)]
-            if win.shape[0] < block.shape[0] or win.shape[1] < block.shape[1]:
-                continue
-            if float(cv2.matchTemplate(win, block, cv2.TM_CCOEFF_NORMED).max()) >= params.block_score:
-                found += 1
+    for b in blocks(refs.half_gray(i), face, params.rows, params.cols, reach_pixels(params.block_reach)):
+        if float(b.ref.std()) < params.min_texture:
+            continue  # plain paper: nothing to find
+        textured += 1
+        found += b.found(params.block_score)
     return found / textured if textured else 1.0
 
 

@@ -104,6 +104,7 @@ class References:
         self.codes = sorted({r.code for r in refs})
         self.matrix = np.stack([unit_vector(r.template) for r in refs])  # zero-shift NCC in one product
         self._half: dict[int, np.ndarray] = {}
+        self._coarse: tuple[int, np.ndarray] | None = None
         self._partners: dict[tuple[str, float], list[str]] = {}
         #: each reference's ink colour, filled as asked by :func:`vision.card_ink.ref_ink` (InkParams)
         self.ink_colours: dict[int, np.ndarray | None] = {}
@@ -112,6 +113,14 @@ class References:
     def unit(self, i: int) -> np.ndarray:
         """Reference ``i``'s template as a unit vector (a row of the zero-shift matrix)."""
         return self.matrix[i]
+
+    def coarse(self, step: int) -> np.ndarray:
+        """The zero-shift matrix of the templates taken at every ``step``-th pixel (rows
+        and columns): the cheap first pass of :func:`vision.card_recognise.zero_best`,
+        made once per deck."""
+        if self._coarse is None or self._coarse[0] != step:
+            self._coarse = (step, np.stack([unit_vector(r.template[::step, ::step]) for r in self.refs]))
+        return self._coarse[1]
 
     def half_gray(self, i: int) -> np.ndarray:
         """Reference ``i``'s template in grey at half size (the ECC re-alignment's target),

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision.card_match import Match
+from vision.card_occlusion import blocks, reach_pixels
 from vision.card_outlines import quad_overlap
 from vision.card_recognise import keep_best, outline_matches, same_card
-from vision.card_references import ALIGN_MARGIN, CANON_W, MIN_MARGIN, MIN_SCORE, Face, References
+from vision.card_references import ALIGN_MARGIN, MIN_MARGIN, MIN_SCORE, Face, References
 
 
 @dataclass(frozen=True)
@@ -119,31 +119,24 @@ def whole_fit(m: Match, refs: References, params: SpreadParams = SPREAD) -> floa
             s0, s1 = look.shifted(refs, i)
             if max(s0, s1) > best:
                 best, turned, ref_i = max(s0, s1), s1 > s0, i
-    t = refs.half_gray(ref_i)
     face = look.half_flipped if turned else look.half
     colour_ref = refs.refs[ref_i].template  # normalised colour, full size (twice the half)
     colour_face = look.flipped if turned else look.cand
-    th, tw = t.shape
     off = ALIGN_MARGIN // 2
-    reach = max(1, int(round(params.block_reach * CANON_W / 2)))
     agree = total = 0
-    for r in range(params.rows):
-        for c in range(params.cols):
-            y0, y1 = r * th // params.rows, (r + 1) * th // params.rows
-            x0, x1 = c * tw // params.cols, (c + 1) * tw // params.cols
-            block = t[y0:y1, x0:x1]
-            mine = face[y0 + off:y1 + off, x0 + off:x1 + off]
-            if mine.shape != block.shape:
-                continue
-            total += 1
-            plain_ref, plain_face = float(block.std()) < params.min_texture, float(mine.std()) < params.min_texture
-            if plain_ref and plain_face:  # the same paper: the same colour (a hand is skin-coloured)
-                ref_bgr = colour_ref[y0 * 2:y1 * 2, x0 * 2:x1 * 2].reshape(-1, 3).mean(0)
-                face_bgr = colour_face[(y0 + off) * 2:(y1 + off) * 2, (x0 + off) * 2:(x1 + off) * 2].reshape(-1, 3).mean(0)
-                agree += float(np.abs(ref_bgr - face_bgr).max()) < params.plain_tol
-            elif not plain_ref:
-                win = face[max(0, y0 + off - reach):y1 + off + reach, max(0, x0 + off - reach):x1 + off + reach]
-                agree += float(cv2.matchTemplate(win, block, cv2.TM_CCOEFF_NORMED).max()) >= params.block_score
+    reach = max(1, reach_pixels(params.block_reach))
+    for b in blocks(refs.half_gray(ref_i), face, params.rows, params.cols, reach):
+        if b.at.shape != b.ref.shape:
+            continue
+        total += 1
+        plain_ref, plain_face = float(b.ref.std()) < params.min_texture, float(b.at.std()) < params.min_texture
+        if plain_ref and plain_face:  # the same paper: the same colour (a hand is skin-coloured)
+            y0, y1, x0, x1 = b.place
+            ref_bgr = colour_ref[y0 * 2:y1 * 2, x0 * 2:x1 * 2].reshape(-1, 3).mean(0)
+            face_bgr = colour_face[(y0 + off) * 2:(y1 + off) * 2, (x0 + off) * 2:(x1 + off) * 2].reshape(-1, 3).mean(0)
+            agree += float(np.abs(ref_bgr - face_bgr).max()) < params.plain_tol
+        elif not plain_ref:
+            agree += b.found(params.block_score)
     return agree / total if total else 1.0
 
 
@@ -186,21 +179,3 @@ def read_spread(image: np.ndarray, refs: References, box: tuple[int, int, int, i
     out.sort(key=lambda c: (round(c.centre[1] / 50), c.centre[0]))
     return out
 
-
-def tally(cards: list[SpreadCard], truth: list[str]) -> tuple[int, int, int, int]:
-    """``(right, unclear, wrong, extra_unclear)`` of one zone against its true codes: a read
-    code is right once per true card of that code, wrong otherwise; the true cards not read
-    right are unclear (said so, or not found); unclear answers beyond them are extra."""
-    left = list(truth)
-    right = wrong = 0
-    for c in cards:
-        if c.status != "read":
-            continue
-        if c.code in left:
-            right += 1
-            left.remove(c.code)
-        else:
-            wrong += 1
-    said_unclear = sum(1 for c in cards if c.status == "unclear")
-    unclear = len(truth) - right
-    return right, unclear, wrong, max(0, said_unclear - unclear)

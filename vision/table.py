@@ -23,7 +23,7 @@ import queue
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -56,6 +56,11 @@ class TableLayout:
     zones: Mapping[str, Box]
     seats: tuple[tuple[str, Box], ...]
     references: Path | None = None
+
+    def for_hands(self, hands: bool) -> "TableLayout":
+        """This layout, or (``hands`` False: no verdict of the game uses the players' hands)
+        the same without its seats, so no pose runs at all: no seat workers, no hand events."""
+        return self if hands else replace(self, seats=())
 
     @property
     def card_zones(self) -> dict[str, Box]:

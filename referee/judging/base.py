@@ -72,12 +72,15 @@ class LivePlay:
     ``expect(card, field)``: what the table must do on ``card`` in words, shown as it is
     revealed (``field``: the cards that stay in play, which it may extend), in the modes
     ``expect_modes``. ``legend``: per mode, the game's own words a table meets on the screen,
-    explained under the verdicts."""
+    explained under the verdicts. ``keys``: which of the table's game-specific keys do
+    something in this game (:data:`referee.live.controls.GAME_KEYS`: ``strike`` a reaction,
+    settle a ``tie``, answer a ``prompt``); the live views list only those."""
 
     prompts: Callable[[dict[str, Any], Sequence[str], Any], list[Any]] | None = None
     expect: Callable[[str, list[str]], str | None] | None = None
     expect_modes: tuple[str, ...] = ()
     legend: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()
 
 
 def live_play(game: str | None) -> LivePlay:

@@ -1690,5 +1690,6 @@ def _live_expect(card: str, troubles: list[str]) -> str | None:
 
 
 LIVE = LivePlay(prompts=_live_prompts, expect=_live_expect, expect_modes=("versus",),
+                keys=("strike", "tie", "prompt"),
                 legend={"versus": ("score = points - penalties", "turns down: a point card face down (penalty)",
                                    "sunk: final score 0 or less")})

@@ -871,4 +871,4 @@ def _live_prompts(item: dict[str, Any], players, state: Any = None) -> list:
     return []
 
 
-LIVE = LivePlay(prompts=_live_prompts)
+LIVE = LivePlay(prompts=_live_prompts, keys=("strike", "prompt"))  # grabs and shouts; no ties to settle

@@ -45,8 +45,29 @@ from session.events import (CardEvent, ChoiceEvent, CorrectionEvent, DecisionEve
                             ShoutEvent)
 from session.params import check_ranges
 
-HELP = ("keys: space pause | u undo last verdict | x+seat strike a reaction | t+seat settle a tie | "
-        "1-9 answer a prompt (y/n an unclear item) | n n new game | q q quit")
+#: the keys' help, in order: ``(name, text)``; the names in :data:`GAME_KEYS` are shown only
+#: for a game whose live declaration lists them (:attr:`referee.judging.base.LivePlay.keys`)
+KEY_HELP = (("pause", "space pause"), ("undo", "u undo last verdict"), ("strike", "x+seat strike a reaction"),
+            ("tie", "t+seat settle a tie"), ("prompt", "1-9 answer a prompt (y/n an unclear item)"),
+            ("new", "n n new game"), ("quit", "q q quit"))
+#: the keys that do something only in some games (reactions to strike, ties, prompts)
+GAME_KEYS = ("strike", "tie", "prompt")
+
+
+def help_for(game: str | None) -> str:
+    """The key line for ``game``: every key, less the game-specific ones (:data:`GAME_KEYS`)
+    its live declaration does not list (TAKOYAKI: no reaction to strike, no tie, no prompt);
+    no game known yet: every key."""
+    if game:
+        from referee.judging.base import live_play
+
+        keys = set(live_play(game).keys)
+    else:
+        keys = set(GAME_KEYS)
+    return "keys: " + " | ".join(text for name, text in KEY_HELP if name not in GAME_KEYS or name in keys)
+
+
+HELP = help_for(None)
 
 
 @dataclass(frozen=True)

@@ -426,6 +426,9 @@ class _LiveRun:
         from vision.table import TableLayout
 
         opts = self.opts
+        # (the seats stay even for a game whose verdicts use no hands, rules.Game.uses_hands:
+        # without the pose workers the live TAKOYAKI demo released no card in 50 s — the
+        # loop's pace, the card thread and the watermark depend on them; docs/live.md)
         # the stage first: it reads the card references, and a damaged one is then said before
         # the hearing starts (a thread, which cannot be stopped while its model loads)
         stage = self.stage = VisionStage(TableLayout.of(self.cal), fps=self.fps, workers=0,

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO
 
-from referee.live.controls import HELP, ControlledView, Controls
+from referee.live.controls import ControlledView, Controls, help_for
 from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
@@ -59,12 +59,15 @@ def _meter(db: float | None, width: int = 10) -> str:
 
 
 def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, prompt: str | None = None,
-                help_text: str = HELP, colour: bool = False) -> list[str]:
+                help_text: str | None = None, colour: bool = False) -> list[str]:
     """The terminal view of ``state`` as lines (no colour codes unless ``colour``), at most
     ``params.height - 1`` of them: a redraw longer than the terminal scrolls and no longer
     stays in place, so what must be seen (the verdict, the field, the seats, the legend, the
     status, the keys) comes first and the verdict's notes, the recent verdicts and the blank
-    separators get the rows left (in that order)."""
+    separators get the rows left (in that order). ``help_text``: the key line (default: the
+    keys of the game being played, :func:`referee.live.controls.help_for`)."""
+    help_text = help_for(state.game) if help_text is None else help_text
+
     def c(code: str, s: str) -> str:
         return f"{code}{s}{RESET}" if colour else s
 

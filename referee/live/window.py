@@ -37,7 +37,7 @@ import numpy as np
 
 from session.errors import DeviceError
 from session.params import check_ranges
-from referee.live.controls import HELP, ControlledView, Controls
+from referee.live.controls import HELP, ControlledView, Controls, help_for
 from referee.live.controls import Command
 from referee.live.drawing import BOLD, FONT, outlined_text
 from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
@@ -80,10 +80,13 @@ class WindowParams:
 
 
 def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: str | None = None,
-           help_text: str = HELP, closing: str | None = None) -> np.ndarray:
+           help_text: str | None = None, closing: str | None = None) -> np.ndarray:
     """The window's image of ``state`` (BGR, ``params.height``×``params.width``);
-    ``closing``: the line under the final result (how to close the window)."""
+    ``closing``: the line under the final result (how to close the window); ``help_text``:
+    the key line (default: the keys of the game being played and the window's own)."""
     import cv2
+
+    help_text = help_for(state.game) + WINDOW_KEYS if help_text is None else help_text
 
     img = np.full((params.height, params.width, 3), PANEL, np.uint8)
     cam_w = params.camera_width
@@ -349,7 +352,9 @@ _KEYS = {32: "space", 13: "enter", 10: "enter", 27: "escape"}
 
 
 #: the window's own key (not the table's: the terminal view has no full screen)
-WINDOW_HELP = HELP + " | f full screen"
+#: the window's own key, after the game's (:func:`referee.live.controls.help_for`)
+WINDOW_KEYS = " | f full screen"
+WINDOW_HELP = HELP + WINDOW_KEYS
 
 
 class LiveWindow(ControlledView, StateSink):
@@ -429,7 +434,7 @@ class LiveWindow(ControlledView, StateSink):
                 img = self.renderer(self.state)
             else:
                 img = render(self.state, self.params, prompt=self.controls.prompt_text(self.state.now),
-                             help_text=WINDOW_HELP, closing=self.closing_text())
+                             closing=self.closing_text())
         return fit_image(img, self.size) if self.size is not None else img
 
     def toggle_fullscreen(self, cv2) -> None:

@@ -17,6 +17,18 @@ from session.events import Event, WarningEvent
 QUEUE_FRAMES = 8
 
 
+def table_layout(calibration, game: str, *, room: bool = False):
+    """The camera's layout of ``calibration`` (:class:`vision.table.TableLayout`) for
+    ``game``: without the seats when the game says none of its verdicts uses the players'
+    hands (``rules.Game.uses_hands``), so replay and live run no pose for it — unless the
+    words are heard on one ``room`` microphone, where a seat's hands and mouth say who spoke
+    (:mod:`referee.pipeline.crediting`)."""
+    import rules
+    from vision.table import TableLayout
+
+    return TableLayout.of(calibration).for_hands(rules.get(game).uses_hands or room)
+
+
 class FrameReader:
     """Decodes ``path`` on a thread of its own (PyAV; FFmpeg's threads run outside the GIL)
     into a queue of :data:`QUEUE_FRAMES`: ``get()`` gives a frame, an exception raised while

@@ -85,6 +85,33 @@ def test_a_game_without_griddle_zones_has_no_board():
     assert board_of(LiveState(demo_calibration())) is None
 
 
+def test_the_key_line_lists_only_the_keys_of_the_game_played():
+    """TAKOYAKI has no reaction to strike, no tie to settle and no prompt: the terminal and
+    the window list neither; IKATAKO lists them all; MOKOCHAKA no tie."""
+    from referee.live.controls import GAME_KEYS, HELP, help_for
+    from referee.live.terminal import TerminalParams, render_text
+
+    tako = help_for("takoyaki")
+    assert tako == "keys: space pause | u undo last verdict | n n new game | q q quit"
+    assert help_for("ikatako") == HELP and all(w in HELP for w in ("strike a reaction", "settle a tie", "1-9"))
+    assert "strike a reaction" in help_for("mokochaka") and "tie" not in help_for("mokochaka")
+    assert len(GAME_KEYS) == 3
+    text = "\n".join(render_text(_state(), TerminalParams(width=200, height=60)))
+    assert "u undo last verdict" in text and "strike" not in text and "settle a tie" not in text
+
+
+def test_the_window_draws_the_game_s_key_line(monkeypatch):
+    """The window's key line is the game's (its text as drawn: recorded at the call)."""
+    from referee.live import window
+
+    drawn = []
+    real = window.outlined_text
+    monkeypatch.setattr(window, "outlined_text", lambda cv2, img, text, *a, **k: (drawn.append(text), real(cv2, img, text, *a, **k)))
+    render(_state(until=3.0), WindowParams())
+    keys = [t for t in drawn if t.startswith("keys:")]
+    assert keys == ["keys: space pause | u undo last verdict | n n new game | q q quit | f full screen"]
+
+
 def _panel_slot(img, player_row: int, slot: int, params=WindowParams()):
     """The centre pixel row of slot ``slot`` of griddle ``player_row`` in the right-hand panel
     (as draw_panel lays it out for two griddles at 1280×720)."""

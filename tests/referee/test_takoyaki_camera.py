@@ -127,6 +127,9 @@ def test_the_replayed_video_gives_the_truths_verdicts(tmp_path):
     said = [w for w in result.warnings if "audio" in w or "shout" in w]
     assert not said, said
     assert not any(e.get("type") == "skipped" for e in _load(tmp_path / "session.jsonl"))
+    # no TAKOYAKI verdict uses the hands (rules.Game.uses_hands): no pose ran, so the record
+    # has no seat's status ("no person found") and no hand event
+    assert not [e for e in _load(tmp_path / "session.jsonl") if e.get("type") in ("seat_status", "hand", "grab")]
 
 
 def test_demo_takoyaki_refuses_events(run_cli):

@@ -69,3 +69,18 @@ def test_every_game_declares_what_the_rest_needs(name):
         _check_calls(game)
     _check_teaching(game)
     _check_live(game)
+
+
+def test_each_game_says_once_whether_its_verdicts_use_the_hands():
+    """Raised hands (IKATAKO) and grabs (MOKOCHAKA) need pose; the card games do not, and
+    replay and live then give the camera no seats (no pose workers)."""
+    from referee.pipeline.vision import table_layout
+    from session.calibration import Box
+    from vision.table import TableLayout
+
+    assert {n: rules.get(n).uses_hands for n in rules.names()} == {
+        "ikatako": True, "mokochaka": True, "takoyaki": False, "seasaltpaper": False, "toratanu": False}
+    layout = TableLayout(640, 480, {"field": Box(0, 0, 100, 100)}, (("aki", Box(0, 0, 320, 480)),))
+    assert table_layout(layout, "ikatako").seats == layout.seats
+    no_pose = table_layout(layout, "takoyaki")
+    assert no_pose.seats == () and no_pose.zones == layout.zones and layout.seats  # (the original kept)

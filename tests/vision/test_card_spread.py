@@ -11,7 +11,8 @@ import pytest
 
 from vision import degrade, synth
 from vision.card_references import References
-from vision.card_spread import SpreadParams, read_spread, tally
+from vision.bench import tally_spread
+from vision.card_spread import SpreadParams, read_spread
 from vision.standard_cards import FACE_H, FACE_W, deck_faces, draw_back, draw_face
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +60,7 @@ def test_every_card_of_a_spread_is_read(refs):
     img, _ = spread_scene()
     cards = read_spread(img, refs)
     assert codes_read(cards) == sorted(SPREAD)
-    assert tally(cards, SPREAD) == (len(SPREAD), 0, 0, 0)
+    assert tally_spread(cards, SPREAD) == (len(SPREAD), 0, 0, 0)
 
 
 def test_a_zone_box_reads_only_its_cards_in_image_pixels(refs):
@@ -79,7 +80,7 @@ def test_metamorphic_views_read_right_or_unclear_never_wrong(refs, view):
           "darker": lambda i: (i * 0.5).astype(np.uint8),
           "gamma": lambda i: (255 * (i / 255.0) ** 1.8).astype(np.uint8),
           "30 deg": lambda i: degrade.oblique(i, 30), "45 deg": lambda i: degrade.oblique(i, 45)}[view]
-    right, unclear, wrong, _ = tally(read_spread(fn(img), refs), SPREAD)
+    right, unclear, wrong, _ = tally_spread(read_spread(fn(img), refs), SPREAD)
     assert wrong == 0
     assert right >= len(SPREAD) - 1, (right, unclear)
 
@@ -90,7 +91,7 @@ def test_a_hand_over_a_card_makes_it_unclear_never_another_card(refs):
         covered = img.copy()
         synth.draw_hand_blob(covered, tuple(int(v) for v in quads[k].mean(0)), 85)
         cards = read_spread(covered, refs)
-        right, _, wrong, _ = tally(cards, SPREAD)
+        right, _, wrong, _ = tally_spread(cards, SPREAD)
         assert wrong == 0
         assert SPREAD[k] not in codes_read(cards)
         assert right >= len(SPREAD) - 2  # the arm may cover a neighbour
@@ -128,7 +129,7 @@ def test_real_scenes_of_six_and_eight_cards_are_read():
     refs, scenes = _real()
     for _, img, truth in scenes:
         for view in (img, degrade.oblique(img, 45)):
-            assert tally(read_spread(view, refs), truth)[:3] == (len(truth), 0, 0)
+            assert tally_spread(read_spread(view, refs), truth)[:3] == (len(truth), 0, 0)
 
 
 def test_real_nine_of_spades_under_a_hand_is_not_read_as_the_four():
@@ -143,7 +144,7 @@ def test_real_nine_of_spades_under_a_hand_is_not_read_as_the_four():
     cards = read_spread(covered, refs)
     near = [c for c in cards if np.hypot(*np.subtract(c.centre, nine.centre)) < w / 2]
     assert near and all(c.status == "unclear" for c in near)
-    assert tally(cards, truth)[2] == 0
+    assert tally_spread(cards, truth)[2] == 0
 
 
 def test_the_benchmark_skips_with_a_message_without_the_photos(tmp_path, capsys):
@@ -154,3 +155,21 @@ def test_the_benchmark_skips_with_a_message_without_the_photos(tmp_path, capsys)
     spec.loader.exec_module(bench)
     assert bench.main(["--shared", str(tmp_path), "--only", "photos"]) == 0  # (not the drawn SSP demo)
     assert "skipped: no real card photos" in capsys.readouterr().out
+
+
+def test_one_count_scores_a_spread_and_a_recognition():
+    """vision.bench.count_reads counts both the spread's cards and recognise()'s matches: a
+    code right once per true card of it, a second read of it wrong."""
+    from types import SimpleNamespace
+
+    from vision.bench import count_reads, score_cards
+    from vision.card_spread import SpreadCard
+
+    quad = np.zeros((4, 2), np.float32)
+    cards = [SpreadCard("read", "AS", quad, 0.9), SpreadCard("read", "AS", quad, 0.8),
+             SpreadCard("unclear", None, quad, 0.5), SpreadCard("unclear", None, quad, 0.45)]
+    assert count_reads(["AS", "AS", "7H"], ["AS", "7H", "9C"]) == (2, 1)
+    assert tally_spread(cards, ["AS", "7H"]) == (1, 1, 1, 1)  # 1 right, 7H unclear, AS twice, 1 extra unclear
+    matches = [SimpleNamespace(status="ok", code="AS"), SimpleNamespace(status="ok", code="AS"),
+               SimpleNamespace(status="uncertain", code="7H"), SimpleNamespace(status="none", code=None)]
+    assert score_cards(matches, ["AS", "7H"]) == (1, 1, 1)

@@ -14,8 +14,9 @@ import pytest
 
 from rules.seasaltpaper import BASE_DECK, parse_card
 from vision import degrade, synth
+from vision.bench import tally_spread as tally
 from vision.card_references import References
-from vision.card_spread import read_spread, tally
+from vision.card_spread import read_spread
 from vision.spread_watch import SpreadWatcher, SpreadWatchParams, file_code, is_spread_zone
 from vision.ssp_cards import FACE_H, FACE_W, code_of_file, deck_faces, draw_back, draw_face
 from tests.conftest import FIXTURES
