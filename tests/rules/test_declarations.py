@@ -84,3 +84,5 @@ def test_each_game_says_once_whether_its_verdicts_use_the_hands():
     assert table_layout(layout, "ikatako").seats == layout.seats
     no_pose = table_layout(layout, "takoyaki")
     assert no_pose.seats == () and no_pose.zones == layout.zones and layout.seats  # (the original kept)
+    # one room microphone: the seats' hands and mouths say who spoke, so they are watched
+    assert table_layout(layout, "seasaltpaper", room=True).seats == layout.seats
