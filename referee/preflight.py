@@ -287,21 +287,27 @@ STRIDE_FPS = 30.0
 STRIDE_SLOWER = 0.9
 
 
-def strides_for(fps: float | None, pose_every: int, card_every: int, name: str) -> tuple[int, int, str | None]:
+def strides_for(fps: float | None, pose_every: int, card_every: int, name: str, *,
+                pose: bool = True) -> tuple[int, int, str | None]:
     """``(pose_every, card_every, warning)`` for a video at ``fps``. At a lower frame rate
     the strides (counted in frames) would span more of the table's time — at 15 fps pose on
     every 8th frame is one look per seat every 0.53 s, and the demo's hands were missed —
     so they are scaled to the time they span at 30 fps (every 4th at 15 fps), with a
-    warning; faster video keeps them (more looks, more CPU, the same hands)."""
+    warning; faster video keeps them (more looks, more CPU, the same hands). ``pose`` False:
+    no seat's pose is watched (a game whose verdicts use no hands), so the warning names the
+    cards only."""
     if not fps or fps >= STRIDE_FPS * STRIDE_SLOWER:
         return pose_every, card_every, None
-    pose = max(1, round(pose_every * fps / STRIDE_FPS))
+    pose_n = max(1, round(pose_every * fps / STRIDE_FPS))
     card = max(1, round(card_every * fps / STRIDE_FPS))
-    if (pose, card) == (pose_every, card_every):
+    if (pose_n, card) == (pose_every, card_every):
         return pose_every, card_every, None
     changed = [f"{what} on {_every(new)} (not {_every(old)})" for what, new, old in
-               (("each seat's pose", pose, pose_every), ("the cards", card, card_every)) if new != old]
-    return pose, card, (f"video: {name} is {fps:g} fps, not {STRIDE_FPS:g}: {' and '.join(changed)}, the same time "
+               (("each seat's pose", pose_n, pose_every), ("the cards", card, card_every))
+               if new != old and (pose or what == "the cards")]
+    if not changed:
+        return pose_n, card, None
+    return pose_n, card, (f"video: {name} is {fps:g} fps, not {STRIDE_FPS:g}: {' and '.join(changed)}, the same time "
                         f"between looks as at {STRIDE_FPS:g} fps; record at {STRIDE_FPS:g} fps for the timing the "
                         "referee was measured at")
 

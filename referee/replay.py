@@ -225,7 +225,9 @@ def replay(video: str | Path, calibration: str | Path, *, audio: str | Path | No
 
         from referee.preflight import strides_for
 
-        pose_every, card_every, slow = strides_for(info.fps, settings.pose_every, settings.card_every, video.name)
+        watched = rules.get(cal.game).uses_hands or bool(cal.extra.get("room_microphone"))
+        pose_every, card_every, slow = strides_for(info.fps, settings.pose_every, settings.card_every, video.name,
+                                                   pose=watched)
         if slow is not None:
             setup_warnings.append(slow)
             settings = dataclasses.replace(settings, pose_every=pose_every, card_every=card_every)

@@ -305,3 +305,14 @@ def test_live_takes_the_calibrations_camera_and_input_unless_told(run_cli, tmp_p
     assert res.exit_code == 2, res.output
     assert run_cli("live", "--calibration", cal, "--camera", "0", "--audio-device", "1", "--no-window").exit_code == 2
     assert asked == [(2, 5, 4), (0, 1, 4)], res.output
+
+
+def test_a_slow_video_of_a_game_without_hands_names_the_cards_only():
+    """TAKOYAKI's camera watches no seat's pose: the 15 fps warning speaks of the cards alone."""
+    from referee.preflight import strides_for
+
+    pose, card, said = strides_for(15.0, 8, 2, "s.mp4", pose=False)
+    assert (pose, card) == (4, 1)
+    assert said.startswith("video: s.mp4 is 15 fps, not 30: the cards on every frame (not every 2nd frame), ")
+    assert "pose" not in said
+    assert strides_for(15.0, 8, 1, "s.mp4", pose=False)[2] is None  # (only pose changed: nothing to say)
