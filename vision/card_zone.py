@@ -123,6 +123,8 @@ class CardZoneWatcher:
         self._accounted: np.ndarray | None = None  # the picture last accounted for
         self._still = 0  # analysed frames in a row without change
         self._change_t: float | None = None  # when the zone began to differ from the accounted picture
+        #: the last analysed frame at which the zone was as accounted for, nothing pending
+        self._as_accounted_t: float | None = None
         self.unread = 0  # warnings of cards not read (benchmark figure)
 
     def _crop(self, frame: np.ndarray) -> np.ndarray:
@@ -179,6 +181,8 @@ class CardZoneWatcher:
             self._current_seen_t = t
         if code is None or code == self.current:
             self.pending = (None, 0)
+            if self._change_t is None and self._accounted is not None:
+                self._as_accounted_t = t
             return out
         n = self.pending[1] + 1 if self.pending[0] == code else 1
         self.pending = (code, n)
@@ -218,12 +222,16 @@ class CardZoneWatcher:
         """No card event of this zone not yet returned can be timed before this (the
         pipeline's watermark): a new card's walk-back stops at any frame where another card
         is recognised, so it cannot reach behind the last analysed frame that showed the
-        current card; with none in the ring (an empty or covered zone), the ring's oldest
+        current card; a zone whose last analysed frame was still the picture last accounted
+        for (no change under way, nothing pending: a face-down slot, an empty mat) had no new
+        card then, so none can be timed at or before that frame; otherwise the ring's oldest
         frame bounds it; a change under way not yet read is bounded by where it began."""
         oldest = self.ring[0].t if self.ring else float("-inf")
         bound = oldest if self._current_seen_t is None else max(oldest, self._current_seen_t)
         if self._change_t is not None:  # an "unread card" warning is timed where the change began
-            bound = min(bound, self._change_t)
+            return min(bound, self._change_t)
+        if self.pending[0] is None and self._as_accounted_t is not None:
+            bound = max(bound, self._as_accounted_t)
         return bound
 
     def _unread(self, t: float, code: str | None, m: Match | None) -> list[Event]:

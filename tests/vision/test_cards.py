@@ -746,3 +746,25 @@ def test_the_matched_blur_parameters_are_validated():
                 dict(misfit_reach=-1), dict(place_shift=-2)):
         with pytest.raises(ValueError):
             cards.SecondStageParams(**bad)
+
+
+def test_an_unchanged_zone_promises_its_last_analysed_frame_and_keeps_the_promise():
+    """Before a card comes, the zone is still the picture it last accounted for: no card can
+    be timed at or before its last analysed frame, so the watermark follows the frames (not
+    the ring's oldest, RING_FRAMES behind); every event comes at or after every promise made
+    before it, and while the zone changes the bound waits where the change began."""
+    clip = synth.demo_clip(640, 480, seconds=2.2)
+    refs = cards.References.from_images(dict(clip.deck))
+    w = cards.CardZoneWatcher("field", Box(*clip.zones["field"]), refs, every=2)
+    promised, behind, events = float("-inf"), [], []
+    for k in range(clip.n_frames):
+        out = w.update(k, k / clip.fps, clip.frame(k))
+        assert all(e.t > promised for e in out), (k, promised, [(e.type, e.t) for e in out])
+        events += out
+        promised = max(promised, w.earliest_event_t())
+        behind.append(k / clip.fps - w.earliest_event_t())
+    assert [e.card for e in events if e.type == "card"] == [d.code for d in clip.drops]
+    # the first card's zone (an empty mat) promised within 2 frames of the newest from its
+    # first accounted frames on, where the ring's oldest would be up to 45 frames behind
+    before_first = behind[2:clip.drops[0].frame - 1]
+    assert before_first and max(before_first) <= 2 / clip.fps + 1e-9
