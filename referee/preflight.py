@@ -144,8 +144,9 @@ def check_game(cal, game: str | None, warnings: list[str]) -> None:
                     if p.is_file() and not p.name.startswith(".")})
     if not codes:
         return
-    # (a file cannot carry ``:`` everywhere: ``crab-blue`` names ``crab:blue``, vision.spread_watch)
-    ours = [c for c in codes if is_card(cal.game, c) or is_card(cal.game, c.replace("-", ":", 1))]
+    from vision.spread_watch import code_of_file  # (``crab-blue`` names ``crab:blue``)
+
+    ours = [c for c in codes if is_card(cal.game, c) or is_card(cal.game, code_of_file(c))]
     if ours:
         strangers = [c for c in codes if c not in ours]
         if strangers:

@@ -52,8 +52,9 @@ OUTLINES_PER_CARD = 1
 #: a poorer guess
 ZERO_COARSE_STEP = 3
 #: ... the references compared in full after the first pass (the full score decides: the
-#: best reference in the shortlist gives the same score and code, bit for bit, as the full
-#: product, since each row's product is the same). More: CPU; fewer: the best reference of
+#: best reference in the shortlist gives the same code, and its score within float rounding
+#: (measured within 1e-5: a product over fewer rows may take another kernel path), as the
+#: full product). More: CPU; fewer: the best reference of
 #: an outline may be left out (its look then scores lower — only which outline of a card is
 #: matched first can change, never what the card is read as: :func:`match_face` compares
 #: the chosen face with every reference). On the TAKOYAKI and IKATAKO demos the best

@@ -96,9 +96,10 @@ SPREAD_WATCH = SpreadWatchParams()
 MAX_FPS = 60
 
 
-def file_code(code: str | None) -> str | None:
-    """A reference file's name -> the card's code (``crab-blue`` -> ``crab:blue``)."""
-    return None if code is None else code.replace("-", ":", 1)
+def code_of_file(name: str) -> str:
+    """A reference file's name -> the card's code (``crab-blue`` -> ``crab:blue``: a file
+    name cannot carry ``:`` on every system; kinds and colours have no ``-``)."""
+    return name.replace("-", ":", 1)
 
 
 class SpreadWatcher:
@@ -152,7 +153,7 @@ class SpreadWatcher:
             q = np.asarray(c.quad)
             box = [int(np.floor(q[:, 0].min())), int(np.floor(q[:, 1].min())),
                    int(np.ceil(q[:, 0].max())), int(np.ceil(q[:, 1].max()))]
-            item = {"card": file_code(c.code) if c.status == "read" else None, "box": box}
+            item = {"card": code_of_file(c.code) if c.status == "read" else None, "box": box}
             if c.status != "read":
                 item["why"] = c.why
             seen.append(item)

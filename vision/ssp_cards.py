@@ -18,8 +18,8 @@ and drawn in the border and the symbol. Look-alikes left: none among the demo de
 (the tests check every pair).
 
 Card codes are the rules' ``kind:colour`` (``crab:blue``, ``mermaid``); a reference file
-cannot carry ``:`` on every system, so its name writes ``kind-colour`` (:func:`file_code`,
-:func:`code_of_file`).
+cannot carry ``:`` on every system, so its name writes ``kind-colour`` (:func:`file_code`;
+the way back: :func:`vision.spread_watch.code_of_file`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,6 @@ WHITE_CARD = (200, 200, 200)  # a mermaid's thin border
 def file_code(code: str) -> str:
     """``crab:blue`` -> ``crab-blue`` (a reference file's name)."""
     return code.replace(":", "-")
-
-
-def code_of_file(name: str) -> str:
-    """``crab-blue`` -> ``crab:blue`` (kinds and colours have no ``-``)."""
-    return name.replace("-", ":", 1)
 
 
 def _split(code: str) -> tuple[str, str | None]:

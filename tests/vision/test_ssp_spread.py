@@ -17,8 +17,8 @@ from vision import degrade, synth
 from vision.bench import tally_spread as tally
 from vision.card_references import References
 from vision.card_spread import read_spread
-from vision.spread_watch import SpreadWatcher, SpreadWatchParams, file_code, is_spread_zone
-from vision.ssp_cards import FACE_H, FACE_W, code_of_file, deck_faces, draw_back, draw_face
+from vision.spread_watch import SpreadWatcher, SpreadWatchParams, code_of_file, is_spread_zone
+from vision.ssp_cards import FACE_H, FACE_W, deck_faces, draw_back, draw_face, file_code
 from tests.conftest import FIXTURES
 
 DEMO = FIXTURES / "seasaltpaper"
@@ -51,7 +51,7 @@ def test_every_face_is_distinct_portrait_and_a_card_of_the_rules():
     assert not np.array_equal(draw_back(), draw_face("mermaid"))
     for code in CODES:
         assert str(parse_card(code_of_file(file_code(code)))) == code
-    assert file_code("crab-blue") == "crab:blue" and is_spread_zone("p:aki:spread") and not is_spread_zone("p:a:slot1")
+    assert code_of_file("crab-blue") == "crab:blue" and is_spread_zone("p:aki:spread") and not is_spread_zone("p:a:slot1")
 
 
 def test_every_card_of_the_deck_is_read_in_a_spread(refs):
