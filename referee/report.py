@@ -86,6 +86,15 @@ def _frames_at(video: Path, times: list[float]) -> dict[float, np.ndarray]:
     return frames_at(video, times, tolerance=0.5)
 
 
+def _decoded(frames: dict[float, np.ndarray], video: Path, times: list[float]) -> dict[float, np.ndarray]:
+    """The frames at ``times`` from the report's one pass; a time it did not foresee is
+    decoded then (a second pass, only for that)."""
+    missing = [t for t in times if t not in frames]
+    if missing:
+        frames.update(_frames_at(video, missing))
+    return {t: frames[t] for t in times if t in frames}
+
+
 def timeline(result, views: list[CardView], width: int = TIMELINE_W) -> np.ndarray:
     """The whole session: a row per player (hands up as bars, shouts as red ticks with
     words), cards as vertical lines labelled at the top, skipped spans hatched."""
@@ -244,7 +253,15 @@ def build_html(result) -> str:
     seat_box = {s.name: s.box.to_list() for s in cal.seats}
     seat_chan = {s.name: s.channel for s in cal.seats}
     unclear = unclear_items(views, result.events, result.header["game"])
-    need = [v.start for v in views] + [t for v in views for t in v.reactions.values()] + evidence_times(unclear)
+    from referee import judging
+
+    # a game's own evidence beside a verdict (Sea Salt & Paper: each card read in a spread),
+    # its frames decoded in the same single pass as the rest
+    game = judging.module(result.header["game"])
+    game_evidence = getattr(game, "report_evidence", None)
+    game_times = getattr(game, "report_evidence_times", lambda verdict, events: [])
+    need = ([v.start for v in views] + [t for v in views for t in v.reactions.values()] + evidence_times(unclear)
+            + [t for v in views for t in game_times(v.verdict, result.events)])
     frames = _frames_at(result.video, need)
     samples, rate = (None, 0)
     if result.audio is not None:
@@ -273,14 +290,10 @@ def build_html(result) -> str:
                  "<b style='color:#ff8c14'>right</b>. Short coloured lines at the shoulders: the height the wrist must "
                  "pass for a raised hand. Waveforms: grey line = the card appears, red lines = each detected voice "
                  "onset, with the words heard.</p>")
-    from referee import judging
-
-    # a game's own evidence beside a verdict (Sea Salt & Paper: each card read in a spread)
-    game_evidence = getattr(judging.module(result.header["game"]), "report_evidence", None)
     for k, (view, desc) in enumerate(zip(views, descs), 1):
         v = view.verdict
         if game_evidence is not None:
-            desc_html = game_evidence(v, result.events, lambda ts: _frames_at(result.video, ts))
+            desc_html = game_evidence(v, result.events, lambda ts: _decoded(frames, result.video, ts))
         else:
             desc_html = ""
         parts.append(f'<section class="card" id="card{k}"><h3>Card {k}: {escape(desc.title)} at {view.start:.3f} s'

@@ -40,13 +40,19 @@ def card_crop(frame: np.ndarray, box) -> np.ndarray:
     return cv2.resize(crop, (CROP_W, max(1, int(CROP_W * crop.shape[0] / crop.shape[1]))), interpolation=cv2.INTER_AREA)
 
 
+def spread_times(verdict: dict, events: list[dict]) -> list[float]:
+    """The frames :func:`spread_evidence` shows for this verdict (the report decodes them in
+    its one pass over the video, with every other frame it needs)."""
+    return sorted({float(e["t"]) for e in used_hands(verdict, events).values()})
+
+
 def spread_evidence(verdict: dict, events: list[dict], frames_at: Callable[[list[float]], dict]) -> str:
     """HTML: for each player whose hand the camera read, the time, and every card's crop
     with its code (or *unclear* and the reason)."""
     hands = used_hands(verdict, events)
     if not hands:
         return ""
-    frames = frames_at(sorted({float(e["t"]) for e in hands.values()}))
+    frames = frames_at(spread_times(verdict, events))
     parts = ["<p><b>Each player's cards as the camera read them</b> (the frame the spread lay still):</p>"]
     for player, e in hands.items():
         frame = frames.get(float(e["t"]))

@@ -65,7 +65,7 @@ import numpy as np
 
 from session.closing import close_all
 from session.errors import ModelMissing
-from session.events import Event, HandEvent, SeatStatusEvent
+from session.events import Event, HandEvent, SeatStatusEvent, SkippedEvent
 
 #: re-analysis at reduced rate finds the crossing by halving the interval between the two
 #: analysed frames (log2(every) + 2 inferences per state change instead of every + 1);
@@ -539,6 +539,14 @@ def pose_figures(seats: Iterable["SeatHands"]) -> dict[str, int]:
 #: seat's missing raise count as "missed". Cost: while a person is missing, this seat's
 #: watermark waits up to this long (the lost event would be timed at the gap's start).
 UNSEEN_S = 0.5
+#: A seat's analysed frames further apart than this (s, capture times) are recorded as a
+#: stretch of video not seen for that player (``skipped``, ``what`` video, ``player``): a
+#: hand lowered and raised again inside it may have gone unseen, so the judge gives no
+#: verdict that rests on the hands there (``referee.judging.senses``) instead of calling a
+#: hand "already up". It happens live when the referee falls behind and frames are skipped.
+#: Lower: stretches recorded on a slow camera at the largest stride (15 fps at every 8th
+#: frame is 0.53 s apart); higher: a quick lower-and-raise lost without notice.
+POSE_GAP_S = 0.75
 
 
 class SeatHands:
@@ -585,6 +593,10 @@ class SeatHands:
         self._lifts: deque = deque(maxlen=2)  # (left, right) lifts of the last two pose runs
         self._skips = 0  # due frames skipped in a row
         self._last_t = float("-inf")  # the last analysed frame's time
+        #: the last frame index handed to :meth:`update`, and how many indices before it never
+        #: were (live: frames skipped while the referee was behind), :meth:`due`
+        self._last_index: int | None = None
+        self._missing = 0
 
     def keep_crops(self, keep: int) -> None:
         """Keep the last ``keep`` seat crops for re-analysis from now on (the crops already kept
@@ -598,14 +610,25 @@ class SeatHands:
         x1, y1, x2, y2 = box = seat_crop_box(self.box, frame.shape)
         self._crops.append((t, frame[y1:y2, x1:x2].copy(), box))
 
+    def _missing_before(self, index: int) -> int:
+        """Frame indices never handed to this seat before ``index``."""
+        last = self._last_index
+        return self._missing + (max(0, index - last - 1) if last is not None else 0)
+
     def due(self, index: int) -> bool:
-        """Whether this seat is analysed on frame ``index`` (reduced-rate tracking: every
-        n-th frame, seats staggered by ``phase`` so the load is even)."""
-        return (index + self.phase) % self.every == 0
+        """Whether this seat is analysed on frame ``index``: every n-th frame *handed to it*,
+        seats staggered by ``phase`` so the load is even. With every frame handed over that is
+        every n-th frame index; live, when frames are skipped because the referee fell behind,
+        counting the frames that arrive keeps every seat analysed in turn (counting indices
+        left a seat whose due frames were the skipped ones unanalysed for seconds)."""
+        return (index - self._missing_before(index) + self.phase) % self.every == 0
 
     def update(self, index: int, t: float, frame: np.ndarray) -> list[HandEvent]:
+        due = self.due(index)
+        self._missing = self._missing_before(index)
+        self._last_index = index
         self.remember(index, t, frame)
-        if not self.due(index):
+        if not due:
             return []
         if self._estimator is None:
             self._estimator = PoseEstimator(self.box, video=True)
@@ -666,14 +689,24 @@ class SeatHands:
                                     detail=f"no person found at {self.player}'s seat")]
         return []
 
+    def _gap(self, t: float) -> list[Event]:
+        """The stretch since the last analysed frame, when longer than :data:`POSE_GAP_S`."""
+        last = self._last_t
+        if not (t - last > POSE_GAP_S):  # (also the first frame: no last one)
+            return []
+        return [SkippedEvent(t=round(last, 6), what="video", start=round(last, 6), stop=round(t, 6),
+                             reason=f"{self.player}'s hands not analysed for {t - last:.2f} s (the referee fell behind)",
+                             extra={"player": self.player})]
+
     def observe(self, t: float, landmarks: Landmarks | None) -> list[Event]:
         self.frames += 1
+        gap = self._gap(t) if self._last_t > float("-inf") else []
         self._last_t = t
         self.landmarks = landmarks
         if landmarks is None:
-            return self._seen(t, False)
+            return gap + self._seen(t, False)
         self.found += 1
-        out: list[Event] = self._seen(t, True)
+        out: list[Event] = gap + self._seen(t, True)
         h = self.box[3] - self.box[1]
         for side, arm in self.arms.items():
             change = arm.observe(t, landmarks.lift(side, h), landmarks[f"{side}_wrist"].visibility,

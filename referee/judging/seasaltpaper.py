@@ -50,7 +50,7 @@ from session.events import ChoiceEvent, EndEvent, Event, ShoutEvent
 from rules.seasaltpaper import CALLS, last_played_order, resolve_round, score, target, winners
 from referee.judging.base import GameJudge
 from referee.judging.verdicts.seasaltpaper import RoundVerdict, SeaSaltPaperResult
-from referee.report_spread import spread_evidence
+from referee.report_spread import spread_evidence, spread_times
 
 
 class Judge(GameJudge):
@@ -208,6 +208,8 @@ def describe(verdict):
 
 #: the dispute report's evidence beside a round's verdict: each card's crop and code (referee.report)
 report_evidence = spread_evidence
+#: the frames that evidence shows, decoded with the report's others in one pass
+report_evidence_times = spread_times
 
 
 def hand_unclear_why(reasons) -> str:

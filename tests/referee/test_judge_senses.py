@@ -176,3 +176,18 @@ def test_a_seat_covered_by_the_rooms_sound_is_not_heard_not_missed():
     verdicts, _ = _verdicts(BASE[0], covered, BASE[1])
     assert verdicts[0]["missed"] == ["chie"] and "ben" not in verdicts[0].get("penalties", {})
     assert verdicts[0]["unjudged"]["ben"].startswith("not heard: audio missing from 1.30 s to 1.70 s")
+
+
+def test_a_hand_left_up_across_a_stretch_the_seat_was_not_analysed_is_not_called_already_up():
+    """Live, behind: the camera skipped aki's frames while the hand came down and went up again
+    (vision.hands.POSE_GAP_S). Seen continuously, a hand still up at the reveal must come down
+    first ("already up": wrong); not seen, that is no evidence, so no penalty."""
+    up = {"t": 2.0, "type": "hand", "player": "aki", "side": "right", "state": "up"}
+    said = {"t": 5.4, "type": "shout", "player": "aki", "words": ["ika"]}
+    gap = {"t": 3.5, "type": "skipped", "what": "video", "from": 3.5, "to": 5.6, "player": "aki",
+           "reason": "aki's hands not analysed for 2.10 s (the referee fell behind)"}
+    seen, _ = _verdicts(up, _card(5.0, "ika"), said)
+    assert seen[0]["wrong"] == ["aki"] and "already up" in seen[0]["why"]["aki"]
+    unseen, result = _verdicts(up, gap, _card(5.0, "ika"), said)
+    assert unseen[0]["wrong"] == [] and "not seen: video missing from 3.50 s to 5.60 s" in unseen[0]["unjudged"]["aki"]
+    assert "aki" not in unseen[0]["penalties"]

@@ -159,3 +159,13 @@ def test_a_room_microphone_item_plays_the_room_with_every_word_marked():
     # without room, the same seat has no clip and says why
     plain = report_unclear.SeatAudio(samples, rate, {"aki": None, "ben": None}, events)
     assert "no microphone channel" in report_unclear._clip_html(item, plain)
+
+
+def test_the_reports_frames_come_from_its_one_pass_and_only_an_unforeseen_time_is_decoded(monkeypatch):
+    calls = []
+    monkeypatch.setattr(report, "_frames_at", lambda video, times: calls.append(list(times)) or {t: np.full((2, 2, 3), 7, np.uint8) for t in times})
+    frames = {1.0: np.zeros((2, 2, 3), np.uint8), 2.0: np.ones((2, 2, 3), np.uint8)}
+    got = report._decoded(frames, Path("v.mp4"), [2.0, 1.0])
+    assert calls == [] and got[2.0][0, 0, 0] == 1 and got[1.0][0, 0, 0] == 0
+    got = report._decoded(frames, Path("v.mp4"), [1.0, 3.5])
+    assert calls == [[3.5]] and got[3.5][0, 0, 0] == 7 and 3.5 in frames  # decoded once, then kept

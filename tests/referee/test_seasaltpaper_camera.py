@@ -143,11 +143,17 @@ def test_demo_seasaltpaper_refuses_events_and_live(run_cli):
         assert res.exit_code == 2 and "replay only" in res.output
 
 
-def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path):
-    """The calls heard, each spread read after its call: every tally right, 0 wrong."""
+def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path, monkeypatch):
+    """The calls heard, each spread read after its call: every tally right, 0 wrong; the
+    report decodes the video once for every round's crops."""
     import dataclasses
 
+    from referee import report
     from referee.replay import ReplaySettings, replay
+
+    passes = []
+    real = report._frames_at
+    monkeypatch.setattr(report, "_frames_at", lambda video, times: passes.append(len(times)) or real(video, times))
 
     settings = dataclasses.replace(ReplaySettings(game="seasaltpaper", workers=0, no_enroll=True), lang="en")
     result = replay(DEMO / "session.mp4", DEMO / "calibration.json", audio=DEMO / "seats.wav", out=tmp_path,
@@ -165,6 +171,7 @@ def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path):
                                                                                       ("ben", ["lastchance"])]
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert html.count("<b class=ok>") >= 34 and "as the camera read them" in html  # each card's crop and code
+    assert len(passes) == 1, f"the report went through the video {len(passes)} times"
 
 
 def test_the_report_describes_a_round_and_who_is_unclear():

@@ -392,3 +392,43 @@ def test_a_seat_without_a_person_for_half_a_second_is_reported_lost_then_ok():
     assert [(e.state, e.t) for e in out[1:]] == [("ok", round(gap[-1] + 2 / 30, 6))]
     with pytest.raises(ValueError, match="unseen_s"):
         hands.SeatHands("dai", (0, 0, 600, 400), unseen_s=0)
+
+
+def _analysed(indices, every=8, phase=1):
+    """The frame indices a seat runs pose on when only ``indices`` are handed to it."""
+    import numpy as np
+
+    seat = hands.SeatHands("aki", (0, 0, 160, 160), estimator=_PoseFromFrame(), every=every, phase=phase)
+    frame = np.zeros((160, 160, 3), np.uint8)
+    out = []
+    for k in indices:
+        due = seat.due(k)
+        seat.update(k, k / 30, frame)
+        if due:
+            out.append(k)
+    return out
+
+
+def test_every_frame_given_the_seat_runs_on_its_stride_and_skipped_frames_never_starve_it(monkeypatch):
+    monkeypatch.setattr(hands, "MOTION_FRACTION", None)
+    assert _analysed(range(64)) == list(range(7, 64, 8))  # (k + phase) % every == 0, as always
+    assert _analysed(range(5, 64)) == list(range(7, 64, 8))  # (from a later frame on too)
+    # live, behind: only even frames reach the seat; phase 1 is never on an even frame, yet the
+    # seat runs on every 8th frame that arrives, in turn with the others
+    assert _analysed(range(0, 128, 2)) == list(range(14, 128, 16))
+    assert _analysed(range(0, 128, 2), phase=0) == list(range(0, 128, 16))
+    # irregular skips: the frames analysed are still every 8th that arrived
+    arrived = [k for k in range(200) if k % 3 and k % 7]
+    assert _analysed(arrived) == arrived[6::8]  # (the first, index 1, counts as frame 1)
+
+
+def test_a_seat_analysed_after_a_long_stretch_records_it_as_video_not_seen():
+    seat = hands.SeatHands("aki", (0, 0, 600, 400), every=8)
+    events = []
+    for t in (0.0, 0.267, 0.533, 0.8 + hands.POSE_GAP_S + 0.01, 1.9):
+        events += seat.observe(t, _lm(-1.5))
+    gaps = [e for e in events if e.type == "skipped"]
+    assert len(gaps) == 1
+    g = gaps[0]
+    assert (g.what, g.start, g.stop, g.extra["player"]) == ("video", 0.533, round(0.8 + hands.POSE_GAP_S + 0.01, 6), "aki")
+    assert g.t == g.start >= 0.533  # not before what the seat had promised (its last analysed frame)
