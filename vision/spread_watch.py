@@ -104,7 +104,11 @@ def code_of_file(name: str) -> str:
 
 class SpreadWatcher:
     """One spread zone; the same face as :class:`vision.cards.CardZoneWatcher` for the table
-    watcher (``update``, ``keep``, ``earliest_event_t``, ``warnings``, ``ring``)."""
+    watcher (``update``, ``keep``, ``earliest_event_t``, ``warnings``, ``ring``, ``every``)."""
+
+    #: the frames it analyses: every one given (it reads once every ``read_every_s`` by
+    #: itself); the live card thread asks it, as of any zone, when its backlog is full
+    every = 1
 
     def __init__(self, name: str, box, refs, params: SpreadWatchParams = SPREAD_WATCH):
         self.name = name
