@@ -145,3 +145,32 @@ def test_the_voice_says_each_round_in_phrases_it_rendered_at_the_start():
     for line in (first, second, unsettled):
         assert set(words.keys(line)) <= every
     assert words.text("STOP", "ja") == "ストップ" and words.text("aki", "ja") == "aki"
+
+
+def test_a_spread_read_from_frames_only_kept_writes_what_every_frame_analysed_writes():
+    """Live, under load, the card zones' thread only *keeps* most frames; a spread zone still
+    reads one when a read is due (before, it read nothing from them, and ben's last hand of the
+    live demo was never written at load 18). Its event comes out of the next analysed frame, at
+    its own time, and the zone's bound never passes it meanwhile."""
+    from vision.card_references import References
+    from vision.spread_watch import SpreadWatcher
+    from vision.video import read_frames
+
+    cal = cal_mod.load(SEASALTPAPER_DEMO / "calibration.json")
+    refs = References.from_folder(SEASALTPAPER_DEMO / "refs")
+    frames = [f for f in read_frames(SEASALTPAPER_DEMO / "session.mp4") if 2.5 <= f.t <= 7.0]
+    box = cal.zones["p:aki:spread"]
+    every, kept = SpreadWatcher("p:aki:spread", box, refs), SpreadWatcher("p:aki:spread", box, refs)
+    want, got, bounds_ok = [], [], True
+    for k, f in enumerate(frames):
+        want += every.update(k, f.t, f.image)
+        if k % 10 == 9:  # one analysed frame in ten, the rest only kept
+            out = kept.update(k, f.t, f.image)
+            bounds_ok &= all(e.t >= bound for e in out)
+            got += out
+        else:
+            kept.keep(k, f.t, f.image)
+        bound = kept.earliest_event_t()
+    got += kept.update(len(frames), frames[-1].t + 0.01, frames[-1].image)
+    assert [(e.t, e.get("cards")) for e in got] == [(e.t, e.get("cards")) for e in want]
+    assert len(want) == 1 and len(want[0].get("cards")) == 8 and bounds_ok
