@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from referee.live.controls import ControlledView, Controls, help_for
-from referee.live.tallies import tallies_of
+from referee.live.tallies import LEGEND as TALLY_LEGEND, tallies_of
 from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
@@ -85,7 +85,9 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
         where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
         verdict = f"LAST VERDICT{where}:  " + c(code, h.text)
-    notes = [f"    {n}" for n in h.notes[:4]] if h is not None and not state.finished else []
+    notes = [part for n in h.notes[:4] for part in textwrap.wrap(n, params.width, initial_indent="    ",
+                                                                  subsequent_indent="      ")] \
+        if h is not None and not state.finished else []  # (wrapped: a long reason, e.g. a round's scoring)
     field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
     if state.expected:
         field += " | expected: " + c(YELLOW, state.expected)
@@ -97,7 +99,8 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     # each recent verdict wrapped, not cut: a person reads it whole (and drops it whole)
     entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
                for line in list(state.history)[-3:]]
-    foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(legend(state.game, state.mode)), params.width)]
+    meaning = TALLY_LEGEND if tallies is not None else legend(state.game, state.mode)
+    foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(meaning), params.width)]
     foot += _wrap_parts(state.status_line().split("  "), params.width, "  ")
     if state.warnings:  # (two lines at most: the whole warning is in the record)
         foot += [c(ORANGE, part) for part in _two_lines("WARNING: " + state.warnings[-1], params.width)]
@@ -146,8 +149,7 @@ def tally_text(tallies, width: int, c) -> tuple[str, list[str]]:
         field = f"ROUND {tallies.round}: " + c(YELLOW, f"{tallies.caller} called {tallies.call}") + \
             " | reading each player's cards"
     else:
-        field = f"ROUND {tallies.round}: waiting for STOP / LAST CHANCE" + \
-            (" | last round: " + tallies.said if tallies.said else "")
+        field = f"ROUND {tallies.round}: waiting for STOP / LAST CHANCE"  # (the last round: the verdict above)
     rows: list[str] = []
     for t in tallies.players:
         rows.append(f"{t.player:<12} total {t.total:>3}")

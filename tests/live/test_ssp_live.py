@@ -174,3 +174,12 @@ def test_a_spread_read_from_frames_only_kept_writes_what_every_frame_analysed_wr
     got += kept.update(len(frames), frames[-1].t + 0.01, frames[-1].image)
     assert [(e.t, e.get("cards")) for e in got] == [(e.t, e.get("cards")) for e in want]
     assert len(want) == 1 and len(want[0].get("cards")) == 8 and bounds_ok
+
+
+def test_the_terminal_view_fits_80_columns_with_the_game_s_legend():
+    from referee.live.terminal import TerminalParams, render_text
+
+    for until in (4.0, 20.0):
+        lines = render_text(_state(until=until), TerminalParams(width=80, height=24))
+        assert max(len(x) for x in lines) <= 80 and len(lines) <= 23
+        assert "green: a card read" in "\n".join(lines) and "reaction time" not in "\n".join(lines)
