@@ -50,7 +50,7 @@ def test_the_warm_up_never_stamps_a_frame_in_the_session(monkeypatch):
     """However quick the stage, the warm-up's frames end before the session's 0."""
     class Stage:
         class tw:
-            card_thread = None
+            card_thread = workers = None
 
         def __init__(self):
             self.stamps = []
