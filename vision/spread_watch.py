@@ -104,7 +104,11 @@ def code_of_file(name: str) -> str:
 
 class SpreadWatcher:
     """One spread zone; the same face as :class:`vision.cards.CardZoneWatcher` for the table
-    watcher (``update``, ``keep``, ``earliest_event_t``, ``warnings``, ``ring``)."""
+    watcher (``update``, ``keep``, ``earliest_event_t``, ``warnings``, ``ring``, ``every``)."""
+
+    #: the frames it analyses: every one given (it reads once every ``read_every_s`` by
+    #: itself); the live card thread asks it, as of any zone, when its backlog is full
+    every = 1
 
     def __init__(self, name: str, box, refs, params: SpreadWatchParams = SPREAD_WATCH):
         self.name = name
@@ -126,14 +130,22 @@ class SpreadWatcher:
         self._run_sig: tuple | None = None
         self._run_seen: list[dict] = []
         self._written: tuple | None = None
+        self._held: list[Event] = []  # written from a kept frame, out with the next update (live)
         self.reads = 0  # full reads done (a benchmark figure)
 
     def keep(self, index: int, t: float, image) -> None:
-        """(The card thread's kept frames: a spread needs none.)"""
+        """A frame the live card thread had no time to analyse: still read when a read is due
+        (once every ``read_every_s``: a spread needs its reads to settle, and under load most
+        frames are only kept — ben's last hand of the live demo was never written so); what
+        it writes comes out of the next :meth:`update`, at its own time (the bound holds it)."""
+        self._held.extend(self._update(t, image))
 
     def earliest_event_t(self) -> float:
-        """No event of this zone still to come is timed before the current run's start."""
+        """No event of this zone still to come is timed before the current run's start (or a
+        held event's time)."""
         t = self._run_t if self._run_t is not None else self._last_read_t
+        if self._held:
+            t = min(t, min(e.t for e in self._held))
         return t - 0.001  # (an event's time is rounded to the ms)
 
     def _read(self, image: np.ndarray) -> tuple[tuple, list[dict]]:
@@ -191,6 +203,10 @@ class SpreadWatcher:
                 "why": "something lies over the spread (a hand, a sleeve?): a card under it would not be seen"}
 
     def update(self, index: int, t: float, image) -> list[Event]:
+        held, self._held = self._held, []
+        return held + self._update(t, image)
+
+    def _update(self, t: float, image) -> list[Event]:
         self.ring.append(t)
         if t - self._last_read_t < self.params.read_every_s - 1e-6:
             return []

@@ -287,6 +287,26 @@ def demo_live_takoyaki(out, no_window: bool, no_voice: bool, lang: str | None = 
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def demo_live_seasaltpaper(out, no_window: bool, no_voice: bool, workers: int = 2, pose_every: int = 8,
+                           card_every: int = 2, hold_s: float = 120.0):
+    """``referee demo --game seasaltpaper --live``: the rendered Sea Salt & Paper rounds' ends
+    through the live path in real time: each call heard from the seats' recording (English,
+    as the demo's replay), each player's tally shown as the camera reads it, the round's
+    outcome shown and said."""
+    from referee.commands.demo_files import SEASALTPAPER_DEMO
+    from referee.live.run import LiveOptions
+    from session.errors import RefereeError
+
+    video, audio, cal = (SEASALTPAPER_DEMO / n for n in ("session.mp4", "seats.wav", "calibration.json"))
+    for p in (video, audio, cal):
+        if not p.is_file():
+            raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
+    opts = LiveOptions(calibration=cal, out=out or new_out_folder(), from_video=video, audio=audio,
+                       game="seasaltpaper", lang="en", window=not no_window, voice=not no_voice, workers=workers,
+                       pose_every=pose_every, card_every=card_every, hold_s=hold_s)
+    return _run(opts, no_voice)
+
+
 def new_out_folder() -> Path:
     """A new session folder in the current one, named by the time: ``live-YYYYmmdd-HHMMSS``."""
     import time

@@ -280,11 +280,19 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
     camera alone (every card landing on a griddle slot or the discards); with --live, paced in
     real time with the griddles drawn as read and each move's call said.
     With --game seasaltpaper: fixtures/seasaltpaper/, two rendered rounds' ends: the call said
-    aloud (seats.wav), then each player's cards in front of them read by the camera and scored.
+    aloud (seats.wav), then each player's cards in front of them read by the camera and scored;
+    with --live, paced in real time with each player's tally shown as it is read.
     """
     if game == "seasaltpaper":
-        if events or live:
-            raise click.UsageError("--events and --live are not offered for the Sea Salt & Paper demo (replay only)")
+        if events:
+            raise click.UsageError("--events plays the IKATAKO demo's typed record; Sea Salt & Paper's is read "
+                                   "by the camera and heard")
+        if live:
+            from referee.commands.live import demo_live_seasaltpaper
+
+            demo_live_seasaltpaper(out, no_window, no_voice, workers=workers, pose_every=pose_every,
+                                   card_every=card_every, hold_s=hold_result)
+            return
         _demo_seasaltpaper(out, workers, pose_every, card_every, video_out, as_json)
         return
     if game == "takoyaki":

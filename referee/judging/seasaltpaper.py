@@ -43,14 +43,36 @@ played. So:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from session.errors import RulesError
 from session.events import ChoiceEvent, EndEvent, Event, ShoutEvent
 from rules.seasaltpaper import CALLS, last_played_order, resolve_round, score, target, winners
-from referee.judging.base import GameJudge
+from referee.judging.base import GameJudge, LivePlay
 from referee.judging.verdicts.seasaltpaper import RoundVerdict, SeaSaltPaperResult
 from referee.report_spread import spread_evidence, spread_times
+
+
+@dataclass(frozen=True)
+class RoundInPlay:
+    """What :attr:`Judge.state` gives: the round being played (``round``, from 1), its call
+    (``caller``, ``call`` ``stop``/``lastchance``, ``call_t``; None: not yet), the hands in
+    (``{player: cards}``; a camera hand counts only after the call), why a hand is unclear,
+    the running ``totals`` and the ``winners`` once the game is won."""
+
+    round: int
+    caller: str | None
+    call: str | None
+    call_t: float | None
+    hands: dict[str, list[str]]
+    unclear: dict[str, str]
+    totals: dict[str, int]
+    winners: list[str]
+
+    def result(self) -> dict[str, Any]:
+        """The totals as a result line has them (the live scoreboard)."""
+        return {"scores": dict(self.totals)}
 
 
 class Judge(GameJudge):
@@ -124,6 +146,16 @@ class Judge(GameJudge):
         else:
             return []
         return self._score_round(ev)
+
+    @property
+    def state(self) -> "RoundInPlay":
+        """The round as it stands, read-only (the live tallies and scoreboard): the call heard
+        or typed, each hand in and why one is unclear, the running totals."""
+        call = self.call
+        return RoundInPlay(round=self.rounds + 1, caller=call.player if call is not None else None,
+                           call=str(call.get("call")).lower() if call is not None else None,
+                           call_t=call.t if call is not None else None, hands={p: list(c) for p, c in self.hands.items()},
+                           unclear=dict(self.unclear), totals=dict(self.totals), winners=list(self.won))
 
     def _spoken_call(self, ev: ShoutEvent) -> Event:
         """A shout that is exactly one call, as the ``choice`` ``call`` it stands for (else the shout)."""
@@ -235,3 +267,9 @@ def format_table(judgement, header) -> str:
             lines.append(f"winner: {w}  (target {obj['target']}; "
                          + ", ".join(f"{p} {v}" for p, v in obj["scores"].items()) + ")")
     return "\n".join(lines)
+
+
+#: live: no reaction to strike, no tie to settle, no prompt (the call is heard or typed)
+LIVE = LivePlay(keys=())
+#: the live voice's words of a round (referee.live.voice asks the judging module)
+from referee.judging.seasaltpaper_words import announcement, announcement_text, phrase_text, phrases  # noqa: E402,F401

@@ -423,18 +423,15 @@ class _LiveRun:
         from referee.live.pacing import PoseRate
         from referee.pipeline.hearing import HearingJob
         from referee.pipeline.vision import VisionStage
-        from vision.table import TableLayout
 
         opts = self.opts
-        # (the seats stay even for a game whose verdicts use no hands, rules.Game.uses_hands:
-        # without the pose workers the live TAKOYAKI demo released no card in 50 s — the
-        # loop's pace, the card thread and the watermark depend on them; docs/live.md)
         # the stage first: it reads the card references, and a damaged one is then said before
         # the hearing starts (a thread, which cannot be stopped while its model loads)
-        stage = self.stage = VisionStage(TableLayout.of(self.cal), fps=self.fps, workers=0,
+        room = bool(self.cal.extra.get("room_microphone"))
+        stage = self.stage = VisionStage(live_layout(self.cal, self.game), fps=self.fps, workers=0,
                                          card_every=opts.card_every, pose_every=opts.pose_every,
                                          pipeline=LIVE_PIPELINE if opts.workers > 0 else 0,
-                                         mouths=LIVE_MOUTH_EVERY if self.cal.extra.get("room_microphone") else 0)
+                                         mouths=LIVE_MOUTH_EVERY if room else 0)
         # hearing in a thread (not a process): the tap, the levels and the gate are shared objects
         self.job = HearingJob(False, functools.partial(_open_live_audio, {
             "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from,
@@ -447,7 +444,9 @@ class _LiveRun:
         # loop (and the seats' frames) just when the players react (vision.table.CardThread)
         if opts.card_thread:
             stage.tw.start_card_thread()
-        pacer = self.pacer = PoseRate(opts.pose_every, opts.pose_rate) if opts.pose_rate is not None else None
+        # (no seats, no pose: no stride to adapt, no "pose every n frames" warnings)
+        pacer = self.pacer = PoseRate(opts.pose_every, opts.pose_rate) \
+            if opts.pose_rate is not None and stage.tw.seats else None
         if pacer is not None and pacer.every != opts.pose_every:
             set_pose_every(stage, pacer.every)
         self.hearing = HearingSource(self.job, self.warnings.append, keep=self.keep, say_warnings=False,
@@ -649,6 +648,17 @@ class _LiveRun:
         return figures
 
 
+def live_layout(cal, game: str):
+    """The camera's layout live (:func:`referee.pipeline.vision.table_layout`, as replay): no
+    seats, hence no pose workers and no hand events, for a game whose verdicts use no hands
+    (``rules.Game.uses_hands``: TAKOYAKI, Sea Salt & Paper, TORATANU) — unless the calibration
+    hears the words on one room microphone (``extra.room_microphone``), where the seats' hands
+    and mouths say who spoke."""
+    from referee.pipeline.vision import table_layout
+
+    return table_layout(cal, game, room=bool(cal.extra.get("room_microphone")))
+
+
 def _close_sink(sink: Sink) -> None:
     """A sink's close, whose failure is not the run's (a window already gone, the voice's
     device unplugged): the record and the verdicts are kept all the same."""
@@ -660,6 +670,11 @@ def _close_sink(sink: Sink) -> None:
 
 #: the warm-up ends when this many frames in a row took the stage less than WARM_FRAME_S
 WARM_FRAMES, WARM_FRAME_S, WARM_MAX_S = 12, 0.08, 30.0
+#: the warm-up's frames are stamped from here on (session s), one frame period apart, and
+#: always before 0 (their events are dropped; a frame stamped in the session would put the
+#: card zones' rings ahead of the camera's first frame): at most ``-WARM_FROM_S * fps - 1``
+#: frames, 899 at 15 fps — the pose workers' warm-up needs a few dozen
+WARM_FROM_S = -60.0
 
 
 def _first_image(opts, camera, cal):
@@ -693,14 +708,38 @@ def _warm_up(stage, image, fps: float, align: int = 1) -> tuple[int, float]:
 
     t0 = time.monotonic()
     quick, n = 0, 0
-    while (quick < WARM_FRAMES or n % align != 1 % align) and time.monotonic() - t0 < WARM_MAX_S:
+    last = int(-WARM_FROM_S * fps) - 1  # (the last frame stamped before the session)
+    while (quick < WARM_FRAMES or n % align != 1 % align) and time.monotonic() - t0 < WARM_MAX_S and n < last:
         c0 = time.monotonic()
-        stage.update(Frame(n, round(-60.0 + n / fps, 6), image))
+        stage.update(Frame(n, round(WARM_FROM_S + n / fps, 6), image))
         n += 1
         cards = stage.tw.card_thread
-        # (with the card zones on their thread: also until they keep up with the frames)
-        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S and (cards is None or cards.backlog <= 2) else 0
+        # (with the card zones on their thread: also until they keep up with the frames; without
+        # pose workers nothing else paces the warm-up: each frame waits for the zones)
+        settled = _zones_settle(stage.tw, t0 + WARM_MAX_S) if stage.tw.workers is None else \
+            cards is None or cards.backlog <= 2
+        quick = quick + 1 if time.monotonic() - c0 < WARM_FRAME_S and settled else 0
     return n, round(time.monotonic() - t0, 2)
+
+
+def _zones_settle(tw, deadline: float) -> bool:
+    """Wait (until ``deadline``, monotonic) for the card zones' thread to be done with every
+    frame given to it; True when it is (or there is no such thread). Why: the warm-up gave
+    frames as fast as the stage took them, and without seats (a game whose verdicts use no
+    hands, ``rules.Game.uses_hands``) nothing slowed it: while the zones' thread started, the
+    warm-up queued 830 000 frames in 30 s (each kept in the zones' rings, 2 GB), stamped up
+    to 55 000 s into the session, and no card of the live TAKOYAKI demo was released. The
+    pose workers' answers had paced it (with them the warm-up is as before: it goes on while
+    the zones' backlog is over 2 frames, which also gives the workers more frames to warm up
+    on — waiting for the zones there ended the IKATAKO demo's warm-up after 25 frames instead
+    of ~480, and its paced run at load 15 gave 0 of 10 verdicts)."""
+    cards = tw.card_thread
+    if cards is None:
+        return True
+    while cards.in_flight and time.monotonic() < deadline:
+        tw.take_cards()  # (the warm-up's events are dropped)
+        time.sleep(0.002)
+    return cards.in_flight == 0
 
 
 def _wait_done(job, timeout: float) -> list:

@@ -35,6 +35,9 @@ WORDS_VISIBLE_S = 4.0
 WARNINGS_SHOWN = 3
 #: past verdict lines kept for the history strip
 HISTORY = 6
+#: the released declarations kept for a turn-based game's view (:attr:`LiveState.declared`):
+#: a Sea Salt & Paper game writes a few dozen a round (each spread read, each call)
+DECLARED_KEPT = 5000
 
 
 @dataclass
@@ -106,6 +109,11 @@ class LiveState:
         self._shown: dict[tuple[str, str], float] = {}  # (player, side) -> time of the hand shown
         self.verdicts = 0
         self.judged: dict[Any, dict[str, Any]] = {}  # verdict lines by card time, as they stand
+        self.header: SessionHeader | None = None
+        #: the table's declarations released by the merge, in order: choices (a call typed, a
+        #: hand the camera read), shouts, corrections (a turn-based game's view re-judges the
+        #: round in play from them: referee.live.tallies)
+        self.declared: collections.deque[Event] = collections.deque(maxlen=DECLARED_KEPT)
         #: ``() -> {player: (score, points, penalties)}`` from the judge's state
         #: (:func:`scoreboard`; the live driver wires it to its pipeline's judge)
         self.scores_from: Callable[[], dict[str, tuple[int, int, int]]] | None = None
@@ -119,6 +127,7 @@ class LiveState:
 
     # ------------------------------------------------------------------ inputs
     def start(self, header: SessionHeader) -> None:
+        self.header = header
         self.game, self.mode = header.game, header.mode
         self.players = list(header.players)
         for p in header.players:
@@ -159,8 +168,14 @@ class LiveState:
             self.message = f"tie settled: {ev.first} takes it"
         elif isinstance(ev, CorrectionEvent):
             self.message = f"correction of line {ev.ref}" + (" (deleted)" if ev.replace is None else "")
-        elif isinstance(ev, ChoiceEvent):
+        elif isinstance(ev, ChoiceEvent) and ev.get("source") != "camera":  # (a hand read: the tally shows it)
             self.message = f"{ev.player or 'table'} chose {ev.action}"
+
+    def released(self, ev: Event) -> None:
+        """An event the merge released (in the judge's order; not one :meth:`event` shows
+        early): a declaration is kept for the game's view (:attr:`declared`)."""
+        if isinstance(ev, (ChoiceEvent, ShoutEvent, CorrectionEvent)):
+            self.declared.append(ev)
 
     def _card(self, ev: CardEvent) -> None:
         self.card, self.card_t = ev.card, ev.t
@@ -187,8 +202,10 @@ class LiveState:
                 self.headline = verdict_headline(line, self.game)
                 if old is not None and not old.get("provisional"):
                     self.headline.text = "revised: " + self.headline.text
-                self.history.append(f"card {line.get('card')}: " + self.headline.text + (" | " + "; ".join(self.headline.notes)
-                                                          if self.headline.notes else ""))
+                what = f"card {line.get('card')}: " if line.get("card") else \
+                    f"round {line.get('round')}: " if line.get("round") else ""  # (a round: Sea Salt & Paper)
+                self.history.append(what + self.headline.text + (" | " + "; ".join(self.headline.notes)
+                                                                 if self.headline.notes else ""))
                 self._rescore()
             elif line.get("type") == "result" and isinstance(line.get("scores"), dict):
                 self.result = dict(line)
@@ -423,6 +440,8 @@ def _move_headline(line: dict[str, Any], game: str | None) -> Headline | None:
         return None
     text = words(line) or f"{line.get('player', '?')} {line.get('action', 'plays')}s {line.get('card', '')}".rstrip()
     legal, why = line.get("legal", True), str(line.get("why") or "")
+    if legal is None and "round" in line:  # a round whose caller's cards were not all read (seasaltpaper)
+        return Headline(text, [why] if why else [], None, float(line.get("t", 0.0)), kind="tie")
     if legal is None:  # unclear: a card before it was not read (referee.judging.takoyaki)
         return Headline(f"unclear, no penalty: {line.get('player', '?')} {line.get('action', 'plays')} "
                         f"{line.get('card', '')}", list((line.get("unclear") or {}).values()) or [why], line.get("card"),
@@ -502,6 +521,7 @@ class StateSink(Sink):
         self.changed()
 
     def event(self, event: Event) -> None:
+        self.state.released(event)
         self.state.event(event)
         self.changed()
 

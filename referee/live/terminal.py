@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from referee.live.controls import ControlledView, Controls, help_for
+from referee.live.tallies import LEGEND as TALLY_LEGEND, tallies_of
 from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
@@ -79,29 +80,27 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     if state.finished and result_text(state.result):  # (wrapped: it is the line the table reads last)
         verdict = "\n".join(c(YELLOW, x) for x in _two_lines("GAME OVER: " + result_text(state.result), params.width))
     elif h is None:
-        verdict = "LAST VERDICT: waiting for the first card"
+        verdict = "LAST VERDICT: waiting for the first " + ("round" if tallies_of(state) is not None else "card")
     else:
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
         where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
         verdict = f"LAST VERDICT{where}:  " + c(code, h.text)
-    notes = [f"    {n}" for n in h.notes[:4]] if h is not None and not state.finished else []
+    notes = [part for n in h.notes[:4] for part in textwrap.wrap(n, params.width, initial_indent="    ",
+                                                                  subsequent_indent="      ")] \
+        if h is not None and not state.finished else []  # (wrapped: a long reason, e.g. a round's scoring)
     field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
     if state.expected:
         field += " | expected: " + c(YELLOW, state.expected)
-    table = [f"{'SEAT':<12} {'HANDS':<6} {'HEARD':<14} {'MIC':<19} {'SCORE':>5} {'POINTS':>6} {'PENALTIES':>9}"]
-    for i, p in enumerate(state.players, 1):
-        seat = state.seats.get(p)
-        if seat is None:
-            continue
-        hands = ("L+" if seat.hands["left"] else "L-") + " " + ("R+" if seat.hands["right"] else "R-")
-        words = state.words_of(seat)
-        heard = f'"{words}"' if words else ""
-        table.append(f"{i} {p:<10} {hands:<6} {heard[:14]:<14} {_meter(seat.level_db):<19} "
-                     f"{seat.score:>5} {seat.points:>6} {seat.penalties:>9}")
+    tallies = tallies_of(state)
+    if tallies is not None:  # a spread game (Sea Salt & Paper): the round's call and each tally as read
+        field, table = tally_text(tallies, params.width, c)
+    else:
+        table = _seat_table(state)
     # each recent verdict wrapped, not cut: a person reads it whole (and drops it whole)
     entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
                for line in list(state.history)[-3:]]
-    foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(legend(state.game, state.mode)), params.width)]
+    meaning = TALLY_LEGEND if tallies is not None else legend(state.game, state.mode)
+    foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(meaning), params.width)]
     foot += _wrap_parts(state.status_line().split("  "), params.width, "  ")
     if state.warnings:  # (two lines at most: the whole warning is in the record)
         foot += [c(ORANGE, part) for part in _two_lines("WARNING: " + state.warnings[-1], params.width)]
@@ -124,6 +123,41 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
            gaps[4] if recent else None, *foot]
     return [x for x in out if x is not None]
 
+
+
+def _seat_table(state: LiveState) -> list[str]:
+    """The seats: hands, words heard, microphone level and the scoreboard."""
+    table = [f"{'SEAT':<12} {'HANDS':<6} {'HEARD':<14} {'MIC':<19} {'SCORE':>5} {'POINTS':>6} {'PENALTIES':>9}"]
+    for i, p in enumerate(state.players, 1):
+        seat = state.seats.get(p)
+        if seat is None:
+            continue
+        hands = ("L+" if seat.hands["left"] else "L-") + " " + ("R+" if seat.hands["right"] else "R-")
+        words = state.words_of(seat)
+        heard = f'"{words}"' if words else ""
+        table.append(f"{i} {p:<10} {hands:<6} {heard[:14]:<14} {_meter(seat.level_db):<19} "
+                     f"{seat.score:>5} {seat.points:>6} {seat.penalties:>9}")
+    return table
+
+
+def tally_text(tallies, width: int, c) -> tuple[str, list[str]]:
+    """A spread game's round (``field``: the call, or the last round's outcome) and each
+    player's tally as read (:func:`referee.live.tallies.tally_lines`), wrapped to ``width``."""
+    from referee.live.tallies import tally_lines
+
+    if tallies.call:
+        field = f"ROUND {tallies.round}: " + c(YELLOW, f"{tallies.caller} called {tallies.call}") + \
+            " | reading each player's cards"
+    else:
+        field = f"ROUND {tallies.round}: waiting for STOP / LAST CHANCE"  # (the last round: the verdict above)
+    rows: list[str] = []
+    for t in tallies.players:
+        rows.append(f"{t.player:<12} total {t.total:>3}")
+        for text, kind in tally_lines(t, tallies.call):
+            code = {"ok": GREEN, "unclear": ORANGE}.get(kind, DIMC)
+            rows += [c(code, part) for part in textwrap.wrap(text, max(20, width - 4), initial_indent="    ",
+                                                             subsequent_indent="      ")[:2]]
+    return field, rows
 
 def _two_lines(text: str, width: int) -> list[str]:
     """``text`` wrapped to two lines at most, the second ending in "..." when cut."""

@@ -18,7 +18,8 @@ legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live
 the status line (camera fps, dropped and skipped frames, the voice on or off, warnings) and
 the prompt or the key help. A griddle game (TAKOYAKI: the calibration marks ``p:NAME:slotN``)
 gets the griddles as read instead of the field and the scoreboard, and its moves instead of
-the recent verdicts (:mod:`referee.live.griddles`). When the game ends its result stays on the window, with a banner,
+the recent verdicts (:mod:`referee.live.griddles`); a spread game (Sea Salt & Paper: ``p:NAME:spread``)
+gets the round's call and each player's tally as read, and its rounds (:mod:`referee.live.tallies`). When the game ends its result stays on the window, with a banner,
 until a key is pressed there or :attr:`WindowParams.hold_s` passes (``--hold-result``).
 Text is OpenCV's Hershey font: ASCII (player names and the canonical tokens are).
 """
@@ -42,6 +43,7 @@ from referee.live.controls import Command
 from referee.live.drawing import BOLD, FONT, outlined_text
 from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
 from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, board_result, draw_panel, draw_zones
+from referee.live.tallies import LEGEND as TALLY_LEGEND, draw_spreads, draw_tally_panel, tallies_of, tallies_result
 from referee.live.state import LiveState, StateSink, legend, result_text
 
 # colours (BGR)
@@ -92,27 +94,33 @@ def render(state: LiveState, params: WindowParams = WindowParams(), *, prompt: s
     cam_w = params.camera_width
     cam_h = cam_w * 9 // 16
     board = board_of(state)  # a griddle game (TAKOYAKI): the griddles as read, not the field
-    _camera(cv2, img, state, cam_w, cam_h, board)
-    if board is None:
+    # a spread game (Sea Salt & Paper): each player's tally as read, not the field
+    tallies = tallies_of(state) if board is None else None
+    _camera(cv2, img, state, cam_w, cam_h, board, tallies)
+    if tallies is not None:
+        draw_tally_panel(cv2, img, tallies, cam_w + 16, params.width - 12, cam_h)
+    elif board is None:
         _panel(cv2, img, state, cam_w + 16, params.width - 12)
     else:
         draw_panel(cv2, img, board, cam_w + 16, params.width - 12, cam_h)
-    _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text, board)
+    _bottom(cv2, img, state, cam_h, params, prompt or state.prompt, help_text, board, tallies)
     if state.paused:
         outlined_text(cv2, img, "PAUSED", (cam_w // 2 - 110, cam_h // 2), 2.0, YELLOW, 4)
     if state.finished:
-        _final(cv2, img, state, cam_w, cam_h, closing, board)
+        _final(cv2, img, state, cam_w, cam_h, closing, board, tallies)
     return img
 
 
-def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None, board=None) -> None:
+def _final(cv2, img, state: LiveState, cam_w: int, cam_h: int, closing: str | None, board=None,
+           tallies=None) -> None:
     """The game's end over the camera image: GAME OVER, the result in words, how to close."""
     x0, y0, x1, y1 = 30, cam_h // 2 - 90, cam_w - 30, cam_h // 2 + 90
     cv2.rectangle(img, (x0, y0), (x1, y1), (20, 20, 20), -1)
     cv2.rectangle(img, (x0, y0), (x1, y1), YELLOW, 2)
     outlined_text(cv2, img, "GAME OVER", (x0 + 24, y0 + 56), 1.6, YELLOW, 3, BOLD)
     y = y0 + 96
-    said = result_text(state.result) if board is None else board_result(board)
+    said = board_result(board) if board is not None else tallies_result(tallies) if tallies is not None else \
+        result_text(state.result)
     for line in _wrap(cv2, said or "no result (nothing was judged)", x1 - x0 - 48, 0.8)[:2]:
         outlined_text(cv2, img, line, (x0 + 24, y), 0.8, WHITE, 2)
         y += 32
@@ -178,7 +186,7 @@ def _cut(cv2, s: str, width: int, scale: float) -> str:
     return " ".join(words).rstrip(" ,;|") + " ..."
 
 
-def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int, board=None) -> None:
+def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int, board=None, tallies=None) -> None:
     src_w, src_h = state.image_size or (1280, 720)
     sx, sy = cam_w / src_w, cam_h / src_h
     if state.image is not None:
@@ -198,6 +206,15 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int, board=None) -> N
         if board is not None:  # a griddle game: the name under the griddle, no hands (not judged)
             outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y2 - 12), 0.9, WHITE, 2)
             continue
+        if tallies is not None:  # a spread game: the name and the words heard, no hands (not judged)
+            outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
+            words = state.words_of(seat)
+            if words:  # (a call heard while another player's call stands is ignored: said so, in grey)
+                ignored = tallies.caller is not None and seat.name != tallies.caller
+                text = f'"{words}"' + (f" - ignored: {tallies.caller} called first" if ignored else "")
+                outlined_text(cv2, img, text, (x1 + 8, y1 + 66), _fit(cv2, text, x2 - x1 - 16, 1.0, 2),
+                              GREY if ignored else YELLOW, 2)
+            continue
         outlined_text(cv2, img, f"{i + 1} {seat.name}", (x1 + 8, y1 + 30), 0.9, WHITE, 2)
         for side, dx in (("left", 8), ("right", 78)):
             up = seat.hands[side]
@@ -212,6 +229,8 @@ def _camera(cv2, img, state: LiveState, cam_w: int, cam_h: int, board=None) -> N
             outlined_text(cv2, img, f'"{words}"', (x1 + 8, y1 + 100), _fit(cv2, f'"{words}"', x2 - x1 - 16, 1.0, 2), YELLOW, 2)
     if board is not None:
         draw_zones(cv2, img, state.calibration, (sx, sy), board)
+    elif tallies is not None:
+        draw_spreads(cv2, img, state.calibration, (sx, sy), tallies)
     elif state.field_box is not None:
         (x1, y1), (x2, y2) = box(state.field_box)
         cv2.rectangle(img, (x1, y1), (x2, y2), YELLOW, 2)
@@ -289,7 +308,7 @@ def _panel(cv2, img, state: LiveState, x: int, right: int) -> None:
 
 
 def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: str | None, help_text: str,
-            board=None) -> None:
+            board=None, tallies=None) -> None:
     x, y = 12, top + 30
     # one level meter per seat (a griddle game without microphones: none, the moves get the rows)
     seats = [state.seats[p] for p in state.players if p in state.seats]
@@ -311,14 +330,17 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
             outlined_text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
     # the legend: what the numbers and the game's words mean (one line, two at most), right
     # above the status lines; the history of verdicts gets the rows between
-    meaning = GRIDDLE_LEGEND if board is not None else legend(state.game, state.mode)
+    meaning = GRIDDLE_LEGEND if board is not None else TALLY_LEGEND if tallies is not None else \
+        legend(state.game, state.mode)
     words = _wrap(cv2, " | ".join(meaning), params.width - 24, 0.45)[:2]
     legend_y = params.height - 92 - 19 * (len(words) - 1)
     y += 30
-    if board is not None:
-        outlined_text(cv2, img, "MOVES (newest last)", (x, y), 0.45, GREY, 1)
+    game_view = board if board is not None else tallies
+    if game_view is not None:
+        outlined_text(cv2, img, "MOVES (newest last)" if board is not None else "ROUNDS (newest last)", (x, y), 0.45,
+                      GREY, 1)
         y += 22
-    for line in (board.moves[-3:] if board is not None else list(state.history)[-3:]):
+    for line in (game_view.moves[-3:] if game_view is not None else list(state.history)[-3:]):
         if y > legend_y - 24:
             break
         outlined_text(cv2, img, _cut(cv2, line, params.width - 24, 0.5), (x, y), 0.5, GREY, 1)

@@ -176,6 +176,11 @@ def test_demo_takoyaki_live_gives_the_replays_verdicts(demo_clip, run_cli, monke
     want = [v for v in _lines() if v.get("type") == "verdict" and v["t"] < SECONDS - 1.0]
     assert _verdicts([v for v in lines if v.get("t", 0) < SECONDS - 1.0]) == _verdicts(want)
     assert lines[0]["game"] == "takoyaki" and all("said_t" in v for v in lines if v.get("type") == "verdict")
+    # no pose for a game whose verdicts use no hands (rules.Game.uses_hands), as replay
+    assert not any(v.get("type") in ("hand", "seat_status") for v in lines)
+    assert not any("pose every" in v.get("message", "") for v in lines)
+    figures = json.loads((out / "live-figures.json").read_text())
+    assert figures["pose_workers"]["started"] == 0, figures["pose_workers"]
 
 
 def test_the_final_banner_names_the_winner_and_the_griddles():

@@ -137,10 +137,10 @@ def test_the_calibration_asks_for_each_players_spread():
     assert sorted(load(DEMO / "calibration.json").zones) == ["p:aki:spread", "p:ben:spread"]
 
 
-def test_demo_seasaltpaper_refuses_events_and_live(run_cli):
-    for flag in ("--events", "--live"):
-        res = run_cli("demo", "--game", "seasaltpaper", flag)
-        assert res.exit_code == 2 and "replay only" in res.output
+def test_demo_seasaltpaper_refuses_events(run_cli):
+    """(--live plays it through the live path: tests/live/test_ssp_live.py)"""
+    res = run_cli("demo", "--game", "seasaltpaper", "--events")
+    assert res.exit_code == 2 and "typed record" in res.output
 
 
 def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path, monkeypatch):
