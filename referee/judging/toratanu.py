@@ -214,6 +214,9 @@ class Judge(GameJudge):
             return []
         self.played += 1
         special = self.special
+        if special is None and self.special_unread is None and self.camera:
+            self.session.warn(f"t={ev.t}: the hands read before a special card was seen (no card in the zone "
+                              f"{SPECIAL_ZONE}): scored without one", ev)
         verdict = TallyVerdict(t=ev.t, game=self.played, special=special)
         for p in self.players:
             if self.special_unread:

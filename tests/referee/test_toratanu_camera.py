@@ -104,6 +104,12 @@ def test_the_cards_lying_on_after_the_verdict_never_score_a_second_night():
     assert not any("special card" in n.message for n in j.notes)  # (the cleared table: no warning)
 
 
+def test_hands_read_without_a_special_card_are_scored_without_one_and_said_so():
+    v, j = _judged(_seen(3.0, "aki", AKI), _seen(4.0, "ben", BEN), _seen(4.5, "chie", CHIE))
+    assert v[0]["special"] is None and v[0]["scores"] == {"aki": 135, "ben": 130, "chie": 100}
+    assert any("scored without one" in n.message for n in j.notes)
+
+
 def test_a_special_card_not_read_makes_the_nights_tallies_unclear():
     v, j = _judged(_unread(0.5), _seen(3.0, "aki", AKI), _seen(4.0, "ben", BEN), _seen(4.5, "chie", CHIE))
     assert v[0]["scores"] == {} and set(v[0]["unclear"]) == {"aki", "ben", "chie"}
