@@ -1,8 +1,8 @@
 """Several standard cards in one zone, read against the group's own deck references (issue 34,
 item 4): the figures, with counts and the load average.
 
-    python benchmarks/bench_turnbased_camera.py [--shared DIR] [--quick] [--only photos|seasaltpaper]
-                                                [--no-replay]
+    python benchmarks/bench_turnbased_camera.py [--shared DIR] [--quick]
+                                                [--only photos|seasaltpaper|toratanu] [--no-replay]
 
 Real photos of ``../shared/data/cards`` (read in place; skipped with a message when absent):
 
@@ -26,6 +26,12 @@ heard, the spreads read once still): each player's round tally right / unclear /
 against the truth's verdicts, and the replay's CPU time (``--no-replay`` skips it).
 Nothing of the demo was tuned on (the settings of :mod:`vision.spread_watch` were chosen
 on the tests' own drawn scenes).
+
+The rendered TORATANU demo (``fixtures/toratanu``, drawn faces against its drawn references):
+the frames with every revealed hand (three players, 27 cards a night, 54 in all) in the same
+views, each hand zone with a hand over each card in turn (that player's tally unclear or
+exactly right, never other cards), then the demo replayed: each player's night tally right /
+unclear / wrong against the truth's verdicts. Nothing of it was tuned on.
 
 Per set and view: ``right / unclear / wrong of N`` cards (unclear = not read: said unclear
 or not found), the unclear answers beyond the true cards (``extra``), CPU ms per photo.
@@ -114,7 +120,7 @@ def bench_set(label: str, queries, refs: References, quick: bool) -> None:
             k = 2 if any(g != card.code for g in got) else (0 if got else 1)
             hid[k] += 1
             said += k == 1 and any(c.status == "unclear" for c in near)
-            others = [c for c in out if c not in near]
+            others = [c for c in out if not any(c is n for n in near)]  # (identity: a card's quad is an array)
             left = list(truth)
             if card.code in left:
                 left.remove(card.code)  # (one copy: a spread may hold two mermaids)
@@ -202,14 +208,106 @@ def ssp_replay() -> None:
           f"(the hearing's own process not counted) {load()}", flush=True)
 
 
+TORA_DEMO = ROOT / "fixtures" / "toratanu"
+
+
+def tora_queries() -> list[tuple[str, np.ndarray, list[str]]]:
+    """The TORATANU demo's revealed hands, each cut out of the frame 0.6 s after the night's
+    last hand was turned over (its zone and 20 px around: the escape rows above are no hand),
+    with its true cards in the references' names (``owl-blue-5-white``)."""
+    import json
+
+    from vision.video import frames_at
+
+    truth = [json.loads(x) for x in (TORA_DEMO / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    cal = json.loads((TORA_DEMO / "calibration.json").read_text(encoding="utf-8"))
+    shown = sorted((e for e in truth if e.get("type") == "choice"), key=lambda e: e["t"])
+    nights = [shown[i:i + 3] for i in range(0, len(shown), 3)]  # (three players: one hand each a night)
+    times = [max(e["t"] for e in n) + 0.6 for n in nights]
+    frames = frames_at(TORA_DEMO / "session.mp4", times, tolerance=0.5)
+    out = []
+    for t, night in zip(times, nights):
+        for e in night:
+            x1, y1, x2, y2 = cal["zones"][e["zone"]]
+            crop = frames[t][max(0, y1 - 20):y2 + 20, max(0, x1 - 20):x2 + 20].copy()
+            out.append((f"t={t:.1f} {e['player']}", crop, [c.replace(":", "-") for c in e["cards"]]))
+    return out
+
+
+def tora_zones_with_a_hand(refs: References, quick: bool) -> None:
+    """Each player's hand zone as :mod:`vision.spread_watch` writes it (the whole frame, the
+    zone's box), with a hand over each card in turn: *unclear* (no score for that player), or
+    exactly the truth (right); anything else is a tally scored on other cards (wrong). The
+    zone is first seen empty (the demo's first frame)."""
+    import json
+
+    from vision.spread_watch import SpreadWatcher, SpreadWatchParams
+    from vision.video import frames_at
+
+    cal = json.loads((TORA_DEMO / "calibration.json").read_text(encoding="utf-8"))
+    truth = [json.loads(x) for x in (TORA_DEMO / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    shown = [e for e in truth if e.get("type") == "choice"][: 3 if quick else None]
+    times = [0.0] + [e["t"] + 0.6 for e in shown]
+    frames = frames_at(TORA_DEMO / "session.mp4", times, tolerance=0.5)
+    counts = {"right": 0, "unclear": 0, "wrong": 0}
+    for e in shown:
+        img, box = frames[e["t"] + 0.6], cal["zones"][e["zone"]]
+        mine = sorted(c.code for c in read_spread(img, refs, box))
+        for card in read_spread(img, refs, box):
+            w = SpreadWatcher(e["zone"], box, refs, SpreadWatchParams(settle_reads=1))
+            w.update(0, 0.0, frames[0.0])
+            ev = w.update(1, 1.0, covered(img, card.quad))[0]
+            cards = sorted(c.replace(":", "-") for c in ev.get("cards"))
+            counts["unclear" if ev.get("unclear") else "right" if cards == mine else "wrong"] += 1
+    print(f"TORATANU demo, each hand zone with a hand over each card: {counts['right']} right / {counts['unclear']} "
+          f"unclear / {counts['wrong']} wrong of {sum(counts.values())} hands {load()}", flush=True)
+
+
+def tora_replay() -> None:
+    """The TORATANU demo replayed: each player's night tally against the truth's verdicts."""
+    import json
+    import tempfile
+
+    from referee.replay import ReplaySettings, replay
+
+    want = [json.loads(x) for x in (TORA_DEMO / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
+    settings = ReplaySettings(game="toratanu", workers=0, no_enroll=True, options={"games": 2})
+    c0 = time.process_time()
+    with tempfile.TemporaryDirectory() as out:
+        got = replay(TORA_DEMO / "session.mp4", TORA_DEMO / "calibration.json", audio=None, out=Path(out) / "r",
+                     settings=settings).judgement.lines
+    cpu = time.process_time() - c0
+    right = unclear = wrong = 0
+    for g, w in zip([x for x in got if x["type"] == "verdict"], [x for x in want if x["type"] == "verdict"]):
+        for p, s in w["scores"].items():
+            if p in (g.get("unclear") or {}):
+                unclear += 1
+            elif g["scores"].get(p) == s and g["special"] == w["special"]:
+                right += 1
+            else:
+                wrong += 1
+    n = sum(len(w["scores"]) for w in want if w["type"] == "verdict")
+    print(f"TORATANU demo replayed: {right} right / {unclear} unclear / {wrong} wrong of {n} night tallies, "
+          f"result {'as the truth' if got[-1] == want[-1] else 'NOT as the truth'}; {cpu:.1f} CPU-s {load()}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared" / "data"), help="the shared data folder")
     ap.add_argument("--quick", action="store_true", help="two views, three photos with a hand")
-    ap.add_argument("--only", choices=["photos", "seasaltpaper"], help="one part only")
-    ap.add_argument("--no-replay", action="store_true", help="not the Sea Salt & Paper demo's replay")
+    ap.add_argument("--only", choices=["photos", "seasaltpaper", "toratanu"], help="one part only")
+    ap.add_argument("--no-replay", action="store_true", help="not the rendered demos' replays")
     args = ap.parse_args(argv)
     print(f"start {load()}", flush=True)
+    if args.only in (None, "toratanu"):
+        refs = References.from_folder(TORA_DEMO / "refs")
+        queries = tora_queries()
+        bench_set("TORATANU demo (drawn)", queries, refs, args.quick)
+        tora_zones_with_a_hand(refs, args.quick)
+        if not args.no_replay:
+            tora_replay()
+    if args.only == "toratanu":
+        return 0
     if args.only != "photos":
         refs = References.from_folder(SSP_DEMO / "refs")
         bench_set("Sea Salt & Paper demo (drawn)", ssp_queries(), refs, args.quick)

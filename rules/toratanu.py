@@ -99,8 +99,18 @@ class Catalogue:
         return out
 
 
-def load_catalogue(path: str | Path | None = None) -> Catalogue:
-    """Read a catalogue; a malformed one is a :class:`RulesError` naming the field."""
+def _merged(base: dict, over: Mapping) -> dict:
+    """``base`` with ``over``'s values laid over it, table by table."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def load_catalogue(path: str | Path | None = None, answers: Mapping | None = None) -> Catalogue:
+    """Read a catalogue; a malformed one is a :class:`RulesError` naming the field.
+    ``answers`` (the same shape: ``{"animals": {"kangaroo": {"colours": {"red": 3}}}}``) is
+    laid over the file: the fields a table filled in for the rulebook's silences."""
     path = Path(path) if path else CATALOGUE_PATH
     try:
         with open(path, "rb") as f:
@@ -109,6 +119,8 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
         raise RulesError(f"TORATANU catalogue {path} not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"TORATANU catalogue {path} is not valid TOML: {exc}") from None
+    if answers:
+        data = _merged(data, answers)
     pack = data.get("pack", {})
     colours = tuple(pack.get("colours", ()))
     if not colours:
@@ -604,11 +616,24 @@ class Toratanu(Game):
     title = "TORATANU"
     rank = 4
     modes = ("default",)
-    zones = ("scoring",)
+    zones = ("scoring", "pile0", "p:")  # (camera: the special card, each player's hand at the tally)
     uses_hands = False  # the verdicts read the cards only: no pose
     min_players = 2
     max_players = 4
     options = (Option("games", GAMES, "games (nights) in a match; the rulebook plays 5", int, minimum=1, maximum=100),)
+
+    def calibration_zones(self, seats):
+        """Each seat's hand at the tally (``p:NAME:spread``: the cards turned face up in front
+        of that player, the escape row left outside it) and the special card (``pile0``)."""
+        return [f"p:{s}:spread" for s in seats] + ["pile0"]
+
+    def zone_label(self, zone):
+        """``p:aki:spread`` is "aki's hand at the tally", ``pile0`` "special card"."""
+        if zone == "pile0":
+            return "special card"
+        if zone.startswith("p:") and zone.endswith(":spread"):
+            return f"{zone.split(':')[1]}'s hand at the tally"
+        return super().zone_label(zone)
 
     def __init__(self, catalogue: Catalogue | None = None):
         self._catalogue = catalogue

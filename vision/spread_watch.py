@@ -97,9 +97,10 @@ MAX_FPS = 60
 
 
 def code_of_file(name: str) -> str:
-    """A reference file's name -> the card's code (``crab-blue`` -> ``crab:blue``: a file
-    name cannot carry ``:`` on every system; kinds and colours have no ``-``)."""
-    return name.replace("-", ":", 1)
+    """A reference file's name -> the card's code (``crab-blue`` -> ``crab:blue``,
+    ``owl-blue-5-white`` -> ``owl:blue:5:white``: a file name cannot carry ``:`` on every
+    system; no game's kinds, animals or colours have a ``-``)."""
+    return name.replace("-", ":")
 
 
 class SpreadWatcher:

@@ -14,3 +14,7 @@ TAKOYAKI_DEMO = ROOT / "fixtures" / "takoyaki"
 #: session.mp4, seats.wav (the calls said aloud), calibration.json (each player's spread),
 #: refs/, its truth and verdicts
 SEASALTPAPER_DEMO = ROOT / "fixtures" / "seasaltpaper"
+#: the rendered TORATANU nights' tallies (``fixtures/make_toratanu_demo.py``): session.mp4 (no
+#: audio: nothing is said at a tally), calibration.json (each player's hand, the special
+#: card), refs/, its truth and verdicts
+TORATANU_DEMO = ROOT / "fixtures" / "toratanu"

@@ -254,12 +254,31 @@ def _demo_seasaltpaper(out, workers, pose_every, card_every, video_out, as_json)
     click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
 
 
+def _demo_toratanu(out, workers, pose_every, card_every, video_out, as_json) -> None:
+    """``referee demo --game toratanu``: replay the rendered TORATANU nights' tallies (no
+    audio: the special card and each player's revealed hand read by the camera)."""
+    from referee.commands.demo_files import TORATANU_DEMO
+
+    video, cal = _demo_files(TORATANU_DEMO / "session.mp4", TORATANU_DEMO / "calibration.json")
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="referee-demo-toratanu-"))
+    click.echo(f"Replaying the bundled TORATANU recording {video.relative_to(ROOT)} into {out}", err=True)
+    # (the demo plays two nights: the match's option games, as its truth's header says)
+    settings = _settings("toratanu", None, workers, pose_every, card_every, None, None, True, video_out, ("games=2",))
+    result, err = _one(video, None, cal, out, settings, progress=True, as_json=as_json)
+    if err is not None:
+        raise RefereeError(err)
+    _print(result, as_json)
+    click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
+
+
 @click.command("demo")
-@click.option("--game", type=click.Choice(["ikatako", "takoyaki", "seasaltpaper"]), default="ikatako",
+@click.option("--game", type=click.Choice(["ikatako", "takoyaki", "seasaltpaper", "toratanu"]), default="ikatako",
               show_default=True,
               help="The bundled recording: IKATAKO (video + a microphone per seat), a rendered TAKOYAKI game "
-                   "(video only: the griddles read by the camera) or rendered Sea Salt & Paper rounds' ends (the "
-                   "calls heard, each player's cards read by the camera).")
+                   "(video only: the griddles read by the camera), rendered Sea Salt & Paper rounds' ends (the "
+                   "calls heard, each player's cards read by the camera) or rendered TORATANU nights' tallies "
+                   "(each player's revealed hand read by the camera, its best arrangement scored).")
 @click.option("--events", is_flag=True, help="The old event-only demo: judge the bundled 28-card session record.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the record and report go (default: a new temporary folder).")
@@ -282,7 +301,15 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
     With --game seasaltpaper: fixtures/seasaltpaper/, two rendered rounds' ends: the call said
     aloud (seats.wav), then each player's cards in front of them read by the camera and scored;
     with --live, paced in real time with each player's tally shown as it is read.
+    With --game toratanu: fixtures/toratanu/, two rendered nights' tallies of three players:
+    the special card and each revealed hand read by the camera, each hand's best arrangement
+    and its score.
     """
+    if game == "toratanu":
+        if events or live:
+            raise click.UsageError("--events and --live are not offered for the TORATANU demo (replay only)")
+        _demo_toratanu(out, workers, pose_every, card_every, video_out, as_json)
+        return
     if game == "seasaltpaper":
         if events:
             raise click.UsageError("--events plays the IKATAKO demo's typed record; Sea Salt & Paper's is read "

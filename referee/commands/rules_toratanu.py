@@ -42,3 +42,21 @@ def missing_cmd() -> None:
     """List the catalogue fields the rulebook does not state (for the table to complete)."""
     for item in default_catalogue().missing():
         click.echo(item)
+
+
+@cli.command("set")
+@click.argument("field")
+@click.argument("value")
+def set_cmd(field, value) -> None:
+    """Give a field the rulebook leaves unsaid, read off your cards, once: FIELD is
+    animals.ANIMAL.colours.COLOUR (colour points), animals.ANIMAL.white (the colour of its
+    White card) or animals.ANIMAL.copies; VALUE its value. Remembered in your answers file
+    for every later night and session (the referee asks for a field when a hand needs it)."""
+    from referee.toratanu_answers import set_answer
+    from session.errors import RulesError
+
+    try:
+        path, line = set_answer(field, value)
+    except RulesError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"remembered: {line}  (in {path})")

@@ -14,13 +14,17 @@ class TallyVerdict(Verdict):
 
     game: int = fact("the game's number, from 1", 0)
     special: str | None = fact("the special card face up in this game")
-    scores: dict[str, int] = fact("`{player: points scored}`", factory=dict)
+    scores: dict[str, int] = fact("`{player: points scored}` (not the players in `unclear`)", factory=dict)
     declared: dict[str, int | None] = fact("`{player: score of the sets laid out}` (null: none laid out)",
                                            factory=dict)
     missed: dict[str, int] = fact("`{player: points the best arrangement would have added}`", factory=dict)
     best: dict[str, dict[str, Any]] = fact("`{player: the best arrangement, with its explain lines}`",
                                            factory=dict)
     totals: dict[str, int] = fact("`{player: running total}`", factory=dict)
+    needs: dict[str, list[str]] = fact(
+        "`{player: [catalogue fields]}`: what the rulebook leaves unsaid and that player's hand needs (the "
+        "player is in `unclear`; `referee rules toratanu set FIELD VALUE` gives it once)", factory=dict,
+        optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
