@@ -58,6 +58,7 @@ from rules.toratanu import SETUP, best_arrangement, parse_card, score_arrangemen
 from referee import toratanu_answers as answers
 from referee.judging.base import GameJudge
 from referee.judging.verdicts.toratanu import TallyVerdict, ToratanuResult
+from referee.report_spread import spread_times
 from referee.report_toratanu import toratanu_evidence
 
 #: the calibration's zone of the special card (TORATANU's one shared card zone)
@@ -250,6 +251,8 @@ class Judge(GameJudge):
 #: the dispute report's evidence beside a night's verdict: each card's crop and code, and
 #: each player's best arrangement (referee.report)
 report_evidence = toratanu_evidence
+#: the frames that evidence shows, decoded with the report's others in one pass
+report_evidence_times = spread_times
 
 
 def _shape_problem(ev: ChoiceEvent) -> str | None:

@@ -213,9 +213,15 @@ def test_demo_toratanu_refuses_events_and_live(run_cli):
         assert res.exit_code == 2 and "replay only" in res.output
 
 
-def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path):
-    """The special cards and each revealed hand read: every tally right, 0 wrong."""
+def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path, monkeypatch):
+    """The special cards and each revealed hand read: every tally right, 0 wrong; the report
+    goes through the video once for every night's crops."""
+    from referee import report
     from referee.replay import ReplaySettings, replay
+
+    passes = []
+    real = report._frames_at
+    monkeypatch.setattr(report, "_frames_at", lambda video, times: passes.append(len(times)) or real(video, times))
 
     settings = ReplaySettings(game="toratanu", workers=0, no_enroll=True, options={"games": 2})
     result = replay(DEMO / "session.mp4", DEMO / "calibration.json", audio=None, out=tmp_path, settings=settings)
@@ -230,6 +236,7 @@ def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path):
     assert [e["card"] for e in record if e.get("type") == "card"] == ["tiger-yellow-1", "owl-green-3"]
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert html.count("<b class=ok>") >= 54 + 6 and "The best arrangement of each hand" in html
+    assert len(passes) == 1, f"the report went through the video {len(passes)} times"
 
 
 def test_the_report_describes_a_night_and_who_is_unclear():
