@@ -543,7 +543,8 @@ UNSEEN_S = 0.5
 #: stretch of video not seen for that player (``skipped``, ``what`` video, ``player``): a
 #: hand lowered and raised again inside it may have gone unseen, so the judge gives no
 #: verdict that rests on the hands there (``referee.judging.senses``) instead of calling a
-#: hand "already up". It happens live when the referee falls behind and frames are skipped.
+#: hand "already up". It happens live when the referee falls behind and frames are skipped,
+#: and in a replay of a damaged file whose frames could not be decoded.
 #: Lower: stretches recorded on a slow camera at the largest stride (15 fps at every 8th
 #: frame is 0.53 s apart); higher: a quick lower-and-raise lost without notice.
 POSE_GAP_S = 0.75
@@ -695,7 +696,7 @@ class SeatHands:
         if not (t - last > POSE_GAP_S):  # (also the first frame: no last one)
             return []
         return [SkippedEvent(t=round(last, 6), what="video", start=round(last, 6), stop=round(t, 6),
-                             reason=f"{self.player}'s hands not analysed for {t - last:.2f} s (the referee fell behind)",
+                             reason=f"{self.player}'s hands not analysed for {t - last:.2f} s (frames skipped or not decodable)",
                              extra={"player": self.player})]
 
     def observe(self, t: float, landmarks: Landmarks | None) -> list[Event]:

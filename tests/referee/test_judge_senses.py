@@ -185,7 +185,7 @@ def test_a_hand_left_up_across_a_stretch_the_seat_was_not_analysed_is_not_called
     up = {"t": 2.0, "type": "hand", "player": "aki", "side": "right", "state": "up"}
     said = {"t": 5.4, "type": "shout", "player": "aki", "words": ["ika"]}
     gap = {"t": 3.5, "type": "skipped", "what": "video", "from": 3.5, "to": 5.6, "player": "aki",
-           "reason": "aki's hands not analysed for 2.10 s (the referee fell behind)"}
+           "reason": "aki's hands not analysed for 2.10 s (frames skipped or not decodable)"}
     seen, _ = _verdicts(up, _card(5.0, "ika"), said)
     assert seen[0]["wrong"] == ["aki"] and "already up" in seen[0]["why"]["aki"]
     unseen, result = _verdicts(up, gap, _card(5.0, "ika"), said)
