@@ -77,8 +77,9 @@ class ListenParams:
     room_channels: int = 2
     #: the lags searched (s, either way) for the copy and room tests. More: CPU.
     copy_lag_s: float = 0.010
-    #: a burst this much louder (dB) than the channel that explains it is the seat's own.
-    #: Higher: more leaks caught, loud genuine overlaps refused.
+    #: a burst this much louder (dB) than the channel that explains it is the seat's own; so is
+    #: a word this much above an uncancelled neighbour's measured leak (``Listener.above_leak``).
+    #: Higher: more leaks caught, loud genuine overlaps refused (unclear).
     own_db: float = 6.0
     copy_window_s: float = 0.3  #: from the onset: where the test looks (the new voice's start)
     copy_step_s: float = 0.005  #: a burst that starts as a copy: where its own voice begins, in these steps...
