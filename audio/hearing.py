@@ -396,7 +396,8 @@ def use_calibration_leakage(source, recording: Path, warnings: list[str],
     final = report if swap is None and not getattr(source, "realigned", None) else demix.fit_report(
         calibration if swap is None else demix.permuted(calibration, demix.swap_order(swap, calibration.channels)),
         source.raw, source.solo_frames(calibration.params))
-    if demix.other_room(final):
+    source.other_room = demix.other_room(final)  # the enrolled takes are heard through rooms too (make_listener)
+    if source.other_room:
         warnings.append("audio: the seat-to-seat cross-talk cancels much less here than in the calibration recording "
                         "(another room, or the microphones moved or changed?): what is left of each neighbour is "
                         "measured on this recording, and words said together are less often clear. Calibrate again "
@@ -534,7 +535,10 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         if not Path(plan.enroll).is_dir():
             warnings.append(f"enroll: folder {plan.enroll} not found; words from the speech model alone")
         else:
-            verifier = voices.from_folder(plan.enroll)
+            from audio.rooms import ROOMS
+
+            # a session in another room than the calibration (demix.other_room): the takes heard through rooms too
+            verifier = voices.from_folder(plan.enroll, rooms=ROOMS if getattr(source, "other_room", False) else ())
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     params = _listen_params(source)
@@ -557,6 +561,10 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     for k in getattr(source, "unfit", ()):
         listener.unfit(k)
     listener.uncancelled = {(int(i), int(j)) for i, j in getattr(source, "uncancelled", ())}
+    leaks = getattr(source, "residual_leaks_db", None)
+    if leaks is not None:  # what each uncancelled pair leaves, measured on the session (demix.session_leaks_db)
+        listener.uncancelled_db = {(i, j): float(leaks[i][j]) for i, j in listener.uncancelled
+                                   if i < len(leaks) and j < len(leaks[i])}
     listener.not_heard(lost, "the recording has no channel for this seat")
     listener.not_heard([n for n in plan.names if plan.channels.get(n) is None], "no audio channel in the calibration")
     return listener

