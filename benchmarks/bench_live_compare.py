@@ -76,6 +76,16 @@ FIGURES = (
     ("first correct (hand-timed): found", ("latency", "first_split_ms", "hand", "found")),
     ("first correct (hand-timed): announced", ("latency", "first_split_ms", "hand", "announced")),
     ("watermark lag: sources", ("latency", "watermark_lag_ms", "sources")),
+    ("after the deciding word's end: audio read to at the end's decision", ("latency", "after_word_end_ms", "heard_to")),
+    ("  end decided (the detector)", ("latency", "after_word_end_ms", "decided")),
+    ("  to the recogniser (no earlier seat pending)", ("latency", "after_word_end_ms", "ready")),
+    ("  words read", ("latency", "after_word_end_ms", "read")),
+    ("  hearing's message sent", ("latency", "after_word_end_ms", "sent")),
+    ("  taken by the live loop", ("latency", "after_word_end_ms", "taken")),
+    ("  released by the merge", ("latency", "after_word_end_ms", "released")),
+    ("  announced (first correct)", ("latency", "after_word_end_ms", "announced")),
+    ("  CPU: enrolled voices (ms)", ("latency", "after_word_end_ms", "prepare_cpu_ms")),
+    ("  CPU: speech engine (ms)", ("latency", "after_word_end_ms", "decode_cpu_ms")),
 )
 
 
@@ -201,6 +211,8 @@ def reveal_stall(out: Path, span_s: float = 1.5) -> dict | None:
 def fmt(s) -> str:
     if not s:
         return "-"
+    if "p95" not in s:  # (the word-end split: median/p90)
+        return f"{s['median']}/p90 {s['p90']} (n {s['n']})"
     return f"{s['median']}/{s['p95']} (n {s['n']})"
 
 
@@ -268,6 +280,11 @@ def main() -> int:
                 print(f"    {name} run {k + 1}: gap median {r['gap_median']} ms, max {r['gap_max']} ms (n {r['n']} cards); "
                       f"frames median {r['frames_median']}, min {r['frames_min']} (of ~45 at 30 fps); longest stage call "
                       f"{st['max'] if st else '-'} ms, p95 {st['p95'] if st else '-'}")
+    for name, _ in trees:
+        for k, f in enumerate(runs[name]):
+            w = _get(f, ("latency", "after_word_end_ms")) if "error" not in f else None
+            if w:
+                print(f"    {name} run {k + 1}: words read by {w.get('by')}; merge held by {w.get('held_by')}")
     for name, _ in trees:
         ok = [f for f in runs[name] if "error" not in f]
         if ok:
