@@ -15,6 +15,16 @@ move is announced after its card lands — the record's ``said_t`` (the session 
 verdict was written, i.e. announced) minus the truth's time of that card (the capture clock
 of the paced video): median and max (issue 34's target: within 1 s).
 
+``--busy N``: N busy processes (``python -c 'while 1: pass'``, not niced) run beside every
+run, started before the first and stopped after the last (issue 35: "beside one busy
+process", no card seen late and every verdict).
+
+The first correct player's latency after the deciding word ends, step by step
+(``latency.after_word_end_ms``, :mod:`referee.live.word_split`: the end decided, the words
+read, the hearing's message, the live loop, the merge, the announcement; median/p90), is
+printed under "after the deciding word's end", with what read the words and which stream's
+promise held the merge.
+
 ``--null-sound``: an ALSA configuration whose default PCM is ``null`` (through
 ``ALSA_CONFIG_PATH``, for the runs only), so PortAudio opens an output on a machine without
 a sound card and the voice's hand-off to the output stream is timed (``sound_ms``). A null
@@ -227,7 +237,18 @@ def main() -> int:
     ap.add_argument("--null-sound", action="store_true", help="an ALSA null PCM as the default output, for these runs")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--game", choices=sorted(DEMOS), default="ikatako", help="which demo (referee demo --game)")
+    ap.add_argument("--busy", type=int, default=0, metavar="N", help="N busy processes beside the runs")
     args = ap.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(max(0, args.busy))]
+    try:
+        return _compare(args)
+    finally:
+        for p in busy:  # (only the processes started here, by their id)
+            p.kill()
+            p.wait()
+
+
+def _compare(args) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-live-compare-"))
     env_extra = {}
     if args.null_sound:
@@ -238,8 +259,8 @@ def main() -> int:
     trees = [("after", args.after.resolve())] + ([("before", args.before.resolve())] if args.before else [])
     trees += [(a.split("=", 1)[0], Path(a.split("=", 1)[1]).resolve()) for a in args.also]
     runs: dict[str, list[dict]] = {name: [] for name, _ in trees}
-    print(f"live demo, {args.pairs} run(s) per tree, alternating {' / '.join(n for n, _ in trees)}; "
-          f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(f"live demo, {args.pairs} run(s) per tree, alternating {' / '.join(n for n, _ in trees)}"
+          f"{f', {args.busy} busy process(es) beside' if args.busy else ''}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     for k in range(args.pairs):
         order = trees if k % 2 == 0 else list(reversed(trees))
         for name, tree in order:
