@@ -43,8 +43,8 @@ from session.events import (Event, SessionHeader, StatusEvent,
 
 from referee.live.pacing import CatchUpParams, PoseRateParams
 from referee.live.word_split import WordSplit
-from referee.pipeline.sinks import RecordSink, Sink
 from referee.pipeline.hearing import SHOUTS_AT_ONCE
+from referee.pipeline.sinks import RecordSink, Sink
 from referee.pipeline.sources import HearingSource, set_pose_every
 
 #: the merge's streams: setup warnings, what the camera saw, what the microphones heard, the
