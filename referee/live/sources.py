@@ -35,16 +35,17 @@ class RoundClock:
 
 
 #: the pacing's wait for the camera's next frame is cut into slices this long (s), and ends
-#: early when the hearing has a message waiting (``Pacing.woken``): a word heard between two
-#: frames was taken at the next frame (up to a frame, ~33 ms, of the first correct player's
-#: announcement; ~15 ms on average). Shorter: sooner, more wake-ups (each ~20 µs of CPU).
+#: early when the hearing has a message with a shout waiting (``Pacing.woken``): a word heard
+#: between two frames was taken at the next frame (up to a frame, ~33 ms, of the first correct
+#: player's announcement; ~15 ms on average). Shorter: sooner, more wake-ups (each ~20 µs of
+#: CPU).
 WAKE_SLICE_S = 0.004
 
 
 class Pacing:
     """The round's start: the camera's next frame, waited for at most ``wait_s`` (the loop's
     pace when the table is still), then the round's moment. ``woken`` (live: the hearing has a
-    message waiting) ends the wait early: the round goes on without a frame, so the message is
+    message with a shout waiting) ends the wait early: the round goes on without a frame, so the message is
     taken at once. Never done: the session stops."""
 
     done = False
