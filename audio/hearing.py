@@ -44,6 +44,12 @@ HEARING_RATE = 16000
 #: a quiet room's window then ends 0.1 s after the word (no longer however much audio had
 #: arrived at release, which depended on the blocks' timing). None: off, as a recording.
 LIVE_EARLY_S: float | None = 0.1
+#: live: an enrolled seat's word read by its enrolled voices once quiet this long (s), before
+#: the end is decided (``ListenParams.early_voice_s``, :mod:`audio.early_voice`; the verdict is
+#: the release's: used only on the same samples). Shorter: sooner, more readings wasted inside
+#: words (a plosive's closure); it must leave the end's decision (``OnsetParams.quick_end_s``,
+#: 0.1 s) time to use it. None: off.
+LIVE_EARLY_VOICE_S: float | None = 0.05
 
 
 @dataclass(frozen=True)
@@ -493,7 +499,8 @@ def _listen_params(source):
 
     offline = getattr(source, "offline", False)
     return ListenParams(copy_test=bool(getattr(source, "applied", False)), hold_s=OFFLINE_HOLD_S if offline else 0.0,
-                        early_s=None if offline else LIVE_EARLY_S)
+                        early_s=None if offline else LIVE_EARLY_S,
+                        early_voice_s=None if offline else LIVE_EARLY_VOICE_S)
 
 
 def _pace(listener, source):

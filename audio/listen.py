@@ -41,7 +41,9 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from audio.capture import Block, Status
+from audio.early_voice import EarlyVoices
 from audio.onset import OnsetDetector, OnsetParams, Segment
+from audio.stage_times import CpuClock, StageTimes
 from session.events import ShoutEvent
 
 
@@ -113,6 +115,11 @@ class ListenParams:
     #: ... only where the utterance stands this far (dB) over the pre-roll's noise (a quiet
     #: room). Lower: early starts in noise too, where the word's tail matters.
     early_quiet_db: float = 25.0
+    #: live (``hold_s`` 0) only: a seat's utterance quiet this long (s) is read by its enrolled
+    #: voices before the detector decides its end (:mod:`audio.early_voice`); used at release
+    #: only if the same samples are compared. Latency: the enrolled voices' reading (~20 ms of
+    #: CPU) no longer after the end; cost: a reading wasted where the word goes on. None: off.
+    early_voice_s: float | None = None
     #: live, behind (:attr:`Listener.backlog`): words released meanwhile wait at most this much
     #: audio (s) after the oldest one's end and are decoded together. Same events; less CPU.
     backlog_hold_s: float = 1.0
@@ -120,6 +127,8 @@ class ListenParams:
     def __post_init__(self):
         if self.early_s is not None and not 0 < self.early_s <= 0.5:
             raise ValueError(f"ListenParams.early_s must be in (0, 0.5] s or None, got {self.early_s}")
+        if self.early_voice_s is not None and not 0 < self.early_voice_s <= 0.5:
+            raise ValueError(f"ListenParams.early_voice_s must be in (0, 0.5] s or None, got {self.early_voice_s}")
         if not self.backlog_hold_s >= 0:
             raise ValueError(f"ListenParams.backlog_hold_s must be >= 0 s, got {self.backlog_hold_s}")
 
@@ -191,9 +200,15 @@ class Listener:
         self._early_tried: set[tuple[int, int, int]] = set()
         #: early decodings made, used at release, and wasted (the utterance went on)
         self.early = {"decoded": 0, "used": 0, "wasted": 0}
+        #: ``early_voice_s``: the enrolled voices' early readings (their counts: ``.counts``)
+        self.early_voices = EarlyVoices()
         #: a callable, True while more blocks are already waiting to be fed (a live capture
         #: queue: ``audio.hearing.make_listener`` takes the source's ``backlog``), or None
         self.backlog = None
+        #: when each utterance passed each step (the live figures; :mod:`audio.stage_times`)
+        self.times = StageTimes()
+        #: what read each job of the last :meth:`_decode` ("enrollment", "early", the engine)
+        self._read_by: list[str] = []
         pre = getattr(recognizer, "pre_roll_s", None)
         post = getattr(recognizer, "post_roll_s", None)
         self.pre_roll_s = self.p.pre_roll_s if pre is None else pre
@@ -219,9 +234,17 @@ class Listener:
         while self._blocks and self._blocks[0][0] + len(self._blocks[0][1]) < block.index + len(block.data) - keep:
             self._blocks.popleft()
             self._block_ends.popleft()
-        self._pending += self.detector.update(block)
-        if self.p.early_s is not None and not self.p.hold_s and not (self.backlog is not None and self.backlog()):
-            self._speculate()
+        ended = self.detector.update(block)
+        heard_to = block.offset + (block.index + len(block.data)) / block.rate
+        for s in ended:
+            self.times.mark((s.channel, s.start), "decided", heard_to=heard_to)
+        self._pending += ended
+        if (self.p.early_s is not None or self.p.early_voice_s is not None) and not self.p.hold_s \
+                and not (self.backlog is not None and self.backlog()):
+            if self.p.early_s is not None:
+                self._speculate()
+            if self.p.early_voice_s is not None and self.verifier is not None and not self.room:
+                self._speculate_voices()
         out, self._initial = self._initial, []
         out += self._notices(block.offset + (block.index + len(block.data)) / block.rate)
         return out + self._release(final=False)
@@ -383,7 +406,12 @@ class Listener:
         self._pending = [s for s in self._pending if s not in ready]
         # prepared now (what has arrived is what it is heard with), its words read now or, when
         # the engine can read several at once and ``hold_s`` says so, with the next ones
-        self._held += [(s, ready, self._prepare(s)) for s in ready]
+        for s in ready:
+            self.times.mark((s.channel, s.start), "ready")
+            with CpuClock() as c:
+                job = self._prepare(s)
+            self.times.mark((s.channel, s.start), "prepared", prepare_cpu_ms=round(c.cpu_ms, 1))
+            self._held.append((s, ready, job))
         return self._flush(final)
 
     def _flush(self, final: bool) -> list[dict]:
@@ -401,10 +429,17 @@ class Listener:
                 and self._end - min(s.end for s in unread) < self.p.backlog_hold_s * self.rate and self.backlog():
             return []
         held, self._held = self._held, []
-        heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
+        with CpuClock() as c:
+            heard = iter(self._decode([job for _, _, job in held if not isinstance(job, list)]))
+        read_by = iter(self._read_by)
         events = []
-        for _, group, job in held:
-            events += job if isinstance(job, list) else self._finish(job, group, next(heard))
+        for s, group, job in held:
+            made = job if isinstance(job, list) else self._finish(job, group, next(heard))
+            if isinstance(job, list):
+                self.times.drop([(s.channel, s.start)])
+            else:  # (a decoding shared by several words: its CPU is each one's)
+                self.times.done((s.channel, s.start), made, by=next(read_by), decode_cpu_ms=round(c.cpu_ms, 1))
+            events += made
         return events
 
     def _samples(self, channel: int, start: int, end: int) -> np.ndarray:
@@ -483,8 +518,34 @@ class Listener:
         for the verdict and for :meth:`audio.enroll.Enrollment.voice_distances`."""
         if self.room or self.verifier is None or not self.verifier.knows(self.seats[seg.channel]):
             return None, None
-        feats = self.verifier.features(*self._said(seg))
+        said = self._said(seg)
+        early = self.early_voices.take((seg.channel, seg.start, seg.end), said)
+        if early is not None:
+            return early
+        feats = self.verifier.features(*said)
         return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
+
+    def _speculate_voices(self) -> None:
+        """``early_voice_s``: each open utterance of an enrolled seat quiet that long is read by
+        the enrolled voices as the segment it would close as (after the copy test, as at
+        release); kept for :meth:`_enrolled` (:mod:`audio.early_voice`)."""
+        d = self.detector
+        self.early_voices.forget_before(self._end - int(self.p.history_s * self.rate))
+        for k, start, end in d.quiet_for(self.p.early_voice_s):
+            if k in self._dead or k in self._unfit or not self.verifier.knows(self.seats[k]) \
+                    or not self.early_voices.first_try((k, start, end)):
+                continue
+            seg = Segment(k, start, end, self.rate, d.offset)
+            if self.p.copy_test:
+                start = self.own_start(seg, self.copy_of(k, seg.start, seg.end))
+                if start is None:
+                    continue
+                seg = Segment(k, start, self.own_end(Segment(k, start, seg.end, seg.rate, seg.offset)), seg.rate,
+                              seg.offset)
+            said = self._said(seg)
+            feats = self.verifier.features(*said)
+            self.early_voices.keep((seg.channel, seg.start, seg.end), said, feats,
+                                   self.verifier.verify(self.seats[k], feats=feats))
 
     def _drop(self, why: str) -> list[dict]:
         self.dropped[why] = self.dropped.get(why, 0) + 1
@@ -735,14 +796,18 @@ class Listener:
         it can (``decode_many``: Whisper shares its decoder passes between them)."""
         out: list = [None] * len(jobs)
         asked = []
+        engine = str(getattr(self.recognizer, "engine", type(self.recognizer).__name__))
+        self._read_by = [engine] * len(jobs)
         for k, job in enumerate(jobs):
             if not self._needs_engine(job):
                 from audio.lexicon import Parsed
                 from audio.whisper import Heard
 
                 out[k] = Heard("", (), None, Parsed(()), {"decided_by": "enrollment"})
+                self._read_by[k] = "enrollment"
             elif self._early and (early := self._early_heard(job)) is not None:
                 out[k] = early
+                self._read_by[k] = "early"
             else:
                 asked.append(k)
         windows = [jobs[k][4] for k in asked]

@@ -22,6 +22,16 @@ paced, the calls heard from its seats' recording): its round verdicts against
 after the round's last hand was laid each round is announced (``said_t`` minus the demo's
 verdict time; the spread must first lie still ~1.5-2 s).
 
+``--busy N``: N busy processes (``python -c 'while 1: pass'``, not niced) run beside every
+run, started before the first and stopped after the last (issue 35: "beside one busy
+process", no card seen late and every verdict).
+
+The first correct player's latency after the deciding word ends, step by step
+(``latency.after_word_end_ms``, :mod:`referee.live.word_split`: the end decided, the words
+read, the hearing's message, the live loop, the merge, the announcement; median/p90), is
+printed under "after the deciding word's end", with what read the words and which stream's
+promise held the merge.
+
 ``--null-sound``: an ALSA configuration whose default PCM is ``null`` (through
 ``ALSA_CONFIG_PATH``, for the runs only), so PortAudio opens an output on a machine without
 a sound card and the voice's hand-off to the output stream is timed (``sound_ms``). A null
@@ -86,6 +96,16 @@ FIGURES = (
     ("first correct (hand-timed): found", ("latency", "first_split_ms", "hand", "found")),
     ("first correct (hand-timed): announced", ("latency", "first_split_ms", "hand", "announced")),
     ("watermark lag: sources", ("latency", "watermark_lag_ms", "sources")),
+    ("after the deciding word's end: audio read to at the end's decision", ("latency", "after_word_end_ms", "heard_to")),
+    ("  end decided (the detector)", ("latency", "after_word_end_ms", "decided")),
+    ("  to the recogniser (no earlier seat pending)", ("latency", "after_word_end_ms", "ready")),
+    ("  words read", ("latency", "after_word_end_ms", "read")),
+    ("  hearing's message sent", ("latency", "after_word_end_ms", "sent")),
+    ("  taken by the live loop", ("latency", "after_word_end_ms", "taken")),
+    ("  released by the merge", ("latency", "after_word_end_ms", "released")),
+    ("  announced (first correct)", ("latency", "after_word_end_ms", "announced")),
+    ("  CPU: enrolled voices (ms)", ("latency", "after_word_end_ms", "prepare_cpu_ms")),
+    ("  CPU: speech engine (ms)", ("latency", "after_word_end_ms", "decode_cpu_ms")),
 )
 
 
@@ -234,6 +254,8 @@ def reveal_stall(out: Path, span_s: float = 1.5) -> dict | None:
 def fmt(s) -> str:
     if not s:
         return "-"
+    if "p95" not in s:  # (the word-end split: median/p90)
+        return f"{s['median']}/p90 {s['p90']} (n {s['n']})"
     return f"{s['median']}/{s['p95']} (n {s['n']})"
 
 
@@ -248,7 +270,18 @@ def main() -> int:
     ap.add_argument("--null-sound", action="store_true", help="an ALSA null PCM as the default output, for these runs")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--game", choices=sorted(DEMOS), default="ikatako", help="which demo (referee demo --game)")
+    ap.add_argument("--busy", type=int, default=0, metavar="N", help="N busy processes beside the runs")
     args = ap.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(max(0, args.busy))]
+    try:
+        return _compare(args)
+    finally:
+        for p in busy:  # (only the processes started here, by their id)
+            p.kill()
+            p.wait()
+
+
+def _compare(args) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-live-compare-"))
     env_extra = {}
     if args.null_sound:
@@ -259,8 +292,8 @@ def main() -> int:
     trees = [("after", args.after.resolve())] + ([("before", args.before.resolve())] if args.before else [])
     trees += [(a.split("=", 1)[0], Path(a.split("=", 1)[1]).resolve()) for a in args.also]
     runs: dict[str, list[dict]] = {name: [] for name, _ in trees}
-    print(f"live demo, {args.pairs} run(s) per tree, alternating {' / '.join(n for n, _ in trees)}; "
-          f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(f"live demo, {args.pairs} run(s) per tree, alternating {' / '.join(n for n, _ in trees)}"
+          f"{f', {args.busy} busy process(es) beside' if args.busy else ''}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     for k in range(args.pairs):
         order = trees if k % 2 == 0 else list(reversed(trees))
         for name, tree in order:
@@ -301,6 +334,11 @@ def main() -> int:
                 print(f"    {name} run {k + 1}: gap median {r['gap_median']} ms, max {r['gap_max']} ms (n {r['n']} cards); "
                       f"frames median {r['frames_median']}, min {r['frames_min']} (of ~45 at 30 fps); longest stage call "
                       f"{st['max'] if st else '-'} ms, p95 {st['p95'] if st else '-'}")
+    for name, _ in trees:
+        for k, f in enumerate(runs[name]):
+            w = _get(f, ("latency", "after_word_end_ms")) if "error" not in f else None
+            if w:
+                print(f"    {name} run {k + 1}: words read by {w.get('by')}; merge held by {w.get('held_by')}")
     for name, _ in trees:
         ok = [f for f in runs[name] if "error" not in f]
         if ok:

@@ -42,6 +42,8 @@ from session.events import (Event, SessionHeader, StatusEvent,
                             WarningEvent)
 
 from referee.live.pacing import CatchUpParams, PoseRateParams
+from referee.live.word_split import WordSplit
+from referee.pipeline.hearing import SHOUTS_AT_ONCE
 from referee.pipeline.sinks import RecordSink, Sink
 from referee.pipeline.sources import HearingSource, set_pose_every
 
@@ -436,7 +438,7 @@ class _LiveRun:
         self.job = HearingJob(False, functools.partial(_open_live_audio, {
             "tap": self.tap, "heard_from": self.heard_from, "demix_from": self.demix_from,
             "measured": self.measured}), self.plan,
-            batch_s=HEARING_BATCH_S)
+            batch_s=HEARING_BATCH_S, at_once=SHOUTS_AT_ONCE)
         # the pose workers load while the speech model does
         if opts.workers > 0 and stage.tw.seats:  # the pose workers: loaded once, lent to each session
             stage.tw.workers = self.engines.lend(stage.tw, opts.workers)
@@ -450,7 +452,8 @@ class _LiveRun:
         if pacer is not None and pacer.every != opts.pose_every:
             set_pose_every(stage, pacer.every)
         self.hearing = HearingSource(self.job, self.warnings.append, keep=self.keep, say_warnings=False,
-                                     on_heard=self._heard, unheard=self._unheard)
+                                     on_heard=self._heard, unheard=self._unheard,
+                                     on_timings=self.probe.hearing_times)
         self.setup = self._wait_setup()
         # (every stride the pose rate may take: a replay following the record's stride changes
         # then analyses the same frames after each change too)
@@ -487,7 +490,7 @@ class _LiveRun:
 
         opts, probe = self.opts, self.probe
         clock = self.clock = sources.RoundClock(start)
-        pacing = sources.Pacing(self.camera, clock)
+        pacing = sources.Pacing(self.camera, clock, woken=self.job.has_shout if self.job is not None else None)
         self.devices = sources.DeviceStatus(self.camera, self.tap, self.source, self.statuses, clock,
                                             self.warnings.append, self.hearing, probe.marks)
         # the stage's frame count goes on from the warm-up's
@@ -776,6 +779,7 @@ class LatencyProbe(Sink):
         self._reactions: dict[str, list[tuple[float, str, float | None]]] = {}  # player -> (t, type, t_end)
         self.first_split: list[dict[str, float]] = []  # the parts of a first-correct announcement's latency
         self.card_t: list[float] = []  # the cards' times (released)
+        self.words = WordSplit()  # a first correct player's word: its end -> announced, step by step
 
     def found(self, events, confirmed_at: float | None = None) -> None:
         """Events as a stage hands them over (vision after a frame, hearing per batch): the
@@ -818,6 +822,11 @@ class LatencyProbe(Sink):
 
     def start_clock(self, start: float) -> None:
         self._t0 = start
+        self.words.start_clock(start)
+
+    def hearing_times(self, rows: list[dict]) -> None:
+        """The hearing's timings of its shouts (``HeardEvents.timings``) as the loop takes them."""
+        self.words.timings(rows, self.marks)
 
     def _now(self) -> float | None:
         return None if self._t0 is None else time.monotonic() - self._t0
@@ -877,6 +886,7 @@ class LatencyProbe(Sink):
             row["released"] = (self._released_at[(kind, player, t)] - target) * 1000
         if isinstance(t_end, (int, float)):
             row["word_end"] = (t_end - target) * 1000
+            self.words.first(player, t, t_end, self._released_at.get((kind, player, t)), now)
         self.first_split.append(row)
 
     def figures(self) -> dict:
@@ -898,7 +908,8 @@ class LatencyProbe(Sink):
                 "pose_lag_ms": stats(self.pose_lag_ms), "after_reveal": self.after_reveal(),
                 "first_split_ms": {kind: {part: stats([r[part] for r in self.first_split if r["kind"] == kind and part in r])
                                           for part in ("word_end", "found", "released", "announced")}
-                                   for kind in sorted({r["kind"] for r in self.first_split})}}
+                                   for kind in sorted({r["kind"] for r in self.first_split})},
+                "after_word_end_ms": self.words.figures()}
 
     def after_reveal(self, span_s: float = REVEAL_SPAN_S) -> dict | None:
         """The stall after a card's reveal, per card: the longest gap between frames the vision

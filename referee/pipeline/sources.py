@@ -42,16 +42,19 @@ class HearingSource:
 
     ``keep`` drops what is not perceived (live: the warm-up, a pause); ``say_warnings`` says
     the hearing's warning events as they come (replay); ``on_heard`` sees every batch of kept
-    events with its watermark (live: the words on screen, the figures)."""
+    events with its watermark (live: the words on screen, the figures); ``on_timings`` each
+    batch's shout timings (``HeardEvents.timings``: the live latency's parts)."""
 
     def __init__(self, job, warn: Callable[[str], None], *, av_offset: float | None = None,
                  setup: Sequence[Event] | None = None,
                  unheard: Callable[[HearingDone], list[Event]] | None = None,
                  keep: Callable[[Event], bool] = keep_all, say_warnings: bool = True,
-                 on_heard: Callable[[list[Event], float], None] | None = None):
+                 on_heard: Callable[[list[Event], float], None] | None = None,
+                 on_timings: Callable[[list[dict]], None] | None = None):
         self.job, self.warn, self.av_offset = job, warn, av_offset
         self.setup = None if setup is None else list(setup)
         self.unheard, self.keep, self.say_warnings, self.on_heard = unheard, keep, say_warnings, on_heard
+        self.on_timings = on_timings
         #: the setup message, once hearing is set up (what was heard, which voices are enrolled)
         self.ready: HearingReady | None = None
         #: the done message, once hearing ended (figures, where the audio ended)
@@ -79,6 +82,8 @@ class HearingSource:
             elif isinstance(msg, HeardEvents):
                 watermark = msg.watermark + (self.av_offset or 0.0)
                 events = self._events(msg.events)
+                if self.on_timings is not None and msg.timings:
+                    self.on_timings(msg.timings)
                 if self.on_heard is not None:
                     self.on_heard(events, watermark)
                 out.append(Batch("hearing", events, watermark))

@@ -37,6 +37,76 @@ def test_pacing_takes_the_cameras_next_frame_and_dates_the_round_after_it():
     assert asked == [0.05] and clock.t == 2.5 and not pacing.done
 
 
+def test_pacing_stops_waiting_for_the_frame_when_hearing_has_a_shout():
+    from referee.live.sources import WAKE_SLICE_S
+
+    clock = Clock(2.0)
+    asked, woken = [], iter([False, False, True])
+
+    class Camera:
+        def next(self, timeout):
+            asked.append(timeout)
+            return None  # no frame yet
+
+    pacing = Pacing(Camera(), clock, wait_s=0.05, woken=lambda: next(woken))
+    assert pacing.poll() == [] and pacing.frame is None
+    # three slices, then the shout: the round goes on without waiting out the 0.05 s
+    assert len(asked) == 3 and all(t <= WAKE_SLICE_S for t in asked)
+    # nothing to hear: the whole wait, in slices
+    import time
+
+    class WaitingCamera:
+        def next(self, timeout):
+            asked.append(timeout)
+            time.sleep(timeout)
+            return None
+
+    asked.clear()
+    t0 = time.monotonic()
+    Pacing(WaitingCamera(), clock, wait_s=0.02, woken=lambda: False).poll()
+    assert all(t <= WAKE_SLICE_S for t in asked) and time.monotonic() - t0 >= 0.02 - 1e-3
+
+
+def test_a_shout_is_sent_at_once_live_and_with_the_batch_in_a_replay(monkeypatch):
+    import numpy as np
+
+    import audio.hearing as hearing
+    from audio.capture import Block
+    from referee.pipeline.hearing import HeardEvents, hear
+
+    class Listener:  # a shout completed by the second block (20 ms each); promises what it was fed
+        def __init__(self):
+            self.end = 0.0
+
+        def update(self, block):
+            self.end = (block.index + len(block.data)) / block.rate
+            return [{"type": "shout", "t": 0.0, "player": "aki"}] if block.index == 320 else []
+
+        def watermark(self):
+            return self.end
+
+        def close_window(self):
+            return []
+
+    class Sink:
+        def __init__(self):
+            self.msgs = []
+
+        def send(self, msg):
+            self.msgs.append(msg)
+
+    monkeypatch.setattr(hearing, "make_listener", lambda plan, source, warnings: Listener())
+    blocks = [Block(k * 320, np.zeros((320, 1), np.float32), 16000) for k in range(10)]
+    sent_with = {}
+    for at_once in (False, True):
+        sink = Sink()
+        hear(sink, lambda warnings: (blocks, None), None, batch_s=0.1, at_once=at_once)
+        (msg,) = [m for m in sink.msgs if isinstance(m, HeardEvents) and m.events]
+        sent_with[at_once] = msg.watermark  # the audio fed when it was sent
+    assert sent_with[True] == 0.04  # at once: after the block that completed it
+    assert sent_with[False] >= 0.1  # with the batch (0.1 s after the first message)
+
+
 class View:
     def __init__(self, *items):
         self.items = list(items)
