@@ -178,6 +178,21 @@ def ssp_zones_with_a_hand(refs: References, quick: bool) -> None:
           f"{counts['unclear']} unclear / {counts['wrong']} wrong of {sum(counts.values())} spreads {load()}", flush=True)
 
 
+def tallies(got: list[dict], want: list[dict], same: tuple[str, ...]) -> tuple[int, int, int, int]:
+    """Each player's tally of each verdict against the truth's: right (the score, and the
+    verdict's ``same`` fields, as the truth's), unclear, wrong, and how many there are."""
+    right = unclear = wrong = 0
+    for g, w in zip([x for x in got if x["type"] == "verdict"], [x for x in want if x["type"] == "verdict"]):
+        for p, s in w["scores"].items():
+            if p in (g.get("unclear") or {}):
+                unclear += 1
+            elif g["scores"].get(p) == s and all(g[k] == w[k] for k in same):
+                right += 1
+            else:
+                wrong += 1
+    return right, unclear, wrong, sum(len(w["scores"]) for w in want if w["type"] == "verdict")
+
+
 def ssp_replay() -> None:
     """The demo replayed: each player's round tally against the truth's verdicts."""
     import dataclasses
@@ -193,16 +208,7 @@ def ssp_replay() -> None:
         got = replay(SSP_DEMO / "session.mp4", SSP_DEMO / "calibration.json", audio=SSP_DEMO / "seats.wav",
                      out=Path(out) / "r", settings=settings).judgement.lines
     cpu = time.process_time() - c0
-    right = unclear = wrong = 0
-    for g, w in zip([x for x in got if x["type"] == "verdict"], [x for x in want if x["type"] == "verdict"]):
-        for p, s in w["scores"].items():
-            if p in (g.get("unclear") or {}):
-                unclear += 1
-            elif g["scores"].get(p) == s and g["caller"] == w["caller"] and g["call"] == w["call"]:
-                right += 1
-            else:
-                wrong += 1
-    n = sum(len(w["scores"]) for w in want if w["type"] == "verdict")
+    right, unclear, wrong, n = tallies(got, want, ("caller", "call"))
     print(f"Sea Salt & Paper demo replayed: {right} right / {unclear} unclear / {wrong} wrong of {n} round tallies, "
           f"result {'as the truth' if got[-1] == want[-1] else 'NOT as the truth'}; {cpu:.1f} CPU-s in this process "
           f"(the hearing's own process not counted) {load()}", flush=True)
@@ -277,16 +283,7 @@ def tora_replay() -> None:
         got = replay(TORA_DEMO / "session.mp4", TORA_DEMO / "calibration.json", audio=None, out=Path(out) / "r",
                      settings=settings).judgement.lines
     cpu = time.process_time() - c0
-    right = unclear = wrong = 0
-    for g, w in zip([x for x in got if x["type"] == "verdict"], [x for x in want if x["type"] == "verdict"]):
-        for p, s in w["scores"].items():
-            if p in (g.get("unclear") or {}):
-                unclear += 1
-            elif g["scores"].get(p) == s and g["special"] == w["special"]:
-                right += 1
-            else:
-                wrong += 1
-    n = sum(len(w["scores"]) for w in want if w["type"] == "verdict")
+    right, unclear, wrong, n = tallies(got, want, ("special",))
     print(f"TORATANU demo replayed: {right} right / {unclear} unclear / {wrong} wrong of {n} night tallies, "
           f"result {'as the truth' if got[-1] == want[-1] else 'NOT as the truth'}; {cpu:.1f} CPU-s {load()}", flush=True)
 

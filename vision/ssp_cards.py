@@ -27,6 +27,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.synth import centred_text
+
 FACE_W, FACE_H = 252, 352  # pixels, 63 x 88 mm at 4 px/mm
 INK = (35, 35, 35)
 #: BGR of each colour of the rules (:data:`rules.seasaltpaper.COLOURS`)
@@ -46,15 +48,6 @@ def file_code(code: str) -> str:
 def _split(code: str) -> tuple[str, str | None]:
     kind, _, colour = code.partition(":")
     return kind, (colour or None)
-
-
-def _text(img: np.ndarray, text: str, centre: tuple[int, int], width: int, col, thick: int = 2) -> None:
-    """``text`` centred at ``centre``, scaled to at most ``width`` pixels wide."""
-    font = cv2.FONT_HERSHEY_DUPLEX
-    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
-    scale = min(1.3, width / max(tw, 1))
-    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
-    cv2.putText(img, text, (int(centre[0] - tw / 2), int(centre[1] + th / 2)), font, scale, col, thick, cv2.LINE_AA)
 
 
 def _poly(img, pts, fill, cx, cy, s) -> None:
@@ -161,10 +154,10 @@ def draw_face(code: str) -> np.ndarray:
     band = 14 if colour else 4
     cv2.rectangle(img, (0, 0), (FACE_W - 1, FACE_H - 1), fill, 2 * band)
     cv2.rectangle(img, (band, band), (FACE_W - 1 - band, FACE_H - 1 - band), INK, 1)
-    _text(img, kind.upper(), (FACE_W // 2, 48), FACE_W - 60, INK)
+    centred_text(img, kind.upper(), (FACE_W // 2, 48), FACE_W - 60, INK)
     draw_symbol(img, kind, fill, FACE_W / 2, FACE_H / 2 + 4, 80)
     if colour:
-        _text(img, colour.upper(), (FACE_W // 2, FACE_H - 48), FACE_W - 70, INK)
+        centred_text(img, colour.upper(), (FACE_W // 2, FACE_H - 48), FACE_W - 70, INK)
     return img
 
 

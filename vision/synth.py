@@ -27,6 +27,16 @@ _COLOURS = [
 ]
 
 
+def centred_text(img: np.ndarray, text: str, centre: tuple[int, int], width: int, col, thick: int = 2) -> None:
+    """``text`` centred at ``centre``, scaled to at most ``width`` pixels wide (the
+    drawn card faces' labels)."""
+    font = cv2.FONT_HERSHEY_DUPLEX
+    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
+    scale = min(1.3, width / max(tw, 1))
+    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+    cv2.putText(img, text, (int(centre[0] - tw / 2), int(centre[1] + th / 2)), font, scale, col, thick, cv2.LINE_AA)
+
+
 def _creature(img: np.ndarray, kind: int, centre: tuple[int, int], size: int, colour) -> None:
     """Draw one of a few creature-like shapes (squid, octopus, fish, crab, star, shell)."""
     cx, cy = centre

@@ -28,6 +28,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.synth import centred_text
+
 INK = (35, 35, 35)
 
 FACE_W, FACE_H = 252, 352  # pixels, 63 x 88 mm at 4 px/mm
@@ -40,15 +42,6 @@ ANIMALS = ("rabbit", "seaotter", "koala", "chicken", "squirrel", "goat", "hedgeh
            "panda", "kangaroo", "alpaca", "horse", "giraffe", "owl", "walrus", "rhino", "buffalo", "bear",
            "chameleon", "gorilla", "tapir", "crocodile", "hippo", "dolphin", "lion", "elephant", "shoebill",
            "fennec", "tiger", "fox", "orangutan", "ragdoll", "komondor", "tanuki")
-
-
-def _text(img: np.ndarray, text: str, centre: tuple[int, int], width: int, col, thick: int = 2) -> None:
-    """``text`` centred at ``centre``, scaled to at most ``width`` pixels wide."""
-    font = cv2.FONT_HERSHEY_DUPLEX
-    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
-    scale = min(1.3, width / max(tw, 1))
-    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
-    cv2.putText(img, text, (int(centre[0] - tw / 2), int(centre[1] + th / 2)), font, scale, col, thick, cv2.LINE_AA)
 
 
 def file_code(code: str) -> str:
@@ -91,16 +84,16 @@ def draw_face(code: str) -> np.ndarray:
     band = 14 if colour else 4
     cv2.rectangle(img, (0, 0), (FACE_W - 1, FACE_H - 1), fill, 2 * band)
     cv2.rectangle(img, (band, band), (FACE_W - 1 - band, FACE_H - 1 - band), INK, 1)
-    _text(img, animal.upper(), (FACE_W // 2 + 18, 52), FACE_W - 100, INK)
+    centred_text(img, animal.upper(), (FACE_W // 2 + 18, 52), FACE_W - 100, INK)
     draw_glyph(img, animal, fill, FACE_W / 2, FACE_H / 2 + 10, 70)
     if points is not None:
         cv2.circle(img, (44, 52), 24, INK, 2, cv2.LINE_AA)
-        _text(img, str(points), (44, 52), 30, INK)
+        centred_text(img, str(points), (44, 52), 30, INK)
     if white:
         cv2.rectangle(img, (FACE_W - 96, FACE_H - 112), (FACE_W - 26, FACE_H - 82), INK, -1)
-        _text(img, "WHITE", (FACE_W - 61, FACE_H - 97), 60, (255, 255, 255), 1)
+        centred_text(img, "WHITE", (FACE_W - 61, FACE_H - 97), 60, (255, 255, 255), 1)
     if colour:
-        _text(img, colour.upper(), (FACE_W // 2, FACE_H - 46), FACE_W - 90, INK)
+        centred_text(img, colour.upper(), (FACE_W // 2, FACE_H - 46), FACE_W - 90, INK)
     return img
 
 
