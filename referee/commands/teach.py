@@ -194,6 +194,7 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
     extra = {}
     if keys_answer:
         extra["keys"] = _scripted(script, drill) if script is not None else view.keys() if use_window else _keys()
+        extra["game"] = drill.game
     out = out or new_out_folder()
     try:
         with warnings.catch_warnings():
