@@ -59,14 +59,15 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="--report: the page to write (default: teach-report.html in the progress folder); explain: drills file.")
 @click.option("--calibration", "cal", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="IKATAKO with a camera and microphones: the table's calibration (referee calibrate).")
+              help="A camera drill: the table's calibration (referee calibrate). IKATAKO: hands and voice read; "
+                   "TAKOYAKI, Sea Salt & Paper, TORATANU: the cards read, answered with keys.")
 @click.option("--camera", default=None, help="With --calibration: the camera (index or device path).")
 @click.option("--audio-device", default=None, help="With --calibration: the audio input (sounddevice index or name).")
 @click.option("--from-video", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="With --calibration: a recording played through the live sources in real time; its card "
                    "flips are the drill's cards.")
 @click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="With --from-video: the seats' WAV.")
+              help="With --from-video: the seats' WAV (IKATAKO needs it; without it the others' seats are silent).")
 @click.option("--seat", default=None, help="With --calibration: the learner's seat (default: the first seat); "
                                            "explain: only this player's mistakes become drills.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -85,6 +86,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach explain SESSION.jsonl   # a recorded game, card by card, and its mistakes as drills
     referee teach ikatako --calibration CAL --camera 0 --seat aki      # hands and voice, read by the referee
     referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
+    referee teach takoyaki --calibration CAL --camera 0 --seat aki     # questions about the cards read
     """
     from referee.language import table_language
     from referee.teach.progress import data_dir

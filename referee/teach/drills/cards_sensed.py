@@ -159,8 +159,12 @@ class CardsSensedDrill(Sink):
     def _ask(self, seen: Seen) -> None:
         if seen.situation is None:
             self.unclear.append(seen)
-            self.view.message(text(self.lang, f"Not clearly read ({seen.unclear}): show the cards again.",
-                                   f"はっきり読めない ({seen.unclear}): もう一度見せて。"))
+            head = text(self.lang, "Not clearly read: show the cards again.", "はっきり読めない: もう一度見せて。")
+            window = getattr(self.view, "unclear", None)
+            if window is not None:
+                window(head, seen.unclear)
+            else:
+                self.view.message(f"{head} ({seen.unclear})")
             return
         sit = seen.situation
         level = self.drill.level_of(sit.rule)

@@ -232,9 +232,10 @@ class CameraReader:
         zone = str(v.get("zone") or "")
         slot = R.slot_name(int(zone.rsplit("slot", 1)[1])) if "slot" in zone else None
         ok = bool(v.get("legal"))
+        why = "" if ok else f" ({v.get('why')})"  # (a legal move's reason is the question's own)
         said = text(self.lang, f"at the table: {v.get('card')} on {f'slot {slot}' if slot else 'the discards'}: "
-                               f"{'legal' if ok else 'ILLEGAL'} ({v.get('why')})",
-                    f"卓上: {v.get('card')} → {f'スロット{slot}' if slot else '捨て札'}: {'正しい' if ok else '反則'} ({v.get('why')})")
+                               f"{'legal' if ok else 'ILLEGAL'}{why}",
+                    f"卓上: {v.get('card')} → {f'スロット{slot}' if slot else '捨て札'}: {'正しい' if ok else '反則'}{why}")
         return [Seen(sit, float(v.get("t", 0.0)), said=said)]
 
 
