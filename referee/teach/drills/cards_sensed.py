@@ -139,11 +139,14 @@ class CardsSensedDrill(Sink):
 
     def answer_rest(self) -> None:
         """After the live run: the questions still waiting are asked, one by one, until the
-        learner has answered them all or quits."""
-        while not self.quit and (self.asked is not None or self.waiting):
-            self._tick(block=self.params.poll_s)
-            if self.asked is None and self.waiting and not self.simulated:
-                time.sleep(max(0.0, min(self.params.poll_s, self._free_at - self.clock.now())))
+        learner has answered them all, has had the drill's cards, or quits (Ctrl-C too)."""
+        try:
+            while not self.quit and (self.asked is not None or (self.waiting and not self.done)):
+                self._tick(block=self.params.poll_s)
+                if self.asked is None and self.waiting and not self.simulated:
+                    time.sleep(max(0.0, min(self.params.poll_s, self._free_at - self.clock.now())))
+        except KeyboardInterrupt:
+            self.quit = True
 
     # ----------------------------------------------------------------- asking
     def _tick(self, block: float = 0.0) -> None:

@@ -281,3 +281,62 @@ def test_a_camera_drill_without_a_calibration_or_on_another_games_table_is_one_c
                                    "--calibration", str(FIXTURES / "toratanu" / "calibration.json"), "--seat", "zoe",
                                    "--data", str(tmp_path), "--no-voice", "--script", "oracle"])
     assert res.exit_code == 2 and "zoe" in res.output and "aki, ben, chie" in res.output
+
+
+_WINDOW_CHECK = """
+import json, numpy as np
+from referee.teach import drills
+from referee.teach.window import WindowView
+out = {}
+for game, key in (("takoyaki", "x.x......./8D"), ("seasaltpaper", "score=crab:blue,crab:pink,mermaid")):
+    d = drills.get(game)
+    sit = d.make(key)
+    view = WindowView(lang="en")
+    view.show(d.screen(sit, "en"), {"n": 1, "of": None, "level": d.level_of(sit.rule), "index": 0})
+    view.camera(np.full((720, 1280, 3), 255, np.uint8))
+    out[game] = int((view.frame != view.base).any(axis=2).sum())
+    view.close()
+view = WindowView(lang="en")
+view.unclear("Not clearly read: show the cards again.", "covered in part")
+out["unclear"] = int((view.frame > 200).all(axis=2).sum())
+view.close()
+print(json.dumps(out))
+"""
+
+
+def test_the_window_insets_the_camera_beside_the_cards_but_not_over_the_griddle_and_says_unclear(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if not (shutil.which("Xvfb")):
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    from tests.conftest import start_xvfb
+    proc, display = start_xvfb("1000x720x24")
+    try:
+        res = subprocess.run([sys.executable, "-c", _WINDOW_CHECK], cwd=ROOT, env={**os.environ, "DISPLAY": display},
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    assert res.returncode == 0, res.stderr
+    seen = json.loads(res.stdout.strip().splitlines()[-1])
+    assert seen["takoyaki"] == 0  # the griddle's slots stay visible
+    assert seen["seasaltpaper"] > 300 * 160  # the camera image, 300 px wide, beside the hand
+    assert seen["unclear"] > 1000  # the notice's white text
+
+
+def test_a_camera_drill_stops_at_its_cards_and_on_a_quit_key():
+    rec = read_record(FIXTURES / "takoyaki" / "truth.jsonl")
+    d = drills.get("takoyaki")
+    drill = CardsSensedDrill(d, "aki", TerminalView(io.StringIO(), game="takoyaki"), oracle_keys(d), paced=False,
+                             cards=3)
+    drive(drill, rec)  # (answer_rest returns with questions still waiting)
+    assert len(drill.done_cards) == 3 and drill.done and drill.waiting
+    from referee.teach.drills.ikatako_sensed import SensedView
+    assert SensedView(drill).drain()[0].name == "quit"
+    quitter = ScriptedKeys(lambda sit: [(0.5, "escape")], FakeClock())
+    drill = CardsSensedDrill(d, "aki", TerminalView(io.StringIO(), game="takoyaki"), quitter, paced=True)
+    drive(drill, rec)
+    assert drill.quit and not drill.done_cards
