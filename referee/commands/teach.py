@@ -59,14 +59,15 @@ def _voice(lang: str, enabled: bool, drill):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="--report: the page to write (default: teach-report.html in the progress folder); explain: drills file.")
 @click.option("--calibration", "cal", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="IKATAKO with a camera and microphones: the table's calibration (referee calibrate).")
+              help="A camera drill: the table's calibration (referee calibrate). IKATAKO: hands and voice read; "
+                   "TAKOYAKI, Sea Salt & Paper, TORATANU: the cards read, answered with keys.")
 @click.option("--camera", default=None, help="With --calibration: the camera (index or device path).")
 @click.option("--audio-device", default=None, help="With --calibration: the audio input (sounddevice index or name).")
 @click.option("--from-video", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="With --calibration: a recording played through the live sources in real time; its card "
                    "flips are the drill's cards.")
 @click.option("--audio", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="With --from-video: the seats' WAV.")
+              help="With --from-video: the seats' WAV (IKATAKO needs it; without it the others' seats are silent).")
 @click.option("--seat", default=None, help="With --calibration: the learner's seat (default: the first seat); "
                                            "explain: only this player's mistakes become drills.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -85,6 +86,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     referee teach explain SESSION.jsonl   # a recorded game, card by card, and its mistakes as drills
     referee teach ikatako --calibration CAL --camera 0 --seat aki      # hands and voice, read by the referee
     referee teach ikatako --calibration CAL --from-video V.mp4 --audio SEATS.wav --seat aki
+    referee teach takoyaki --calibration CAL --camera 0 --seat aki     # questions about the cards read
     """
     from referee.language import table_language
     from referee.teach.progress import data_dir
@@ -128,7 +130,7 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
     sensing = cal is not None or from_video is not None or camera is not None or audio is not None
     if sensing:
         return _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learner, data, lang, seed,
-                       cards, level, use_window, no_voice, start, drill)
+                       cards, level, use_window, no_voice, start, drill, script)
     only = _read_drills(drills_file, drill) if drills_file else None
     progress = _open(learner, data)
     voice = _voice(lang, not no_voice, drill)
@@ -162,21 +164,25 @@ def teach_cmd(what, session_file, mode, learner, lang, no_voice, seed, cards, ri
 
 
 def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learner, data, lang, seed, cards, level,
-            use_window, no_voice, start, drill):
-    """``referee teach ikatako --calibration CAL (--camera N | --from-video V --audio W)``."""
+            use_window, no_voice, start, drill, script=None):
+    """``referee teach ikatako --calibration CAL (--camera N | --from-video V --audio W)``, and
+    the card-reading drills (``takoyaki``, ``seasaltpaper``, ``toratanu``: ``--from-video V``
+    alone, answered with keys, ``--script`` too)."""
     from referee.teach import drills
     run_sensed = drills.entry(name).camera_drill()
     if run_sensed is None:
         import rules
         with_camera = [e for g in drills.games() for e in drills.teaching(g).drills if e.sensed is not None]
-        said = " or ".join(f"{rules.get(d.game).title} {d.mode}" for d in (e.make() for e in with_camera))
-        raise click.UsageError(f"the camera/microphone drill is {said}: referee teach {with_camera[0].name} "
+        said = ", ".join(" ".join(x for x in (rules.get(d.game).title, d.mode) if x)
+                         for d in (e.make() for e in with_camera))
+        raise click.UsageError(f"the camera drills are {said}: referee teach {with_camera[0].name} "
                                "--calibration CAL ...")
     if cal is None:
         raise click.UsageError("a camera or recording drill needs the table's --calibration (referee calibrate)")
     if from_video is not None and camera is not None:
         raise click.UsageError("--from-video and --camera: give one")
-    if (audio is None) != (from_video is None):
+    keys_answer = drills.entry(name).keys_answer  # the cards read, the answer typed: no microphone needed
+    if (audio is not None and from_video is None) or (from_video is not None and audio is None and not keys_answer):
         raise click.UsageError("--from-video goes with --audio SEATS.wav (and --audio with --from-video)")
     from referee.commands.live import device_arg, new_out_folder
     progress = _open(learner, data)
@@ -187,6 +193,10 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
     else:
         from referee.teach.terminal import TerminalView
         view = TerminalView(sys.stdout, lang=lang, game=drill.game)
+    extra = {}
+    if keys_answer:
+        extra["keys"] = _scripted(script, drill) if script is not None else view.keys() if use_window else _keys()
+        extra["game"] = drill.game
     out = out or new_out_folder()
     try:
         with warnings.catch_warnings():
@@ -196,12 +206,17 @@ def _sensed(name, cal, camera, audio_device, from_video, audio, seat, out, learn
                                         audio_device=device_arg(audio_device) if audio_device is not None else None,
                                         from_video=from_video, audio=audio, lang=lang, cards=cards, seed=seed,
                                         progress=progress, level=level, voice=voice, start=_start(start),
-                                        say=lambda m: click.echo(m, err=True))
+                                        say=lambda m: click.echo(m, err=True), **extra)
     finally:
+        if "keys" in extra:
+            extra["keys"].close()
         view.close()
     s = sensed.summary()
     med = f"{s['median_reaction']:.2f} s" if s["median_reaction"] is not None else "-"
-    click.echo(f"\n{sensed.seat}: {s['cards']} card(s), {s['right']} right, median reaction {med} (sensor clock)")
+    click.echo(f"\n{sensed.seat}: {s['cards']} card(s), {s['right']} right, median reaction {med} "
+               f"({s.get('clock', 'sensor clock')})")
+    if s.get("unclear"):
+        click.echo(f"{s['unclear']} reading(s) not clear: not drilled (shown again at the table, they are asked)")
     if s["feedback_after_window_s"]:
         med_l, max_l = s["feedback_after_window_s"]
         click.echo(f"feedback after each card's window closed (session clock): median {med_l:.2f} s, max {max_l:.2f} s")

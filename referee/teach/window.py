@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import textwrap
 import time
 from typing import Any
 
@@ -104,7 +105,7 @@ class WindowView:
 
     def _with_camera(self, frame):
         thumb = getattr(self, "thumb", None)
-        if thumb is None:
+        if thumb is None or self._griddle():
             return frame
         out = frame.copy()
         th, tw = thumb.shape[:2]
@@ -113,6 +114,15 @@ class WindowView:
             out[y:y + th, x:x + tw] = thumb
             cv2.rectangle(out, (x - 1, y - 1), (x + tw, y + th), (250, 250, 250), 1)
         return out
+
+    def _griddle(self) -> bool:
+        """The screen draws a griddle: its ten slots fill the width the camera inset takes
+        (the TAKOYAKI camera drill shows no inset)."""
+        if self.screen is None or not self.screen.game:
+            return False
+        from referee.teach.drills import teaching
+        declared = teaching(self.screen.game)
+        return declared is not None and declared.look.table == "griddle"
 
     def ready(self, info: dict[str, Any]) -> None:
         from referee.teach.terminal import head_text
@@ -172,6 +182,12 @@ class WindowView:
 
     def message(self, text: str) -> None:
         self.text.message(text)
+
+    def unclear(self, head: str, why: str) -> None:
+        """A camera drill's cards not clearly read: said in the window (the question before is
+        answered), why under it, and on the terminal."""
+        self.text.message(f"{head} ({why})")
+        self._put(draw_scene("", (), "", head, tuple(textwrap.wrap(why, 60)), size=self.size))
 
     def close(self) -> None:
         cv2.destroyAllWindows()

@@ -185,6 +185,10 @@ class DrillEntry:
     #: module of its own that builds on this drill: imported by name when run, as the package
     #: finds the games' drill modules, so the two modules do not import each other)
     sensed: Callable[..., Any] | str | None = None
+    #: the camera drill's answers are keys (the camera reads the cards, the learner types the
+    #: answer): ``referee teach`` hands it a key source, and a recording needs no ``--audio``
+    #: (False: hands and voice answer, as IKATAKO's)
+    keys_answer: bool = False
 
     def camera_drill(self) -> Callable[..., Any] | None:
         """The camera/microphone drill's function (imported when named), or None."""
@@ -213,3 +217,22 @@ class Teaching:
     #: text (the rule and the fact it hung on), its mistakes appended to ``drill_lines`` as
     #: drills; None for a verdict it does not walk (then the judge's reason is the line)
     walk: Callable[[int, Any, str, list[str]], list[str] | None] | None = None
+    #: ``reader(drill, seat, rule, lang)``: reads what the live referee perceives at a real table
+    #: (its released events and verdict lines) into :class:`Seen` questions about the
+    #: learner's own cards (:mod:`referee.teach.drills.cards_sensed`); None: no camera drill
+    #: of that kind
+    reader: Callable[[Any, str, str | None, str], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a game's camera reader makes of the table: a ``situation`` of the game's drill
+    built from the cards the camera read (its time ``t`` on the session clock), or — never
+    a guess — ``unclear``: why the cards were not clearly read (the drill asks to show them
+    again). ``said``: what the referee judged of the table's own move (shown with the
+    feedback; "" when nothing)."""
+
+    situation: Situation | None
+    t: float
+    unclear: str = ""
+    said: str = ""

@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 from rules import seasaltpaper as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
-from session.events import ChoiceEvent, EndEvent, Event
-from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
+from session.events import ChoiceEvent, EndEvent, Event, ShoutEvent
+from referee.teach.drills.base import Drill, DrillEntry, Screen, Seen, Teaching
 from referee.teach.texts import text
 
 N_HANDS = 30
@@ -144,4 +144,47 @@ class Explainer:
                  text(lang, f"drill: may {caller}'s hand say {v.get('call')}?", f"練習: {caller}の手で{v.get('call')}できる?"))]
 
 
-TEACHING = Teaching(drills=(DrillEntry("seasaltpaper", None, SeaSaltPaperDrill),), explainer=Explainer)
+#: the calls that end a round (the words the hearing gives, a typed call's ``call``)
+CALLS = ("stop", "lastchance")
+
+
+class CameraReader:
+    """The camera drill's questions (``referee teach seasaltpaper --calibration``): each hand
+    the camera reads laid out in the learner's spread zone (a ``choice`` ``hand`` from the
+    camera) becomes a question about those cards: before a call in the round, "may this
+    hand say STOP / LAST CHANCE?"; after one (heard or typed), "its card points?" (``rule``,
+    a ``--level``, asks one of them always). A hand with a card found but not read is
+    unclear; the same hand read again is not asked twice."""
+
+    def __init__(self, drill: "SeaSaltPaperDrill", seat: str, rule: str | None = None, lang: str = "en"):
+        self.drill, self.seat, self.rule = drill, seat, rule
+        self.called = False
+        self.last: list[str] | None = None
+
+    def event(self, ev: Event) -> list[Seen]:
+        if isinstance(ev, ShoutEvent) and set(ev.words) & set(CALLS) or \
+                isinstance(ev, ChoiceEvent) and ev.action == "call" and ev.extra.get("call") in CALLS:
+            self.called = True
+        if not (isinstance(ev, ChoiceEvent) and ev.action == "hand" and ev.player == self.seat
+                and ev.extra.get("source") == "camera"):
+            return []
+        unclear = [str(x) for x in ev.extra.get("unclear") or []]
+        if unclear:
+            self.last = None
+            return [Seen(None, ev.t, unclear="; ".join(unclear))]
+        cards = sorted(str(c) for c in ev.extra.get("cards") or [])
+        if not cards or cards == self.last:
+            return []
+        self.last = cards
+        sit = self.drill.make(f"{self.rule or ('score' if self.called else 'stop')}={','.join(cards)}")
+        return [Seen(sit, ev.t)] if sit is not None else []
+
+    def verdict(self, v: dict[str, Any]) -> list[Seen]:
+        if v.get("type") == "verdict" and v.get("round") is not None:
+            self.called = False  # the round is scored: the next hands are the next round's
+        return []
+
+
+TEACHING = Teaching(drills=(DrillEntry("seasaltpaper", None, SeaSaltPaperDrill,
+                                       sensed="referee.teach.drills.cards_sensed:run_cards_sensed", keys_answer=True),),
+                    explainer=Explainer, reader=CameraReader)

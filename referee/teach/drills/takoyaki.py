@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 from rules import takoyaki as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
-from session.events import CardEvent, EndEvent, Event
-from referee.teach.drills.base import CardLook, Drill, DrillEntry, Screen, Teaching
+from session.events import CardEvent, EndEvent, Event, WarningEvent
+from referee.teach.drills.base import CardLook, Drill, DrillEntry, Screen, Seen, Teaching
 from referee.teach.texts import text
 
 GRIDDLES = ((1, 3), (2, 5, 7), (1, 2, 3, 4, 5), (6, 8, 9, 10), (1, 2, 3, 4, 5, 6, 8, 9, 10), ())
@@ -202,6 +202,43 @@ class Explainer:
         return out
 
 
+class CameraReader:
+    """The camera drill's questions (``referee teach takoyaki --calibration``): each card the
+    live referee judged the learner to have played (its verdict line: the player whose turn
+    it was, the card the camera read on a slot or the discards) becomes "where does it go,
+    does the turn go on?" on the learner's griddle as it was before it (the slots turned
+    face up by the learner's earlier placements, as :class:`Explainer` follows them); the
+    table's own move and the judge's reason go with the feedback. A card the camera saw
+    but did not recognise on the learner's slots or the discards is unclear."""
+
+    def __init__(self, drill: "TakoyakiDrill", seat: str, rule: str | None = None, lang: str = "en"):
+        self.drill, self.seat, self.lang = drill, seat, lang
+        self.griddle = Explainer(None)
+
+    def event(self, ev: Event) -> list[Seen]:
+        zone = str(ev.extra.get("zone") or "") if isinstance(ev, WarningEvent) else ""
+        if zone and ev.extra.get("unread") and (zone.startswith(f"p:{self.seat}:slot") or zone in ("pile0", "discard")):
+            return [Seen(None, ev.t, unclear=ev.message)]
+        return []
+
+    def verdict(self, v: dict[str, Any]) -> list[Seen]:
+        if v.get("type") != "verdict" or v.get("player") != self.seat or v.get("action") not in ("place", "discard"):
+            return []
+        up = sorted(self.griddle.up.get(self.seat, set()))
+        self.griddle.verdict(v, "en")
+        sit = self.drill.make(f"{_grid(up)}/{v.get('card')}")
+        if sit is None:
+            return []
+        zone = str(v.get("zone") or "")
+        slot = R.slot_name(int(zone.rsplit("slot", 1)[1])) if "slot" in zone else None
+        ok = bool(v.get("legal"))
+        why = "" if ok else f" ({v.get('why')})"  # (a legal move's reason is the question's own)
+        said = text(self.lang, f"at the table: {v.get('card')} on {f'slot {slot}' if slot else 'the discards'}: "
+                               f"{'legal' if ok else 'ILLEGAL'}{why}",
+                    f"卓上: {v.get('card')} → {f'スロット{slot}' if slot else '捨て札'}: {'正しい' if ok else '反則'}{why}")
+        return [Seen(sit, float(v.get("t", 0.0)), said=said)]
+
+
 def _card_kind(card: str) -> tuple[str, str, int]:
     """The joker, or a card's rank and suit on a red or plain face."""
     if card == "JK":
@@ -211,7 +248,8 @@ def _card_kind(card: str) -> tuple[str, str, int]:
 
 
 TEACHING = Teaching(
-    drills=(DrillEntry("takoyaki", None, TakoyakiDrill),),
+    drills=(DrillEntry("takoyaki", None, TakoyakiDrill, sensed="referee.teach.drills.cards_sensed:run_cards_sensed",
+                       keys_answer=True),),
     look=CardLook(faces={"red": (60, 60, 200), "black": (40, 40, 40), "joker": (60, 160, 200)}, kind=_card_kind,
                   table="griddle"),
-    explainer=Explainer)
+    explainer=Explainer, reader=CameraReader)

@@ -22,8 +22,8 @@ from typing import Any, Sequence
 from rules import toratanu as R
 from session.errors import RulesError
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
-from session.events import ChoiceEvent, EndEvent, Event
-from referee.teach.drills.base import Drill, DrillEntry, Screen, Teaching
+from session.events import CardEvent, ChoiceEvent, EndEvent, Event, WarningEvent
+from referee.teach.drills.base import Drill, DrillEntry, Screen, Seen, Teaching
 from referee.teach.texts import text
 
 ANIMALS = ("rabbit", "kangaroo", "owl", "gorilla", "lion", "goat", "horse", "hippo")
@@ -216,4 +216,51 @@ class Explainer:
         return out
 
 
-TEACHING = Teaching(drills=(DrillEntry("toratanu", None, ToratanuDrill),), explainer=Explainer)
+#: the calibration's zone of the special card (``referee.judging.toratanu.SPECIAL_ZONE``)
+SPECIAL_ZONE = "pile0"
+#: the most cards a question can hold: the digit keys ``1``-``9`` pick them
+MAX_CARDS = 9
+
+
+class CameraReader:
+    """The camera drill's questions (``referee teach toratanu --calibration``): the hand the
+    learner reveals in their spread zone (a ``choice`` ``hand`` from the camera) becomes
+    "arrange the best sets" with the night's special card as the camera read it (the last
+    card in the special zone). A hand with a card found but not read is unclear, as is an
+    unread special card; the same hand read again is not asked twice."""
+
+    def __init__(self, drill: "ToratanuDrill", seat: str, rule: str | None = None, lang: str = "en"):
+        self.drill, self.seat, self.lang = drill, seat, lang
+        self.special: str | None = None
+        self.last: list[str] | None = None
+
+    def event(self, ev: Event) -> list[Seen]:
+        if isinstance(ev, CardEvent) and ev.zone == SPECIAL_ZONE:
+            self.special = str(ev.card).replace("-", ":")  # a card zone writes owl-blue-5
+            return []
+        if isinstance(ev, WarningEvent) and ev.extra.get("unread") and ev.extra.get("zone") == SPECIAL_ZONE:
+            return [Seen(None, ev.t, unclear=ev.message)]
+        if not (isinstance(ev, ChoiceEvent) and ev.action == "hand" and ev.player == self.seat
+                and ev.extra.get("source") == "camera"):
+            return []
+        unclear = [str(x) for x in ev.extra.get("unclear") or []]
+        if unclear:
+            self.last = None
+            return [Seen(None, ev.t, unclear="; ".join(unclear))]
+        cards = sorted(str(c) for c in ev.extra.get("cards") or [])
+        if not cards or cards == self.last:
+            return []
+        self.last = cards
+        if len(cards) > MAX_CARDS:
+            return [Seen(None, ev.t, unclear=text(self.lang, f"{len(cards)} cards read: the keys pick at most "
+                                                             f"{MAX_CARDS}", f"{len(cards)}枚: キーで選べるのは{MAX_CARDS}枚まで"))]
+        sit = self.drill.make("best=" + ";".join(cards) + (f"@{self.special}" if self.special else ""))
+        return [Seen(sit, ev.t)] if sit is not None else []
+
+    def verdict(self, v: dict[str, Any]) -> list[Seen]:
+        return []
+
+
+TEACHING = Teaching(drills=(DrillEntry("toratanu", None, ToratanuDrill,
+                                       sensed="referee.teach.drills.cards_sensed:run_cards_sensed", keys_answer=True),),
+                    explainer=Explainer, reader=CameraReader)
