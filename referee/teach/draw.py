@@ -125,10 +125,10 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
                 cv2.rectangle(img, (cx + 5, cy + 5), (cx + sw - 6, cy + sh - 6), (140, 70, 30), -1)
                 _text_centered(img[cy:cy + sh, cx:cx + sw], name, sh // 2, 0.8, (255, 255, 255), 2)
         field = ()
-    small = [c for c in field if c != card]
-    for i, c in enumerate(small[:9]):
-        sw, sh = 100, 140
-        cx, cy = x + (i % 4) * (sw + 12), 70 + (i // 4) * (sh + 12)
+    small = [c for c in field if c != card][:9]
+    sw, sh, cols = _small_grid(len(small), W - x - 24, CARD_H + 20)
+    for i, c in enumerate(small):
+        cx, cy = x + (i % cols) * (sw + 12), 70 + (i // cols) * (sh + 12)
         if cy + sh < H and cx + sw < W:
             img[cy:cy + sh, cx:cx + sw] = draw_card(c.split(":")[0], game, sw, sh, sub=names.get(c, ""))
     y = 70 + CARD_H + 36
@@ -145,6 +145,19 @@ def draw_scene(card: str, field: tuple[str, ...], game: str, title: str, lines: 
                 put_text(img, part, (24, y), 18.6 if part.isascii() else 20, (255, 255, 255))
                 y += 26 if part.isascii() else 28
     return img
+
+
+def _small_grid(n: int, width: int, height: int) -> tuple[int, int, int]:
+    """The small cards' size and columns: 100 x 140 pixels, as many to a row as ``width``
+    holds, made smaller until ``n`` of them fit above the text lines (``height``) — a
+    nine-card TORATANU hand once ran its third row into the lines and lost five cards."""
+    for scale in (1.0, 0.85, 0.7, 0.6, 0.5):
+        sw, sh = int(100 * scale), int(140 * scale)
+        cols = max(1, (width + 12) // (sw + 12))
+        rows = -(-max(n, 1) // cols)
+        if rows * (sh + 12) - 12 <= height:
+            break
+    return sw, sh, cols
 
 
 def _ascii(s: str) -> str:

@@ -105,7 +105,9 @@ class ToratanuDrill(Drill):
 
     def screen(self, sit: Situation, lang: str) -> Screen:
         hand = sit.data["hand"]
-        lines = tuple(f"{i + 1}: {c}" for i, c in enumerate(hand))
+        numbered = [f"{i + 1}: {c}" for i, c in enumerate(hand)]
+        # three to a line: a nine-card hand and the special card in the window's four lines
+        lines = tuple("   ".join(numbered[i:i + 3]) for i in range(0, len(numbered), 3))
         sp = sit.data.get("special")
         if sp:
             lines += (text(lang, f"special card: {sp}", f"スペシャルカード: {sp}"),)

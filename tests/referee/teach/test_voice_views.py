@@ -117,3 +117,20 @@ def test_explain_mistakes_become_drills(tmp_path):
     asked = {a["situation"] for a in Progress.open("you", tmp_path).answers}
     wanted = {line.split()[1] for line in out.read_text().splitlines()}
     assert asked <= wanted and len(asked) >= 6  # the game's mistakes, nothing else
+
+
+def test_a_nine_card_hand_is_drawn_whole_above_the_lines():
+    """A TORATANU hand of nine cards: every card drawn above the text lines (a third row ran
+    into them and lost the cards there)."""
+    import cv2
+    import numpy as np
+
+    from referee.teach.draw import CARD_H, draw_scene
+
+    hand = ("kangaroo", "rabbit", "owl", "panda", "tiger", "fox", "lion", "bear", "hippo")
+    img = draw_scene("", hand, "toratanu", "Arrange the best sets", ("a line",), ("RIGHT", ("why",), (80, 220, 80)))
+    band = img[60:70 + CARD_H + 16]
+    light = (band.min(axis=2) > 200).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(light)
+    cards = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 2000]
+    assert len(cards) == 9
