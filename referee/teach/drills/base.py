@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from referee.teach.core import Feedback, Level, Press, Situation
+from session.events import ChoiceEvent, Event
 
 
 @dataclass(frozen=True)
@@ -236,3 +237,29 @@ class Seen:
     t: float
     unclear: str = ""
     said: str = ""
+
+
+class CameraHands:
+    """A seat's hands as the camera read them (``ChoiceEvent`` ``hand``, ``source`` camera):
+    a hand with a card not clearly read is said unclear, never asked; the same hand read
+    again (the spread still lying there) is asked once."""
+
+    def __init__(self, seat: str):
+        self.seat = seat
+        self.last: list[str] | None = None
+
+    def take(self, ev: Event) -> tuple[list[str], list[Seen]]:
+        """``(cards, [])`` for this seat's new hand (sorted codes); ``([], [unclear])`` for a
+        hand with a card not read; ``([], [])`` for any other event or the same hand again."""
+        if not (isinstance(ev, ChoiceEvent) and ev.action == "hand" and ev.player == self.seat
+                and ev.extra.get("source") == "camera"):
+            return [], []
+        unclear = [str(x) for x in ev.extra.get("unclear") or []]
+        if unclear:
+            self.last = None
+            return [], [Seen(None, ev.t, unclear="; ".join(unclear))]
+        cards = sorted(str(c) for c in ev.extra.get("cards") or [])
+        if not cards or cards == self.last:
+            return [], []
+        self.last = cards
+        return cards, []

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from rules import seasaltpaper as R
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import ChoiceEvent, EndEvent, Event, ShoutEvent
-from referee.teach.drills.base import Drill, DrillEntry, Screen, Seen, Teaching
+from referee.teach.drills.base import CameraHands, Drill, DrillEntry, Screen, Seen, Teaching
 from referee.teach.texts import text
 
 N_HANDS = 30
@@ -157,25 +157,17 @@ class CameraReader:
     unclear; the same hand read again is not asked twice."""
 
     def __init__(self, drill: "SeaSaltPaperDrill", seat: str, rule: str | None = None, lang: str = "en"):
-        self.drill, self.seat, self.rule = drill, seat, rule
+        self.drill, self.rule = drill, rule
         self.called = False
-        self.last: list[str] | None = None
+        self.hands = CameraHands(seat)
 
     def event(self, ev: Event) -> list[Seen]:
         if isinstance(ev, ShoutEvent) and set(ev.words) & set(CALLS) or \
                 isinstance(ev, ChoiceEvent) and ev.action == "call" and ev.extra.get("call") in CALLS:
             self.called = True
-        if not (isinstance(ev, ChoiceEvent) and ev.action == "hand" and ev.player == self.seat
-                and ev.extra.get("source") == "camera"):
-            return []
-        unclear = [str(x) for x in ev.extra.get("unclear") or []]
-        if unclear:
-            self.last = None
-            return [Seen(None, ev.t, unclear="; ".join(unclear))]
-        cards = sorted(str(c) for c in ev.extra.get("cards") or [])
-        if not cards or cards == self.last:
-            return []
-        self.last = cards
+        cards, unclear = self.hands.take(ev)
+        if not cards:
+            return unclear
         sit = self.drill.make(f"{self.rule or ('score' if self.called else 'stop')}={','.join(cards)}")
         return [Seen(sit, ev.t)] if sit is not None else []
 

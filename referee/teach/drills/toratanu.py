@@ -23,7 +23,7 @@ from rules import toratanu as R
 from session.errors import RulesError
 from referee.teach.core import CARD_T, Feedback, Level, Press, Situation, header, judge_lines, presses_before, rt
 from session.events import CardEvent, ChoiceEvent, EndEvent, Event, WarningEvent
-from referee.teach.drills.base import Drill, DrillEntry, Screen, Seen, Teaching
+from referee.teach.drills.base import CameraHands, Drill, DrillEntry, Screen, Seen, Teaching
 from referee.teach.texts import text
 
 ANIMALS = ("rabbit", "kangaroo", "owl", "gorilla", "lion", "goat", "horse", "hippo")
@@ -232,9 +232,9 @@ class CameraReader:
     unread special card; the same hand read again is not asked twice."""
 
     def __init__(self, drill: "ToratanuDrill", seat: str, rule: str | None = None, lang: str = "en"):
-        self.drill, self.seat, self.lang = drill, seat, lang
+        self.drill, self.lang = drill, lang
         self.special: str | None = None
-        self.last: list[str] | None = None
+        self.hands = CameraHands(seat)
 
     def event(self, ev: Event) -> list[Seen]:
         if isinstance(ev, CardEvent) and ev.zone == SPECIAL_ZONE:
@@ -242,17 +242,9 @@ class CameraReader:
             return []
         if isinstance(ev, WarningEvent) and ev.extra.get("unread") and ev.extra.get("zone") == SPECIAL_ZONE:
             return [Seen(None, ev.t, unclear=ev.message)]
-        if not (isinstance(ev, ChoiceEvent) and ev.action == "hand" and ev.player == self.seat
-                and ev.extra.get("source") == "camera"):
-            return []
-        unclear = [str(x) for x in ev.extra.get("unclear") or []]
-        if unclear:
-            self.last = None
-            return [Seen(None, ev.t, unclear="; ".join(unclear))]
-        cards = sorted(str(c) for c in ev.extra.get("cards") or [])
-        if not cards or cards == self.last:
-            return []
-        self.last = cards
+        cards, unclear = self.hands.take(ev)
+        if not cards:
+            return unclear
         if len(cards) > MAX_CARDS:
             return [Seen(None, ev.t, unclear=text(self.lang, f"{len(cards)} cards read: the keys pick at most "
                                                              f"{MAX_CARDS}", f"{len(cards)}枚: キーで選べるのは{MAX_CARDS}枚まで"))]
