@@ -264,27 +264,48 @@ def demo_live_takoyaki(out, no_window: bool, no_voice: bool, lang: str | None = 
     """``referee demo --game takoyaki --live``: the rendered TAKOYAKI game through the live path
     in real time, the griddles drawn as they are read and each move's call said (the table has
     no microphones: the recording is paced with :func:`silent_seats`)."""
+    from referee.commands.demo_files import TAKOYAKI_DEMO
+
+    return _demo_live_silent(TAKOYAKI_DEMO, "takoyaki", out, no_window, no_voice, lang, workers=workers,
+                             pose_every=pose_every, card_every=card_every, hold_s=hold_s)
+
+
+def demo_live_toratanu(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2,
+                       pose_every: int = 8, card_every: int = 2, hold_s: float = 120.0):
+    """``referee demo --game toratanu --live``: the rendered TORATANU nights through the live
+    path in real time, the special card and each player's revealed hand shown as read with its
+    best arrangement, each night's tally said (no microphones: :func:`silent_seats`; the demo
+    plays two nights, as its truth's header says)."""
+    from referee.commands.demo_files import TORATANU_DEMO
+
+    return _demo_live_silent(TORATANU_DEMO, "toratanu", out, no_window, no_voice, lang, options={"games": 2},
+                             workers=workers, pose_every=pose_every, card_every=card_every, hold_s=hold_s)
+
+
+def _demo_live_silent(folder: Path, game: str, out, no_window: bool, no_voice: bool, lang: str | None,
+                      options: dict | None = None, **pace):
+    """A camera-only demo (``folder``'s session.mp4 and calibration.json) through the live
+    path, paced by a silent recording as long as the video."""
     import shutil
     import tempfile
 
-    from referee.commands.demo_files import TAKOYAKI_DEMO
     from referee.language import table_language
     from referee.live.run import LiveOptions
     from session.errors import RefereeError
 
-    video, cal = TAKOYAKI_DEMO / "session.mp4", TAKOYAKI_DEMO / "calibration.json"
+    video, cal = folder / "session.mp4", folder / "calibration.json"
     for p in (video, cal):
         if not p.is_file():
             raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
-    folder = Path(tempfile.mkdtemp(prefix="referee-takoyaki-silence-"))
+    silence = Path(tempfile.mkdtemp(prefix=f"referee-{game}-silence-"))
     try:
         opts = LiveOptions(calibration=cal, out=out or new_out_folder(), from_video=video,
-                           audio=silent_seats(video, folder), game="takoyaki", lang=table_language(lang, cal),
-                           window=not no_window, voice=not no_voice, workers=workers, pose_every=pose_every,
-                           card_every=card_every, no_enroll=True, hold_s=hold_s)
+                           audio=silent_seats(video, silence), game=game, lang=table_language(lang, cal),
+                           window=not no_window, voice=not no_voice, no_enroll=True, options=dict(options or {}),
+                           **pace)
         return _run(opts, no_voice)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(silence, ignore_errors=True)
 
 
 def demo_live_seasaltpaper(out, no_window: bool, no_voice: bool, workers: int = 2, pose_every: int = 8,

@@ -303,11 +303,18 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
     with --live, paced in real time with each player's tally shown as it is read.
     With --game toratanu: fixtures/toratanu/, two rendered nights' tallies of three players:
     the special card and each revealed hand read by the camera, each hand's best arrangement
-    and its score.
+    and its score; with --live, paced in real time with each player's hand and best
+    arrangement shown as read and each night's tally said.
     """
     if game == "toratanu":
-        if events or live:
-            raise click.UsageError("--events and --live are not offered for the TORATANU demo (replay only)")
+        if events:
+            raise click.UsageError("--events plays the IKATAKO demo's typed record; TORATANU's is read by the camera")
+        if live:
+            from referee.commands.live import demo_live_toratanu
+
+            demo_live_toratanu(out, no_window, no_voice, workers=workers, pose_every=pose_every,
+                               card_every=card_every, hold_s=hold_result)
+            return
         _demo_toratanu(out, workers, pose_every, card_every, video_out, as_json)
         return
     if game == "seasaltpaper":

@@ -49,20 +49,38 @@ the revealed hands; nothing is typed or said, and the keyboard has nothing to ad
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from session.errors import RulesError
 from session.events import CardEvent, ChoiceEvent, EndEvent, Event
 from rules.toratanu import SETUP, best_arrangement, parse_card, score_arrangement
 from referee import toratanu_answers as answers
-from referee.judging.base import GameJudge
+from referee.judging.base import GameJudge, LivePlay
 from referee.judging.verdicts.toratanu import TallyVerdict, ToratanuResult
 from referee.report_spread import spread_times
 from referee.report_toratanu import toratanu_evidence
 
 #: the calibration's zone of the special card (TORATANU's one shared card zone)
 SPECIAL_ZONE = "pile0"
+
+
+@dataclass(frozen=True)
+class NightInPlay:
+    """What :attr:`Judge.state` gives: the night being played (``night``, from 1), its
+    special card (None: not seen yet, or ``special_unread`` says why it is unknown), each
+    hand in (``{player: cards}``, read by the camera or typed) and why one is unclear, how
+    many cards make a hand (``hand_size``), whether tonight is already scored (``closed``:
+    the cards still lying there wait for the next special card) and the running ``totals``."""
+
+    night: int
+    special: str | None
+    special_unread: str | None
+    hands: dict[str, list[str]]
+    unclear: dict[str, str]
+    hand_size: int
+    closed: bool
+    totals: dict[str, int]
 
 
 def camera_code(code: str) -> str:
@@ -124,6 +142,17 @@ class Judge(GameJudge):
             return []
         self.tallies[ev.player] = ev
         return self._score(ev)
+
+    @property
+    def state(self) -> NightInPlay:
+        """The night as it stands, read-only (the live tallies): the special card, each hand
+        in and why one is unclear, the running totals."""
+        hands = {p: list(read["cards"]) for p, read in self.camera.items()}
+        hands.update({p: list(ev.get("hand") or []) for p, ev in self.tallies.items()})
+        unclear = {p: read["unclear"] for p, read in self.camera.items() if read["unclear"] and p not in self.tallies}
+        return NightInPlay(night=min(self.played + (0 if self.closed else 1), self.games) or 1, special=self.special,
+                           special_unread=self.special_unread, hands=hands, unclear=unclear,
+                           hand_size=self.hand_size, closed=self.closed, totals=dict(self.totals))
 
     def unread_card(self, warning: Event) -> list[dict[str, Any]]:
         """The special card's zone changed and no card was read there. After a night's
@@ -253,6 +282,8 @@ class Judge(GameJudge):
 report_evidence = toratanu_evidence
 #: the frames that evidence shows, decoded with the report's others in one pass
 report_evidence_times = spread_times
+#: the live table: nothing to type or answer (the camera reads the hands)
+LIVE = LivePlay(keys=())
 
 
 def _shape_problem(ev: ChoiceEvent) -> str | None:
@@ -334,3 +365,7 @@ def describe(verdict):
     columns = [("night", text(verdict.get("game"))), ("special card", text(special)),
                ("unclear", text(", ".join(unclear) or "-"))]
     return VerdictView(title=title, columns=columns, facts=tallies, status={p: UNCLEAR for p in unclear})
+
+
+#: the live voice's words of a night (referee.live.voice asks the judging module)
+from referee.judging.toratanu_words import announcement, announcement_text, phrase_text, phrases  # noqa: E402,F401

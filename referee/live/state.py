@@ -173,8 +173,10 @@ class LiveState:
 
     def released(self, ev: Event) -> None:
         """An event the merge released (in the judge's order; not one :meth:`event` shows
-        early): a declaration is kept for the game's view (:attr:`declared`)."""
-        if isinstance(ev, (ChoiceEvent, ShoutEvent, CorrectionEvent)):
+        early): a declaration, a card or a card not read is kept for the game's view
+        (:attr:`declared`: a TORATANU night starts at its special card)."""
+        if isinstance(ev, (ChoiceEvent, ShoutEvent, CorrectionEvent, CardEvent)) or \
+                (isinstance(ev, WarningEvent) and (ev.extra or {}).get("unread")):
             self.declared.append(ev)
 
     def _card(self, ev: CardEvent) -> None:

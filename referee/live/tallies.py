@@ -18,50 +18,16 @@ A card the camera could not read is never shown as another card: the player's ta
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from referee.live.griddles import DIM, GREEN, GREY, RED, WHITE, YELLOW
+from referee.live.tally_view import PlayerTally, Tallies, cards_text, judge_state
 
 ORANGE = (0, 165, 255)
 CALL_WORDS = {"stop": "STOP", "lastchance": "LAST CHANCE"}
 #: what the tally view's colours mean (the window's legend line for a spread game)
 LEGEND = ("green: a card read", "orange: unclear, not scored (never read as another card)",
           "the hands are read after STOP / LAST CHANCE, once still")
-
-
-@dataclass
-class PlayerTally:
-    player: str
-    total: int = 0
-    #: the cards read after this round's call (None: not read yet, or no call yet)
-    cards: list[str] | None = None
-    #: why this player's cards were not all read (None: all read)
-    unclear: str | None = None
-    card_points: int | None = None
-    color_bonus: int | None = None
-    #: the last round's outcome for this player, in words (shown until the next call)
-    last: str | None = None
-    last_unclear: bool = False
-    #: the camera's last reading of the spread since this round's call: each card's box and
-    #: code (None: not read) — none before the call
-    seen: list[dict] = field(default_factory=list)
-
-
-@dataclass
-class Tallies:
-    players: list[PlayerTally]
-    round: int = 1
-    call: str | None = None  # "STOP" / "LAST CHANCE" of the round in play (None: no call yet)
-    caller: str | None = None
-    call_t: float | None = None
-    #: the last round's outcome (the game's words) and its kind: "scored", "unclear", "illegal"
-    said: str | None = None
-    said_kind: str | None = None
-    winners: list[str] = field(default_factory=list)
-    #: every round judged, one line each ("round 1: aki STOP: aki 9, ben 8")
-    moves: list[str] = field(default_factory=list)
 
 
 def spread_players(calibration: Any) -> list[str]:
@@ -73,18 +39,24 @@ def spread_players(calibration: Any) -> list[str]:
 
 def tallies_of(state: Any) -> Tallies | None:
     """Each player's tally as ``state`` (a :class:`referee.live.state.LiveState`) has it, or
-    None when its calibration marks no spread zones."""
+    None when its calibration marks no spread zones. A game whose judge keeps a night's tally
+    (TORATANU: its state has a ``hand_size``) is drawn by :func:`referee.live.nights.night_tallies`."""
     spread = spread_players(state.calibration)
     if not spread:
         return None
     order = [p for p in state.players if p in spread] + [p for p in spread if p not in state.players]
-    tallies = Tallies([PlayerTally(p) for p in order])
+    now = judge_state(state)
+    if hasattr(now, "hand_size"):
+        from referee.live.nights import night_tallies
+
+        return night_tallies(state, order, now)
+    tallies = Tallies([PlayerTally(p) for p in order], waiting="waiting for STOP / LAST CHANCE", legend=LEGEND)
     by_player = {t.player: t for t in tallies.players}
     verdicts = sorted((v for v in state.judged.values() if v.get("type") == "verdict" and "round" in v),
                       key=lambda v: (v.get("round") or 0, v.get("t") or 0))
     for line in verdicts:
         _round_done(tallies, by_player, line)
-    _in_play(tallies, by_player, state)
+    _in_play(tallies, by_player, now)
     if tallies.call_t is not None:  # the cards read since the call (before it: the duos played;
         for ev in state.declared:   # after the verdict the table is cleared, and an empty zone writes nothing)
             if getattr(ev, "type", None) == "choice" and ev.get("source") == "camera" and ev.player in by_player \
@@ -92,6 +64,8 @@ def tallies_of(state: Any) -> Tallies | None:
                 by_player[ev.player].seen = list(ev.get("seen") or [])
     if state.result and isinstance(state.result.get("winners"), list):
         tallies.winners = list(state.result["winners"])
+    for t in tallies.players:
+        t.lines = tally_lines(t, tallies.call)
     return tallies
 
 
@@ -113,25 +87,15 @@ def _round_done(tallies: Tallies, by_player: dict[str, PlayerTally], line: dict[
     tallies.round = int(line.get("round") or 0) + 1
 
 
-def _in_play(tallies: Tallies, by_player: dict[str, PlayerTally], state: Any) -> None:
-    """The round being played, as the judge has it: the call and the hands read after it."""
+def _in_play(tallies: Tallies, by_player: dict[str, PlayerTally], now: Any) -> None:
+    """The round being played, as the judge has it (``now``): the call and the hands read after it."""
     from rules.seasaltpaper import score
 
-    from referee.judge import IncrementalJudge
-
-    if state.header is None:
-        return
-    judge = IncrementalJudge(state.header)
-    for ev in state.declared:
-        try:
-            judge.feed(ev)
-        except Exception:  # (a declaration the judge refuses: its warning is in the record)
-            continue
-    now = judge.state
     if now is None or now.call is None:
         return
     tallies.round, tallies.call, tallies.caller, tallies.call_t = now.round, CALL_WORDS.get(now.call, now.call), \
         now.caller, now.call_t
+    tallies.head, tallies.head_line = f"{now.caller}: {tallies.call}", f"{now.caller} called {tallies.call}"
     for p, t in by_player.items():
         t.total = int(now.totals.get(p, t.total))
         if p in now.hands:
@@ -140,13 +104,6 @@ def _in_play(tallies: Tallies, by_player: dict[str, PlayerTally], state: Any) ->
             if t.unclear is None:
                 s = score(t.cards)
                 t.card_points, t.color_bonus = s.card_points, s.color_bonus
-
-
-def cards_text(cards: list[str]) -> str:
-    """The cards read in few words: "8 cards: boat, crab x2, lighthouse, mermaid, shell x3"."""
-    kinds = Counter(c.split(":")[0] for c in cards)
-    parts = [k + (f" x{n}" if n > 1 else "") for k, n in sorted(kinds.items())]
-    return f"{len(cards)} card{'s' if len(cards) != 1 else ''}: " + ", ".join(parts)
 
 
 def tally_lines(t: PlayerTally, call: str | None) -> list[tuple[str, str]]:
@@ -207,19 +164,19 @@ def draw_tally_panel(cv2, img, tallies: Tallies, x: int, right: int, bottom: int
     from referee.live.drawing import BOLD, fit_scale, outlined_text, wrap_text
 
     width, y = right - x, 20
-    outlined_text(cv2, img, f"ROUND {tallies.round}", (x, y), 0.55, GREY, 1)
+    outlined_text(cv2, img, f"{tallies.unit} {tallies.round}", (x, y), 0.55, GREY, 1)
     y += 34
-    if tallies.call:
-        head = f"{tallies.caller}: {tallies.call}"
+    if tallies.head:
+        head = tallies.head
         outlined_text(cv2, img, head, (x, y), fit_scale(cv2, head, width, 1.2, 3, BOLD), YELLOW, 3, BOLD)
         y += 26
-        outlined_text(cv2, img, "reading each player's cards", (x, y), 0.55, WHITE, 1)
+        outlined_text(cv2, img, tallies.head_note, (x, y), 0.55, WHITE, 1)
     else:
-        wait = "waiting for STOP / LAST CHANCE"
+        wait = tallies.waiting
         outlined_text(cv2, img, wait, (x, y), fit_scale(cv2, wait, width, 0.8, 2), GREY, 2)
         if tallies.said:
             colour = {"unclear": ORANGE, "illegal": RED}.get(tallies.said_kind or "", GREEN)
-            for line in wrap_text(cv2, "last round: " + tallies.said, width, 0.6)[:2]:
+            for line in wrap_text(cv2, f"last {tallies.unit.lower()}: " + tallies.said, width, 0.6)[:2]:
                 y += 24
                 outlined_text(cv2, img, line, (x, y), 0.6, colour, 1)
     y += 30
@@ -233,7 +190,7 @@ def draw_tally_panel(cv2, img, tallies: Tallies, x: int, right: int, bottom: int
         size = cv2.getTextSize(total, BOLD, 0.75, 2)[0]
         outlined_text(cv2, img, total, (right - size[0], y + 22), 0.75, WHITE, 2, BOLD)
         ty = y + 48
-        for text, kind in tally_lines(t, tallies.call):
+        for text, kind in t.lines:
             colour = {"ok": GREEN, "unclear": ORANGE, "wait": GREY}.get(kind, WHITE)
             for line in wrap_text(cv2, text, width, 0.55)[:3]:
                 if ty > y + block - 6:

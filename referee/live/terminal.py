@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from referee.live.controls import ControlledView, Controls, help_for
-from referee.live.tallies import LEGEND as TALLY_LEGEND, tallies_of
+from referee.live.tallies import tallies_of
 from referee.live.state import LiveState, StateSink, legend, result_text
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
@@ -77,10 +77,11 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     if state.paused:
         title += "   [PAUSED]"
     h = state.headline
+    tallies = tallies_of(state)  # a spread game (Sea Salt & Paper, TORATANU): each tally as read
     if state.finished and result_text(state.result):  # (wrapped: it is the line the table reads last)
         verdict = "\n".join(c(YELLOW, x) for x in _two_lines("GAME OVER: " + result_text(state.result), params.width))
     elif h is None:
-        verdict = "LAST VERDICT: waiting for the first " + ("round" if tallies_of(state) is not None else "card")
+        verdict = "LAST VERDICT: waiting for the first " + (tallies.unit.lower() if tallies is not None else "card")
     else:
         code = {"first": GREEN, "tie": ORANGE, "wrong": RED}.get(h.kind, DIMC)
         where = f" (card {h.card}{', so far' if h.provisional else ''})" if h.card else ""
@@ -91,7 +92,6 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     field = f"FIELD: card {state.card or '-'} | troubles: {', '.join(state.troubles) or 'none'}"
     if state.expected:
         field += " | expected: " + c(YELLOW, state.expected)
-    tallies = tallies_of(state)
     if tallies is not None:  # a spread game (Sea Salt & Paper): the round's call and each tally as read
         field, table = tally_text(tallies, params.width, c)
     else:
@@ -99,7 +99,7 @@ def render_text(state: LiveState, params: TerminalParams = TerminalParams(), *, 
     # each recent verdict wrapped, not cut: a person reads it whole (and drops it whole)
     entries = [[f"  {part}" for part in textwrap.wrap(line, max(20, params.width - 2), subsequent_indent="    ")]
                for line in list(state.history)[-3:]]
-    meaning = TALLY_LEGEND if tallies is not None else legend(state.game, state.mode)
+    meaning = tallies.legend if tallies is not None else legend(state.game, state.mode)
     foot = [c(DIMC, part) for part in textwrap.wrap(" | ".join(meaning), params.width)]
     foot += _wrap_parts(state.status_line().split("  "), params.width, "  ")
     if state.warnings:  # (two lines at most: the whole warning is in the record)
@@ -141,19 +141,15 @@ def _seat_table(state: LiveState) -> list[str]:
 
 
 def tally_text(tallies, width: int, c) -> tuple[str, list[str]]:
-    """A spread game's round (``field``: the call, or the last round's outcome) and each
-    player's tally as read (:func:`referee.live.tallies.tally_lines`), wrapped to ``width``."""
-    from referee.live.tallies import tally_lines
-
-    if tallies.call:
-        field = f"ROUND {tallies.round}: " + c(YELLOW, f"{tallies.caller} called {tallies.call}") + \
-            " | reading each player's cards"
-    else:
-        field = f"ROUND {tallies.round}: waiting for STOP / LAST CHANCE"  # (the last round: the verdict above)
+    """A spread game's round (``field``: the round in play, or what it waits for — the last
+    round's outcome is the verdict above) and each player's tally as read
+    (:attr:`referee.live.tallies.PlayerTally.lines`), wrapped to ``width``."""
+    where = f"{tallies.unit} {tallies.round}: "
+    field = where + (c(YELLOW, tallies.head_line or tallies.head) + " | " + tallies.head_note if tallies.head else tallies.waiting)
     rows: list[str] = []
     for t in tallies.players:
         rows.append(f"{t.player:<12} total {t.total:>3}")
-        for text, kind in tally_lines(t, tallies.call):
+        for text, kind in t.lines:
             code = {"ok": GREEN, "unclear": ORANGE}.get(kind, DIMC)
             rows += [c(code, part) for part in textwrap.wrap(text, max(20, width - 4), initial_indent="    ",
                                                              subsequent_indent="      ")[:2]]

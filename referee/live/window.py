@@ -43,7 +43,7 @@ from referee.live.controls import Command
 from referee.live.drawing import BOLD, FONT, outlined_text
 from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
 from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, board_result, draw_panel, draw_zones
-from referee.live.tallies import LEGEND as TALLY_LEGEND, draw_spreads, draw_tally_panel, tallies_of, tallies_result
+from referee.live.tallies import draw_spreads, draw_tally_panel, tallies_of, tallies_result
 from referee.live.state import LiveState, StateSink, legend, result_text
 
 # colours (BGR)
@@ -330,14 +330,14 @@ def _bottom(cv2, img, state: LiveState, top: int, params: WindowParams, prompt: 
             outlined_text(cv2, img, "no mic", (bar_x + 6, y), 0.45, GREY, 1)
     # the legend: what the numbers and the game's words mean (one line, two at most), right
     # above the status lines; the history of verdicts gets the rows between
-    meaning = GRIDDLE_LEGEND if board is not None else TALLY_LEGEND if tallies is not None else \
+    meaning = GRIDDLE_LEGEND if board is not None else tallies.legend if tallies is not None else \
         legend(state.game, state.mode)
     words = _wrap(cv2, " | ".join(meaning), params.width - 24, 0.45)[:2]
     legend_y = params.height - 92 - 19 * (len(words) - 1)
     y += 30
     game_view = board if board is not None else tallies
     if game_view is not None:
-        outlined_text(cv2, img, "MOVES (newest last)" if board is not None else "ROUNDS (newest last)", (x, y), 0.45,
+        outlined_text(cv2, img, "MOVES (newest last)" if board is not None else tallies.moves_title, (x, y), 0.45,
                       GREY, 1)
         y += 22
     for line in (game_view.moves[-3:] if game_view is not None else list(state.history)[-3:]):

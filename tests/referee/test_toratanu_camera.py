@@ -207,10 +207,9 @@ def test_the_calibration_asks_for_each_players_hand_and_the_special_card():
     assert game.zone_label("pile0") == "special card" and game.zone_label("p:aki:spread") == "aki's hand at the tally"
 
 
-def test_demo_toratanu_refuses_events_and_live(run_cli):
-    for flag in ("--events", "--live"):
-        res = run_cli("demo", "--game", "toratanu", flag)
-        assert res.exit_code == 2 and "replay only" in res.output
+def test_demo_toratanu_refuses_events(run_cli):
+    res = run_cli("demo", "--game", "toratanu", "--events")
+    assert res.exit_code == 2 and "read by the camera" in res.output
 
 
 def test_the_replayed_demo_gives_the_truths_verdicts(tmp_path, monkeypatch):
