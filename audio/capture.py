@@ -15,6 +15,7 @@ sound card.
 from __future__ import annotations
 
 import queue
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -572,17 +573,20 @@ class PacedStreamFactory:
     use, e.g. ``referee listen``'s tests of the live path).
     """
 
-    def __init__(self, path: str | Path, *, adc: str = "true", latency_s: float = 0.01,
+    def __init__(self, path: str | Path | None, *, adc: str = "true", latency_s: float = 0.01,
                  stream_clock_offset: float = 5000.0, drop_after: float | None = None, gap_s: float = 0.0,
                  t0: float | None = None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep, rate: int | None = None):
         if adc not in ("true", "zero", "wrong"):
             raise ValueError(f"adc must be true, zero or wrong, not {adc!r}")
-        self.data, self.rate = read_all(path, rate=rate)
-        #: the file's own rate when it was resampled to ``rate``, else None
-        probe = FileSource(path)
-        probe.close()
-        self.resampled_from = probe.file_rate if probe.file_rate != self.rate else None
+        if path is None:  # (endless silence at ``rate``: :func:`silence`)
+            self.data, self.rate, self.resampled_from = _Zeros(1), int(rate or 16000), None
+        else:
+            self.data, self.rate = read_all(path, rate=rate)
+            #: the file's own rate when it was resampled to ``rate``, else None
+            probe = FileSource(path)
+            probe.close()
+            self.resampled_from = probe.file_rate if probe.file_rate != self.rate else None
         self.channels = self.data.shape[1]
         self.adc, self.latency_s, self.stream_clock_offset = adc, latency_s, stream_clock_offset
         self.drop_after, self.gap_s, self.t0 = drop_after, gap_s, t0
@@ -609,6 +613,33 @@ class PacedStreamFactory:
         moment = self.t0 + first / self.rate + self.stream_clock_offset
         adc = {"true": moment, "zero": 0.0, "wrong": current + 5.0}[self.adc]
         return _TimeInfo(adc, current)
+
+
+class _Zeros:
+    """Silence shaped like a recording of ``length`` samples (endless: ``sys.maxsize``;
+    ``[a:b]`` gives zeros): what :func:`silence` paces."""
+
+    def __init__(self, channels: int, length: int = sys.maxsize):
+        self.shape = (length, channels)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, span: slice) -> np.ndarray:
+        start, stop = span.start or 0, min(span.stop if span.stop is not None else self.shape[0], self.shape[0])
+        return np.zeros((max(0, stop - start), self.shape[1]), np.float32)
+
+
+def silence(rate: int, seconds: float | None = None) -> "PacedStreamFactory":
+    """A live input of one channel that hears nothing, in real time, until stopped (or for
+    ``seconds``: a paced recording's length): the table whose calibration gives no seat a
+    microphone (TAKOYAKI, TORATANU) or a drill answered with keys runs the live path without
+    an audio interface. Its blocks carry true capture stamps, so the session clock runs as
+    with a microphone."""
+    factory = PacedStreamFactory(None, rate=rate)
+    if seconds is not None:
+        factory.data = _Zeros(1, int(round(seconds * factory.rate)))
+    return factory
 
 
 class _PacedStream:

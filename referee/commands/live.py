@@ -180,7 +180,8 @@ def _voice(lang: str):
 @click.option("--mode", default=None, help="Game mode (ikatako: versus, coop, solo).")
 @click.option("--model", default=None, help="Speech model (default: the best installed for the language).")
 @click.option("--selftest/--no-selftest", default=None,
-              help="The pre-game self-test (default: on with a camera, off for a recording).")
+              help="The pre-game self-test (default: on with a camera, off for a recording and for a table "
+                   "with no microphone playing a card-only game).")
 @click.option("--force", is_flag=True, help="Start even when a seat fails the self-test.")
 @_options
 def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, selftest, force, out, lang, no_voice,
@@ -193,7 +194,7 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
     lang = table_language(lang, cal)
     if audio is not None and from_video is None:
         raise click.UsageError("--audio paces a recording: give the video with --from-video too")
-    if from_video is not None and audio is None:
+    if from_video is not None and audio is None and _calibration(cal).seat_channels is not None:
         raise click.UsageError("--from-video needs the seats' recording with --audio SEATS.wav")
     if from_video is None and (camera is None or audio_device is None):
         table = _calibration(cal)  # the devices the table was calibrated with
@@ -206,7 +207,17 @@ def live_cmd(cal, camera, audio_device, from_video, audio, game, mode, model, se
                        hold_s=hold_result)
     if fixed_pose_rate:
         opts.pose_rate = None
-    _run(opts, no_voice, selftest=from_video is None if selftest is None else selftest)
+    _run(opts, no_voice, selftest=_default_selftest(cal) and from_video is None if selftest is None else selftest)
+
+
+def _default_selftest(cal) -> bool:
+    """Whether the pre-game self-test (each seat heard saying a word, both hands seen) runs by
+    default with a camera: not for a table with neither (no seat has a microphone and the game
+    reads the cards only: TAKOYAKI, TORATANU), where it could only fail."""
+    import rules
+
+    table = _calibration(cal)
+    return table.seat_channels is not None or rules.get(table.game).uses_hands
 
 
 def _calibration(path):
@@ -236,34 +247,11 @@ def demo_live(out, no_window: bool, no_voice: bool, lang: str | None = None, wor
     return _run(opts, no_voice)
 
 
-#: the silent seats' recording a table without microphones is paced with (``referee demo
-#: --game takoyaki --live``): the live path hears a recording beside the video; TAKOYAKI's
-#: calibration gives no seat a channel, so nothing in it is heard (16 kHz mono, as long as the video)
-SILENT_RATE = 16000
-
-
-def silent_seats(video: Path, folder: Path) -> Path:
-    """``folder/silent.wav``: silence as long as ``video`` (see :data:`SILENT_RATE`)."""
-    import wave
-
-    from vision.video import probe
-
-    info = probe(video)
-    seconds = info.duration or ((info.frames or 0) / (info.fps or 30.0))
-    path = folder / "silent.wav"
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(SILENT_RATE)
-        w.writeframes(b"\0\0" * int(round(seconds * SILENT_RATE)))
-    return path
-
-
 def demo_live_takoyaki(out, no_window: bool, no_voice: bool, lang: str | None = None, workers: int = 2,
                        pose_every: int = 8, card_every: int = 2, hold_s: float = 120.0):
     """``referee demo --game takoyaki --live``: the rendered TAKOYAKI game through the live path
     in real time, the griddles drawn as they are read and each move's call said (the table has
-    no microphones: the recording is paced with :func:`silent_seats`)."""
+    no microphones: the live path hears silence as long as the video)."""
     from referee.commands.demo_files import TAKOYAKI_DEMO
 
     return _demo_live_silent(TAKOYAKI_DEMO, "takoyaki", out, no_window, no_voice, lang, workers=workers,
@@ -274,8 +262,8 @@ def demo_live_toratanu(out, no_window: bool, no_voice: bool, lang: str | None = 
                        pose_every: int = 8, card_every: int = 2, hold_s: float = 120.0):
     """``referee demo --game toratanu --live``: the rendered TORATANU nights through the live
     path in real time, the special card and each player's revealed hand shown as read with its
-    best arrangement, each night's tally said (no microphones: :func:`silent_seats`; the demo
-    plays two nights, as its truth's header says)."""
+    best arrangement, each night's tally said (no microphones: the live path hears silence;
+    the demo plays two nights, as its truth's header says)."""
     from referee.commands.demo_files import TORATANU_DEMO
 
     return _demo_live_silent(TORATANU_DEMO, "toratanu", out, no_window, no_voice, lang, options={"games": 2},
@@ -285,10 +273,7 @@ def demo_live_toratanu(out, no_window: bool, no_voice: bool, lang: str | None = 
 def _demo_live_silent(folder: Path, game: str, out, no_window: bool, no_voice: bool, lang: str | None,
                       options: dict | None = None, **pace):
     """A camera-only demo (``folder``'s session.mp4 and calibration.json) through the live
-    path, paced by a silent recording as long as the video."""
-    import shutil
-    import tempfile
-
+    path; its calibration gives no seat a microphone, so the live run hears silence."""
     from referee.language import table_language
     from referee.live.run import LiveOptions
     from session.errors import RefereeError
@@ -297,15 +282,10 @@ def _demo_live_silent(folder: Path, game: str, out, no_window: bool, no_voice: b
     for p in (video, cal):
         if not p.is_file():
             raise RefereeError(f"the demo file {p} is missing: run the demo from a clone of the project")
-    silence = Path(tempfile.mkdtemp(prefix=f"referee-{game}-silence-"))
-    try:
-        opts = LiveOptions(calibration=cal, out=out or new_out_folder(), from_video=video,
-                           audio=silent_seats(video, silence), game=game, lang=table_language(lang, cal),
-                           window=not no_window, voice=not no_voice, no_enroll=True, options=dict(options or {}),
-                           **pace)
-        return _run(opts, no_voice)
-    finally:
-        shutil.rmtree(silence, ignore_errors=True)
+    opts = LiveOptions(calibration=cal, out=out or new_out_folder(), from_video=video, game=game,
+                       lang=table_language(lang, cal), window=not no_window, voice=not no_voice, no_enroll=True,
+                       options=dict(options or {}), **pace)
+    return _run(opts, no_voice)
 
 
 def demo_live_seasaltpaper(out, no_window: bool, no_voice: bool, workers: int = 2, pose_every: int = 8,

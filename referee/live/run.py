@@ -98,6 +98,9 @@ class LiveOptions:
     enroll: Path | None = None
     no_enroll: bool = False
     demix: bool = True
+    #: hear nothing, open no audio input (a drill answered with keys); a table whose seats have
+    #: no microphone and no ``audio_device`` named is heard as silent anyway
+    silent: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     #: stop after this many seconds of session (tests, benchmarks); None: until the end
     max_seconds: float | None = None
@@ -299,8 +302,11 @@ class _LiveRun:
         self.game = cal.game
         self.mode = table_mode(opts.mode, cal)
         self.players = [s.name for s in cal.seats]
+        # a table whose calibration gives no seat a microphone (TAKOYAKI, TORATANU, a teaching
+        # camera) and no input named: the live path runs on silence, no audio interface needed
+        self.silent = opts.audio is None and (opts.silent or opts.audio_device is None and cal.seat_channels is None)
         # the microphones' device before any folder or window: no input is one line, nothing left behind
-        self.device = capture.device_info(opts.audio_device) if opts.audio is None else None
+        self.device = capture.device_info(opts.audio_device) if opts.audio is None and not self.silent else None
         out = self.out = Path(opts.out) / "selftest" if self.selftest is not None else Path(opts.out)
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -354,6 +360,12 @@ class _LiveRun:
                 rec = rec if rec.is_absolute() else cal_path.parent / rec
                 demix_from = rec if rec.is_file() else demix_from
                 measured = cal.audio.leakage if demix_from == rec else None
+        elif self.silent:
+            info = self.pre.video_info  # (a paced recording: silence as long as it, so the session ends with it)
+            seconds = (info.duration or (info.frames or 0) / (info.fps or 30.0)) if info is not None else None
+            factory = capture.silence(cal.audio.rate if cal.audio is not None and cal.audio.rate else 16000, seconds)
+            rate, channels = factory.rate, factory.channels
+            heard_from = demix_from = measured = None
         else:
             factory = None
             channels, rate = self.device
@@ -522,7 +534,8 @@ class _LiveRun:
     def make_header(self) -> SessionHeader:
         opts, setup, pacer = self.opts, self.setup, self.pacer
         source_info = {"live": True, "camera": str(opts.from_video.name if opts.from_video else opts.camera),
-                       "audio": str(self.heard_from.name if self.heard_from else opts.audio_device),
+                       "audio": "none (no seat has a microphone)" if self.silent else
+                       str(self.heard_from.name if self.heard_from else opts.audio_device),
                        "calibration": self.cal_path.name, "paced": opts.from_video is not None,
                        # (the stride it starts at: the pose rate keeps it within its bounds)
                        "pose_every": pacer.every if pacer is not None else opts.pose_every,

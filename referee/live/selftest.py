@@ -115,7 +115,8 @@ def evaluate(players: Sequence[str], events: Iterable[Event], levels: Mapping[st
 def check_sources(camera, audio_device, channels: int | None, *, camera_opens=None, list_inputs=None) -> None:
     """The camera and the seats' audio input exist, checked before anyone is asked to speak
     or raise a hand: one :class:`DeviceError` naming every problem (no camera, no input, an
-    input with fewer channels than the seats use), or nothing.
+    input with fewer channels than the seats use), or nothing. A calibration whose seats have
+    no microphone (``channels`` None) and no input named needs no input at all.
 
     ``camera_opens(device) -> bool`` and ``list_inputs() -> [AudioInput]`` are seams for
     tests; by default :func:`vision.devices.can_open` and :func:`audio.devices.list_inputs`
@@ -128,6 +129,10 @@ def check_sources(camera, audio_device, channels: int | None, *, camera_opens=No
     if not camera_opens(camera):
         problems.append(f"camera {camera!r} cannot be opened (not plugged in, another program using it, or another "
                         "index: referee devices lists the cameras)")
+    if channels is None and audio_device is None:  # no seat has a microphone: the live run hears silence
+        if problems:
+            raise DeviceError("; ".join(problems))
+        return
     try:
         inputs = (list_inputs or audio_devices.list_inputs)()
     except DeviceError as exc:

@@ -253,13 +253,10 @@ def run_cards_sensed(*, calibration: Path, seat: str | None, out: Path, view, ke
                      level: str | None = None, voice=None, say=print, start: datetime | None = None,
                      params: CardsSensedParams = CardsSensedParams(), workers: int = 2,
                      game: str | None = None) -> tuple[CardsSensedDrill, Any]:
-    """Run the drill through the live sources (a recording without ``audio`` is paced with
-    silent seats: these games are read by the camera alone); returns the drill (its
-    questions and feedback) and the live run's result."""
-    import shutil
-    import tempfile
-
-    from referee.commands.live import silent_seats
+    """Run the drill through the live sources (no ``audio`` and no ``audio_device``: the live
+    path hears silence — these games are read by the camera alone and answered with keys, so
+    no microphone is needed); returns the drill (its questions and feedback) and the live
+    run's result."""
     from referee.language import table_language
     from referee.live.run import LiveOptions, run_live
     from referee.teach import drills
@@ -277,15 +274,10 @@ def run_cards_sensed(*, calibration: Path, seat: str | None, out: Path, view, ke
     drill = CardsSensedDrill(drills.get(drills.for_game(game, None)), seat, view, keys, paced=from_video is not None,
                              lang=lang, cards=cards, progress=progress, level=level, voice=voice, start=start,
                              params=params, seed=seed)
-    folder = Path(tempfile.mkdtemp(prefix="referee-teach-silence-"))
-    try:
-        if from_video is not None and audio is None:
-            audio = silent_seats(Path(from_video), folder)
-        opts = LiveOptions(calibration=Path(calibration), out=Path(out), camera=camera, from_video=from_video,
-                           audio_device=audio_device, audio=audio, game=game, window=False, voice=False,
-                           workers=workers, lang=table_language(None, calibration), no_enroll=True)
-        result = run_live(opts, extra_sinks=[drill], say=say, view_factory=lambda state, controls: SensedView(drill))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    opts = LiveOptions(calibration=Path(calibration), out=Path(out), camera=camera, from_video=from_video,
+                       audio_device=audio_device, audio=audio, game=game, window=False, voice=False,
+                       workers=workers, lang=table_language(None, calibration), no_enroll=True,
+                       silent=audio is None and audio_device is None)
+    result = run_live(opts, extra_sinks=[drill], say=say, view_factory=lambda state, controls: SensedView(drill))
     drill.answer_rest()
     return drill, result
