@@ -9,6 +9,7 @@ lags, the longest vision stage call, the verdicts against the demo's, the broken
     python benchmarks/bench_live_compare.py --pairs 1 --null-sound --voice   # "sound starts" too
     python benchmarks/bench_live_compare.py --game takoyaki --before /tmp/base --pairs 2
     python benchmarks/bench_live_compare.py --game seasaltpaper --pairs 2   # --before: a tree with it
+    python benchmarks/bench_live_compare.py --game toratanu --pairs 1       # as seasaltpaper, no microphones
 
 ``--game takoyaki``: the TAKOYAKI demo (``referee demo --game takoyaki --live``, paced, no
 microphones): its verdicts against ``fixtures/takoyaki/expected.jsonl`` and how late each
@@ -58,10 +59,13 @@ from bench_replay import verdicts_match  # noqa: E402
 
 DEMO = ROOT / "fixtures" / "demo"
 #: each demo's folder, by ``referee demo --game``
-DEMOS = {"ikatako": DEMO, "takoyaki": ROOT / "fixtures" / "takoyaki", "seasaltpaper": ROOT / "fixtures" / "seasaltpaper"}
+DEMOS = {"ikatako": DEMO, "takoyaki": ROOT / "fixtures" / "takoyaki", "seasaltpaper": ROOT / "fixtures" / "seasaltpaper",
+         "toratanu": ROOT / "fixtures" / "toratanu"}
 #: a Sea Salt & Paper round's fields compared with the demo's (its time is the last hand's
 #: read, which depends on the frames the live loop took)
 ROUND_KEYS = ("round", "call", "caller", "legal", "why", "scores", "caller_won", "totals", "unclear")
+#: a TORATANU night's fields compared with the demo's (its time, as a round's, is the last hand's read)
+NIGHT_KEYS = ("game", "special", "scores", "declared", "missed", "best", "totals", "unclear")
 #: the TAKOYAKI verdict's fields compared with the demo's (its ``why`` wording may change)
 MOVE_KEYS = ("player", "card", "zone", "action", "legal", "next", "face_up")
 NULL_ASOUNDRC = "pcm.!default { type null }\nctl.!default { type hw card 0 }\n"
@@ -140,9 +144,10 @@ def run_once(tree: Path, out: Path, voice: bool, env_extra: dict, game: str = "i
     if game == "takoyaki":
         figs["_same"] = moves_match(lines, expected)
         figs["_said_late"] = said_late(out / "session.jsonl", DEMOS[game] / "truth.jsonl")
-    elif game == "seasaltpaper":
-        figs["_same"] = rounds_match(lines, expected)
-        figs["_said_late"] = round_said_late(out / "session.jsonl", expected)
+    elif game in ("seasaltpaper", "toratanu"):
+        keys, number = (ROUND_KEYS, "round") if game == "seasaltpaper" else (NIGHT_KEYS, "game")
+        figs["_same"] = rounds_match(lines, expected, keys)
+        figs["_said_late"] = round_said_late(out / "session.jsonl", expected, number)
     else:
         figs["_same"] = sum(verdicts_match(lines, expected))
     figs["_want"] = sum(1 for v in expected if v.get("type") == "verdict")
@@ -162,20 +167,22 @@ def moves_match(judged: list[dict], expected: list[dict]) -> int:
     return sum(a == b for a, b in zip(got, want))
 
 
-def rounds_match(judged: list[dict], expected: list[dict]) -> int:
-    """Sea Salt & Paper: how many of the demo's round verdicts the run gave, in order (:data:`ROUND_KEYS`)."""
-    got = [tuple(str(v.get(k)) for k in ROUND_KEYS) for v in judged if v.get("type") == "verdict"]
-    want = [tuple(str(v.get(k)) for k in ROUND_KEYS) for v in expected if v.get("type") == "verdict"]
+def rounds_match(judged: list[dict], expected: list[dict], keys: tuple[str, ...] = ROUND_KEYS) -> int:
+    """Sea Salt & Paper (TORATANU: ``keys`` :data:`NIGHT_KEYS`): how many of the demo's round
+    verdicts the run gave, in order (:data:`ROUND_KEYS`)."""
+    got = [tuple(str(v.get(k)) for k in keys) for v in judged if v.get("type") == "verdict"]
+    want = [tuple(str(v.get(k)) for k in keys) for v in expected if v.get("type") == "verdict"]
     return sum(a == b for a, b in zip(got, want))
 
 
-def round_said_late(record: Path, expected: list[dict]) -> dict | None:
-    """Sea Salt & Paper: seconds from the round's last hand laid (the demo's verdict time: the
-    truth's time of that hand) to the round's announcement (the live record's ``said_t``); the
-    spread must lie still for ``SpreadWatchParams.settle_reads`` reads first (~1.5-2 s)."""
-    laid = {v["round"]: float(v["t"]) for v in expected if v.get("type") == "verdict"}
-    late = sorted(float(v["said_t"]) - laid[v["round"]] for v in map(json.loads, record.read_text().splitlines())
-                  if v.get("type") == "verdict" and v.get("said_t") is not None and v.get("round") in laid)
+def round_said_late(record: Path, expected: list[dict], number: str = "round") -> dict | None:
+    """Sea Salt & Paper (TORATANU: ``number`` "game", a night): seconds from the round's last
+    hand laid (the demo's verdict time: the truth's time of that hand) to the round's
+    announcement (the live record's ``said_t``); the spread must lie still for
+    ``SpreadWatchParams.settle_reads`` reads first (~1.5-2 s)."""
+    laid = {v[number]: float(v["t"]) for v in expected if v.get("type") == "verdict"}
+    late = sorted(float(v["said_t"]) - laid[v[number]] for v in map(json.loads, record.read_text().splitlines())
+                  if v.get("type") == "verdict" and v.get("said_t") is not None and v.get(number) in laid)
     if not late:
         return None
     return {"median": round(late[len(late) // 2], 3), "max": round(late[-1], 3), "n": len(late),
@@ -314,7 +321,7 @@ def _compare(args) -> int:
                   + (f"; window announcements superseded by a newer first {figs['sound_ms'].get('superseded', '-')}"
                      if figs.get("sound_ms") else "")
                   + (f"; {figs['_voice_warning']}" if figs.get("_voice_warning") else "")
-                  + (f"; announced after the {'last hand was laid' if args.game == 'seasaltpaper' else 'card landed'}: median {figs['_said_late']['median']:.3f} s, max "
+                  + (f"; announced after the {'last hand was laid' if args.game in ('seasaltpaper', 'toratanu') else 'card landed'}: median {figs['_said_late']['median']:.3f} s, max "
                      f"{figs['_said_late']['max']:.3f} s, {figs['_said_late']['within_1s']} of "
                      f"{figs['_said_late']['n']} within 1 s" if figs.get("_said_late") else ""), flush=True)
     print("\nper tree, each run's median/p95 (n) — medians in ms:")
