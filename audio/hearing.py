@@ -519,8 +519,9 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     if plan.room:
         return _room_listener(plan, source)
     by_channel = {c: n for n, c in plan.channels.items() if c is not None}
-    if not by_channel:
-        warnings.append("calibration: no seat has an audio channel; shouts are not heard")
+    if not by_channel:  # (a game with no spoken calls, TAKOYAKI or TORATANU, needs no microphone: nothing to say)
+        if plan.vocab is not None:
+            warnings.append("calibration: no seat has an audio channel; shouts are not heard")
         return None
     # Listener maps channel k -> seats[k]; build that list (a seat without a channel is never heard)
     width = max(by_channel) + 1

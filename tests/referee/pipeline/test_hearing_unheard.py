@@ -57,3 +57,13 @@ def test_a_recording_nobody_is_heard_on_is_not_read():
     source.offline = True
     hear(sink, lambda warnings: (source, "seats.wav"), _plan())
     assert [m.kind for m in sink.messages] == ["setup", "done"] and source.read == 0
+
+
+def test_a_game_without_spoken_calls_heard_on_no_microphone_says_nothing_about_shouts():
+    """TAKOYAKI or TORATANU live needs no microphone: "shouts are not heard" would only puzzle
+    the table (a game with calls still says it)."""
+    sink, source = Sink(), LiveInput()
+    plan = HearingPlan(game="toratanu", mode=None, channels={}, names=("aki", "ben"), vocab=None)
+    hear(sink, lambda warnings: (source, "mic"), plan, batch_s=0.5)
+    assert sink.messages[0].kind == "setup" and sink.messages[0].listened is False
+    assert not [w for w in sink.messages[0].warnings if "shouts are not heard" in w]
