@@ -272,6 +272,13 @@ def _demo_toratanu(out, workers, pose_every, card_every, video_out, as_json) -> 
     click.echo(f"The report is a single HTML page: open {result.report} in a browser.", err=True)
 
 
+#: the demos whose record the camera reads (their own ``demo_live_<game>`` plays them live),
+#: and what ``--events`` is told of each
+CAMERA_DEMOS = {"takoyaki": "TAKOYAKI's is read by the camera",
+                "seasaltpaper": "Sea Salt & Paper's is read by the camera and heard",
+                "toratanu": "TORATANU's is read by the camera"}
+
+
 @click.command("demo")
 @click.option("--game", type=click.Choice(["ikatako", "takoyaki", "seasaltpaper", "toratanu"]), default="ikatako",
               show_default=True,
@@ -306,39 +313,17 @@ def demo_cmd(game, events, out, no_enroll, no_demix, live, no_window, no_voice, 
     and its score; with --live, paced in real time with each player's hand and best
     arrangement shown as read and each night's tally said.
     """
-    if game == "toratanu":
+    if game in CAMERA_DEMOS:  # (TAKOYAKI, Sea Salt & Paper, TORATANU: each a demo of its own)
         if events:
-            raise click.UsageError("--events plays the IKATAKO demo's typed record; TORATANU's is read by the camera")
+            raise click.UsageError(f"--events plays the IKATAKO demo's typed record; {CAMERA_DEMOS[game]}")
         if live:
-            from referee.commands.live import demo_live_toratanu
+            from referee.commands import live as live_demos
 
-            demo_live_toratanu(out, no_window, no_voice, workers=workers, pose_every=pose_every,
-                               card_every=card_every, hold_s=hold_result)
+            getattr(live_demos, f"demo_live_{game}")(out, no_window, no_voice, workers=workers, pose_every=pose_every,
+                                                     card_every=card_every, hold_s=hold_result)
             return
-        _demo_toratanu(out, workers, pose_every, card_every, video_out, as_json)
-        return
-    if game == "seasaltpaper":
-        if events:
-            raise click.UsageError("--events plays the IKATAKO demo's typed record; Sea Salt & Paper's is read "
-                                   "by the camera and heard")
-        if live:
-            from referee.commands.live import demo_live_seasaltpaper
-
-            demo_live_seasaltpaper(out, no_window, no_voice, workers=workers, pose_every=pose_every,
-                                   card_every=card_every, hold_s=hold_result)
-            return
-        _demo_seasaltpaper(out, workers, pose_every, card_every, video_out, as_json)
-        return
-    if game == "takoyaki":
-        if events:
-            raise click.UsageError("--events plays the IKATAKO demo's typed record; TAKOYAKI's is read by the camera")
-        if live:
-            from referee.commands.live import demo_live_takoyaki
-
-            demo_live_takoyaki(out, no_window, no_voice, workers=workers, pose_every=pose_every,
-                               card_every=card_every, hold_s=hold_result)
-            return
-        _demo_takoyaki(out, workers, pose_every, card_every, video_out, as_json)
+        replay_demo = {"takoyaki": _demo_takoyaki, "seasaltpaper": _demo_seasaltpaper, "toratanu": _demo_toratanu}[game]
+        replay_demo(out, workers, pose_every, card_every, video_out, as_json)
         return
     if live:
         from referee.commands.live import demo_live

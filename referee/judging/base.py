@@ -91,3 +91,22 @@ def live_play(game: str | None) -> LivePlay:
 
     found = getattr(judging.module(game), "LIVE", None)
     return found if isinstance(found, LivePlay) else LivePlay()
+
+
+@dataclass(frozen=True)
+class SpokenWords:
+    """A turn-based game's finite live phrases (:mod:`referee.live.voice` renders them all when
+    the session starts): the ``fixed`` phrases and the players' names, English as written and
+    Japanese from ``ja`` (names as they are). Its judging words module exports
+    ``phrases = WORDS.phrases`` and ``phrase_text = WORDS.phrase_text``."""
+
+    fixed: tuple[str, ...]
+    ja: Mapping[str, str]
+
+    def phrases(self, players) -> set[str]:
+        """Every phrase the game's announcements can say at a table of ``players``."""
+        return set(self.fixed) | {str(p) for p in players}
+
+    def phrase_text(self, phrase: str, lang: str) -> str:
+        """A phrase in the table's language (English as it is; ``ja``: :attr:`ja`, names as they are)."""
+        return phrase if lang == "en" else self.ja.get(phrase, phrase)

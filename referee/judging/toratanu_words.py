@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.judging.base import SpokenWords
+
 FIXED = ("night scored", "not scored", "special card not read")
 #: the fixed phrases in Japanese (``--lang ja``); names as they are
 JA_WORDS = {"night scored": "夜の得点を数えました", "not scored": "は得点なし",
@@ -37,14 +39,9 @@ def announcement(line: dict[str, Any]) -> tuple[str, ...]:
     return said
 
 
-def phrases(players) -> set[str]:
-    """Every phrase :func:`announcement` can say at a table of ``players``."""
-    return set(FIXED) | {str(p) for p in players}
-
-
-def phrase_text(phrase: str, lang: str) -> str:
-    """A phrase in the table's language (English as it is; ``ja``: :data:`JA_WORDS`, names as they are)."""
-    return phrase if lang == "en" else JA_WORDS.get(phrase, phrase)
+WORDS = SpokenWords(FIXED, JA_WORDS)
+#: every phrase :func:`announcement` can say at a table of players; a phrase in the table's language
+phrases, phrase_text = WORDS.phrases, WORDS.phrase_text
 
 
 def announcement_text(line: dict[str, Any]) -> str | None:

@@ -70,3 +70,23 @@ def drive(sink, until: float | None = None, status: dict | None = None):
         sink.verdicts(pending)
         sink.finish(judgement)
     return judgement
+
+
+def demo_state(folder: Path, until: float = float("inf"), extra=(), verdicts: bool = True):
+    """The live state after a camera demo's truth events up to ``until`` (``folder``'s
+    truth.jsonl, as the merge releases them, with ``extra`` events in time order) and its
+    replay's verdicts (expected.jsonl) said by then."""
+    import json
+
+    from referee.live.state import LiveState, StateSink
+
+    record = read_record(folder / "truth.jsonl")
+    state = LiveState(cal_mod.load(folder / "calibration.json"), voice="on")
+    sink = StateSink(state)
+    sink.start(record.header)
+    expected = [json.loads(s) for s in (folder / "expected.jsonl").read_text().splitlines() if s.strip()]
+    lines = [v for v in expected if v.get("type") == "verdict"] if verdicts else []
+    for ev in sorted([e for e in record.events if e.t <= until] + list(extra), key=lambda e: e.t):
+        sink.event(ev)
+        sink.verdicts([v for v in lines if v["t"] == ev.t])
+    return state

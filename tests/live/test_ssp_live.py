@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
 from session import calibration as cal_mod
-from session.record import read_record
 from referee.commands.demo_files import SEASALTPAPER_DEMO
-from referee.live.state import LiveState, StateSink
+from tests.live.helpers import demo_state
 from referee.live.tallies import tallies_of, tallies_result
 from referee.live.window import WindowParams, render
 
@@ -22,17 +20,7 @@ def _expected():
 
 
 def _state(until: float = float("inf"), extra=(), verdicts: bool = True):
-    """The live state after the demo's truth events up to ``until`` (as the merge releases them)
-    and the replay's verdicts said by then."""
-    record = read_record(SEASALTPAPER_DEMO / "truth.jsonl")
-    state = LiveState(cal_mod.load(SEASALTPAPER_DEMO / "calibration.json"), voice="on")
-    sink = StateSink(state)
-    sink.start(record.header)
-    lines = [v for v in _expected() if v.get("type") == "verdict"] if verdicts else []
-    for ev in [e for e in record.events if e.t <= until] + list(extra):
-        sink.event(ev)
-        sink.verdicts([v for v in lines if v["t"] == ev.t])
-    return state
+    return demo_state(SEASALTPAPER_DEMO, until, extra, verdicts)
 
 
 def test_before_any_call_the_tallies_wait_for_it():

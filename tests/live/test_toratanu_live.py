@@ -14,6 +14,7 @@ from session.events import ChoiceEvent
 from session.record import read_record
 from referee.commands.demo_files import TORATANU_DEMO
 from referee.live.state import LiveState, StateSink
+from tests.live.helpers import demo_state
 from referee.live.tallies import tallies_of, tallies_result
 from referee.live.window import WindowParams, render
 
@@ -23,17 +24,7 @@ def _expected():
 
 
 def _state(until: float = float("inf"), extra=(), verdicts: bool = True):
-    """The live state after the demo's truth events up to ``until`` (as the merge releases them)
-    and the replay's verdicts said by then."""
-    record = read_record(TORATANU_DEMO / "truth.jsonl")
-    state = LiveState(cal_mod.load(TORATANU_DEMO / "calibration.json"), voice="on")
-    sink = StateSink(state)
-    sink.start(record.header)
-    lines = [v for v in _expected() if v.get("type") == "verdict"] if verdicts else []
-    for ev in sorted([e for e in record.events if e.t <= until] + list(extra), key=lambda e: e.t):
-        sink.event(ev)
-        sink.verdicts([v for v in lines if v["t"] == ev.t])
-    return state
+    return demo_state(TORATANU_DEMO, until, extra, verdicts)
 
 
 def test_before_the_special_card_every_hand_is_awaited():
