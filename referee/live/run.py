@@ -315,8 +315,12 @@ class _LiveRun:
         self._open_view()
         self._open_audio()
         self._open_camera()
+        # (what this table needs: no hearing without microphones, no pose for a card-only game)
+        loading = [part for part, needed in (("hearing", not self.silent), ("pose", bool(live_layout(cal, self.game).seats)),
+                                             ("the card zones", True)) if needed]
+        what = " and ".join([", ".join(loading[:-1]), loading[-1]] if len(loading) > 1 else loading)
         self.say(f"referee: live {self.game}{' ' + self.mode if self.mode else ''} · {', '.join(self.players)} · "
-                 "loading hearing and pose …")
+                 f"loading {what} …")
         self._make_pipeline()
 
     def _open_view(self) -> None:
