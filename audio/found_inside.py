@@ -98,29 +98,26 @@ def decided(verdict) -> bool:
     return verdict is not None and verdict.tokens is not None
 
 
-def find_inside(listener, seg: Segment, p: FoundParams):
+def find_inside(seg: Segment, samples, read, own_db: float, p: FoundParams):
     """``(segment, verdict, features)`` of the word found inside ``seg`` (see the module
-    docstring), or None. ``listener``: the :class:`audio.listen.Listener` whose enrolled voices
-    abstained on ``seg``."""
-    rate = listener.rate
+    docstring), or None. ``samples(channel, start, end)``: the channel's samples there;
+    ``read(segment)``: the enrolled voices' ``(verdict, features)`` of a span
+    (:meth:`audio.listen.Listener.read_voices`); ``own_db``: ``ListenParams.own_db``."""
+    rate = seg.rate
     n = int(round(p.noise_s * rate))
-    before = listener._samples(seg.channel, max(0, seg.start - n), seg.start)
-    x = listener._samples(seg.channel, seg.start, seg.end)
+    before = samples(seg.channel, max(0, seg.start - n), seg.start)
+    x = samples(seg.channel, seg.start, seg.end)
     if len(before) < n // 2 or len(x) < int(FRAME_S * rate):
         return None
     hop = max(1, int(round(HOP_S * rate)))
     floor = float(np.median(levels(before, rate)))
-    rise = voiced_rise(levels(x, rate), floor, listener.p.own_db, p.voice_db, int(round(p.gap_s / HOP_S)))
+    rise = voiced_rise(levels(x, rate), floor, own_db, p.voice_db, int(round(p.gap_s / HOP_S)))
     a = seg.start + rise * hop
     if a == seg.start or seg.end - a < int(p.min_s * rate):
         return None  # nothing before the voice's rise (the span as read), or too little after it
-    return _read(listener, replace(seg, start=a), listener.seats[seg.channel])
-
-
-def _read(listener, seg: Segment, player: str):
-    feats = listener.verifier.features(*listener._said(seg))
-    verdict = listener.verifier.verify(player, feats=feats)
-    return (seg, verdict, feats) if decided(verdict) else None
+    later = replace(seg, start=a)
+    verdict, feats = read(later)
+    return (later, verdict, feats) if decided(verdict) else None
 
 
 def record(old: Segment) -> dict:

@@ -534,6 +534,16 @@ class Listener:
         feats = self.verifier.features(*said)
         return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
+    def read_voices(self, seg: Segment):
+        """The enrolled voices' ``(verdict, features)`` of the span ``seg`` on its seat's channel,
+        read as :meth:`_enrolled` reads an utterance (no early reading taken)."""
+        feats = self.verifier.features(*self._said(seg))
+        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
+
+    def samples(self, channel: int, start: int, end: int) -> np.ndarray:
+        """Channel ``channel``'s kept samples ``start .. end`` (what of them is kept)."""
+        return self._samples(channel, start, end)
+
     def _speculate_voices(self) -> None:
         """``early_voice_s``: each open utterance of an enrolled seat quiet that long is read by
         the enrolled voices as the segment it would close as (after the copy test, as at
@@ -708,7 +718,7 @@ class Listener:
         verdict, feats = self._enrolled(seg)
         if verdict is not None and verdict.tokens is None and not getattr(verdict, "conflict", False) \
                 and self.p.found is not None:
-            found = find_inside(self, seg, self.p.found)
+            found = find_inside(seg, self._samples, self.read_voices, self.p.own_db, self.p.found)
             if found is not None:
                 self._found[(seg.channel, found[0].start)] = record(seg)
                 seg, (verdict, feats) = found[0], found[1:]

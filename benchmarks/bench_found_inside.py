@@ -2,7 +2,7 @@
 does the search (:mod:`audio.found_inside`) find the right call where babble was taken into the
 utterance before the word, and does it ever find a wrong one?
 
-    python benchmarks/bench_found_inside.py [--lead 0.1,0.2] [--json]
+    python benchmarks/bench_found_inside.py [--lead 0,0.1,0.2] [--json]
 
 Material, read in place: ``../shared/data/speech``, the FSDD speakers' digits as
 ``bench_enrollment.py`` uses them (each speaker enrolled with takes 0-1 of "two" … "nine", both
@@ -37,20 +37,33 @@ BEFORE_S = 1.0
 SEED = 31
 
 
-def _listener(speaker: str, verifier, x: np.ndarray, rate: int):
-    """A one-seat listener holding the channel ``x`` (no detector run: the span is handed over)."""
-    from audio.listen import Listener
+def reader(speaker: str, verifier, x: np.ndarray, rate: int):
+    """``(samples, read)`` for :func:`audio.found_inside.find_inside` over one channel ``x``:
+    a span read by the enrolled voices as the listener reads one (``ListenParams.
+    verify_pre_roll_s`` before it, the noise before that, the post-roll after it)."""
+    from audio.listen import ListenParams
 
-    listener = Listener([speaker], 1, rate, recognizer=None, verifier=verifier)
-    listener._blocks.append((0, x.astype(np.float32)[:, None]))
-    listener._block_ends.append(len(x))
-    return listener
+    pre = int(ListenParams().verify_pre_roll_s * rate)
+    noise = verifier.noise
+
+    def samples(channel: int, start: int, end: int) -> np.ndarray:
+        return x[max(0, start) : max(0, end)]
+
+    def read(seg):
+        a = max(seg.start - pre, 0)
+        said = (x[a : seg.end], x[max(0, a - int(noise.noise_s * rate)) : a],
+                x[seg.end : seg.end + int(noise.post_roll_s * rate)])
+        feats = verifier.features(*said)
+        return verifier.verify(speaker, feats=feats), feats
+
+    return samples, read
 
 
 def shout_rows(leads: list[float]) -> list[dict]:
     from audio.embedding import EmbeddingEnrollment
     from audio.enroll import Enrollment, trim
-    from audio.found_inside import find_inside
+    from audio.found_inside import FoundParams, find_inside
+    from audio.listen import ListenParams
     from audio.onset import Segment
     from audio.voices import CombinedEnrollment
     import bench_enrollment as be
@@ -77,14 +90,14 @@ def shout_rows(leads: list[float]) -> list[dict]:
             n = a + len(word) + int(0.3 * rate)
             x = bv.babble(n, np.random.default_rng(be.hash_seed(r["file"], 7)), talkers) * level
             x[a : a + len(word)] += word
-            listener = _listener(speaker, verifier, x, rate)
+            samples, read = reader(speaker, verifier, x, rate)
             for lead in leads:
                 seg = Segment(0, a - int(lead * rate), a + len(word), rate)
-                whole, _ = listener._enrolled(seg)
+                whole, _ = read(seg)
                 row = {"speaker": speaker, "file": r["file"], "token": r["token"], "lead": lead,
                        "whole": " ".join(whole.tokens) if whole.tokens else None, "found": None, "onset_ms": None}
                 if whole.tokens is None and not whole.conflict:
-                    found = find_inside(listener, seg, listener.p.found)
+                    found = find_inside(seg, samples, read, ListenParams().own_db, FoundParams())
                     if found is not None:
                         row["found"] = " ".join(found[1].tokens)
                         row["onset_ms"] = round((found[0].start - a) / rate * 1000, 1)
@@ -120,7 +133,7 @@ def summary(rows: list[dict]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lead", default="0.1,0.2", help="how early (s) the handed span starts, comma-separated")
+    ap.add_argument("--lead", default="0,0.1,0.2", help="how early (s) the handed span starts, comma-separated")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     table = summary(shout_rows([float(v) for v in args.lead.split(",")]))
