@@ -16,16 +16,16 @@ chie's and dai's words. The sound before a word is quieter than the word, so:
   quieter stretches up to ``gap_s`` (``OnsetParams.refine_closure_s``, a stop's closure): where
   it stops, the seat's voice rises;
 - the span from there to the detector's end is read by the enrolled voices as the whole
-  utterance was (:meth:`audio.listen.Listener._said`: the verify pre-roll and the noise before
-  it included), and a call they decide on (as the listener decides: one engine sure, no
+  utterance was (:meth:`audio.listen.Listener.read_voices`: the verify pre-roll and the noise
+  before it included), and a call they decide on (as the listener decides: one engine sure, no
   conflict) is the word; the shout's onset is re-anchored at the rise. The onset decides who
   was first, and one taken early by the babble was an unearned head start.
 
-The end is not moved: ending the span where the voice falls back into the babble (or at the
-loud core's end) made wrong calls on real voices held out from every setting (FSDD, jackson's
-"six" read as "5"; ``benchmarks/bench_found_inside.py``, docs/hearing.md), a word's soft tail
-being part of the word. Nor is the start searched on a grid: the earliest start the word is
-found from lay 60-120 ms inside the babble (median) on the same voices.
+The end is not moved: ending the span where the voice falls back into the babble made 4-6 wrong
+calls of ~100 found on real voices (FSDD under babble, ``benchmarks/bench_found_inside.py``,
+docs/hearing.md), and at the loud core's end george's "six" was read as "3" — a word's soft tail
+is part of the word. Nor is the start searched on a grid: the earliest start the word is found
+from lay 60-120 ms inside the babble (median) on the same voices.
 
 The record says so: the shout's ``found_inside`` gives the detector's onset (:func:`record`).
 Deterministic: levels rounded to 0.01 dB, the verdicts' own rounding. Cost: only where the
