@@ -42,6 +42,7 @@ import numpy as np
 
 from audio.capture import Block, Status
 from audio.early_voice import EarlyVoices
+from audio.found_inside import FoundParams, find_inside, record
 from audio.onset import OnsetDetector, OnsetParams, Segment
 from audio.stage_times import CpuClock, StageTimes
 from session.events import ShoutEvent
@@ -123,6 +124,12 @@ class ListenParams:
     #: live, behind (:attr:`Listener.backlog`): words released meanwhile wait at most this much
     #: audio (s) after the oldest one's end and are decoded together. Same events; less CPU.
     backlog_hold_s: float = 1.0
+    #: the enrolled voices abstaining on an utterance (neither engine sure): it is read again
+    #: from where the seat's voice rises out of the sound before it (:mod:`audio.found_inside`:
+    #: babble or a neighbour's echo taken into the span); a call decided there is the word and
+    #: the shout's onset is re-anchored at the rise. CPU: one more reading of such an utterance.
+    #: None: off.
+    found: FoundParams | None = FoundParams()
 
     def __post_init__(self):
         if self.early_s is not None and not 0 < self.early_s <= 0.5:
@@ -184,6 +191,8 @@ class Listener:
         #: ``own_db`` above that leak over its span is the seat's own, not a mix (:meth:`mixed_with`)
         self.uncancelled_db: dict[tuple[int, int], float] = {}
         self._mixed: dict[tuple[int, int], int] = {}  # (channel, start) -> the neighbour mixed in
+        #: (channel, start) -> where the detector had the utterance whose word was found inside it
+        self._found: dict[tuple[int, int], dict] = {}
         #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
         #: of the calibration recording), or None: the level test (``own_level_db``) is off
         self.speech_db: list[float | None] | None = None if room else speech_db
@@ -525,6 +534,16 @@ class Listener:
         feats = self.verifier.features(*said)
         return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
+    def read_voices(self, seg: Segment):
+        """The enrolled voices' ``(verdict, features)`` of the span ``seg`` on its seat's channel,
+        read as :meth:`_enrolled` reads an utterance (no early reading taken)."""
+        feats = self.verifier.features(*self._said(seg))
+        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
+
+    def samples(self, channel: int, start: int, end: int) -> np.ndarray:
+        """Channel ``channel``'s kept samples ``start .. end`` (what of them is kept)."""
+        return self._samples(channel, start, end)
+
     def _speculate_voices(self) -> None:
         """``early_voice_s``: each open utterance of an enrolled seat quiet that long is read by
         the enrolled voices as the segment it would close as (after the copy test, as at
@@ -697,6 +716,13 @@ class Listener:
             window, short = self._window(seg)
             return (seg, level, None, None, window) if short else []
         verdict, feats = self._enrolled(seg)
+        if verdict is not None and verdict.tokens is None and not getattr(verdict, "conflict", False) \
+                and self.p.found is not None:
+            found = find_inside(seg, self._samples, self.read_voices, self.p.own_db, self.p.found)
+            if found is not None:
+                self._found[(seg.channel, found[0].start)] = record(seg)
+                seg, (verdict, feats) = found[0], found[1:]
+                level = self.level_below(seg)
         self._last_end[seg.channel] = seg.end
         mixed = self.mixed_with(seg)
         if mixed is not None:
@@ -868,6 +894,9 @@ class Listener:
         if words and seg.cut_short:
             extra["cut_short"] = list(words)  # cut short while the seat's channel stayed loud: maybe a longer word
             words = ()
+        found = self._found.pop((seg.channel, seg.start), None)
+        if found is not None:
+            extra["found_inside"] = found  # the onset re-anchored where the word was found
         mixed = self._mixed.pop((seg.channel, seg.start), None)
         if words and mixed is not None:
             extra["mixed_with"] = self.seats[mixed]  # a neighbour's uncancelled voice over the word

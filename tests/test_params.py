@@ -10,6 +10,7 @@ from audio.calls import CallParams
 from audio.demix import DemixParams, LagParams, NoisyTriggerParams, SelfFitParams, UnreferencedParams
 from audio.gains import GainParams
 from audio.enroll import NoiseParams
+from audio.found_inside import FoundParams
 from audio.takes import TakeParams
 from audio.voice import VoiceParams
 from audio.watch import WatchParams
@@ -28,7 +29,7 @@ from vision.mouth import MouthParams
 CHECKED = [CallParams, DemixParams, LagParams, NoisyTriggerParams, UnreferencedParams, NoiseParams, TakeParams,
            VoiceParams, WatchParams, ControlParams, SelfTestParams, TerminalParams, WindowParams, GhostParams,
            LadderParams, LessonParams, SchedulerParams, SensedParams, CameraParams, GainParams, SelfFitParams,
-           MouthParams]
+           MouthParams, FoundParams]
 
 
 @pytest.mark.parametrize("cls", CHECKED, ids=lambda c: c.__name__)
@@ -51,6 +52,7 @@ def test_defaults_pass(cls):
     (GainParams, "percentile", 20.0, "in [50, 100]"),
     (SelfFitParams, "min_depth_db", -0.5, ">= 0"),
     (SelfFitParams, "min_pairs", 0, ">= 1"),
+    (FoundParams, "voice_db", -1.0, ">= 0"),
 ])
 def test_out_of_range_names_the_field(cls, name, value, allowed):
     with pytest.raises(ValueError, match=rf"{cls.__name__}\.{name} must be {re.escape(allowed)}"):

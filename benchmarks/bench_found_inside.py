@@ -1,0 +1,148 @@
+"""The word found inside its span, on real voices held out from every setting (issue 31 item 6):
+does the search (:mod:`audio.found_inside`) find the right call where babble was taken into the
+utterance before the word, and does it ever find a wrong one?
+
+    python benchmarks/bench_found_inside.py [--lead 0,0.1,0.2] [--json]
+
+Material, read in place: ``../shared/data/speech``, the FSDD speakers' digits as
+``bench_enrollment.py`` uses them (each speaker enrolled with takes 0-1 of "two" … "nine", both
+engines as the referee enrols a player; every other take is a shout, and their "zero" and
+"one" are no call: any call named on them is wrong). Each shout is laid on one channel under
+babble 10 dB below its active level (``bench_vad.py``'s babble: six Japanese voices of the same
+folder, seeded) with 1 s of babble before it, and handed to the listener as an utterance that
+starts ``--lead`` seconds early (the babble before the word taken in, as the onset detector did
+on the demo under babble: 41-248 ms) and ends at the word's end. Per lead: the whole span's
+verdict (right, wrong, abstained) and, where it abstained, what the search found (right,
+wrong, nothing) and how far its onset lies from the word's trimmed start (ms, signed).
+
+No setting is chosen here: every threshold of the search was fixed a priori (its docstring).
+Nothing derived from the clips is written anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+SNR_DB = 10.0
+BEFORE_S = 1.0
+SEED = 31
+
+
+def reader(speaker: str, verifier, x: np.ndarray, rate: int):
+    """``(samples, read)`` for :func:`audio.found_inside.find_inside` over one channel ``x``:
+    a span read by the enrolled voices as the listener reads one (``ListenParams.
+    verify_pre_roll_s`` before it, the noise before that, the post-roll after it)."""
+    from audio.listen import ListenParams
+
+    pre = int(ListenParams().verify_pre_roll_s * rate)
+    noise = verifier.noise
+
+    def samples(channel: int, start: int, end: int) -> np.ndarray:
+        return x[max(0, start) : max(0, end)]
+
+    def read(seg):
+        a = max(seg.start - pre, 0)
+        said = (x[a : seg.end], x[max(0, a - int(noise.noise_s * rate)) : a],
+                x[seg.end : seg.end + int(noise.post_roll_s * rate)])
+        feats = verifier.features(*said)
+        return verifier.verify(speaker, feats=feats), feats
+
+    return samples, read
+
+
+def shout_rows(leads: list[float]) -> list[dict]:
+    from audio.embedding import EmbeddingEnrollment
+    from audio.enroll import Enrollment, trim
+    from audio.found_inside import FoundParams, find_inside
+    from audio.listen import ListenParams
+    from audio.onset import Segment
+    from audio.voices import CombinedEnrollment
+    import bench_enrollment as be
+    import bench_vad as bv
+
+    rows = be.clips()
+    rng = np.random.default_rng(SEED)
+    ja = bv.rows(("other", "sentence"), "ja")
+    talkers = [bv.read_clip(be.SPEECH / ja[i]["file"]) for i in rng.choice(len(ja), bv.BABBLE_TALKERS, replace=False)]
+    out = []
+    for speaker in sorted({r["speaker"] for r in rows}):
+        mine = [r for r in rows if r["speaker"] == speaker]
+        _, rate = be.read(be.SPEECH / mine[0]["file"])
+        verifier = CombinedEnrollment(Enrollment(rate), EmbeddingEnrollment(rate))
+        for r in mine:
+            if r["token"] and r["take"] < 2:
+                verifier.add(speaker, (r["token"],), trim(be.read(be.SPEECH / r["file"])[0], rate))
+        for r in mine:
+            if r["token"] and r["take"] < 2:
+                continue
+            word = trim(be.read(be.SPEECH / r["file"])[0], rate)
+            level = bv.active_rms(word) * 10 ** (-SNR_DB / 20)
+            a = int(BEFORE_S * rate)
+            n = a + len(word) + int(0.3 * rate)
+            x = bv.babble(n, np.random.default_rng(be.hash_seed(r["file"], 7)), talkers) * level
+            x[a : a + len(word)] += word
+            samples, read = reader(speaker, verifier, x, rate)
+            for lead in leads:
+                seg = Segment(0, a - int(lead * rate), a + len(word), rate)
+                whole, _ = read(seg)
+                row = {"speaker": speaker, "file": r["file"], "token": r["token"], "lead": lead,
+                       "whole": " ".join(whole.tokens) if whole.tokens else None, "found": None, "onset_ms": None}
+                if whole.tokens is None and not whole.conflict:
+                    found = find_inside(seg, samples, read, ListenParams().own_db, FoundParams())
+                    if found is not None:
+                        row["found"] = " ".join(found[1].tokens)
+                        row["onset_ms"] = round((found[0].start - a) / rate * 1000, 1)
+                out.append(row)
+    return out
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    table = []
+    for lead in sorted({r["lead"] for r in rows}):
+        mine = [r for r in rows if r["lead"] == lead]
+        calls = [r for r in mine if r["token"]]
+        other = [r for r in mine if not r["token"]]
+        abst = [r for r in calls if r["whole"] is None]
+        found = [r for r in abst if r["found"]]
+        onsets = [r["onset_ms"] for r in found]
+        table.append({
+            "lead_s": lead, "calls": len(calls),
+            "whole_right": sum(r["whole"] == r["token"] for r in calls),
+            "whole_wrong": sum(r["whole"] is not None and r["whole"] != r["token"] for r in calls),
+            "abstained": len(abst), "found_right": sum(r["found"] == r["token"] for r in found),
+            "found_wrong": sum(r["found"] != r["token"] for r in found),
+            "non_calls": len(other), "non_calls_whole_named": sum(r["whole"] is not None for r in other),
+            "non_calls_found_named": sum(r["found"] is not None for r in other),
+            "onset_ms_median": float(np.median(onsets)) if onsets else None,
+            "onset_ms_p10_p90": [float(np.percentile(onsets, 10)), float(np.percentile(onsets, 90))] if onsets else None,
+            "per_speaker_found_right_wrong": {s.split(":")[-1]: (sum(r["found"] == r["token"] for r in found if r["speaker"] == s),
+                                                                 sum(r["found"] != r["token"] for r in found if r["speaker"] == s))
+                                              for s in sorted({r["speaker"] for r in mine})},
+        })
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lead", default="0,0.1,0.2", help="how early (s) the handed span starts, comma-separated")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    table = summary(shout_rows([float(v) for v in args.lead.split(",")]))
+    for row in table:
+        print(row)
+    if args.json:
+        print(json.dumps(table))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
