@@ -582,6 +582,10 @@ class _Statuses:
     unclear: dict[str, str] = field(default_factory=dict)  # an unclear observation (not in unjudged)
     early: dict[str, int] = field(default_factory=dict)  # unclear players: earliest correct reading
     could: dict[str, int] = field(default_factory=dict)  # unjudged around a late card: when right
+    #: correct players whose word was found inside a longer sound (the shout's ``found_inside``:
+    #: its onset re-anchored later than the detector's): the earliest their reaction may have
+    #: been complete (session µs)
+    timed_from: dict[str, int] = field(default_factory=dict)
     decided: dict[str, str] = field(default_factory=dict)  # the table's answers applied
 
     def put(self, player: str, status: str, value: Any, t0: int) -> None:
@@ -610,6 +614,10 @@ def _player_status(ctx: _Ctx, player: str, act: Act, st: _Statuses, before: "_Ha
     status, value = _late_doubt(slot, player, status, value, expected, ctx.cid, ctx.window_end, ctx.seconds,
                                 ctx.players, before, st.could)
     st.put(player, status, value, slot.t0)
+    if status == "correct":
+        earliest = _found_earliest(act, expected)
+        if earliest is not None and earliest < value:
+            st.timed_from[player] = earliest
 
 
 def _versus_statuses(ctx: _Ctx, acts: dict[str, Act], not_read: str | None, before) -> _Statuses:
@@ -656,6 +664,19 @@ def _apply_answer(ctx: _Ctx, st: _Statuses, player: str, verdict: str) -> None:
         st.correct[player] = when - ctx.slot.t0
 
 
+def _found_earliest(act: Act, expected) -> int | None:
+    """When a correct reaction whose word was found inside a longer sound may have been
+    complete at the earliest: as :func:`_assess_versus` times it, with the detector's onset
+    (``found_inside.onset_from``: the sound's start, before the re-anchored onset) for the
+    word's. None for a word heard where it began."""
+    shout = act.shouts[0] if act.shouts else None
+    found = (shout.extra or {}).get("found_inside") if shout is not None else None
+    onset = found.get("onset_from") if isinstance(found, dict) else None
+    if not isinstance(onset, (int, float)):
+        return None
+    return max([us(onset)] + [act.ups[s] for s in expected.sides if s in act.ups])
+
+
 @dataclass
 class _First:
     """Who takes a versus card: the ranking, the tie, who could have beaten the fastest on
@@ -685,12 +706,23 @@ def _rank_first(ctx: _Ctx, st: _Statuses, acts) -> _First:
         tie = _tie_with_unknown(tie, order, unknown)
     deadline = t0 + st.correct[order[0]] + tie_us if order else None
     unclear = [p for p in ctx.players if p in st.early and (deadline is None or st.early[p] <= deadline)]
+    # a correct player timed from a re-anchored onset who, at the earliest, beat or tied the first
+    unclear += _onset_unsure(st, order, tie, deadline)
     untimed = [p for p in ctx.players if p in st.untimed]
     if not order and len(untimed) == 1 and not unclear and not unknown:
         return _First(order, tie, unknown, [], untimed[0])  # the only correct player
     unclear += untimed
     first = order[0] if order and not tie and not unclear else None
     return _First(order, tie, unknown, unclear, first)
+
+
+def _onset_unsure(st: _Statuses, order: list[str], tie: list[str], deadline: int | None) -> list[str]:
+    """The correct players behind the first (not tied with them) whose reaction, timed from
+    where their sound began rather than where the word was found, would beat or tie the first:
+    the first then rests on an unsure onset (never lost on it: the table decides)."""
+    if deadline is None:
+        return []
+    return [p for p in order[1:] if p not in tie and p in st.timed_from and st.timed_from[p] <= deadline]
 
 
 def _decide_first(ctx: _Ctx, st: _Statuses, fi: _First, answers: uc.CardAnswers) -> None:
@@ -827,6 +859,9 @@ def _unclear_fields(ctx: _Ctx, st: _Statuses, fi: _First, not_read: str | None) 
     return dict(
         unjudged={p: st.unjudged[p] for p in players if p in st.unjudged},
         first_unknown=fi.unknown,
+        onset_unsure={p: f"the word was found inside a longer sound: it began between {sec(st.timed_from[p]):.3f} s "
+                         f"and {sec(ctx.slot.t0 + st.correct[p]):.3f} s" for p in players
+                      if p in fi.unclear and p in st.timed_from},
         unclear=st.all_unclear(players),
         first_unclear=fi.first is None and bool(fi.unknown or fi.unclear or (not_read and ctx.expected.required)),
         decided={p: st.decided[p] for p in players if p in st.decided},
@@ -1462,6 +1497,7 @@ def _table_versus(lines, header) -> str:
         if v.missed:
             notes.append(f"missed: {', '.join(v.missed)}")
         notes += unclear_notes(v)
+        notes += [f"{p} onset unsure: {why}" for p, why in v.onset_unsure.items()]
         for p, card in v.penalties.items():
             if card:
                 notes.append(f"{p} turns down {card}")
@@ -1563,6 +1599,9 @@ def format_table(judgement, header) -> str:
 def _first_text(v: VersusVerdict) -> str:
     if v.card_unclear:
         return "nobody: the card was not read, nobody is judged on it"
+    if v.first_unclear and not v.first_unknown and v.onset_unsure and not v.unclear:
+        return (f"unclear: {', '.join(v.onset_unsure)} may have been faster ("
+                + "; ".join(v.onset_unsure.values()) + "); nobody takes the card until the table answers")
     if v.first_unclear and not v.first_unknown:
         return "unclear: an unclear observation may have been faster; nobody takes the card until the table answers"
     if v.first_unknown:

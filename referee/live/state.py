@@ -412,7 +412,8 @@ def verdict_headline(line: dict[str, Any] | Verdict, game: str | None = None) ->
     if isinstance(v, VersusVerdict) and v.first_unknown and v.unsettled:
         return _unknown_headline(v, notes)  # a seat not heard could have been first (referee.judging.ikatako)
     if isinstance(v, CardVerdict) and v.first_unclear and not first:  # an unclear observation may have been faster
-        notes.insert(0, f"unclear: {', '.join(v.unclear) or '-'}: the table answers")
+        unsure = [f"{p} (onset unsure)" for p in getattr(v, "onset_unsure", None) or {}]  # (referee.judging.ikatako)
+        notes.insert(0, f"unclear: {', '.join(list(v.unclear) + unsure) or '-'}: the table answers")
         return Headline("first unclear", notes, card, t, kind="tie")
     if tie and isinstance(v, VersusVerdict) and v.unsettled:
         return Headline(f"tie: {', '.join(tie)} (unsettled)", notes, card, t, kind="tie")

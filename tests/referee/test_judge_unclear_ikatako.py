@@ -333,3 +333,28 @@ def test_versus_a_player_still_speaking_when_the_card_appeared_is_unclear_not_si
             card(5.0, "2")]
     v = verdicts(VERSUS, *tako)[0]
     assert "ben" in v["wrong"] and "right hand" in v["why"]["ben"]  # the hand alone, clearly seen, decides
+
+
+def found(t, player, onset_from, *words):
+    """A shout whose word was found inside a longer sound (audio.found_inside): re-anchored at
+    ``t``, the sound began at ``onset_from``."""
+    return {**shout(t, player, *words), "found_inside": {"onset_from": onset_from}}
+
+
+def test_versus_a_word_found_inside_a_longer_sound_cannot_lose_the_first_on_its_re_anchored_onset():
+    """ben's 3 was found inside a sound that began at 1.45 s, before aki's 1.5 s: timed from
+    where the word was found (1.7 s) he is second, but he may have been first — nobody takes
+    the card until the table decides; he is still correct (never wrong on it)."""
+    v = verdicts(VERSUS, *three(found(1.7, "ben", 1.45, "3")))[0]
+    assert v["first"] is None and v["first_unclear"] is True and v["taken_by"] is None
+    assert v["correct"] == ["aki", "ben"] and not v.get("wrong") and "ben" not in v.get("unclear", {})
+    assert v["onset_unsure"] == {"ben": "the word was found inside a longer sound: it began between 1.450 s and 1.700 s"}
+    decided = verdicts(VERSUS, *three(found(1.7, "ben", 1.45, "3")), {"t": 2.5, "type": "decision", "first": "aki"})[0]
+    assert decided["first"] == "aki"  # (the table's decision settles it)
+
+
+def test_versus_a_word_found_inside_changes_nothing_when_even_its_sound_s_start_comes_after_the_first():
+    v = verdicts(VERSUS, *three(found(1.9, "ben", 1.6, "3")))[0]
+    assert v["first"] == "aki" and v["taken_by"] == "aki" and "onset_unsure" not in v
+    v = verdicts(VERSUS, *three(found(1.4, "ben", 1.2, "3")))[0]  # (first even at the later time: first)
+    assert v["first"] == "ben" and "onset_unsure" not in v

@@ -41,7 +41,7 @@ ABSENT: Any = _Absent()
 
 #: the fields a line carries only when the referee was not sure of something, in the order
 #: they are written, after every other field
-STATUS_ORDER = ("unjudged", "first_unknown", "unclear", "first_unclear", "decided", "card_unclear",
+STATUS_ORDER = ("unjudged", "first_unknown", "onset_unsure", "unclear", "first_unclear", "decided", "card_unclear",
                 "card_time_uncertain")
 
 

@@ -47,6 +47,10 @@ class VersusVerdict(_SeenLate):
     first_unknown: list[str] = fact(
         "players not heard (or not seen) who could have been first: the first is unknown until a decision",
         factory=list, optional=True)
+    onset_unsure: dict[str, str] = fact(
+        "`{player: why}`: correct players whose word was found inside a longer sound, so their onset lies "
+        "between two times, the earlier of which could have beaten the first: nobody takes the card "
+        "(`first_unclear`) until a decision", factory=dict, optional=True)
 
     @property
     def fastest_heard(self) -> list[str]:
