@@ -176,12 +176,14 @@ class EmbeddingEnrollment:
     #: 107-120 of its 168 clips were decided (docs/hearing.md).
     min_margin: float = 0.02
     #: check each player's takes at enrollment, leaving one take out at a time (:meth:`doubtful`):
-    #: a call whose take is nearer another call's takes than its own call's is never named
-    #: (the embedding abstains on it, leaning to it still). Why: a take said oddly (yweweler's
-    #: second "three" lies nearest his "eight"s) drew his shouted "six"es to "three" on both
-    #: engines, surely: 5 + 1 calls the judge acted on, wrong (docs/hearing.md, stop 49). No
-    #: threshold: the takes decide. Cost: such a call's right words go to the speech model (and
-    #: its own confidence); a call with one take cannot be checked and is trusted; in a session in
+    #: a call whose take is nearer another call's takes than its own call's is neither named
+    #: nor leaned to (the embedding abstains without a leaning, so it neither decides the word
+    #: nor joins the templates in overruling the speech model's call). Why: a take said oddly
+    #: (yweweler's first "three" lies nearest his "eight"s) drew his shouted "six"es to "three"
+    #: on both engines: 5 + 1 calls the judge acted on, wrong, and his right "six"es that
+    #: Whisper heard were vetoed (docs/hearing.md, stop 49). No threshold: the takes decide.
+    #: Cost: such a call's right words go to the speech model (and its own confidence); a call
+    #: with one take cannot be checked and is trusted; in a session in
     #: another room (``audio.rooms``) a take's reverberant copies are its call's takes too, so the
     #: check there passes more often. False: no check (before 2026-12-07).
     check_takes: bool = True
@@ -254,7 +256,7 @@ class EmbeddingEnrollment:
         d0 = ranked[0][1]
         margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
         ok = d0 <= self.max_distance and margin >= self.min_margin
-        if ok and self.check_takes and ranked[0][0] in self.doubtful(player):
-            ok = False
-        return Verdict(ranked[0][0] if ok else None, round(d0, 4), round(min(margin, 1e9), 4), ranked[0][0],
-                       by="embedding")
+        nearest = ranked[0][0]
+        if self.check_takes and nearest in self.doubtful(player):
+            ok, nearest = False, None
+        return Verdict(nearest if ok else None, round(d0, 4), round(min(margin, 1e9), 4), nearest, by="embedding")
