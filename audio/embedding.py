@@ -179,9 +179,10 @@ class EmbeddingEnrollment:
     #: a call whose take is nearer another call's takes than its own call's is neither named
     #: nor leaned to (the embedding abstains without a leaning, so it neither decides the word
     #: nor joins the templates in overruling the speech model's call). Why: a take said oddly
-    #: (yweweler's first "three" lies nearest his "eight"s) drew his shouted "six"es to "three"
-    #: on both engines: 5 + 1 calls the judge acted on, wrong, and his right "six"es that
-    #: Whisper heard were vetoed (docs/hearing.md, stop 49). No threshold: the takes decide.
+    #: (yweweler's first "three" lies nearest his "eight"s) drew his shouted "six"es and
+    #: "eight"s to "three", surely (5 calls the judge acted on, wrong, of 80 quiet), and with
+    #: the templates leaning the same way his right words that Whisper heard were vetoed
+    #: (docs/hearing.md, stop 49). No threshold: the takes decide.
     #: Cost: such a call's right words go to the speech model (and its own confidence); a call
     #: with one take cannot be checked and is trusted; in a session in
     #: another room (``audio.rooms``) a take's reverberant copies are its call's takes too, so the
