@@ -192,7 +192,7 @@ class EmbeddingEnrollment:
     #: the listener asks for the DTW templates' noise settings; none here (the model hears noise)
     noise = None
     #: per player, the calls :meth:`doubtful` found (cleared when a take is added)
-    _doubtful: dict[str, frozenset] = field(default_factory=dict, repr=False)
+    _doubtful: dict[str, frozenset] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.compare not in DISTANCES:
