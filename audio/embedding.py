@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audio.enroll import DISTANCE_DECIMALS, Verdict
+from audio.enroll import DISTANCE_DECIMALS, TRIM_DB, Verdict, loud_part
 
 #: the model's input rate
 MODEL_RATE = 16000
@@ -153,6 +153,17 @@ class EmbeddingEnrollment:
     compare: str = COMPARE
     #: see :data:`PAD_S`
     pad_s: float = PAD_S
+    #: the model hears only the frames within this many dB of the word's loudest
+    #: (:func:`audio.enroll.loud_part`; the templates' own :data:`audio.enroll.TRIM_DB`, 20 dB,
+    #: not tuned), takes and shouts alike; None: the samples as given (before 2026-12-07).
+    #: Why: a take is cut by the onset detector's fixed margins on a short clean file, a shout
+    #: by the session's (the steady floor's 6 dB end, ``verify_pre_roll_s``), so the same word
+    #: reached the model with more silence, breath or hiss around it at the table than at
+    #: enrollment — for voices never used to choose anything, the shouted words lay farther
+    #: from their own takes than the takes from each other, and the embedding abstained
+    #: (docs/hearing.md, stop 49). Cost: one framing of the word (no model call added); a word
+    #: whose soft end lies more than 20 dB under its peak is heard without it, as the templates hear it.
+    trim_db: float | None = TRIM_DB
     #: farther than this (a cosine-DTW distance, 0-2) from every take: not a call. Why: a word
     #: that is none of the calls can still be clearly nearer one of them; its distance gives it
     #: away (real voices: the calls 0.004-0.095 from their nearest take, the "zero"s and "one"s
@@ -164,9 +175,24 @@ class EmbeddingEnrollment:
     #: so that 99 % of the verdicts are right: on each held-out speaker 97.3-100 % were, and
     #: 107-120 of its 168 clips were decided (docs/hearing.md).
     min_margin: float = 0.02
+    #: check each player's takes at enrollment, leaving one take out at a time (:meth:`doubtful`):
+    #: a call whose take is nearer another call's takes than its own call's is neither named
+    #: nor leaned to (the embedding abstains without a leaning, so it neither decides the word
+    #: nor joins the templates in overruling the speech model's call). Why: a take said oddly
+    #: (yweweler's first "three" lies nearest his "eight"s) drew his shouted "six"es and
+    #: "eight"s to "three", surely (5 calls the judge acted on, wrong, of 80 quiet), and with
+    #: the templates leaning the same way his right words that Whisper heard were vetoed
+    #: (docs/hearing.md, stop 49). No threshold: the takes decide.
+    #: Cost: such a call's right words go to the speech model (and its own confidence); a call
+    #: with one take cannot be checked and is trusted; in a session in
+    #: another room (``audio.rooms``) a take's reverberant copies are its call's takes too, so the
+    #: check there passes more often. False: no check (before 2026-12-07).
+    check_takes: bool = True
     templates: dict[str, list[tuple[tuple[str, ...], np.ndarray]]] = field(default_factory=dict)
     #: the listener asks for the DTW templates' noise settings; none here (the model hears noise)
     noise = None
+    #: per player, the calls :meth:`doubtful` found (cleared when a take is added)
+    _doubtful: dict[str, frozenset] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.compare not in DISTANCES:
@@ -174,16 +200,35 @@ class EmbeddingEnrollment:
 
     def add(self, player: str, tokens: tuple[str, ...] | list[str], samples: np.ndarray) -> None:
         """Enrol one take of ``player`` saying the call ``tokens`` (samples trimmed to the word)."""
-        self.templates.setdefault(player, []).append((tuple(tokens), embed(samples, self.rate, self.pad_s)))
+        self.templates.setdefault(player, []).append((tuple(tokens), self.features(samples)))
+        self._doubtful.pop(player, None)
+
+    def doubtful(self, player: str) -> frozenset:
+        """The calls of ``player`` with a take that, left out, is nearer another call's takes
+        than the rest of its own call's (ranked as :meth:`verify` ranks; calls with one take
+        are not checked): the calls the embedding does not name (``check_takes``)."""
+        if player not in self._doubtful:
+            takes = self.templates.get(player, [])
+            out = set()
+            for i, (tokens, t) in enumerate(takes):
+                best: dict[tuple[str, ...], float] = {}
+                for j, (other, u) in enumerate(takes):
+                    if j != i:
+                        best[other] = min(self._distance(t, u), best.get(other, np.inf))
+                if tokens in best and min(best.items(), key=lambda kv: (kv[1], kv[0]))[0] != tokens:
+                    out.add(tokens)
+            self._doubtful[player] = frozenset(out)
+        return self._doubtful[player]
 
     def knows(self, player: str | None) -> bool:
         return bool(player) and player in self.templates
 
     def features(self, samples: np.ndarray, before: np.ndarray | None = None,
                  after: np.ndarray | None = None) -> np.ndarray:
-        """The utterance's vectors (``before``/``after``, its channel around it, are not used:
-        the word is padded with silence as the takes are)."""
-        return embed(samples, self.rate, self.pad_s)
+        """The utterance's vectors: its loud part (``trim_db``) padded with silence, as the
+        takes are (``before``/``after``, its channel around it, are not used)."""
+        word = samples if self.trim_db is None else loud_part(samples, self.rate, self.trim_db)
+        return embed(word, self.rate, self.pad_s)
 
     def _distance(self, a: np.ndarray, b: np.ndarray) -> float:
         return round(DISTANCES[self.compare](a, b), DISTANCE_DECIMALS)
@@ -212,5 +257,7 @@ class EmbeddingEnrollment:
         d0 = ranked[0][1]
         margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
         ok = d0 <= self.max_distance and margin >= self.min_margin
-        return Verdict(ranked[0][0] if ok else None, round(d0, 4), round(min(margin, 1e9), 4), ranked[0][0],
-                       by="embedding")
+        nearest = ranked[0][0]
+        if self.check_takes and nearest in self.doubtful(player):
+            ok, nearest = False, None
+        return Verdict(nearest if ok else None, round(d0, 4), round(min(margin, 1e9), 4), nearest, by="embedding")

@@ -82,6 +82,19 @@ def features(samples: np.ndarray, rate: int) -> np.ndarray:
     return logmel - logmel.mean(axis=0)
 
 
+def loud_part(samples: np.ndarray, rate: int, trim_db: float = TRIM_DB) -> np.ndarray:
+    """The samples of the frames within ``trim_db`` of the loudest (the span :func:`features`
+    keeps): the word alike whether the onset detector or a take's trim left silence, a breath
+    or a noise tail around it. Frame levels are rounded to 0.001 dB before the comparison, so
+    the span is the same on every computer (BLAS-free, but the FFT's last bits)."""
+    x = np.asarray(samples)
+    power, _ = _power_frames(x, rate)
+    level = np.round(10 * np.log10(power.sum(axis=1) + 1e-20), 3)
+    loud = np.flatnonzero(level >= level.max() - trim_db)
+    win, hop = int(FRAME_S * rate), int(HOP_S * rate)
+    return x[loud[0] * hop : loud[-1] * hop + win]
+
+
 def dtw(a: np.ndarray, b: np.ndarray) -> float:
     """DTW distance between two feature sequences, normalised by their total length.
 

@@ -20,6 +20,10 @@ its own threshold:
   settings were not chosen on the templates alone leaned to one wrong call for most words
   (docs/hearing.md, 2026-12-06 "voices it has never heard").
 
+The embedding hears the word's loud part only, in a take and in a shout alike, and never
+names nor leans to a call whose takes, left out one at a time, are nearer another call's
+(:class:`audio.embedding.EmbeddingEnrollment`, ``trim_db`` and ``check_takes``).
+
 Who said it (``voice_distances``, the wrong-channel warning) is the templates' alone: its
 ``ListenParams.voice_margin`` was measured on their scale. Without the embedding's model
 (:func:`audio.embedding.available`), :func:`from_folder` gives the templates alone, and says so

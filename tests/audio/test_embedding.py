@@ -70,3 +70,64 @@ def test_missing_package_says_how_to_install(monkeypatch):
 def test_an_unknown_comparison_is_refused():
     with pytest.raises(ValueError, match="compare"):
         embedding.EmbeddingEnrollment(16000, compare="euclid")
+
+
+def _burst(rate: int, seconds: float = 0.4, seed: int = 3) -> np.ndarray:
+    """A word-like burst: noise through a Hann envelope (its first and last frames lie more
+    than 20 dB under its loudest, as a real word's soft edges do)."""
+    n = int(seconds * rate)
+    return (np.random.default_rng(seed).standard_normal(n) * np.hanning(n) * 0.3).astype(np.float32)
+
+
+def test_the_word_reaches_the_model_alike_whatever_silence_the_detector_left_around_it():
+    """A shout is cut by the session's detector (a pre-roll, the steady floor's late end), a take
+    by the take trimmer: the same word with 0.2 s of silence before it and 0.3 s after it gives
+    the very vectors of the word alone (it did not: more silence, more and other vectors)."""
+    rate = 16000
+    word = _burst(rate)
+    padded = np.concatenate([np.zeros(int(0.2 * rate), np.float32), word, np.zeros(int(0.3 * rate), np.float32)])
+    e = embedding.EmbeddingEnrollment(rate)
+    assert np.array_equal(e.features(padded), e.features(word))
+    e.add("aki", ("8",), word)
+    v = e.verify("aki", padded)
+    assert v.distance == 0.0
+    untrimmed = embedding.EmbeddingEnrollment(rate, trim_db=None)
+    assert not np.array_equal(untrimmed.features(padded), untrimmed.features(word))
+
+
+def test_the_loud_part_is_the_span_the_templates_compare():
+    """audio.enroll.loud_part keeps the frames within TRIM_DB of the loudest: silence around the
+    word is dropped, the word's samples kept as they are."""
+    rate = 16000
+    word = _burst(rate)
+    padded = np.concatenate([np.zeros(3200, np.float32), word, np.zeros(4800, np.float32)])
+    kept = enroll.loud_part(padded, rate)
+    assert np.array_equal(kept, enroll.loud_part(word, rate))
+    assert 0.2 * rate < len(kept) < len(word)
+    win, hop = int(enroll.FRAME_S * rate), int(enroll.HOP_S * rate)
+    every = enroll.loud_part(padded, rate, trim_db=400.0)  # every frame loud enough: all of them
+    assert np.array_equal(every, padded[: (len(padded) - win) // hop * hop + win])
+
+
+def _at(angle: float) -> np.ndarray:
+    """One embedding vector at ``angle`` in a plane (cosine distances by angle alone)."""
+    v = np.zeros((1, embedding.EMBED_DIM))
+    v[0, 0], v[0, 1] = np.cos(angle), np.sin(angle)
+    return v
+
+
+def test_a_call_with_an_odd_take_is_never_named_by_the_embedding():
+    """Leave one take out: the second "3" lies nearer the "6"s than the first "3" (a take said
+    oddly). A shout nearest that take, by a margin over min_margin, was named "3" surely; now the
+    embedding abstains on "3" without leaning to it (it cannot join the templates in overruling
+    the speech model), and still names "6", whose takes find each other."""
+    e = embedding.EmbeddingEnrollment(16000)
+    e.templates["aki"] = [(("6",), _at(0.0)), (("6",), _at(0.2)), (("3",), _at(np.pi)), (("3",), _at(0.6))]
+    assert e.doubtful("aki") == {("3",)}
+    odd = e.verify("aki", feats=_at(0.65))
+    assert odd.tokens is None and odd.nearest is None and odd.margin >= e.min_margin
+    assert e.verify("aki", feats=_at(0.1)).tokens == ("6",)
+    unchecked = embedding.EmbeddingEnrollment(16000, check_takes=False)
+    unchecked.templates["aki"] = list(e.templates["aki"])
+    assert unchecked.verify("aki", feats=_at(0.65)).tokens == ("3",)
+
