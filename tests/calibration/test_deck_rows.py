@@ -1,0 +1,118 @@
+"""The deck's references from layout photos in rows (issue 34, item 1): the cards of a photo
+separated, put in reading order and named, and every way a shot can go wrong said in one
+line (never a silently wrong reference)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import steps
+from calibration.deck_capture import capture_deck
+from calibration.deck_rows import RowsParams, deck_shots, layout_angle, reading_order
+from calibration.deck_shot import annotate, capture_shot
+from calibration.decks import deck_cards
+from fixtures.deck_layouts import layout
+from vision.synth import card_quad
+
+SPADES = deck_cards("takoyaki")[:13]
+
+
+def _grid(n, per_row, tilt, seed=0):
+    """Card outlines in rows (reading order), turned ``tilt`` degrees about the middle."""
+    rng = np.random.default_rng(seed)
+    a = np.radians(tilt)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    out = []
+    for i in range(n):
+        r, c = divmod(i, per_row)
+        x, y = rot @ np.array([c * 130.0 - 400, r * 190.0 - 150]) + np.array([640, 360]) + rng.uniform(-8, 8, 2)
+        out.append(card_quad(x, y, 100, tilt + rng.uniform(-5, 5)))
+    return out
+
+
+@pytest.mark.parametrize("tilt", [0.0, 12.0, -12.0])
+def test_reading_order_is_rows_top_to_bottom_left_to_right_even_tilted(tilt):
+    quads = _grid(13, 7, tilt)
+    shuffled = np.random.default_rng(3).permutation(13)
+    rows = reading_order([quads[k] for k in shuffled])
+    assert [len(r) for r in rows] == [7, 6]
+    assert [int(shuffled[k]) for r in rows for k in r] == list(range(13))
+    assert abs(np.degrees(layout_angle(quads)) - tilt) < 3
+
+
+def test_a_tilted_layout_read_without_its_angle_would_break_the_rows():
+    # the rows' decision needs the layout's direction: at 12 degrees a row of 7 drops 1.3 card
+    # widths from end to end, more than the gap allowed across a row
+    quads = _grid(13, 7, 12.0)
+    ys = [float(np.asarray(q).mean(0)[1]) for q in quads[:7]]
+    assert max(ys) - min(ys) > RowsParams().row_gap * 150
+
+
+def test_deck_shots_are_the_suits_then_the_joker():
+    shots = deck_shots(deck_cards("takoyaki"))
+    assert [len(s) for s in shots] == [13, 13, 13, 13, 1]
+    assert shots[0] == SPADES and shots[-1] == ("JK",)
+
+
+def test_a_suit_laid_in_rows_gives_its_thirteen_references_by_name():
+    from vision.cards import References, recognise
+
+    img, truth = layout(SPADES, seed=1, tilt=6.0)
+    shot = capture_shot(img, SPADES, {}, "shot 1")
+    assert not steps.failed(shot.checks) and len(shot.captures) == 13
+    assert all(not steps.failed(c.checks) for c in shot.captures)
+    # each reference is its card: where it lay, and read as itself against the demo's own references
+    demo = References.from_folder("fixtures/takoyaki/refs")
+    for cap, q in zip(shot.captures, truth):
+        assert np.linalg.norm(np.asarray(cap.quad).mean(0) - q.mean(0)) < 10
+        assert recognise(cap.image, demo)[0].code == cap.code
+    assert annotate(img, shot).shape == img.shape
+
+
+@pytest.mark.parametrize("laid", [SPADES[:12], SPADES + ("AH",)])
+def test_a_missing_or_extra_card_is_one_clear_failure_and_no_reference(laid):
+    img, _ = layout(laid, seed=2)
+    shot = capture_shot(img, SPADES, {}, "shot 1")
+    fails = steps.failed(shot.checks)
+    assert len(fails) == 1 and shot.captures == []
+    assert f"found {len(laid)} cards, expected 13" in fails[0].message
+
+
+def test_a_card_laid_twice_is_flagged_as_the_same_picture():
+    laid = list(SPADES)
+    laid[6] = "6S"  # 6S where 7S belongs (a second 6S: another deck's)
+    img, _ = layout(laid, seed=4)
+    shot = capture_shot(img, SPADES, {}, "shot 1")
+    bad = {c.code: c for c in shot.captures if steps.failed(c.checks)}
+    assert set(bad) == {"6S", "7S"}
+    assert "the same picture as 6S" in steps.failed(bad["7S"].checks)[0].message
+
+
+def test_a_suit_laid_again_is_flagged_against_the_references_so_far():
+    first, _ = layout(SPADES, seed=5)
+    taken = {c.code: c.image for c in capture_shot(first, SPADES, {}, "shot 1").captures}
+    again, _ = layout(SPADES, seed=6)  # the spades laid again where the hearts were asked for
+    hearts = deck_cards("takoyaki")[13:26]
+    shot = capture_shot(again, hearts, taken, "shot 2")
+    assert all(steps.failed(c.checks) for c in shot.captures)
+    assert "the same picture as AS" in steps.failed(shot.captures[0].checks)[0].message
+
+
+def test_too_few_photos_for_the_deck_is_said_with_the_plan():
+    img, _ = layout(("JK",), seed=0)
+    deck = capture_deck([("p1.jpg", img)], deck_cards("takoyaki"))
+    fail = steps.failed(deck.checks)[0]
+    assert "1 layout photo(s) for 5 shots" in fail.message and "shot 5: JK" in fail.message
+
+
+def test_a_blurred_layout_fails_sharpness_per_card():
+    img, _ = layout(SPADES, seed=7)
+    shot = capture_shot(cv2.GaussianBlur(img, (7, 7), 0), SPADES, {}, "shot 1")
+    assert shot.captures and all("too blurred" in steps.failed(c.checks)[0].message for c in shot.captures)
+
+
+def test_deck_photos_need_a_recording(run_cli, tmp_path):
+    res = run_cli("calibrate", "--game", "takoyaki", "--camera", "0", "--deck-photos", tmp_path / "a.png")
+    assert res.exit_code != 0 and "--deck-photos goes with --from-video" in res.output
