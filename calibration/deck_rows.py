@@ -84,14 +84,18 @@ def _holds_two(parts: list[np.ndarray]) -> bool:
     return any(quad_overlap(a, b) < 0.5 for i, a in enumerate(parts) for b in parts[i + 1:])
 
 
-def separate_cards(image: np.ndarray, params: RowsParams = ROWS) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def separate_cards(image: np.ndarray, params: RowsParams = ROWS,
+                   expected: int = 1) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The cards of a layout photo (outlines TL, TR, BR, BL, full-image pixels) and the
     card-shaped outlines left out for their size (:attr:`RowsParams.size_ratio`). Outlines
     of every binarisation (:func:`vision.card_outlines.find_card_outlines`, oblique views
-    too: a phone held at an angle); a card is an outermost one, not a group of cards."""
+    too: a phone held at an angle); a card is an outermost one, not a group of cards.
+    ``expected`` cards (the shot's) cannot each cover more than 1/``expected`` of the photo:
+    a larger outline (the cloth or sheet under them) is no card (geometry, not a setting)."""
     scale = search_scale(image)
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    quads = sorted(find_card_outlines(small, oblique=True), key=_area, reverse=True)
+    most = small.shape[0] * small.shape[1] / max(1, expected)
+    quads = sorted((q for q in find_card_outlines(small, oblique=True) if _area(q) <= most), key=_area, reverse=True)
     cards: list[np.ndarray] = []
     for i, q in enumerate(quads):
         parts = [p for p in quads[i + 1:] if covered_share(p, q) >= params.covered

@@ -69,7 +69,7 @@ def capture_shot(image: np.ndarray, codes: Sequence[str], captured: dict[str, np
     docstring). ``captured`` (the references so far) is not changed: the caller keeps the
     captures that passed."""
     codes = tuple(codes)
-    found, odd = separate_cards(image, params)
+    found, odd = separate_cards(image, params, expected=len(codes))
     order = [k for row in reading_order(found, params) for k in row]
     quads = [found[k] for k in order]
     shot = Shot(label, codes, quads)
@@ -143,17 +143,23 @@ def card_checks(crops: dict[str, np.ndarray], captured: dict[str, np.ndarray]) -
 
 
 def repeat_of(code: str, crop: np.ndarray, references: dict[str, np.ndarray]) -> tuple[str, float] | None:
-    """The other code whose reference reads ``crop`` (``code``'s new reference) as itself at
-    :data:`calibration.steps.DUPLICATE_SCORE` or more, the same way up (accepted, or the top
-    of close codes: a 4S laid again is close to 4S and 5S alike), or None."""
-    from vision.cards import References, recognise
+    """The other code whose reference is the same picture as ``crop`` (``code``'s new
+    reference): their faces' NCC the same way up (the one-card path's
+    :data:`calibration.steps.DUPLICATE_SCORE`; as :meth:`vision.cards.References.lookalikes`
+    compares references, at 0 degrees only: a card laid the same way as the first time), or None."""
+    from vision.card_references import ncc, padded
+    from vision.cards import References
 
     others = {c: img for c, img in references.items() if c != code}
     if not others:
         return None
-    same = [m for m in recognise(crop, References.from_images(others))  # (uncertain too: the top of close codes)
-            if m.status in ("ok", "uncertain") and not m.rotated and m.score >= steps.DUPLICATE_SCORE]
-    return (same[0].code, float(same[0].score)) if same else None
+    new = References.from_images({code: crop}).refs
+    best: tuple[str, float] | None = None
+    for r in References.from_images(others).refs:
+        s = max(float(ncc(padded(a.template), r.template)) for a in new)
+        if s >= steps.DUPLICATE_SCORE and (best is None or s > best[1]):
+            best = (r.code, s)
+    return best
 
 
 def annotate(image: np.ndarray, shot: Shot) -> np.ndarray:
