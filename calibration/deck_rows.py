@@ -9,9 +9,9 @@ reading order (:func:`reading_order`) and names each by its place. 4 suits + the
 5 shots.
 
 Every card then goes through the one-card checks (sharp enough, not the same picture as a
-reference already taken, re-identified as itself among the references so far), cut from a
-copy of the photo in which the other cards are painted over with the table's colour (its
-reference shows it alone, as a one-card showing would). A shot in which the number of cards
+reference already taken, re-identified as itself among the references so far); its
+reference is the card turned upright on a plain border of the table's colour
+(:func:`calibration.deck_shot.upright`: it shows the card alone, as a one-card showing would). A shot in which the number of cards
 found is not the number asked for gives no reference at all (one ``fail`` line): a card
 missed or an extra outline would shift every name after it.
 
@@ -28,6 +28,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from session.params import check_ranges
 from vision.card_outlines import covered_share, find_card_outlines, quad_overlap, search_scale
 
 
@@ -51,17 +52,11 @@ class RowsParams:
     #: the current row's (across the layout's direction): rows of cards are about one card
     #: height apart, a card of a row is within a quarter height of its neighbours
     row_gap: float = 0.5
-    #: other cards are painted over this many pixels beyond their outline in a card's
-    #: reference (an outline found a pixel or two inside the card's edge)
-    mask_px: int = 4
 
     def __post_init__(self) -> None:
-        if not 0.5 <= self.covered <= 1.0:
-            raise ValueError(f"covered must be in [0.5, 1], got {self.covered}")
-        if not 0.0 < self.group_part < 0.5:
-            raise ValueError(f"group_part must be in (0, 0.5), got {self.group_part}")
-        if self.size_ratio <= 1.0 or self.row_gap <= 0.0 or self.mask_px < 0:
-            raise ValueError("size_ratio must be > 1, row_gap > 0 and mask_px >= 0")
+        check_ranges(self, fraction=("covered", "group_part"), positive=("row_gap",))
+        if not self.size_ratio > 1.0:
+            raise ValueError(f"RowsParams.size_ratio must be > 1, got {self.size_ratio!r}")
 
 
 ROWS = RowsParams()

@@ -116,3 +116,13 @@ def test_a_blurred_layout_fails_sharpness_per_card():
 def test_deck_photos_need_a_recording(run_cli, tmp_path):
     res = run_cli("calibrate", "--game", "takoyaki", "--camera", "0", "--deck-photos", tmp_path / "a.png")
     assert res.exit_code != 0 and "--deck-photos goes with --from-video" in res.output
+
+
+@pytest.mark.parametrize("name, value, allowed", [("covered", 1.5, "in [0, 1]"), ("row_gap", 0.0, "> 0"),
+                                                  ("size_ratio", 1.0, "> 1")])
+def test_rows_params_refuse_values_out_of_range(name, value, allowed):
+    import dataclasses
+    import re
+
+    with pytest.raises(ValueError, match=rf"RowsParams\.{name} must be {re.escape(allowed)}"):
+        dataclasses.replace(RowsParams(), **{name: value})
