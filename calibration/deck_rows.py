@@ -83,14 +83,28 @@ def separate_cards(image: np.ndarray, params: RowsParams = ROWS,
                    expected: int = 1) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The cards of a layout photo (outlines TL, TR, BR, BL, full-image pixels) and the
     card-shaped outlines left out for their size (:attr:`RowsParams.size_ratio`). Outlines
-    of every binarisation (:func:`vision.card_outlines.find_card_outlines`, oblique views
-    too: a phone held at an angle); a card is an outermost one, not a group of cards.
+    of every binarisation (:func:`vision.card_outlines.find_card_outlines`; head-on first,
+    oblique views when that does not find ``expected`` cards: :func:`outermost`); a card is
+    an outermost one, not a group of cards.
     ``expected`` cards (the shot's) cannot each cover more than 1/``expected`` of the photo:
     a larger outline (the cloth or sheet under them) is no card (geometry, not a setting)."""
+    found = outermost(image, params, expected, oblique=False)
+    if len(found[0]) == expected:
+        return found
+    return outermost(image, params, expected, oblique=True)
+
+
+def outermost(image: np.ndarray, params: RowsParams, expected: int,
+              oblique: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """:func:`separate_cards` with the head-on outline search (``oblique`` False: the outlines
+    of a one-card showing, tried first: the oblique search's hull fits may take a card on
+    white paper loosely, across its corner and its printed frame) or the oblique one (a phone
+    held at an angle: tried when the head-on search does not find the cards asked for)."""
     scale = search_scale(image)
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     most = small.shape[0] * small.shape[1] / max(1, expected)
-    quads = sorted((q for q in find_card_outlines(small, oblique=True) if _area(q) <= most), key=_area, reverse=True)
+    quads = sorted((q for q in find_card_outlines(small, oblique=oblique) if _area(q) <= most), key=_area,
+                   reverse=True)
     cards: list[np.ndarray] = []
     for i, q in enumerate(quads):
         parts = [p for p in quads[i + 1:] if covered_share(p, q) >= params.covered

@@ -4,7 +4,7 @@
 asked for, names them in reading order and puts each through the one-card checks of
 :func:`calibration.steps.capture_reference` (sharp, not a repeat of a reference taken,
 re-identified as itself among the references so far); each reference is the card turned
-upright on a plain border of the table's colour (:func:`upright`).
+upright on a plain dark border (:func:`upright`).
 """
 
 from __future__ import annotations
@@ -32,20 +32,16 @@ class Shot:
     checks: list[Check] = field(default_factory=list)
 
 
-def table_colour(image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
-    """The median colour of the photo outside every card (the table)."""
-    mask = np.full(image.shape[:2], 255, np.uint8)
-    for q in quads:
-        cv2.fillConvexPoly(mask, np.asarray(q, np.int32).reshape(-1, 2), 0)
-    pixels = image[mask > 0]
-    return np.median(pixels, axis=0).astype(np.uint8) if len(pixels) else np.zeros(3, np.uint8)
+#: the plain border around a reference turned upright (BGR): dark, so that the card's edge
+#: stands out whatever the table (white cards photographed on white paper, the wmcnicho
+#: webcam set, lost their edge against a border of the paper's own colour: a 6C read as 7C)
+BORDER_BGR = (40, 40, 40)
 
 
-def upright(image: np.ndarray, quad: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """The card in ``quad`` as its reference: turned upright at its own size in the photo
-    (no detail made up) on a plain border of the table's ``colour``
-    (:data:`calibration.steps.REF_MARGIN` of its long side), as a card shown alone, square to
-    the camera, would be cut. Neither its neighbours nor its slant are kept: a layout's card
+def upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card in ``quad`` as its reference: turned upright at vision's canonical size on a
+    plain dark border (:data:`BORDER_BGR`, :data:`calibration.steps.REF_MARGIN` of its long
+    side), as a card shown alone, square to the camera, would be cut. Neither its neighbours nor its slant are kept: a layout's card
     lies a few degrees askew, and a face resampled askew blurs its printed lines, whose
     outline is then found on their outside on one card and their inside on another (the drawn
     deck's JS frame: 0.37 of the card against 0.33 for JC, and a JS on the discards read JC)."""
@@ -56,11 +52,32 @@ def upright(image: np.ndarray, quad: np.ndarray, colour: np.ndarray) -> np.ndarr
     m = max(6, int(round(steps.REF_MARGIN * max(w, h))))
     to = np.float32([[m, m], [m + w - 1, m], [m + w - 1, m + h - 1], [m, m + h - 1]])
     out = np.empty((h + 2 * m, w + 2 * m, 3), np.uint8)
-    out[:] = colour
+    out[:] = BORDER_BGR
     warped = cv2.warpPerspective(image, cv2.getPerspectiveTransform(q, to), (w + 2 * m, h + 2 * m),
                                  flags=cv2.INTER_LINEAR)
     out[m:m + h, m:m + w] = warped[m:m + h, m:m + w]
     return out
+
+
+def squared(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card's outline as a one-card showing would give it: found again, head-on, in its
+    box widened by :data:`calibration.steps.REF_MARGIN` (:func:`vision.cards.reference_quads`),
+    when that outline is the same card (covering each other by 85 %); else ``quad``. The
+    layout's oblique search may fit a card loosely (a hull across its corner and its printed
+    frame: the wmcnicho 6C, then read as 7C from its skewed reference)."""
+    from vision.card_outlines import covered_share
+    from vision.cards import reference_quads
+
+    h, w = image.shape[:2]
+    x1, y1 = np.floor(np.asarray(quad).min(0)).astype(int)
+    x2, y2 = np.ceil(np.asarray(quad).max(0)).astype(int)
+    x1, y1, x2, y2 = steps._widen((int(x1), int(y1), int(x2), int(y2)), steps.REF_MARGIN, w, h, 6)
+    best, _ = reference_quads(image[y1:y2, x1:x2])
+    if best is None:
+        return quad
+    best = (best + np.float32([x1, y1])).astype(np.float32)
+    q = np.asarray(quad, np.float32)
+    return best if min(covered_share(best, q), covered_share(q, best)) >= 0.85 else quad
 
 
 def _where(q: np.ndarray) -> str:
@@ -87,10 +104,9 @@ def capture_shot(image: np.ndarray, codes: Sequence[str], captured: dict[str, np
                                                f"{codes[-1]}): lay exactly these cards face up, apart (a finger's "
                                                f"width), on a surface darker than the cards, and take it again"))
         return shot
-    colour = table_colour(image, quads)
     for k, (code, q) in enumerate(zip(codes, quads)):
         sharp = steps.sharpness(image, q)
-        cap = CardCapture(code, upright(image, q, colour), q, sharp)
+        cap = CardCapture(code, upright(image, squared(image, q)), q, sharp)
         if sharp < steps.MIN_SHARPNESS:
             cap.checks.append(Check(f"card {code}", "fail", f"image too blurred (sharpness {sharp:.0f} < "
                                                             f"{steps.MIN_SHARPNESS:.0f}): focus the camera, add "
