@@ -126,3 +126,38 @@ def test_rows_params_refuse_values_out_of_range(name, value, allowed):
 
     with pytest.raises(ValueError, match=rf"RowsParams\.{name} must be {re.escape(allowed)}"):
         dataclasses.replace(RowsParams(), **{name: value})
+
+
+class _Table:
+    """A camera at the table for :func:`calibration.rows_ui.capture_rows`: the empty table,
+    then each layout lying still; SPACE on every annotated picture, R on the first of them."""
+
+    def __init__(self, background, layouts, redo_first=False):
+        self.background, self.layouts, self.redo = background, list(layouts), redo_first
+        self.k, self.frame, self.pictures = 0, None, 0
+
+    def read(self):
+        self.frame = self.layouts[min(self.k, len(self.layouts) - 1)]
+        return self.frame
+
+    def show(self, lines, boxes=(), frame=None):
+        if frame is None:
+            return -1
+        self.pictures += 1
+        if self.redo and self.pictures == 1:
+            return ord("r")
+        self.k += 1  # kept: the next layout is laid
+        return 32
+
+
+def test_guided_rows_take_each_layout_once_still_and_keep_it_on_space():
+    from calibration.rows_ui import capture_rows
+    from vision.synth import table_background
+
+    codes = ("AS", "2S", "3S", "JK")
+    layouts = [layout(codes[:3], seed=8)[0], layout(codes[3:], seed=9)[0]]
+    empty = table_background(1280, 720, np.random.default_rng(0))
+    table = _Table(empty, layouts, redo_first=True)
+    deck = capture_rows(table, empty, codes, per_shot=3, still_frames=2, say=lambda s: None)
+    assert sorted(deck.references) == sorted(codes)
+    assert table.pictures == 3  # the first shot taken again (R), then kept, then the joker's

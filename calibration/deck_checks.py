@@ -1,0 +1,68 @@
+"""The checks of a layout shot's new references (:mod:`calibration.deck_shot`): each read
+among every reference so far and the shot's own, and a repeat told from a look-alike."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration import steps
+from calibration.steps import Check
+
+
+def card_checks(crops: dict[str, np.ndarray], captured: dict[str, np.ndarray]) -> dict[str, list[Check]]:
+    """Each new reference read among every reference (those ``captured`` before and the
+    shot's own): read as itself = ok; too close to another = a look-alike warning (as the
+    one-card path); read as another, or the same picture as another (it is not told from
+    it and scores at least :data:`calibration.steps.DUPLICATE_SCORE` against it: a card
+    laid twice, another deck's) = fail. Unlike the one-card path's first check, a card is
+    called a repeat only when the references cannot tell the two apart: a deck whose
+    clubs and spades differ in the pips alone (the drawn demo deck: 0.94-0.97 against the
+    spades of the same rank) is not a repeat when the second stage tells them apart."""
+    from vision.cards import References, recognise
+
+    out: dict[str, list[Check]] = {}
+    if not crops:
+        return out
+    refs = References.from_images({**captured, **crops})
+    for code, crop in crops.items():
+        step = f"card {code}"
+        ms = recognise(crop, refs)
+        ok = [m for m in ms if m.status == "ok"]
+        unc = [m for m in ms if m.status == "uncertain"]
+        if ok and ok[0].code == code:
+            out[code] = [Check(step, "ok", f"re-identified (score {ok[0].score:.2f}, lead {ok[0].margin:.2f} over "
+                                           f"{ok[0].runner_up or 'none'})")]
+            continue
+        same = repeat_of(code, crop, {**captured, **crops})
+        if same is not None:
+            out[code] = [Check(step, "fail", f"the same picture as {same[0]} (score {same[1]:.2f}): was "
+                                             f"{same[0]} laid twice? lay {code} in its place")]
+        elif unc and code in (unc[0].code, unc[0].runner_up):
+            other = unc[0].runner_up if unc[0].code == code else unc[0].code
+            out[code] = [Check(step, "warn", f"looks like {other} (score {unc[0].score:.2f}, lead {unc[0].margin:.2f}"
+                                             f"): the referee will call such a card uncertain, never guess")]
+        elif ok:
+            out[code] = [Check(step, "fail", f"recognised as {ok[0].code}, not {code}: is {code} in its place?")]
+        else:
+            out[code] = [Check(step, "fail", "not re-identified from its own reference: lay it flat, without glare")]
+    return out
+
+
+def repeat_of(code: str, crop: np.ndarray, references: dict[str, np.ndarray]) -> tuple[str, float] | None:
+    """The other code whose reference is the same picture as ``crop`` (``code``'s new
+    reference): their faces' NCC the same way up (the one-card path's
+    :data:`calibration.steps.DUPLICATE_SCORE`; as :meth:`vision.cards.References.lookalikes`
+    compares references, at 0 degrees only: a card laid the same way as the first time), or None."""
+    from vision.card_references import ncc, padded
+    from vision.cards import References
+
+    others = {c: img for c, img in references.items() if c != code}
+    if not others:
+        return None
+    new = References.from_images({code: crop}).refs
+    best: tuple[str, float] | None = None
+    for r in References.from_images(others).refs:
+        s = max(float(ncc(padded(a.template), r.template)) for a in new)
+        if s >= steps.DUPLICATE_SCORE and (best is None or s > best[1]):
+            best = (r.code, s)
+    return best
