@@ -70,9 +70,10 @@ def squared(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     from vision.cards import reference_quads
 
     h, w = image.shape[:2]
-    x1, y1 = np.floor(np.asarray(quad).min(0)).astype(int)
-    x2, y2 = np.ceil(np.asarray(quad).max(0)).astype(int)
-    x1, y1, x2, y2 = steps._widen((int(x1), int(y1), int(x2), int(y2)), steps.REF_MARGIN, w, h, 6)
+    lo, hi = np.asarray(quad).min(0), np.asarray(quad).max(0)
+    m = np.maximum(6, np.round((hi - lo) * steps.REF_MARGIN))
+    x1, y1 = np.maximum(0, np.floor(lo - m)).astype(int)
+    x2, y2 = np.minimum([w, h], np.ceil(hi + m)).astype(int)
     best, _ = reference_quads(image[y1:y2, x1:x2])
     if best is None:
         return quad
