@@ -20,13 +20,14 @@ REPEAT_SCORE = 0.985
 
 def card_checks(crops: dict[str, np.ndarray], captured: dict[str, np.ndarray]) -> dict[str, list[Check]]:
     """Each new reference read among every reference (those ``captured`` before and the
-    shot's own): read as itself = ok; too close to another = a look-alike warning (as the
-    one-card path); read as another, or the same picture as another (it is not told from
-    it and scores at least :data:`calibration.steps.DUPLICATE_SCORE` against it: a card
-    laid twice, another deck's) = fail. Unlike the one-card path's first check, a card is
-    called a repeat only when the references cannot tell the two apart: a deck whose
-    clubs and spades differ in the pips alone (the drawn demo deck: 0.94-0.97 against the
-    spades of the same rank) is not a repeat when the second stage tells them apart."""
+    shot's own): the same picture as another code's (:func:`repeat_of` at :data:`REPEAT_SCORE`:
+    a card laid twice, another deck's) = fail; else read as itself = ok; else the same picture
+    at :data:`calibration.steps.DUPLICATE_SCORE` = fail; too close to another = a look-alike
+    warning (as the one-card path); read as another or not at all = fail. Unlike the one-card
+    path's check, a face between the two scores is a repeat only when the references cannot
+    tell the two apart: a deck whose clubs and spades differ in the pips alone (the drawn
+    demo deck: 0.94-0.98 against the spades of the same rank) is not refused when the
+    reading tells them apart."""
     from vision.cards import References, recognise
 
     out: dict[str, list[Check]] = {}
@@ -38,7 +39,7 @@ def card_checks(crops: dict[str, np.ndarray], captured: dict[str, np.ndarray]) -
         ms = recognise(crop, refs)
         ok = [m for m in ms if m.status == "ok"]
         unc = [m for m in ms if m.status == "uncertain"]
-        same = repeat_of(code, crop, {**captured, **crops})
+        same = repeat_of(code, refs)
         if same is not None and same[1] >= REPEAT_SCORE:
             out[code] = [Check(step, "fail", f"the same picture as {same[0]} (score {same[1]:.3f}): was "
                                              f"{same[0]} laid twice? lay {code} in its place")]
@@ -61,21 +62,20 @@ def card_checks(crops: dict[str, np.ndarray], captured: dict[str, np.ndarray]) -
     return out
 
 
-def repeat_of(code: str, crop: np.ndarray, references: dict[str, np.ndarray]) -> tuple[str, float] | None:
-    """The other code whose reference is the same picture as ``crop`` (``code``'s new
-    reference): their faces' NCC the same way up (the one-card path's
-    :data:`calibration.steps.DUPLICATE_SCORE`; as :meth:`vision.cards.References.lookalikes`
-    compares references, at 0 degrees only: a card laid the same way as the first time), or None."""
+def repeat_of(code: str, refs) -> tuple[str, float] | None:
+    """The other code whose reference (in ``refs``, :class:`vision.cards.References`) is the
+    same picture as ``code``'s: their faces' NCC the same way up at
+    :data:`calibration.steps.DUPLICATE_SCORE` or more (as
+    :meth:`vision.cards.References.lookalikes` compares references, at 0 degrees only: a card
+    laid the same way as the first time), the best such code, or None."""
     from vision.card_references import ncc, padded
-    from vision.cards import References
 
-    others = {c: img for c, img in references.items() if c != code}
-    if not others:
-        return None
-    new = References.from_images({code: crop}).refs
+    new = [padded(r.template) for r in refs.refs if r.code == code]
     best: tuple[str, float] | None = None
-    for r in References.from_images(others).refs:
-        s = max(float(ncc(padded(a.template), r.template)) for a in new)
+    for r in refs.refs:
+        if r.code == code:
+            continue
+        s = max(float(ncc(t, r.template)) for t in new)
         if s >= steps.DUPLICATE_SCORE and (best is None or s > best[1]):
             best = (r.code, s)
     return best
