@@ -39,9 +39,11 @@ def plan_lines(codes: Sequence[str], per_shot: int = 13) -> list[str]:
             f"left to right, rows top to bottom)" for i, s in enumerate(deck_shots(codes, per_shot))]
 
 
-def take_shot(deck: DeckCapture, image: np.ndarray, codes: Sequence[str], label: str) -> Shot:
-    """One shot into ``deck``: its references that passed every check are kept."""
-    return keep_shot(deck, capture_shot(image, codes, deck.references, label))
+def take_shot(deck: DeckCapture, image: np.ndarray, codes: Sequence[str], label: str,
+              background: np.ndarray | None = None) -> Shot:
+    """One shot into ``deck`` (``background``: the empty table, when the shot is a camera
+    frame): its references that passed every check are kept."""
+    return keep_shot(deck, capture_shot(image, codes, deck.references, label, background=background))
 
 
 def keep_shot(deck: DeckCapture, shot: Shot) -> Shot:
@@ -65,17 +67,19 @@ def finish(deck: DeckCapture, width: int, height: int) -> DeckCapture:
     return deck
 
 
-def capture_deck(images: Sequence[tuple[str, np.ndarray]], codes: Sequence[str], per_shot: int = 13) -> DeckCapture:
+def capture_deck(images: Sequence[tuple[str, np.ndarray]], codes: Sequence[str], per_shot: int = 13,
+                 background: np.ndarray | None = None) -> DeckCapture:
     """The deck's references from ``images`` ((label, BGR image), one per shot of
     :func:`calibration.deck_rows.deck_shots`, in that order). A wrong number of images is
-    one failed check (which shots are missing or extra), the shots that are there are read."""
+    one failed check (which shots are missing or extra), the shots that are there are read.
+    ``background``: the empty table, when the images are the camera's frames."""
     plan = deck_shots(codes, per_shot)
     deck = DeckCapture()
     if len(images) != len(plan):
         deck.checks.append(Check("deck", "fail", f"{len(images)} layout photo(s) for {len(plan)} shots: "
                                                  + "; ".join(plan_lines(codes, per_shot))))
     for (label, image), shot_codes in zip(images, plan):
-        take_shot(deck, image, shot_codes, label)
+        take_shot(deck, image, shot_codes, label, background)
     h, w = images[0][1].shape[:2] if images else (0, 0)
     return finish(deck, w, h)
 

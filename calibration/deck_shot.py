@@ -87,13 +87,43 @@ def _where(q: np.ndarray) -> str:
     return f"({c[0]:.0f}, {c[1]:.0f})"
 
 
+def changed_region(image: np.ndarray, background: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box around everything that changed against the empty table (every solid change,
+    not only the largest as :func:`calibration.steps.changed_box`: a layout's cards lie
+    apart), widened by :data:`calibration.steps.REF_MARGIN`; None when nothing changed."""
+    s = steps.DIFF_SCALE
+    a, b = (cv2.resize(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), None, fx=1 / s, fy=1 / s, interpolation=cv2.INTER_AREA)
+            for x in (image, background))
+    mask = (cv2.absdiff(a, b) > steps.DIFF_LEVEL).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= steps.MIN_BLOB_FRACTION * mask.size / 4]
+    if not keep:
+        return None
+    x1 = min(stats[k, 0] for k in keep) * s
+    y1 = min(stats[k, 1] for k in keep) * s
+    x2 = max(stats[k, 0] + stats[k, 2] for k in keep) * s
+    y2 = max(stats[k, 1] + stats[k, 3] for k in keep) * s
+    mx, my = int((x2 - x1) * steps.REF_MARGIN) + 8, int((y2 - y1) * steps.REF_MARGIN) + 8
+    h, w = image.shape[:2]
+    return max(0, x1 - mx), max(0, y1 - my), min(w, x2 + mx), min(h, y2 + my)
+
+
 def capture_shot(image: np.ndarray, codes: Sequence[str], captured: dict[str, np.ndarray], label: str = "shot",
-                 params: RowsParams = ROWS) -> Shot:
+                 params: RowsParams = ROWS, background: np.ndarray | None = None) -> Shot:
     """Separate, order, name and check the cards of one layout photo (see the module
     docstring). ``captured`` (the references so far) is not changed: the caller keeps the
-    captures that passed."""
+    captures that passed. ``background`` (the empty table, at the camera): the cards are
+    looked for only where the picture changed (:func:`changed_region`), not among the
+    players and the room; a photo is the layout alone."""
     codes = tuple(codes)
-    found, odd = separate_cards(image, params, expected=len(codes))
+    region = changed_region(image, background) if background is not None else None
+    if region is None:
+        found, odd = separate_cards(image, params, expected=len(codes))
+    else:
+        x1, y1, x2, y2 = region
+        found, odd = separate_cards(image[y1:y2, x1:x2], params, expected=len(codes))
+        found, odd = ([(q + np.float32([x1, y1])).astype(np.float32) for q in qs] for qs in (found, odd))
     order = [k for row in reading_order(found, params) for k in row]
     quads = [found[k] for k in order]
     shot = Shot(label, codes, quads)

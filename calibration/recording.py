@@ -163,8 +163,9 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
 
         shots = deck_photos if deck_photos is not None else [
             (f"layout at {max(run, key=lambda e: e[4])[0]:.2f} s", max(run, key=lambda e: e[4])[2]) for _, run in usable]
-        deck = capture_deck(shots, codes, deck_rows or 13)
-        captured, quads, sharp, usable, codes_shown = deck.references, deck.quads, deck.sharpness, [], ()
+        deck = capture_deck(shots, codes, deck_rows or 13, background if deck_photos is None else None)
+        captured, sharp, usable, codes_shown = deck.references, deck.sharpness, [], ()
+        quads = deck.quads if deck_photos is None else []  # (a photo's pixels are not the camera's: no field from them)
         checks.extend(deck.checks)
     else:
         codes_shown = codes

@@ -44,7 +44,7 @@ def capture_rows(scr, background: np.ndarray, codes: Sequence[str], per_shot: in
                "in this order, left to right, rows top to bottom, a finger apart; then hands away"]
         while True:
             img = wait_still(scr, background, ask, still_frames)
-            shot = capture_shot(img, shot_codes, deck.references, f"shot {i + 1}")
+            shot = capture_shot(img, shot_codes, deck.references, f"shot {i + 1}", background=background)
             lines = [str(c) for c in shot.checks + [c for cap in shot.captures for c in cap.checks] if c.level != "ok"]
             for line in lines:
                 say(line)

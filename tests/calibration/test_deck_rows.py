@@ -161,3 +161,24 @@ def test_guided_rows_take_each_layout_once_still_and_keep_it_on_space():
     deck = capture_rows(table, empty, codes, per_shot=3, still_frames=2, say=lambda s: None)
     assert sorted(deck.references) == sorted(codes)
     assert table.pictures == 3  # the first shot taken again (R), then kept, then the joker's
+
+
+def test_a_recording_read_as_layouts_gives_the_deck_and_the_field(recording, run_cli, tmp_path):
+    """``--from-video --deck-rows``: each still showing of the recording is a layout (here the
+    demo table's recording, one card per showing: ``--cards-per-photo 1``); every card named in
+    order, the field drawn around them, the file written and read back."""
+    import json
+
+    from fixtures.demo import cards
+    from session import calibration as schema
+
+    rec, truth = recording
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", rec / "calibration.mp4", "--audio",
+                  rec / "calibration.wav", "--players", ",".join(truth["players"]), "--deck-rows",
+                  "--cards-per-photo", "1", "--out", tmp_path, "--json")
+    assert res.exit_code == 0, res.output
+    report = json.loads(next(line for line in res.output.splitlines() if line.startswith("{")))
+    cal = schema.load(tmp_path / "calibration.json")
+    assert set(cal.cards) == set(cards.CODES) and "field" in cal.zones
+    shots = [c for c in report["checks"] if c["step"].startswith("layout at ")]
+    assert len(shots) == 13 and all(c["level"] == "ok" for c in shots)
