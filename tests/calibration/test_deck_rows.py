@@ -182,3 +182,23 @@ def test_a_recording_read_as_layouts_gives_the_deck_and_the_field(recording, run
     assert set(cal.cards) == set(cards.CODES) and "field" in cal.zones
     shots = [c for c in report["checks"] if c["step"].startswith("layout at ")]
     assert len(shots) == 13 and all(c["level"] == "ok" for c in shots)
+
+
+def test_deck_photos_give_the_references_and_the_recording_the_rest(recording, run_cli, tmp_path):
+    """``--from-video --deck-photos``: the references from a layout photo, the seats and
+    channels from the recording (whose one-card showings are then not cards)."""
+    import json
+
+    from session import calibration as schema
+
+    rec, truth = recording
+    photo = tmp_path / "spades.png"
+    cv2.imwrite(str(photo), layout(SPADES, seed=10)[0])
+    res = run_cli("calibrate", "--game", "ikatako", "--from-video", rec / "calibration.mp4", "--audio",
+                  rec / "calibration.wav", "--players", ",".join(truth["players"]), "--cards", ",".join(SPADES),
+                  "--deck-photos", photo, "--zone", "field=300,380,980,700", "--out", tmp_path / "table", "--json")
+    assert res.exit_code == 0, res.output
+    cal = schema.load(tmp_path / "table" / "calibration.json")
+    assert list(cal.cards) == list(SPADES) and [s.channel for s in cal.seats] == [2, 0, 3, 1]
+    report = json.loads(next(line for line in res.output.splitlines() if line.startswith("{")))
+    assert any(c["step"] == "spades.png" and c["level"] == "ok" for c in report["checks"])
