@@ -66,7 +66,8 @@ def main() -> None:
     ap.add_argument("--only-out", action="store_true", help="only the view written to --out")
     a = ap.parse_args()
     print(f"load before: {os.getloadavg()}", flush=True)
-    views = [(f"as rendered ({a.out_width:.0f} px cards)", {"card_w": a.out_width}), ("JPEG 60, darker x0.6", {"jpeg": 60, "gain": 0.6}),
+    views = [(f"as rendered ({a.out_width:.0f} px cards)", {"card_w": a.out_width}),
+             ("JPEG 60, darker x0.6", {"jpeg": 60, "gain": 0.6}),
              ("layout turned 8 degrees", {"tilt": 8.0})]
     views += [(f"{w} px cards, JPEG 60", {"card_w": float(w), "jpeg": 60}) for w in a.widths.split(",") if w]
     for k, (name, kw) in enumerate(views[:1] if a.only_out else views):

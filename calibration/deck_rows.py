@@ -9,15 +9,15 @@ reading order (:func:`reading_order`) and names each by its place. 4 suits + the
 5 shots.
 
 Every card then goes through the one-card checks (sharp enough, not the same picture as a
-reference already taken, re-identified as itself among the references so far); its
-reference is the card turned upright on a plain border of the table's colour
-(:func:`calibration.deck_shot.upright`: it shows the card alone, as a one-card showing would). A shot in which the number of cards
-found is not the number asked for gives no reference at all (one ``fail`` line): a card
-missed or an extra outline would shift every name after it.
+reference already taken, re-identified as itself among the references so far); its reference is
+the card's outline found again head-on, turned upright on a plain dark border
+(:func:`calibration.deck_shot.upright`: it shows the card alone, as a one-card showing would). A
+shot in which the number of cards found is not the number asked for gives no reference at all
+(one ``fail`` line): a card missed or an extra outline would shift every name after it.
 
 What the picture cannot tell: two cards of the shot laid in each other's place (the tool
-reads no ranks). The annotated picture (:func:`annotate`) writes each name on its card for
-the group to look at.
+reads no ranks). The annotated picture (:func:`calibration.rows_ui.annotate`) writes each
+name on its card for the group to look at.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ BORDER_BGR = (40, 40, 40)
 def upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card in ``quad`` as its reference: turned upright at vision's canonical size on a
     plain dark border (:data:`BORDER_BGR`, :data:`calibration.steps.REF_MARGIN` of its long
-    side), as a card shown alone, square to the camera, would be cut. Neither its neighbours nor its slant are kept: a layout's card
-    lies a few degrees askew, and a face resampled askew blurs its printed lines, whose
+    side), as a card shown alone, square to the camera, would be cut. Neither its neighbours
+    nor its slant are kept: a layout's card lies a few degrees askew, and a face resampled askew blurs its printed lines, whose
     outline is then found on their outside on one card and their inside on another (the drawn
     deck's JS frame: 0.37 of the card against 0.33 for JC, and a JS on the discards read JC)."""
     from vision.cards import CANON_H, CANON_W
@@ -153,21 +153,3 @@ def capture_shot(image: np.ndarray, codes: Sequence[str], captured: dict[str, np
     shot.checks.append(Check(step, "ok", f"{len(quads)} cards in {len(rows)} row(s) of "
                                          f"{', '.join(str(len(r)) for r in rows)}: {' '.join(codes)}"))
     return shot
-
-
-def annotate(image: np.ndarray, shot: Shot) -> np.ndarray:
-    """The photo with each card's outline and name (green: taken; red: a check failed):
-    the group looks that every name is on its card (the tool reads no ranks)."""
-    out = image.copy()
-    caps = shot.captures or [None] * len(shot.quads)
-    names = shot.codes if shot.captures else tuple("?" for _ in shot.quads)
-    for q, name, cap in zip(shot.quads, names, caps):
-        bad = cap is None or steps.failed(cap.checks)
-        colour = (0, 0, 255) if bad else (0, 200, 0)
-        pts = np.asarray(q, np.int32).reshape(-1, 1, 2)
-        cv2.polylines(out, [pts], True, colour, 2)
-        x, y = np.asarray(q).mean(0).astype(int)
-        size = max(0.5, min(2.0, (np.ptp(np.asarray(q)[:, 0]) / 80.0)))
-        cv2.putText(out, name, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 5, cv2.LINE_AA)
-        cv2.putText(out, name, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, size, colour, 2, cv2.LINE_AA)
-    return out

@@ -3,7 +3,7 @@
 For each shot (:func:`calibration.deck_rows.deck_shots`) the window says which cards to lay
 out, in which order; the frame is taken by itself once the layout has lain still for
 ``still_frames`` frames (the changed area against the empty table not moving), then the
-picture is shown with each card's name written on it (:func:`calibration.deck_shot.annotate`)
+picture is shown with each card's name written on it (:func:`calibration.rows_ui.annotate`)
 and the checks: SPACE keeps the shot, R takes it again (a failed shot is always taken again).
 The person's pace (an estimate, no camera here to time it): ~20 s to lay out a suit, 5 shots.
 """
@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from calibration import steps
 from calibration.deck_capture import DeckCapture, finish, keep_shot
 from calibration.deck_rows import deck_shots
-from calibration.deck_shot import annotate, capture_shot
+from calibration.deck_shot import Shot, capture_shot
 
 
 def wait_still(scr, background: np.ndarray, lines: Sequence[str], still_frames: int) -> np.ndarray:
@@ -65,3 +66,21 @@ def _wait_on_picture(scr, picture: np.ndarray, lines: Sequence[str], keys, bad: 
         k = scr.show(list(lines) + [hint], frame=picture)
         if k in keys:
             return k
+
+
+def annotate(image: np.ndarray, shot: Shot) -> np.ndarray:
+    """The photo with each card's outline and name (green: taken; red: a check failed):
+    the group looks that every name is on its card (the tool reads no ranks)."""
+    out = image.copy()
+    caps = shot.captures or [None] * len(shot.quads)
+    names = shot.codes if shot.captures else tuple("?" for _ in shot.quads)
+    for q, name, cap in zip(shot.quads, names, caps):
+        bad = cap is None or steps.failed(cap.checks)
+        colour = (0, 0, 255) if bad else (0, 200, 0)
+        pts = np.asarray(q, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [pts], True, colour, 2)
+        x, y = np.asarray(q).mean(0).astype(int)
+        size = max(0.5, min(2.0, (np.ptp(np.asarray(q)[:, 0]) / 80.0)))
+        cv2.putText(out, name, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 5, cv2.LINE_AA)
+        cv2.putText(out, name, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, size, colour, 2, cv2.LINE_AA)
+    return out

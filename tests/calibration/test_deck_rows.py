@@ -11,7 +11,8 @@ import pytest
 from calibration import steps
 from calibration.deck_capture import capture_deck
 from calibration.deck_rows import RowsParams, deck_shots, layout_angle, reading_order
-from calibration.deck_shot import annotate, capture_shot
+from calibration.deck_shot import capture_shot
+from calibration.rows_ui import annotate
 from calibration.decks import deck_cards
 from fixtures.deck_layouts import layout
 from vision.synth import card_quad
