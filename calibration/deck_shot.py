@@ -45,7 +45,8 @@ def upright(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     side), as a card shown alone, square to the camera, would be cut. Neither its neighbours
     nor its slant are kept: a layout's card lies a few degrees askew, and a face resampled
     askew blurs its printed lines, whose outline is then found on their outside on one card
-    and their inside on another (the drawn deck's JS frame: 0.37 of the card against 0.33 for JC, and a JS on the discards read JC)."""
+    and their inside on another (the drawn deck's JS frame: 0.37 of the card against 0.33
+    for JC, and a JS on the discards read JC)."""
     from vision.cards import CANON_H, CANON_W
 
     q = np.asarray(quad, np.float32)
