@@ -146,7 +146,8 @@ def _say(lines: Sequence[str]) -> None:
 
 
 def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[str], *, zones: dict | None = None,
-                     audio_device=None, channels: int | None = None, room: bool = False) -> Result:
+                     audio_device=None, channels: int | None = None, room: bool = False,
+                     deck_rows: int | None = None) -> Result:
     """Guide a person through every step at the live table (see the module docstring).
 
     ``room``: the audio input is one room microphone (one laptop): no channel per seat is
@@ -201,7 +202,13 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
         quads: list[np.ndarray] = []
         sharp: list[float] = []
         frames_still = max(2, int(round(STILL_S * (fps or 15))))
-        for i, code in enumerate(codes):
+        if deck_rows is not None:  # the deck in rows, a suit per shot (calibration.rows_ui)
+            from calibration.rows_ui import capture_rows
+
+            deck = capture_rows(scr, background, codes, deck_rows, frames_still, say=lambda s: _say([s]))
+            captured, quads, sharp = deck.references, deck.quads, deck.sharpness
+            checks.extend(deck.checks)
+        for i, code in enumerate(codes if deck_rows is None else ()):
             while True:
                 prev, still, last = None, 0, None
                 while still < frames_still:
@@ -229,11 +236,14 @@ def calibrate_camera(camera, game: str, names: Sequence[str], codes: Sequence[st
                     sharp.append(cap_.sharpness)
                 scr.wait_key([str(c) for c in cap_.checks] + ["Take the card away, then SPACE"])
                 break
-        pairs, lchecks = steps.lookalike_checks(captured)
-        checks.extend(lchecks)
-        cam_checks = steps.camera_checks(w, h, quads, sharp)  # resolution and sharpness for this deck
-        _say(str(c) for c in cam_checks)
-        checks.extend(cam_checks)
+        if deck_rows is None:  # (the rows' own: calibration.deck_capture.finish)
+            pairs, lchecks = steps.lookalike_checks(captured)
+            checks.extend(lchecks)
+            cam_checks = steps.camera_checks(w, h, quads, sharp)  # resolution and sharpness for this deck
+            _say(str(c) for c in cam_checks)
+            checks.extend(cam_checks)
+        else:
+            pairs = deck.pairs
         # ---- channels (each player speaks; the loudest channel is theirs) or one room microphone
         chmap, audio_info, cchecks = _channels_step(scr, game, names, audio_device, channels, room)
         checks.extend(cchecks)

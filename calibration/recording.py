@@ -133,8 +133,12 @@ class Result:
 
 def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, names: Sequence[str],
                         codes: Sequence[str], *, zones: dict | None = None, pose: steps.PoseFn = steps.default_pose,
-                        on_frame: Callable | None = None) -> Result:
-    """Run every step on a calibration recording (see the module docstring)."""
+                        on_frame: Callable | None = None, deck_rows: int | None = None,
+                        deck_photos: Sequence[tuple[str, np.ndarray]] | None = None) -> Result:
+    """Run every step on a calibration recording (see the module docstring). ``deck_rows``
+    (cards per layout, e.g. 13): each still showing is the deck laid out in rows
+    (:mod:`calibration.deck_capture`), not one card; ``deck_photos``: the layouts are these
+    photos, and the recording's showings are not cards."""
     from vision.video import probe, read_frames
 
     t0 = time.perf_counter()
@@ -154,11 +158,22 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
     captured: dict[str, np.ndarray] = {}
     quads = []
     sharp: list[float] = []
-    if len(usable) != len(codes):
+    if deck_rows is not None or deck_photos is not None:
+        from calibration.deck_capture import capture_deck
+
+        shots = deck_photos if deck_photos is not None else [
+            (f"layout at {max(run, key=lambda e: e[4])[0]:.2f} s", max(run, key=lambda e: e[4])[2]) for _, run in usable]
+        deck = capture_deck(shots, codes, deck_rows or 13, background if deck_photos is None else None)
+        captured, sharp, usable, codes_shown = deck.references, deck.sharpness, [], ()
+        quads = deck.quads if deck_photos is None else []  # (a photo's pixels are not the camera's: no field from them)
+        checks.extend(deck.checks)
+    else:
+        codes_shown = codes
+    if len(usable) != len(codes_shown):
         checks.append(Check("cards", "fail", f"saw {len(usable)} cards shown still, expected {len(codes)} "
                                              f"({', '.join(codes)}): show each card alone, hold it still, clear "
                                              f"the table between cards"))
-    for code, (s, run) in zip(codes, usable):
+    for code, (s, run) in zip(codes_shown, usable):
         best = max(run, key=lambda e: e[4])
         other = next((e for e in run if e is not best), None)
         cap = steps.capture_reference(code, best[2], best[3], captured,
@@ -168,9 +183,12 @@ def calibrate_recording(video: str | Path, audio: str | Path | None, game: str, 
             captured[code] = cap.image
             quads.append(cap.quad)
             sharp.append(cap.sharpness)
-    pairs, lchecks = steps.lookalike_checks(captured)
-    checks.extend(lchecks)
-    checks.extend(steps.camera_checks(w, h, quads, sharp))  # resolution and sharpness for this deck
+    if deck_rows is None and deck_photos is None:  # (the deck's own: calibration.deck_capture.finish)
+        pairs, lchecks = steps.lookalike_checks(captured)
+        checks.extend(lchecks)
+        checks.extend(steps.camera_checks(w, h, quads, sharp))  # resolution and sharpness for this deck
+    else:
+        pairs = deck.pairs
     # ---- zones
     zones = dict(zones or {})
     if "field" in _needed_zones(game, names) and "field" not in zones:  # the play area: around the cards shown

@@ -122,6 +122,14 @@ def _zones(values: tuple[str, ...]) -> dict:
 @click.option("--players", default=None,
               help="Names left to right as the camera sees them, or a count (guided: asked when not given).")
 @click.option("--cards", "card_list", default=None, help="Card codes in the order shown (default: the game's deck).")
+@click.option("--deck-rows", is_flag=True,
+              help="The deck laid out in rows, a suit per shot (A..K in reading order), instead of one card at a "
+                   "time: guided with --camera, or each still showing of --from-video's recording is a layout.")
+@click.option("--deck-photos", "deck_photos", multiple=True,
+              help="With --from-video: the layout photos (P1,P2,... or repeated), one per shot in the printed "
+                   "order; the recording then needs no cards shown.")
+@click.option("--cards-per-photo", type=click.IntRange(1, 60), default=13, show_default=True,
+              help="Cards per layout shot (--deck-rows, --deck-photos): a standard deck's suit.")
 @click.option("--zone", "zone_opts", multiple=True, help="A zone given by hand: NAME=X1,Y1,X2,Y2 (repeatable).")
 @click.option("--enroll", type=click.Path(file_okay=False, path_type=Path),
               help="Voice takes made by hand (DIR/<player>/<call>.<take>.wav) to reference instead of recording them.")
@@ -145,8 +153,9 @@ def _zones(values: tuple[str, ...]) -> dict:
               help="Folder for calibration.json and refs/.")
 @click.option("--force", is_flag=True, help="Write the file even when a check failed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks and the calibration as JSON.")
-def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, zone_opts, enroll, enroll_from,
-                  enroll_only, cal_file, enroll_takes, room, selftest, skip_enroll, lang, out, force, as_json) -> None:
+def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, deck_rows, deck_photos,
+                  cards_per_photo, zone_opts, enroll, enroll_from, enroll_only, cal_file, enroll_takes, room, selftest,
+                  skip_enroll, lang, out, force, as_json) -> None:
     """Calibrate a table: seats, zones, card references, microphone channels and the players' voices."""
     from calibration import steps
     from calibration.decks import deck_cards
@@ -165,6 +174,12 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
     if (camera is None) == (video is None):
         raise CalibrationError("give either --camera N (guided) or --from-video VIDEO (a recording)")
     codes = tuple(c.strip() for c in card_list.split(",") if c.strip()) if card_list else deck_cards(game)
+    photos = _deck_photos(deck_photos, video, deck_rows)
+    per_shot = cards_per_photo if deck_rows or photos else None
+    if per_shot is not None:
+        from calibration.deck_capture import plan_lines
+
+        click.echo("the deck in rows: " + "; ".join(plan_lines(codes, per_shot)), err=True)
     zones = _zones(zone_opts)
     for z in zones:  # a wrong zone name is said before any work, not after
         if not rules.get(game).has_zone(z):
@@ -181,7 +196,8 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
             n_ch = device_info(int(audio_device) if str(audio_device).isdigit() else audio_device)[0]
         names = _names(players, n_ch)
         audio_device, room = _choose_input(audio_device, room, len(names))
-        res = calibrate_camera(camera, game, names, codes, zones=zones, audio_device=audio_device, room=room)
+        res = calibrate_camera(camera, game, names, codes, zones=zones, audio_device=audio_device, room=room,
+                               deck_rows=per_shot)
     else:
         from calibration.recording import calibrate_recording
         from vision.video import probe
@@ -195,7 +211,8 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
         names = _names(players, n_ch, ask=False)
         with click.progressbar(length=info.frames or 0, label="calibrating", file=sys.stderr) as bar:
             res = calibrate_recording(video, audio if audio is not None else _own_audio(video), game, names, codes,
-                                      zones=zones, on_frame=lambda fr: bar.update(1))
+                                      zones=zones, on_frame=lambda fr: bar.update(1), deck_rows=per_shot,
+                                      deck_photos=photos)
     fails = steps.failed(res.checks)
     out.mkdir(parents=True, exist_ok=True)
     cal_obj = dict(res.calibration)
@@ -239,6 +256,24 @@ def calibrate_cmd(game, camera, video, audio, audio_device, players, card_list, 
                                f"anyway)")
     if written and camera is not None and not as_json:
         _end_with_selftest(written, camera, cal_obj.get("audio"), room, selftest, lang)
+
+
+def _deck_photos(given, video, deck_rows: bool):
+    """The ``--deck-photos`` images (paths comma-separated or repeated), read, or None."""
+    from session.errors import CalibrationError
+
+    paths = [Path(p.strip()) for arg in given for p in arg.split(",") if p.strip()]
+    if not paths:
+        return None
+    if video is None:
+        raise CalibrationError("--deck-photos goes with --from-video VIDEO (the recording gives the seats and "
+                               "channels); at the camera use --deck-rows")
+    if deck_rows:
+        raise CalibrationError("give --deck-photos (the layouts as photos) or --deck-rows (the layouts in the "
+                               "recording), not both")
+    from calibration.deck_capture import read_photos
+
+    return read_photos(paths)
 
 
 def _end_with_selftest(written: Path, camera, audio_info, room: bool, selftest: bool, lang: str) -> None:
