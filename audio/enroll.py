@@ -76,10 +76,16 @@ def features(samples: np.ndarray, rate: int) -> np.ndarray:
     logmel = np.log(power @ _mel_filters(rate, n_fft).T + 1e-10)
     # the word is where the frame energy is within TRIM_DB of its peak: the same span in a
     # quiet enrollment take and in a noisy table, whatever the detector's end was
-    level = 10 * np.log10(power.sum(axis=1) + 1e-20)
-    loud = np.flatnonzero(level >= level.max() - TRIM_DB)
-    logmel = logmel[loud[0] : loud[-1] + 1]
+    first, last = loud_frames(10 * np.log10(power.sum(axis=1) + 1e-20), TRIM_DB)
+    logmel = logmel[first : last + 1]
     return logmel - logmel.mean(axis=0)
+
+
+def loud_frames(level: np.ndarray, trim_db: float) -> tuple[int, int]:
+    """The first and last of the frames whose ``level`` (dB) is within ``trim_db`` of the
+    loudest: the word's span, for :func:`features` and :func:`loud_part` alike."""
+    loud = np.flatnonzero(level >= level.max() - trim_db)
+    return int(loud[0]), int(loud[-1])
 
 
 def loud_part(samples: np.ndarray, rate: int, trim_db: float = TRIM_DB) -> np.ndarray:
@@ -89,10 +95,9 @@ def loud_part(samples: np.ndarray, rate: int, trim_db: float = TRIM_DB) -> np.nd
     the span is the same on every computer (BLAS-free, but the FFT's last bits)."""
     x = np.asarray(samples)
     power, _ = _power_frames(x, rate)
-    level = np.round(10 * np.log10(power.sum(axis=1) + 1e-20), 3)
-    loud = np.flatnonzero(level >= level.max() - trim_db)
+    first, last = loud_frames(np.round(10 * np.log10(power.sum(axis=1) + 1e-20), 3), trim_db)
     win, hop = int(FRAME_S * rate), int(HOP_S * rate)
-    return x[loud[0] * hop : loud[-1] * hop + win]
+    return x[first * hop : last * hop + win]
 
 
 def dtw(a: np.ndarray, b: np.ndarray) -> float:

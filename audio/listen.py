@@ -529,15 +529,13 @@ class Listener:
             return None, None
         said = self._said(seg)
         early = self.early_voices.take((seg.channel, seg.start, seg.end), said)
-        if early is not None:
-            return early
-        feats = self.verifier.features(*said)
-        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
+        return early if early is not None else self.read_voices(seg, said)
 
-    def read_voices(self, seg: Segment):
-        """The enrolled voices' ``(verdict, features)`` of the span ``seg`` on its seat's channel,
-        read as :meth:`_enrolled` reads an utterance (no early reading taken)."""
-        feats = self.verifier.features(*self._said(seg))
+    def read_voices(self, seg: Segment, said=None):
+        """The enrolled voices' ``(verdict, features)`` of the span ``seg`` on its seat's channel
+        (``said``: its samples as :meth:`_said` gives them, when already taken), read as
+        :meth:`_enrolled` reads an utterance (no early reading taken)."""
+        feats = self.verifier.features(*(said if said is not None else self._said(seg)))
         return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
 
     def samples(self, channel: int, start: int, end: int) -> np.ndarray:
