@@ -6,7 +6,9 @@ flushed one by one, so a killed session keeps what it answered):
 
 - ``{"type": "start", "session": N, "drill", "at", "seed", "lang"}``: a session started;
 - ``{"type": "answer", "session", "n", "drill", "rule", "situation", "verdict", "reaction",
-  "answered", "answered_as", "placement", "at"}``: one judged answer;
+  "answered", "answered_as", "placement", "at"}``: one judged answer (with ``"revises": true``
+  it replaces the answer of the same session, drill and ``n``: the referee judged the card
+  again after a late event);
 - ``{"type": "fsrs", "drill", "situation", "card"}``: the situation's FSRS card after it;
 - ``{"type": "level", "drill", "level", "at", "why"}``: the learner reached a level.
 
@@ -81,13 +83,24 @@ class Progress:
         reached) into memory, without writing it (:meth:`append` writes it too)."""
         kind = obj["type"]
         if kind == "answer":
-            self.answers.append(obj)
+            self._answer(obj)
         elif kind == "start":
             self.sessions.append(obj)
         elif kind == "fsrs":
             self.cards.setdefault(obj["drill"], {})[obj["situation"]] = fsrs.Card.from_dict(obj["card"])
         elif kind == "level":
             self.levels.setdefault(obj["drill"], []).append(obj["level"])
+
+    def _answer(self, obj: dict[str, Any]) -> None:
+        """An answer, or a revision of one (``revises``: the live referee judged the card again
+        after a late event) that replaces the answer of the same session, drill and number."""
+        if obj.get("revises"):
+            for i in range(len(self.answers) - 1, -1, -1):
+                a = self.answers[i]
+                if (a.get("session"), a["drill"], a.get("n")) == (obj.get("session"), obj["drill"], obj.get("n")):
+                    self.answers[i] = obj
+                    return
+        self.answers.append(obj)
 
     def append(self, obj: dict[str, Any]) -> None:
         self.take(obj)

@@ -49,6 +49,9 @@ RIVAL = "rival"  # versus needs two players: the drill record's second, who neve
 #: the help line under a card (the keyboard drill's keys do not apply: hands and voice do)
 REACT_HELP = {"en": "raise your hand(s) and call out: the camera and the microphone judge  |  Ctrl-C ends",
               "ja": "手を上げて声で答える: カメラとマイクが判定 | Ctrl-C で終了"}
+#: said before an answer given again (the referee judged the card again after a late event)
+REVISED = {"en": "card {n} ({card}) judged again: a hand or a word reached the referee late",
+           "ja": "カード {n} ({card}) を判定し直し: 手か声が遅れて届きました"}
 
 
 class SensedError(RefereeError):
@@ -85,6 +88,8 @@ class _Card:
     fb: Feedback | None = None
     ready: float | None = None  # when "ready…" went up (a drawn card; an act after it is early)
     late: float | None = None  # feedback drawn this long after the card's window closed (session clock)
+    end: float | None = None  # the end of the span judged (the window's end or the next card)
+    n: int = 0  # its number among the answers (a revision rewrites that answer)
 
 
 class SensedDrill(Sink):
@@ -146,9 +151,11 @@ class SensedDrill(Sink):
     def event(self, ev: Event) -> None:
         if isinstance(ev, (HandEvent, ShoutEvent)) and ev.player == self.seat:
             self.mine.append(ev)
+            self._revise_if_late(ev.t)
         elif isinstance(ev, WarningEvent) and ev.extra.get("card_time_uncertain") and self.paced \
                 and ev.extra.get("zone", "field") == "field":
             self.seen_late.append(replace(ev, line=0))
+            self._revise_if_late(ev.t)
         elif isinstance(ev, CardEvent) and self.paced and ev.zone in (None, "field"):
             self.seen_cards.append(replace(ev, by=None, line=0))
             self.watermark = max(self.watermark, ev.t)
@@ -289,11 +296,48 @@ class SensedDrill(Sink):
         return [hd, *evs]
 
     def _judge(self, card: _Card, end: float) -> None:
+        fb = self._feedback(card, end)
+        if fb is None:
+            return
+        card.fb, card.end, card.n = fb, end, len(self.done_cards) + 1
+        self.done_cards.append(card)
+        self.view.feedback(fb, card.info)
+        now = self.now()
+        if now is not None:
+            card.late = round(now - end, 4)
+        if self.voice:
+            self.voice.say(*fb.spoken)
+        self._store(card, fb)
+        self._ready_at = (self.now() or 0.0) + self.params.pause
+
+    def _revise_if_late(self, t: float) -> None:
+        """An event of the learner's seat released after its time had passed (the merge lets a
+        late event through, and the live judge then re-judges the record): each card already
+        answered whose span ends at or after it is judged again, and a changed answer is shown
+        and stored again, marked as a revision — the drill says what the referee says.
+        The schedule keeps the first rating (rating twice would count one answer twice)."""
+        if t >= self.watermark:
+            return
+        for card in self.done_cards:
+            if card.end is None or card.end < t:
+                continue
+            fb = self._feedback(card, card.end)
+            old = card.fb
+            if fb is None or old is None or (fb.verdict, fb.reaction, fb.answered) == (old.verdict, old.reaction, old.answered):
+                continue
+            card.fb = fb
+            self.view.message(REVISED.get(self.lang, REVISED["en"]).format(n=card.n, card=card.card))
+            self.view.feedback(fb, card.info)
+            self._store(card, fb, revises=True)
+
+    def _feedback(self, card: _Card, end: float) -> Feedback | None:
+        """The judged answer to ``card`` from the events up to ``end`` (None: the judge gave the
+        card no verdict, or it is no drill situation)."""
         rec = self.record(card, end)
         lines = judge_lines(rec)
         v = _verdict_near(lines, card.shown) or {}
         if card.sit is None or not v:
-            return
+            return None
         since = (v.get("card_time_uncertain") or {}).get("counted_from", card.shown)  # (a card seen late)
         acts = [e for e in self.mine if since <= e.t <= end]
         shout = next((e for e in acts if isinstance(e, ShoutEvent)), None)
@@ -305,30 +349,22 @@ class SensedDrill(Sink):
         first = rt(min(e.t for e in acts) - since) if acts else None
         fb = self.drill.explain(card.sit, v, self.seat, hands, words, self.lang, early=bool(early), last=first)
         fb.record, fb.lines = rec, lines
-        card.fb = fb
-        self.done_cards.append(card)
-        self.view.feedback(fb, card.info)
-        now = self.now()
-        if now is not None:
-            card.late = round(now - end, 4)
-        if self.voice:
-            self.voice.say(*fb.spoken)
-        self._store(card, fb)
-        self._ready_at = (self.now() or 0.0) + self.params.pause
+        return fb
 
     def _when(self, t: float | None) -> datetime:
         return self.start_at + timedelta(seconds=round(t or 0.0, 3))
 
-    def _store(self, card: _Card, fb: Feedback) -> None:
+    def _store(self, card: _Card, fb: Feedback, revises: bool = False) -> None:
         sit, level = card.sit, card.info.get("level") or self.level
         now = self._when(card.shown)
         # an answer the referee did not clearly perceive gets no rating (it would count as a
         # lapse or a success it was not); it is still written to the progress file
         unclear = fb.verdict == "unclear"
-        fsrs_card = None if unclear else self.scheduler.review(sit, fb, level.target_s, now)
+        fsrs_card = None if unclear or revises else self.scheduler.review(sit, fb, level.target_s, now)
         if self.progress is None:
             return
-        self.progress.append({"type": "answer", "session": self.session, "n": len(self.done_cards),
+        self.progress.append({"type": "answer", "session": self.session, "n": card.n,
+                              **({"revises": True} if revises else {}),
                               "drill": self.drill.name, "rule": sit.rule, "situation": sit.key,
                               "verdict": fb.verdict, "reaction": fb.reaction, "answered": fb.answered,
                               "answered_as": fb.answered_as, "placement": False, "at": now.isoformat(),

@@ -107,6 +107,38 @@ def test_a_card_seen_late_is_judged_as_the_referee_judges_it(tmp_path):
     assert ika.fb.reaction == pytest.approx(referee["times"]["aki"], abs=0.001)
 
 
+def test_a_late_word_revises_the_answer_as_the_referee_revises_its_verdict(tmp_path):
+    """Under load the merge can let an event through after its time has passed; the live
+    judge then judges the record again. aki's イカ on the demo's ika card (9.69 s) arrives only
+    after the next card (12.57 s) closed the card: the drill first answers without it, then
+    says and stores the referee's verdict — one answer per card in the progress, rated once."""
+    rec = read_record(DEMO / "truth.jsonl")
+    word = next(e for e in rec.events if isinstance(e, ShoutEvent) and e.player == "aki" and e.words == ("ika",)
+                and 9.0 < e.t < 10.0)
+    out = io.StringIO()
+    prog = Progress.open("learner", tmp_path)
+    drill = S.SensedDrill("aki", TerminalView(out, game="ikatako"), paced=True, progress=prog)
+    drill.start(rec.header)
+    first = None
+    for ev in rec.events:
+        if ev is word:
+            continue
+        drill.event(ev)
+        if ev.type == "card" and ev.t > 12.0 and first is None:
+            first = next(c.fb.verdict for c in drill.done_cards if c.card == "ika")
+            drill.event(word)  # late: the card was answered already
+    drill.finish(None)
+    ika = next(c for c in drill.done_cards if c.card == "ika")
+    assert first != "correct" and ika.fb.verdict == "correct"
+    answers = Progress.open("learner", tmp_path).answers
+    assert [a["verdict"] for a in answers if abs(a["shown_t"] - ika.shown) < 1e-6] == ["correct"]
+    assert len(answers) == len(_expected())
+    lines = [json.loads(x) for x in prog.path.read_text().splitlines()]
+    assert sum(x["type"] == "fsrs" for x in lines) == len(_expected())
+    assert sum(x.get("revises", False) for x in lines) == 1
+    assert "card 3 (ika) judged again" in out.getvalue()
+
+
 class _Clock:
     def __init__(self):
         self.t = 100.0
@@ -237,6 +269,7 @@ def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for
     assert res.exit_code == 0, res.output
     answers = [json.loads(x) for x in (tmp_path / "data" / "learners" / "you.jsonl").read_text().splitlines()]
     answers = [a for a in answers if a["type"] == "answer"]
+    answers = list({a["n"]: a for a in answers}.values())  # (a revision replaces its answer)
     got = [(a["situation"].split("|")[0], a["verdict"]) for a in answers]
     truth_cards = [e for e in read_record(DEMO / "truth.jsonl").events if e.type == "card" and e.t < CLIP_S - 1.0]
     want = [(v["card"], _status({**v, "me": "aki"})) for v in _expected()[:len(truth_cards)]]
