@@ -2,7 +2,8 @@
 
     python benchmarks/table_sim.py [--quick] [--scenarios quiet,white,...,outside] [--tables N]
                                    [--moments N] [--outside-limit N] [--seed S] [--hearing listen|replay]
-                                   [--outside-words digits|zero] [--outside-enroll-takes 2|3] [--outside-ear both|fill|agree|fill+agree]
+                                   [--outside-words digits|zero] [--outside-enroll-takes 2|3]
+                                   [--outside-ear both|fill|agree|fill+agree]
                                    [--ear-thresholds MAX_DISTANCE,MIN_MARGIN]
                                    [--json] [--save FILE]
 

@@ -83,7 +83,8 @@ class Prompt:
         return f"{'_'.join(self.tokens)}.{self.take}.wav"
 
 
-def prompts(game: str, seats: Sequence[tuple[str, int | None]], lang: str = "ja", takes: int = DEFAULT_TAKES) -> list[Prompt]:
+def prompts(game: str, seats: Sequence[tuple[str, int | None]], lang: str = "ja",
+            takes: int = DEFAULT_TAKES) -> list[Prompt]:
     """Every take of every seat in the order they are asked (see the module docstring)."""
     import rules
     from audio.calls import enrollment_calls, say_call
