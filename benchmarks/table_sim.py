@@ -2,7 +2,8 @@
 
     python benchmarks/table_sim.py [--quick] [--scenarios quiet,white,...,outside] [--tables N]
                                    [--moments N] [--outside-limit N] [--seed S] [--hearing listen|replay]
-                                   [--outside-words digits|zero] [--outside-ear both|fill|agree|fill+agree]
+                                   [--outside-words digits|zero] [--outside-enroll-takes 2|3]
+                                   [--outside-ear both|fill|agree|fill+agree]
                                    [--ear-thresholds MAX_DISTANCE,MIN_MARGIN]
                                    [--json] [--save FILE]
 
@@ -48,7 +49,8 @@ Scenarios (``--scenarios``; default all):
   sample, :data:`OUTSIDE_SNR_DB` below the median RMS of the clips' active samples (the clips
   as recorded: not levelled); each channel a mono 16 kHz WAV heard as one seat
   (``referee listen``), not enrolled and enrolled (``--enroll``: the speaker's own takes
-  :data:`OUTSIDE_ENROLL_TAKES` of every digit, never shouted). Speakers: the six of the Free
+  :data:`OUTSIDE_ENROLL_TAKES` of every digit, never shouted: the first 2 or 3 of them,
+  ``--outside-enroll-takes``, default as ``referee calibrate --enroll-takes``). Speakers: the six of the Free
   Spoken Digit Dataset, george, jackson, lucas from ``../shared/data/speech`` and nicolas,
   theo, yweweler from a mirror of the dataset read in place (``--fsdd DIR`` or
   ``$FSDD_MIRROR``: a bare git directory of Jakobovski/free-spoken-digit-dataset, CC BY-SA
@@ -111,6 +113,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.noises import pink, unit, white  # noqa: E402  (pink at 16 kHz, this RATE)
 import rules  # noqa: E402
+from calibration.enroll_takes import DEFAULT_TAKES, TAKES_RANGE  # noqa: E402  (takes per call, as calibrate asks)
 
 #: ../shared/data/speech beside the repository (a worktree finds it further up)
 SPEECH = next((p / "shared" / "data" / "speech" for p in ROOT.parents if (p / "shared" / "data" / "speech").is_dir()),
@@ -787,7 +790,9 @@ FSDD_SHARED = ("george", "jackson", "lucas")  #: FSDD speakers whose clips are i
 FSDD_MIRROR_ONLY = ("nicolas", "theo", "yweweler")  #: FSDD speakers only the mirror has (never used before 2026-12-06)
 OUTSIDE_DIGITS = tuple(range(2, 10))  #: outside: the digits shouted (FSDD 2..9; the call is the digit, "2" ... "9")
 OUTSIDE_SHOUT_TAKES = tuple(range(10))  #: outside: each speaker's takes shouted (80 clips: ../shared/data/speech has these)
-OUTSIDE_ENROLL_TAKES = (10, 11)  #: outside, enrolled: each speaker's own takes enrolled per digit (mirror only; never shouted)
+#: outside, enrolled: each speaker's own takes that may be enrolled per digit (mirror only; never
+#: shouted): the first ``--outside-enroll-takes`` of them (2 or 3, as ``referee calibrate --enroll-takes``)
+OUTSIDE_ENROLL_TAKES = (10, 11, 12)
 CUT_AFTER_S = 0.1  #: loss split: another event starting inside a clip or this soon after its voiced end cut it in two
 
 
@@ -826,16 +831,18 @@ def outside_rows(speaker: str, mirror: Path | None, folder: Path, digits: tuple[
 OUTSIDE_WORDS = {"digits": OUTSIDE_DIGITS, "zero": (0,)}
 
 
-def enroll_folder(speaker: str, mirror: Path, folder: Path, seat: str) -> Path:
-    """An enrollment folder ``<folder>/<seat>/<token>.<take>.wav`` with the speaker's own
-    :data:`OUTSIDE_ENROLL_TAKES` of every digit (from the mirror: the shared speech has only
-    the shouted takes)."""
+def enroll_folder(speaker: str, mirror: Path, folder: Path, seat: str, takes: int = DEFAULT_TAKES) -> Path:
+    """An enrollment folder ``<folder>/<seat>/<token>.<take>.wav`` with the speaker's own first
+    ``takes`` of :data:`OUTSIDE_ENROLL_TAKES` of every digit (from the mirror: the shared speech
+    has only the shouted takes)."""
+    if not TAKES_RANGE[0] <= takes <= min(TAKES_RANGE[1], len(OUTSIDE_ENROLL_TAKES)):
+        raise ValueError(f"enrolled takes per call: {TAKES_RANGE[0]} to {TAKES_RANGE[1]}, got {takes}")
     from scipy.io import wavfile
 
-    out = folder / f"enroll-{speaker}" / seat
+    out = folder / f"enroll-{speaker}-{takes}" / seat
     out.mkdir(parents=True, exist_ok=True)
     for d in OUTSIDE_DIGITS:
-        for k in OUTSIDE_ENROLL_TAKES:
+        for k in OUTSIDE_ENROLL_TAKES[:takes]:
             clip = read_clip(fsdd_clip(mirror, speaker, d, k, folder))
             wavfile.write(str(out / f"{d}.{k}.wav"), RATE, np.clip(np.round(clip * 32767), -32768, 32767).astype(np.int16))
     return out.parent
@@ -866,18 +873,19 @@ LOSSES = ("not detected", "cut or merged", "another call (sure)", "another call 
 
 
 def run_outside_speaker(speaker: str, mirror: Path | None, enrolled: bool, folder: Path, seed: int,
-                        limit: int | None = None, words: str = "digits", ears: tuple = (None,)) -> list[dict]:
+                        limit: int | None = None, words: str = "digits", ears: tuple = (None,),
+                        enroll_takes: int = DEFAULT_TAKES) -> list[dict]:
     """One speaker's outside channel, quiet and noisy (issue 31's construction), heard as one
     seat by ``referee listen``, with the speaker's own takes enrolled or not; ``words``: a key
     of :data:`OUTSIDE_WORDS`; ``ears``: each channel heard once per entry (None: as shipped; a
     rule of :data:`audio.synthetic_ear.RULES`: the synthetic ear beside the speech model), one
-    after the other in this run."""
+    after the other in this run; ``enroll_takes``: takes per call enrolled (:func:`enroll_folder`)."""
     rows = outside_rows(speaker, mirror, folder, OUTSIDE_WORDS[words])
     if limit:
         rows = rows[:: max(1, len(rows) // limit)][:limit]
     clips = [read_clip(p) for _, p in rows]
     gap = int(OUTSIDE_GAP_S * RATE)
-    enroll = enroll_folder(speaker, mirror, folder, SEAT_NAMES[0]) if enrolled else None
+    enroll = enroll_folder(speaker, mirror, folder, SEAT_NAMES[0], enroll_takes) if enrolled else None
     out = []
     for noisy in (False, True):
         x, onsets = outside_channel(clips, noisy, np.random.default_rng([seed, 99, int(noisy), OUTSIDE_SPEAKERS.index(speaker)]))
@@ -902,7 +910,8 @@ OUTSIDE_SPEAKERS = FSDD_SHARED + FSDD_MIRROR_ONLY  #: every FSDD speaker, in the
 
 
 def run_outside(speakers: list[str], mirror: Path | None, limit: int | None, folder: Path, seed: int,
-                enrolled: tuple[bool, ...] = (False, True), words: str = "digits", ear: str | None = None) -> list[dict]:
+                enrolled: tuple[bool, ...] = (False, True), words: str = "digits", ear: str | None = None,
+                enroll_takes: int = DEFAULT_TAKES) -> list[dict]:
     """The outside construction per speaker: each speaker's own channel, quiet and noisy, not
     enrolled and enrolled. Enrolled passes and the mirror's speakers need the mirror: without
     it they are skipped, and said so once."""
@@ -913,7 +922,7 @@ def run_outside(speakers: list[str], mirror: Path | None, limit: int | None, fol
                 continue
             # the synthetic ear is for voices not enrolled: heard after the channel as shipped
             ears = (None, ear) if ear is not None and not enr else (None,)
-            out += run_outside_speaker(sp, mirror, enr, folder, seed, limit, words, ears)
+            out += run_outside_speaker(sp, mirror, enr, folder, seed, limit, words, ears, enroll_takes)
             print(f"  outside {sp} {'enrolled' if enr else 'not enrolled'} done ({time.strftime('%H:%M:%S')})", file=sys.stderr)
     return out
 
@@ -1045,7 +1054,8 @@ def run(scenarios: list[str], tables: int, moments: int, outside_limit: int | No
         for sc in scenarios:
             if sc == "outside":
                 out += run_outside(outside["speakers"], outside["mirror"], outside_limit, Path(tmp), seed, outside["enrolled"],
-                                   outside.get("words", "digits"), outside.get("ear"))
+                                   outside.get("words", "digits"), outside.get("ear"),
+                                   outside.get("enroll_takes", DEFAULT_TAKES))
                 continue
             used: dict = {}
             for i in range(tables):
@@ -1068,6 +1078,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"{', '.join(OUTSIDE_SPEAKERS)} with the mirror, else {', '.join(FSDD_SHARED)})")
     ap.add_argument("--outside-enrolled", choices=("no", "yes", "both"), default="both",
                     help="outside: the speakers' own takes enrolled or not (default both; enrolled needs the mirror)")
+    ap.add_argument("--outside-enroll-takes", type=int, choices=(2, 3), default=DEFAULT_TAKES,
+                    help="outside, enrolled: takes per digit enrolled, FSDD takes 10, 11 (and 12) (default "
+                         f"{DEFAULT_TAKES}, as referee calibrate --enroll-takes)")
     ap.add_argument("--outside-words", choices=sorted(OUTSIDE_WORDS), default="digits",
                     help="outside: the digits two..nine (calls; default) or each speaker's zeros (no call: false alarms)")
     ap.add_argument("--outside-ear", choices=EAR_RULES, default=None,
@@ -1116,12 +1129,14 @@ def main(argv: list[str] | None = None) -> int:
     limit = a.outside_limit or (QUICK_OUTSIDE if a.quick else None)
     load0, t0 = os.getloadavg(), time.perf_counter()
     results = run(scenarios, tables, moments, limit, a.seed, a.hearing,
-                  dict(speakers=speakers, mirror=mirror, enrolled=enrolled, words=a.outside_words, ear=a.outside_ear))
+                  dict(speakers=speakers, mirror=mirror, enrolled=enrolled, words=a.outside_words, ear=a.outside_ear,
+                       enroll_takes=a.outside_enroll_takes))
     meta = dict(elapsed_s=round(time.perf_counter() - t0, 1), load_start=[round(v, 2) for v in load0],
                 load_end=[round(v, 2) for v in os.getloadavg()], seed=a.seed, cpus=os.cpu_count(),
                 tables_per_scenario=tables, moments=moments, outside_limit=limit, scenarios=scenarios, hearing=a.hearing,
                 outside_speakers=speakers, outside_enrolled=list(enrolled), fsdd=None if mirror is None else str(mirror),
-                outside_words=a.outside_words, outside_ear=a.outside_ear, ear_thresholds=EAR_THRESHOLDS)
+                outside_words=a.outside_words, outside_ear=a.outside_ear,
+                outside_enroll_takes=a.outside_enroll_takes, ear_thresholds=EAR_THRESHOLDS)
     summary = summarise(results)
     if a.save:
         a.save.write_text(json.dumps(dict(meta=meta, summary=summary, tables=results), default=_plain) + "\n")

@@ -47,15 +47,13 @@ from typing import Protocol
 import numpy as np
 
 from audio.takes import Heard, Level, TakeParams, TakeSource
+from calibration.enroll_takes import DEFAULT_TAKES, TAKES_RANGE
 from session.errors import CalibrationError
 from session.calls import Vocabulary
 
 #: how often a take may be said before the step gives up on it (kept with a warning when it
 #: was only heard as another call; left out when it held no word or was clipped)
 MAX_TRIES = 3
-#: takes per call: at least 2 (the verifier needs a second take to tell a call's spread),
-#: at most 3 (each more costs every player ~2 s per call for little: docs/hearing.md)
-TAKES_RANGE = (2, 3)
 #: before a call has a take of its own, a new take is heard as another call only when it lies
 #: this near to that call's take (DTW distance, :mod:`audio.enroll`): as near as a repeat of
 #: one word. Measured on the real English digits (``../shared/data/speech``, three speakers,
@@ -85,7 +83,8 @@ class Prompt:
         return f"{'_'.join(self.tokens)}.{self.take}.wav"
 
 
-def prompts(game: str, seats: Sequence[tuple[str, int | None]], lang: str = "ja", takes: int = 2) -> list[Prompt]:
+def prompts(game: str, seats: Sequence[tuple[str, int | None]], lang: str = "ja",
+            takes: int = DEFAULT_TAKES) -> list[Prompt]:
     """Every take of every seat in the order they are asked (see the module docstring)."""
     import rules
     from audio.calls import enrollment_calls, say_call
@@ -272,7 +271,7 @@ def open_source(recording: str | Path | None = None, device=None, channels: int 
 
 
 def enroll_table(game: str, seats: Sequence[tuple[str, int | None]], folder: str | Path, source: TakeSource,
-                 ui: EnrollUI, *, lang: str = "ja", takes: int = 2) -> EnrollResult:
+                 ui: EnrollUI, *, lang: str = "ja", takes: int = DEFAULT_TAKES) -> EnrollResult:
     """The step for a table being calibrated: every seat's takes into ``folder``."""
     return record(source, prompts(game, seats, lang, takes), folder, ui, lang=lang)
 
@@ -306,7 +305,7 @@ def load_for_enrollment(cal_path: str | Path):
 
 
 def redo(cal_path: str | Path, source: TakeSource, ui: EnrollUI, *, lang: str = "ja",
-         takes: int = 2) -> EnrollResult:
+         takes: int = DEFAULT_TAKES) -> EnrollResult:
     """``referee calibrate --enroll-only``: record the voices of an existing calibration's seats
     again, into the folder its ``enroll`` field names (else ``enroll/`` beside it), and set that
     field — every other byte of the file unchanged (:func:`session.calibration.with_field`)."""

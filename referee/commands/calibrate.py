@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 import rules
+from calibration.enroll_takes import DEFAULT_TAKES, TAKES_RANGE
 
 
 PLAYERS_HELP = ("the players' names left to right as the camera sees them, e.g. aki,ben,chie,dai "
@@ -140,7 +141,7 @@ def _zones(values: tuple[str, ...]) -> dict:
               help="Only record the voice enrollment again for --calibration FILE (and set its enroll field).")
 @click.option("--calibration", "cal_file", type=click.Path(dir_okay=False, path_type=Path),
               help="With --enroll-only: the calibration file whose players' voices to record.")
-@click.option("--enroll-takes", type=click.IntRange(2, 3), default=2, show_default=True,
+@click.option("--enroll-takes", type=click.IntRange(*TAKES_RANGE), default=DEFAULT_TAKES, show_default=True,
               help="Takes of each call per player.")
 @click.option("--room", is_flag=True,
               help="One room microphone for everyone (one laptop): no channel per seat is looked for.")

@@ -232,8 +232,24 @@ def test_outside_reads_the_mirror_and_enrolls_other_takes_than_it_shouts(tmp_pat
     assert 0.2 < len(clip) / s.RATE < 1.5  # a spoken digit, resampled from 8 kHz
     folder = s.enroll_folder("theo", mirror, tmp_path, "aki")
     takes = sorted(p.name for p in (folder / "aki").glob("*.wav"))
-    assert len(takes) == 16 and takes[:2] == ["2.10.wav", "2.11.wav"]
+    assert len(takes) == 8 * s.DEFAULT_TAKES and takes[:2] == ["2.10.wav", "2.11.wav"]
     assert not set(s.OUTSIDE_ENROLL_TAKES) & set(s.OUTSIDE_SHOUT_TAKES)
+
+
+def test_outside_enrolls_two_or_three_takes_a_call_as_calibrate_asks(tmp_path):
+    """``--outside-enroll-takes``: the first 2 or 3 of FSDD takes 10, 11, 12 of every digit
+    (never a shouted take), each count in its own folder; other counts are refused."""
+    s = _sim()
+    mirror = _mirror()
+    two = sorted(p.name for p in (s.enroll_folder("theo", mirror, tmp_path, "aki", 2) / "aki").glob("*.wav"))
+    three = sorted(p.name for p in (s.enroll_folder("theo", mirror, tmp_path, "aki", 3) / "aki").glob("*.wav"))
+    assert len(two) == 16 and "2.12.wav" not in two
+    assert len(three) == 24 and three[:3] == ["2.10.wav", "2.11.wav", "2.12.wav"] and set(two) < set(three)
+    with pytest.raises(ValueError, match="got 4"):
+        s.enroll_folder("theo", mirror, tmp_path, "aki", 4)
+    with pytest.raises(SystemExit) as exc:
+        s.main(["--scenarios", "outside", "--outside-enroll-takes", "4"])
+    assert exc.value.code == 2
 
 
 def test_an_unknown_outside_speaker_is_one_clear_error(capsys):
