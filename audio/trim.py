@@ -19,7 +19,9 @@ channel stays about as loud after the cut as in the word (:data:`CUT_SHORT_DB`) 
 ``cut_short``: the word may go on under the neighbours' words, and the listener makes it
 unclear (no penalty, no point) instead of deciding on its beginning — unless the enrolled
 voices name the same call for the whole span, cut part and all (:func:`_same_call`). On the
-dry demo a cut channel falls 13-25 dB after the cut: nothing there is marked.
+dry demo a cut channel falls 13-25 dB after the cut: nothing there is marked. A cut-short word
+whose whole span the enrolled voices decide, a call no neighbour speaking after the cut may
+have said, is read whole (:mod:`audio.read_whole`, stop 50).
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from audio.found_inside import decided
 from audio.listen import Listener
+from audio.read_whole import neighbour_may_say
+from audio.read_whole import record as whole_record
 
 #: own-channel energy this far above the others' predicted leakage = the seat's own voice
 DOMINANCE_DB = 6.0
@@ -50,9 +55,14 @@ CUT_SHORT_S = 0.15
 class TrimmingListener(Listener):
     """:class:`audio.listen.Listener` whose segments end where the seat stops dominating."""
 
-    def __init__(self, *args, crosstalk_db: float, **kwargs):
+    def __init__(self, *args, crosstalk_db: float, read_whole: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
         self.leak = 10 ** (crosstalk_db / 10)
+        #: a cut-short word whose whole span the enrolled voices decide, a call no neighbour
+        #: speaking after the cut may have said, is read whole (:mod:`audio.read_whole`); False:
+        #: unclear unless the cut span names the same call (before stop 50)
+        self.read_whole = read_whole
+        self._read_whole: dict[tuple[int, int], dict] = {}  # (channel, start) -> where the trim had cut
 
     def _energy(self, channel: int, start: int, n: int, hop: int) -> np.ndarray:
         x = self._samples(channel, start, start + n * hop).astype(np.float64)
@@ -91,12 +101,33 @@ class TrimmingListener(Listener):
             # the enrolled voices' call for the whole span, the cut part with it (asked before
             # the listener remembers the cut span's end as the channel's last)
             whole = self._enrolled(seg)[0]
+            if self.read_whole and self._whole_call(seg, end, whole):
+                self._read_whole[(seg.channel, seg.start)] = whole_record(seg, end)
+                return super()._prepare(seg, dry)  # the word read whole (audio.read_whole)
         if end < seg.end:
             seg = replace(seg, end=end, cut_short=cut_short)
         job = super()._prepare(seg, dry)
         if whole is not None and isinstance(job, tuple) and _same_call(job[2], whole):
             job = (replace(job[0], cut_short=False), *job[1:])  # the cut did not change the call
         return job
+
+    def _whole_call(self, seg, cut: int, whole) -> bool:
+        """Whether the cut-short ``seg`` is read whole (:mod:`audio.read_whole`): the enrolled
+        voices decide ``whole`` over it, a call no neighbour speaking after the cut may have said."""
+        if not decided(whole):
+            return False
+        knows = lambda j: self.verifier.knows(self.seats[j])  # noqa: E731
+        neighbours = [j for j in range(self.used) if j != seg.channel and j not in self._dead]
+        return not neighbour_may_say(seg, cut, whole.tokens, neighbours, self._own_voice, knows, self.read_voices)
+
+    def _finish(self, job, group, heard):
+        """The listener's events, a word read whole saying where the trim had cut it."""
+        events = super()._finish(job, group, heard)
+        cut = self._read_whole.pop((job[0].channel, job[0].start), None)
+        for event in events if cut is not None else ():
+            if event.get("type") == "shout":
+                event["read_whole"] = cut  # the trim had cut the word there; it was read whole
+        return events
 
 
 def _same_call(cut, whole) -> bool:

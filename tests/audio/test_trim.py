@@ -17,6 +17,7 @@ def _listener(x: np.ndarray, crosstalk_db: float = -10.0) -> TrimmingListener:
     lis = TrimmingListener.__new__(TrimmingListener)
     lis.rate, lis.used, lis.leak = RATE, x.shape[1], 10 ** (crosstalk_db / 10)
     lis.room, lis.verifier = False, None
+    lis.read_whole = False  # (the word read whole: tests below, test_read_whole.py)
     lis._samples = lambda ch, a, b: x[max(a, 0): max(b, 0), ch]
     return lis
 
