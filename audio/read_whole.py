@@ -16,7 +16,9 @@ leaking in (on the dry demo, the detector's spans gave the enrolled voices 9 rig
 So the whole span's call is taken only when
 
 - the enrolled voices decide it as the listener decides (one engine sure, no conflict;
-  :func:`audio.found_inside.decided`), and
+  :func:`audio.found_inside.decided`),
+- it contains the cut part: the cut span, read again, names that call or leans to it
+  (:func:`contains_cut`; without this, wrong calls on real voices), and
 - no neighbour speaking after the cut (:meth:`audio.listen.Listener._own_voice`, the existing
   ``own_level_db`` test; unknown counts as speaking) may have said that call: each one's own
   enrolled voices, read over the same span on its own channel, neither name it nor lean to it
@@ -27,8 +29,8 @@ same, else unclear): the seat may have said only a prefix (イカ under a neighb
 an unclear word costs nobody a penalty. No threshold is chosen here: every test is an existing
 one's. The onset is never moved; the shout's end becomes the detector's, and the record says
 where the trim had cut (``read_whole``). Cost: only on cut-short spans (never on the dry demo):
-one more reading of the span, and one per neighbour speaking after the cut (~15-40 ms of CPU
-each).
+two more readings of the span (the cut part, and the span taken), and one per neighbour speaking
+after the cut (~15-40 ms of CPU each).
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ def neighbour_may_say(seg: Segment, cut: int, call: tuple[str, ...], neighbours,
         if verdict is None or call in (verdict.tokens, verdict.nearest):
             return True
     return False
+
+
+def contains_cut(whole, cut) -> bool:
+    """Whether the whole span's call (``whole``, a verdict deciding one) contains the cut part:
+    the enrolled voices' reading of the cut span (``cut``) names that call or leans to it (both
+    engines, :func:`audio.voices.decide`). Why: a cut part heard as another call (サ of
+    サルベージ as "3", イカ of イカタコ as "イカ") or leaning elsewhere leaves the word's
+    beginning and its whole at odds, and on real voices (``benchmarks/bench_read_whole.py``)
+    taking the whole span's call without this made wrong calls (7 of 192 taken, george, jackson
+    and lucas; 6 of 163, nicolas, theo and yweweler) — the neighbour's word or a "zero"/"one"
+    heard whole as a call."""
+    return cut is not None and whole.tokens in (cut.tokens, cut.nearest)
 
 
 def record(seg: Segment, cut: int) -> dict:

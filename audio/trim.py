@@ -32,7 +32,7 @@ import numpy as np
 
 from audio.found_inside import decided
 from audio.listen import Listener
-from audio.read_whole import neighbour_may_say
+from audio.read_whole import contains_cut, neighbour_may_say
 from audio.read_whole import record as whole_record
 
 #: own-channel energy this far above the others' predicted leakage = the seat's own voice
@@ -113,8 +113,9 @@ class TrimmingListener(Listener):
 
     def _whole_call(self, seg, cut: int, whole) -> bool:
         """Whether the cut-short ``seg`` is read whole (:mod:`audio.read_whole`): the enrolled
-        voices decide ``whole`` over it, a call no neighbour speaking after the cut may have said."""
-        if not decided(whole):
+        voices decide ``whole`` over it, a call that contains the cut part (the cut span, read
+        again, names it or leans to it) and that no neighbour speaking after the cut may have said."""
+        if not decided(whole) or not contains_cut(whole, self.read_voices(replace(seg, end=cut))[0]):
             return False
         knows = lambda j: self.verifier.knows(self.seats[j])  # noqa: E731
         neighbours = [j for j in range(self.used) if j != seg.channel and j not in self._dead]
