@@ -19,7 +19,7 @@ def _row(token, whole, cut=None, leans=None, neighbour=False, contains=None):
 
 def test_the_table_puts_each_word_on_its_microphone_and_10_dB_down_on_the_other():
     b = load_benchmark("bench_read_whole")
-    own, other = np.ones(RATE // 2), np.zeros(RATE // 2)
+    own, other = np.random.default_rng(0).standard_normal(RATE // 2), np.zeros(RATE // 2)
     x, start, end = b.table(own, other, RATE // 10, RATE)
     # the whole span ends 0.15 s after the later word (the neighbour's, 0.1 s later) ends
     assert start == int(b.BEFORE_S * RATE) and end == start + RATE // 10 + RATE // 2 + int(b.END_S * RATE)
