@@ -13,7 +13,10 @@ folder, seeded) with 1 s of babble before it, and handed to the listener as an u
 starts ``--lead`` seconds early (the babble before the word taken in, as the onset detector did
 on the demo under babble: 41-248 ms) and ends at the word's end. Per lead: the whole span's
 verdict (right, wrong, abstained) and, where it abstained, what the search found (right,
-wrong, nothing) and how far its onset lies from the word's trimmed start (ms, signed).
+wrong, nothing) and how far its onset lies from the word's trimmed start (ms, signed); where the
+rise found nothing, what the free-start search (:mod:`audio.found_start`) found (``by`` "free").
+``--opened``: the channel quiet before the handed span (the babble starts with it: a burst that
+opened the utterance, nothing for the rise to rise out of).
 
 No setting is chosen here: every threshold of the search was fixed a priori (its docstring).
 Nothing derived from the clips is written anywhere.
@@ -59,10 +62,11 @@ def reader(speaker: str, verifier, x: np.ndarray, rate: int):
     return samples, read
 
 
-def shout_rows(leads: list[float]) -> list[dict]:
+def shout_rows(leads: list[float], opened: bool = False) -> list[dict]:
     from audio.embedding import EmbeddingEnrollment
     from audio.enroll import Enrollment, trim
     from audio.found_inside import FoundParams, find_inside
+    from audio.found_start import find_from_start
     from audio.listen import ListenParams
     from audio.onset import Segment
     from audio.voices import CombinedEnrollment
@@ -90,19 +94,32 @@ def shout_rows(leads: list[float]) -> list[dict]:
             n = a + len(word) + int(0.3 * rate)
             x = bv.babble(n, np.random.default_rng(be.hash_seed(r["file"], 7)), talkers) * level
             x[a : a + len(word)] += word
-            samples, read = reader(speaker, verifier, x, rate)
             for lead in leads:
                 seg = Segment(0, a - int(lead * rate), a + len(word), rate)
+                y = x.copy()
+                if opened:
+                    y[: seg.start] = 0.0
+                samples, read = reader(speaker, verifier, y, rate)
                 whole, _ = read(seg)
                 row = {"speaker": speaker, "file": r["file"], "token": r["token"], "lead": lead,
-                       "whole": " ".join(whole.tokens) if whole.tokens else None, "found": None, "onset_ms": None}
+                       "whole": " ".join(whole.tokens) if whole.tokens else None, "found": None, "onset_ms": None,
+                       "by": None}
                 if whole.tokens is None and not whole.conflict:
                     found = find_inside(seg, samples, read, ListenParams().own_db, FoundParams())
+                    row["by"] = "rise"
+                    if found is None:
+                        found = find_from_start(seg, samples, read, verifier.templates[speaker], rate, FoundParams())
+                        row["by"] = "free"
                     if found is not None:
                         row["found"] = " ".join(found[1].tokens)
                         row["onset_ms"] = round((found[0].start - a) / rate * 1000, 1)
                 out.append(row)
     return out
+
+
+def spread(values: list[float]) -> list[float] | None:
+    """Median, 10th and 90th percentile (None: no values)."""
+    return [float(np.percentile(values, q)) for q in (50, 10, 90)] if values else None
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -122,6 +139,14 @@ def summary(rows: list[dict]) -> list[dict]:
             "found_wrong": sum(r["found"] != r["token"] for r in found),
             "non_calls": len(other), "non_calls_whole_named": sum(r["whole"] is not None for r in other),
             "non_calls_found_named": sum(r["found"] is not None for r in other),
+            "free_right_wrong": (sum(r["found"] == r["token"] for r in found if r["by"] == "free"),
+                                 sum(r["found"] != r["token"] for r in found if r["by"] == "free")),
+            "free_non_calls_named": sum(r["found"] is not None and r["by"] == "free" for r in other),
+            "free_onset_ms_median_p10_p90": spread([r["onset_ms"] for r in found if r["by"] == "free"]),
+            "per_speaker_free_right_wrong": {s.split(":")[-1]: (
+                sum(r["found"] == r["token"] for r in found if r["speaker"] == s and r["by"] == "free"),
+                sum(r["found"] != r["token"] for r in found if r["speaker"] == s and r["by"] == "free"))
+                for s in sorted({r["speaker"] for r in mine})},
             "onset_ms_median": float(np.median(onsets)) if onsets else None,
             "onset_ms_p10_p90": [float(np.percentile(onsets, 10)), float(np.percentile(onsets, 90))] if onsets else None,
             "per_speaker_found_right_wrong": {s.split(":")[-1]: (sum(r["found"] == r["token"] for r in found if r["speaker"] == s),
@@ -134,9 +159,10 @@ def summary(rows: list[dict]) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lead", default="0,0.1,0.2", help="how early (s) the handed span starts, comma-separated")
+    ap.add_argument("--opened", action="store_true", help="the channel quiet before the span (the babble opens it)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    table = summary(shout_rows([float(v) for v in args.lead.split(",")]))
+    table = summary(shout_rows([float(v) for v in args.lead.split(",")], args.opened))
     for row in table:
         print(row)
     if args.json:
