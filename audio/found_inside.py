@@ -65,6 +65,10 @@ class FoundParams:
     #: the span with a free start (:mod:`audio.found_start`) and the span is read again from
     #: where the best-matching take begins. CPU: one DTW per take and one more reading. False: off.
     free_start: bool = True
+    #: ... and, where that reading abstains too, the span is read once more ending where the
+    #: best-matching take ends (the word's end, when the detector held the utterance open on the
+    #: babble after it); the call must still be that take's. CPU: one more reading. False: off.
+    free_end: bool = True
 
     def __post_init__(self):
         check_ranges(self, positive=("noise_s", "min_s"), non_negative=("voice_db", "gap_s"))

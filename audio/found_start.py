@@ -19,17 +19,24 @@ the span, lies nearest where the word starts.
   :func:`audio.found_inside.walk_back` goes back over frames ``voice_db`` over the level of
   the ``noise_s`` before that start (the burst, or the quiet before the word), crossing stops'
   closures: the seat's voice rising out of what precedes it.
-- The span from there to the detector's end (never moved) is read by the enrolled voices as an
-  utterance is (:meth:`audio.listen.Listener.read_voices`), and only a call they *decide* (as the
-  listener decides: one engine sure at its own ``max_distance``/``min_margin``, no conflict)
-  **and** the call whose take found the start is the word. No new threshold: the search only
-  proposes where to read; the engines' existing gates decide.
+- A start found after the span's *loud core* (its frames within ``ListenParams.own_db`` of the
+  loudest, the rise's own core) is refused: a take matched the word's end only (on held-out
+  FSDD voices, jackson's word read from 330 ms inside it gave another call, before this rule).
+- The span from there to the detector's end is read by the enrolled voices as an utterance is
+  (:meth:`audio.listen.Listener.read_voices`), and only a call they *decide* (as the listener
+  decides: one engine sure at its own ``max_distance``/``min_margin``, no conflict) **and** the
+  call whose take found the start is the word. Where that reading abstains
+  (``FoundParams.free_end``), the span is read once more ending where the take's match ends
+  (the detector held the utterance open on the babble after the word), under the same two
+  conditions. No new threshold: the search only proposes where to read; the engines' existing
+  gates decide.
 
 The record is the rise's: ``found_inside: {"onset_from": …}`` (:func:`audio.found_inside.record`),
 and the judge's ``onset_unsure`` protection applies (a re-anchored onset may be late, it never
 costs a player the first). Deterministic: the DTW's costs rounded to
 :data:`audio.enroll.DISTANCE_DECIMALS` before the best take is chosen. Cost: only where both the
-span and its rise abstain: one DTW per take (~1-3 ms each) and one more reading.
+span and its rise abstain: one open-begin DTW per take, twice (~35 ms of CPU for 8 takes),
+and one or two more readings.
 """
 
 from __future__ import annotations
@@ -70,10 +77,11 @@ def open_begin(take: np.ndarray, span: np.ndarray) -> tuple[float, int, int]:
     return float(norm[end]), int(start[end]), end
 
 
-def best_start(takes, logmel: np.ndarray) -> tuple[tuple[str, ...], int] | None:
+def best_start(takes, logmel: np.ndarray) -> tuple[tuple[str, ...], int, int] | None:
     """The call of the take that best matches a stretch of the span's log-mel frames, and
-    where that stretch starts (frames): first over the span mean-normalised as a whole, then
-    over it normalised by the mean of the part matched (the burst before it left out)."""
+    where that stretch starts and ends (frames): first over the span mean-normalised as a
+    whole, then over it normalised by the mean of the part matched (the burst before it left
+    out)."""
     if not takes or len(logmel) < 2:
         return None
     lo, hi = 0, len(logmel) - 1
@@ -83,7 +91,7 @@ def best_start(takes, logmel: np.ndarray) -> tuple[tuple[str, ...], int] | None:
         if not found:
             return None
         (_, lo, hi), call = min(found, key=lambda f: (f[0][0], f[1]))
-    return call, lo
+    return call, lo, hi
 
 
 def at_rate(x: np.ndarray, rate: int, to: int) -> np.ndarray:
@@ -96,19 +104,18 @@ def at_rate(x: np.ndarray, rate: int, to: int) -> np.ndarray:
     return signal.resample_poly(x, to // g, rate // g)
 
 
-def find_from_start(seg: Segment, samples, read, takes, rate: int, p: FoundParams):
-    """``(segment, verdict, features)`` of the word found with a free start inside ``seg`` (see
-    the module docstring), or None. ``samples``, ``read``: as for
-    :func:`audio.found_inside.find_inside`; ``takes``: the seat's player's enrolled templates
-    ``[(tokens, features)]`` at ``rate``."""
-    x = samples(seg.channel, seg.start, seg.end)
-    if seg.end - seg.start < int(p.min_s * seg.rate):
-        return None
-    found = best_start(takes, np.log(mel_power(at_rate(x, seg.rate, rate), rate) + 1e-10))
-    if found is None:
-        return None
-    call, frame = found
-    at = seg.start + int(round(frame * HOP_S * seg.rate))
+def core_start(x: np.ndarray, rate: int, own_db: float) -> int:
+    """The first sample of the span's loud core (its 1 ms frames within ``own_db`` of the
+    loudest: the word, louder than the sound before it, as :func:`audio.found_inside.voiced_rise`
+    takes it). A reading that starts after it has cut into the word."""
+    level = levels(x, rate)
+    return int(np.flatnonzero(level >= level.max() - own_db)[0]) * max(1, int(round(0.001 * rate)))
+
+
+def rise_before(seg: Segment, samples, at: int, p: FoundParams) -> int | None:
+    """Where the seat's voice rises before sample ``at`` (the onset walk of
+    :func:`audio.found_inside.walk_back` over the level of the ``noise_s`` before ``at``), or
+    None when too little of the channel is kept before it."""
     n = int(round(p.noise_s * seg.rate))
     before = samples(seg.channel, max(0, at - n), at)
     if len(before) < n // 2:
@@ -117,9 +124,32 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, p: FoundParam
     level = levels(samples(seg.channel, seg.start, at + int(FRAME_S * seg.rate)), seg.rate)  # no edge frame at ``at``
     back = walk_back(level, (at - seg.start) // hop, float(np.median(levels(before, seg.rate))), p.voice_db,
                      int(round(p.gap_s / 0.001)))
-    a = seg.start + back * hop
-    if a <= seg.start or seg.end - a < int(p.min_s * seg.rate):
-        return None  # the word starts with the span (read as it was), or too little is left
-    later = replace(seg, start=a)
-    verdict, feats = read(later)
-    return (later, verdict, feats) if decided(verdict) and tuple(verdict.tokens) == tuple(call) else None
+    return seg.start + back * hop
+
+
+def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float, p: FoundParams):
+    """``(segment, verdict, features)`` of the word found with a free start inside ``seg`` (see
+    the module docstring), or None. ``samples``, ``read``, ``own_db``: as for
+    :func:`audio.found_inside.find_inside`; ``takes``: the seat's player's enrolled templates
+    ``[(tokens, features)]`` at ``rate``."""
+    if seg.end - seg.start < int(p.min_s * seg.rate):
+        return None
+    x = samples(seg.channel, seg.start, seg.end)
+    found = best_start(takes, np.log(mel_power(at_rate(x, seg.rate, rate), rate) + 1e-10))
+    if found is None:
+        return None
+    call, first, last = found
+    a = rise_before(seg, samples, seg.start + int(round(first * HOP_S * seg.rate)), p)
+    if a is not None and a > seg.start + core_start(x, seg.rate, own_db):
+        return None  # a take matched the word's end only: the start found inside its loud core
+    b = min(seg.end, seg.start + int(round((last * HOP_S + FRAME_S) * seg.rate)))
+    spans = [(a, seg.end)] if a is not None and a > seg.start else []
+    if p.free_end and seg.end - b >= int(round(p.gap_s * seg.rate)):  # the word ends well before the span
+        spans.append((a if a is not None and a > seg.start else seg.start, b))
+    for start, end in spans:
+        if end - start >= int(p.min_s * seg.rate):
+            later = replace(seg, start=start, end=end)
+            verdict, feats = read(later)
+            if decided(verdict) and tuple(verdict.tokens) == tuple(call):
+                return later, verdict, feats
+    return None

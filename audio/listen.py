@@ -732,10 +732,13 @@ class Listener:
     def _found_from_start(self, seg: Segment):
         """The word found with a free start (:mod:`audio.found_start`): the seat's enrolled
         templates slid along the utterance, where the rise found nothing to read again."""
-        if not self.p.found.free_start:
+        from audio.enroll import Enrollment
+
+        dtw = getattr(self.verifier, "dtw", self.verifier)  # the templates (alone or beside the embedding)
+        if not self.p.found.free_start or not isinstance(dtw, Enrollment):
             return None
-        takes = getattr(self.verifier, "templates", {}).get(self.seats[seg.channel], [])
-        return find_from_start(seg, self._samples, self.read_voices, takes, self.verifier.rate, self.p.found)
+        takes = dtw.templates.get(self.seats[seg.channel], [])
+        return find_from_start(seg, self._samples, self.read_voices, takes, dtw.rate, self.p.own_db, self.p.found)
 
     def mixed_with(self, seg: Segment) -> int | None:
         """The neighbour whose uncancelled voice (:attr:`uncancelled`) is in ``seg``: a channel

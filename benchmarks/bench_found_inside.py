@@ -15,7 +15,8 @@ on the demo under babble: 41-248 ms) and ends at the word's end. Per lead: the w
 verdict (right, wrong, abstained) and, where it abstained, what the search found (right,
 wrong, nothing) and how far its onset lies from the word's trimmed start (ms, signed); where the
 rise found nothing, what the free-start search (:mod:`audio.found_start`) found (``by`` "free").
-``--opened``: the channel quiet before the handed span (the babble starts with it: a burst that
+``--tail S``: the span handed S s past the word's end (the detector held open by the babble
+after it); ``--no-free-end``: ``FoundParams.free_end`` off. ``--opened``: the channel quiet before the handed span (the babble starts with it: a burst that
 opened the utterance, nothing for the rise to rise out of).
 
 No setting is chosen here: every threshold of the search was fixed a priori (its docstring).
@@ -62,7 +63,7 @@ def reader(speaker: str, verifier, x: np.ndarray, rate: int):
     return samples, read
 
 
-def shout_rows(leads: list[float], opened: bool = False) -> list[dict]:
+def shout_rows(leads: list[float], opened: bool = False, tail: float = 0.0, found=None) -> list[dict]:
     from audio.embedding import EmbeddingEnrollment
     from audio.enroll import Enrollment, trim
     from audio.found_inside import FoundParams, find_inside
@@ -74,6 +75,7 @@ def shout_rows(leads: list[float], opened: bool = False) -> list[dict]:
     import bench_vad as bv
 
     rows = be.clips()
+    found_p = found or FoundParams()
     rng = np.random.default_rng(SEED)
     ja = bv.rows(("other", "sentence"), "ja")
     talkers = [bv.read_clip(be.SPEECH / ja[i]["file"]) for i in rng.choice(len(ja), bv.BABBLE_TALKERS, replace=False)]
@@ -91,11 +93,11 @@ def shout_rows(leads: list[float], opened: bool = False) -> list[dict]:
             word = trim(be.read(be.SPEECH / r["file"])[0], rate)
             level = bv.active_rms(word) * 10 ** (-SNR_DB / 20)
             a = int(BEFORE_S * rate)
-            n = a + len(word) + int(0.3 * rate)
+            n = a + len(word) + int((0.3 + tail) * rate)
             x = bv.babble(n, np.random.default_rng(be.hash_seed(r["file"], 7)), talkers) * level
             x[a : a + len(word)] += word
             for lead in leads:
-                seg = Segment(0, a - int(lead * rate), a + len(word), rate)
+                seg = Segment(0, a - int(lead * rate), a + len(word) + int(tail * rate), rate)
                 y = x.copy()
                 if opened:
                     y[: seg.start] = 0.0
@@ -105,10 +107,11 @@ def shout_rows(leads: list[float], opened: bool = False) -> list[dict]:
                        "whole": " ".join(whole.tokens) if whole.tokens else None, "found": None, "onset_ms": None,
                        "by": None}
                 if whole.tokens is None and not whole.conflict:
-                    found = find_inside(seg, samples, read, ListenParams().own_db, FoundParams())
+                    found = find_inside(seg, samples, read, ListenParams().own_db, found_p)
                     row["by"] = "rise"
                     if found is None:
-                        found = find_from_start(seg, samples, read, verifier.templates[speaker], rate, FoundParams())
+                        found = find_from_start(seg, samples, read, verifier.templates[speaker], rate,
+                                                ListenParams().own_db, found_p)
                         row["by"] = "free"
                     if found is not None:
                         row["found"] = " ".join(found[1].tokens)
@@ -160,9 +163,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lead", default="0,0.1,0.2", help="how early (s) the handed span starts, comma-separated")
     ap.add_argument("--opened", action="store_true", help="the channel quiet before the span (the babble opens it)")
+    ap.add_argument("--tail", type=float, default=0.0, help="the span handed this long (s) past the word's end (babble)")
+    ap.add_argument("--no-free-end", action="store_true", help="FoundParams.free_end off")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    table = summary(shout_rows([float(v) for v in args.lead.split(",")], args.opened))
+    from audio.found_inside import FoundParams
+
+    table = summary(shout_rows([float(v) for v in args.lead.split(",")], args.opened, args.tail,
+                               FoundParams(free_end=not args.no_free_end)))
     for row in table:
         print(row)
     if args.json:

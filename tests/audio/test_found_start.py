@@ -35,6 +35,10 @@ def table(word_text: str | None = "タコ") -> tuple[np.ndarray, int, int]:
     return x, at + synth.true_onset(word), at + len(word)
 
 
+def takes():
+    return voices().templates["dai"]
+
+
 def test_a_take_is_found_where_it_starts_inside_a_longer_span():
     rng = np.random.default_rng(1)
     take = rng.normal(size=(20, 4))
@@ -51,7 +55,7 @@ def test_the_word_after_a_burst_that_opened_the_utterance_is_found_where_it_star
     seg = Segment(0, int(QUIET_S * R), end, R)
     assert read(seg)[0].tokens is None  # the span with the burst: no call
     assert find_inside(seg, samples, read, ListenParams().own_db, FoundParams()) is None  # nothing to rise out of
-    found, verdict, _ = find_from_start(seg, samples, read, voices().templates["dai"], R, FoundParams())
+    found, verdict, _ = find_from_start(seg, samples, read, takes(), R, ListenParams().own_db, FoundParams())
     assert verdict.tokens == ("tako",)
     assert abs(found.start - onset) <= 0.015 * R and found.end == end  # the end is never moved
 
@@ -60,7 +64,7 @@ def test_a_burst_without_a_word_is_no_call():
     x, _, end = table(None)
     samples, read = reader(x)
     seg = Segment(0, int(QUIET_S * R), int(QUIET_S * R) + int(0.4 * R), R)
-    assert find_from_start(seg, samples, read, voices().templates["dai"], R, FoundParams()) is None
+    assert find_from_start(seg, samples, read, takes(), R, ListenParams().own_db, FoundParams()) is None
 
 
 def shouts(params: ListenParams) -> list[dict]:
