@@ -16,8 +16,9 @@ verdict (right, wrong, abstained) and, where it abstained, what the search found
 wrong, nothing) and how far its onset lies from the word's trimmed start (ms, signed); where the
 rise found nothing, what the free-start search (:mod:`audio.found_start`) found (``by`` "free").
 ``--tail S``: the span handed S s past the word's end (the detector held open by the babble
-after it); ``--no-free-end``: ``FoundParams.free_end`` off. ``--opened``: the channel quiet before the handed span (the babble starts with it: a burst that
-opened the utterance, nothing for the rise to rise out of).
+after it); ``--no-free-end``: ``FoundParams.free_end`` off. ``--opened``: the channel quiet
+before the handed span (the babble starts with it: a burst that opened the utterance, nothing
+for the rise to rise out of).
 
 No setting is chosen here: every threshold of the search was fixed a priori (its docstring).
 Nothing derived from the clips is written anywhere.

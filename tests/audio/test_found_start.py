@@ -24,7 +24,8 @@ def table(word_text: str | None = "タコ") -> tuple[np.ndarray, int, int]:
     """Quiet, then 0.4 s of two other voices' babble 10 dB under dai's word, 50 ms of quiet,
     then the word (none: ``word_text`` None), then quiet: the channel, the word's true onset
     and its end (samples)."""
-    talk = [synth.say(t, "ja", v) for t, v in [("きょうはいいてんきですね", 2), ("あしたはあめがふるでしょう", 3)]]
+    talk = [synth.say(t, "ja", v) for t, v in [("きょうはいいてんきですね", 2),
+                                               ("あしたはあめがふるでしょう", 3)]]
     word = synth.say(word_text or "タコ", "ja", 1)
     burst = synth.babble(0.4, np.random.default_rng(5), talk) * synth.active_rms(word) * 10 ** (-10 / 20)
     at = int(QUIET_S * R) + len(burst) + int(0.05 * R)
@@ -84,3 +85,19 @@ def test_the_listener_re_anchors_the_onset_where_the_word_was_found():
     assert len(on) == 1 and on[0]["words"] == ["tako"]
     assert on[0]["t"] == pytest.approx(onset / R, abs=0.015)
     assert on[0]["found_inside"] == {"onset_from": off[0]["t"]}
+
+
+def test_the_word_is_read_to_where_the_take_ends_when_babble_held_the_span_open():
+    """The burst before the word and 0.5 s of babble after it in one utterance: read from the
+    word's start to the span's end, no call; read to where the matching take ends, タコ."""
+    x, onset, end = table()
+    y = x.copy()
+    talk = [synth.say("どこへいきますか", "ja", 4), synth.say("おなかがすいた", "ja", 2)]
+    y[end: end + int(0.5 * R)] += synth.babble(0.5, np.random.default_rng(15), talk) * np.sqrt(np.mean(
+        x[onset:end] ** 2)) * 10 ** (-10 / 20)
+    samples, read = reader(y)
+    seg = Segment(0, int(QUIET_S * R), end + int(0.5 * R), R)
+    assert find_from_start(seg, samples, read, takes(), R, ListenParams().own_db, FoundParams(free_end=False)) is None
+    found, verdict, _ = find_from_start(seg, samples, read, takes(), R, ListenParams().own_db, FoundParams())
+    assert verdict.tokens == ("tako",)
+    assert abs(found.start - onset) <= 0.015 * R and abs(found.end - end) <= 0.03 * R
