@@ -64,7 +64,23 @@ def reader(speaker: str, verifier, x: np.ndarray, rate: int):
     return samples, read
 
 
-def shout_rows(leads: list[float], opened: bool = False, tail: float = 0.0, found=None) -> list[dict]:
+def group_b(folder: Path) -> tuple[list[dict], object]:
+    """The rows of nicolas, theo and yweweler (FSDD speakers only the mirror has, ``$FSDD_MIRROR``;
+    never used to design the search): takes 0-9 of every digit shouted ("zero" and "one" no
+    call), takes 10-11 of "two" … "nine" enrolled, as ``table_sim --scenarios outside``; and
+    their reader (16 kHz, the hearing's rate). The clips are written to ``folder`` (temporary)."""
+    import table_sim as ts
+
+    mirror = ts.fsdd_dir(None)
+    rows = [{"speaker": f"fsdd:{who}", "file": str(ts.fsdd_clip(mirror, who, d, k, folder)),
+             "token": str(d) if d >= 2 else "", "enroll": d >= 2 and k in ts.OUTSIDE_ENROLL_TAKES}
+            for who in ts.FSDD_MIRROR_ONLY for d in range(10)
+            for k in ts.OUTSIDE_SHOUT_TAKES + (ts.OUTSIDE_ENROLL_TAKES if d >= 2 else ())]
+    return rows, lambda r: (ts.read_clip(Path(r["file"])), ts.RATE)
+
+
+def shout_rows(leads: list[float], opened: bool = False, tail: float = 0.0, found=None,
+               group: str = "a") -> list[dict]:
     from audio.embedding import EmbeddingEnrollment
     from audio.enroll import Enrollment, trim
     from audio.found_inside import FoundParams, find_inside
@@ -75,7 +91,13 @@ def shout_rows(leads: list[float], opened: bool = False, tail: float = 0.0, foun
     import bench_enrollment as be
     import bench_vad as bv
 
-    rows = be.clips()
+    if group == "b":
+        import tempfile
+
+        rows, read_word = group_b(Path(tempfile.mkdtemp(prefix="found-b-")))
+    else:
+        rows = [dict(r, enroll=bool(r["token"]) and r["take"] < 2) for r in be.clips()]
+        read_word = lambda r: be.read(be.SPEECH / r["file"])  # noqa: E731
     found_p = found or FoundParams()
     rng = np.random.default_rng(SEED)
     ja = bv.rows(("other", "sentence"), "ja")
@@ -83,19 +105,20 @@ def shout_rows(leads: list[float], opened: bool = False, tail: float = 0.0, foun
     out = []
     for speaker in sorted({r["speaker"] for r in rows}):
         mine = [r for r in rows if r["speaker"] == speaker]
-        _, rate = be.read(be.SPEECH / mine[0]["file"])
+        _, rate = read_word(mine[0])
         verifier = CombinedEnrollment(Enrollment(rate), EmbeddingEnrollment(rate))
         for r in mine:
-            if r["token"] and r["take"] < 2:
-                verifier.add(speaker, (r["token"],), trim(be.read(be.SPEECH / r["file"])[0], rate))
+            if r["enroll"]:
+                verifier.add(speaker, (r["token"],), trim(read_word(r)[0], rate))
         for r in mine:
-            if r["token"] and r["take"] < 2:
+            if r["enroll"]:
                 continue
-            word = trim(be.read(be.SPEECH / r["file"])[0], rate)
+            word = trim(read_word(r)[0], rate)
             level = bv.active_rms(word) * 10 ** (-SNR_DB / 20)
             a = int(BEFORE_S * rate)
             n = a + len(word) + int((0.3 + tail) * rate)
-            x = bv.babble(n, np.random.default_rng(be.hash_seed(r["file"], 7)), talkers) * level
+            key = r["file"] if group == "a" else Path(r["file"]).name  # (b: in a temporary folder)
+            x = bv.babble(n, np.random.default_rng(be.hash_seed(key, 7)), talkers) * level
             x[a : a + len(word)] += word
             for lead in leads:
                 seg = Segment(0, a - int(lead * rate), a + len(word) + int(tail * rate), rate)
@@ -166,12 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opened", action="store_true", help="the channel quiet before the span (the babble opens it)")
     ap.add_argument("--tail", type=float, default=0.0, help="the span handed this long (s) past the word's end (babble)")
     ap.add_argument("--no-free-end", action="store_true", help="FoundParams.free_end off")
+    ap.add_argument("--group", choices=("a", "b"), default="a",
+                    help="a: george, jackson, lucas (../shared); b: nicolas, theo, yweweler ($FSDD_MIRROR)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from audio.found_inside import FoundParams
 
     table = summary(shout_rows([float(v) for v in args.lead.split(",")], args.opened, args.tail,
-                               FoundParams(free_end=not args.no_free_end)))
+                               FoundParams(free_end=not args.no_free_end), args.group))
     for row in table:
         print(row)
     if args.json:
