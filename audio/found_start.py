@@ -20,8 +20,10 @@ the span, lies nearest where the word starts.
   the ``noise_s`` before that start (the burst, or the quiet before the word), crossing stops'
   closures: the seat's voice rising out of what precedes it.
 - A start found after the span's *loud core* (its frames within ``ListenParams.own_db`` of the
-  loudest, the rise's own core) is refused: a take matched the word's end only (on held-out
-  FSDD voices, jackson's word read from 330 ms inside it gave another call, before this rule).
+  loudest, the rise's own core) is refused: a take matched the word's end only (on FSDD voices,
+  jackson's word read from 330 ms inside it gave another call, before this rule); so is an end
+  found before the core's last frame (a short take, "two", matched the babble and the word's
+  first part: nicolas's and yweweler's words read "2", before this rule).
 - The span from there to the detector's end is read by the enrolled voices as an utterance is
   (:meth:`audio.listen.Listener.read_voices`), and only a call they *decide* (as the listener
   decides: one engine sure at its own ``max_distance``/``min_margin``, no conflict) **and** the
@@ -104,12 +106,14 @@ def at_rate(x: np.ndarray, rate: int, to: int) -> np.ndarray:
     return signal.resample_poly(x, to // g, rate // g)
 
 
-def core_start(x: np.ndarray, rate: int, own_db: float) -> int:
-    """The first sample of the span's loud core (its 1 ms frames within ``own_db`` of the
-    loudest: the word, louder than the sound before it, as :func:`audio.found_inside.voiced_rise`
-    takes it). A reading that starts after it has cut into the word."""
+def loud_core(x: np.ndarray, rate: int, own_db: float) -> tuple[int, int]:
+    """The first and last sample of the span's loud core (its 1 ms frames within ``own_db`` of
+    the loudest: the word, louder than the sound around it, as
+    :func:`audio.found_inside.voiced_rise` takes it). A reading that starts after the first or
+    ends before the last has cut into the word."""
     level = levels(x, rate)
-    return int(np.flatnonzero(level >= level.max() - own_db)[0]) * max(1, int(round(0.001 * rate)))
+    core = np.flatnonzero(level >= level.max() - own_db) * max(1, int(round(0.001 * rate)))
+    return int(core[0]), int(core[-1])
 
 
 def rise_before(seg: Segment, samples, at: int, p: FoundParams) -> int | None:
@@ -140,11 +144,13 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
         return None
     call, first, last = found
     a = rise_before(seg, samples, seg.start + int(round(first * HOP_S * seg.rate)), p)
-    if a is not None and a > seg.start + core_start(x, seg.rate, own_db):
+    core = loud_core(x, seg.rate, own_db)
+    if a is not None and a > seg.start + core[0]:
         return None  # a take matched the word's end only: the start found inside its loud core
     b = min(seg.end, seg.start + int(round((last * HOP_S + FRAME_S) * seg.rate)))
     spans = [(a, seg.end)] if a is not None and a > seg.start else []
-    if p.free_end and seg.end - b >= int(round(p.gap_s * seg.rate)):  # the word ends well before the span
+    if p.free_end and seg.end - b >= int(round(p.gap_s * seg.rate)) and b > seg.start + core[1]:
+        # the word ends well before the span, after the loud core (a match ending inside it cut the word)
         spans.append((a if a is not None and a > seg.start else seg.start, b))
     for start, end in spans:
         if end - start >= int(p.min_s * seg.rate):
