@@ -44,10 +44,10 @@ and one or two more readings.
 from __future__ import annotations
 
 from dataclasses import replace
-from math import gcd
 
 import numpy as np
 
+from audio.capture import resampled
 from audio.enroll import DISTANCE_DECIMALS, HOP_S, mel_power
 from audio.found_inside import FRAME_S, FoundParams, decided, levels, walk_back
 from audio.onset import Segment
@@ -96,16 +96,6 @@ def best_start(takes, logmel: np.ndarray) -> tuple[tuple[str, ...], int, int] | 
     return call, lo, hi
 
 
-def at_rate(x: np.ndarray, rate: int, to: int) -> np.ndarray:
-    """``x`` at rate ``to`` (the templates' rate), as the listener resamples for the verifier."""
-    if rate == to or not len(x):
-        return x
-    from scipy import signal
-
-    g = gcd(rate, to)
-    return signal.resample_poly(x, to // g, rate // g)
-
-
 def loud_core(x: np.ndarray, rate: int, own_db: float) -> tuple[int, int]:
     """The first and last sample of the span's loud core (its 1 ms frames within ``own_db`` of
     the loudest: the word, louder than the sound around it, as
@@ -139,7 +129,7 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
     if seg.end - seg.start < int(p.min_s * seg.rate):
         return None
     x = samples(seg.channel, seg.start, seg.end)
-    found = best_start(takes, np.log(mel_power(at_rate(x, seg.rate, rate), rate) + 1e-10))
+    found = best_start(takes, np.log(mel_power(resampled(x, seg.rate, rate), rate) + 1e-10))
     if found is None:
         return None
     call, first, last = found
