@@ -60,8 +60,10 @@ def open_begin(take: np.ndarray, span: np.ndarray) -> tuple[float, int, int]:
     span frame, on the same one, or on one after a skipped frame (the span spoken up to twice as
     slowly): each take frame's row depends only on the row before, so a row is a few vector
     operations. The cost of a path is its frame costs' sum over (n + the stretch's length), as
-    :func:`audio.enroll.dtw` normalises; rounded to ``DISTANCE_DECIMALS``."""
-    cost = np.sqrt(((take[:, None, :] - span[None, :, :]) ** 2).sum(axis=2))
+    :func:`audio.enroll.dtw` normalises. The frame costs are rounded to ``DISTANCE_DECIMALS``
+    first (their sums pass through SIMD reductions): the path, its start included, is then the
+    same on every computer; the path's cost is rounded too."""
+    cost = np.round(np.sqrt(((take[:, None, :] - span[None, :, :]) ** 2).sum(axis=2)), DISTANCE_DECIMALS)
     n, m = cost.shape
     acc, start = cost[0].copy(), np.arange(m)  # the take's first frame: anywhere in the span
     for i in range(1, n):
