@@ -60,6 +60,15 @@ class FoundParams:
     #: the shortest span read from the rise (s). Why: the shortest call in the demo's and the
     #: FSDD takes lasts ~0.15 s; shorter than this is no call.
     min_s: float = 0.12
+    #: where the rise finds nothing to read again (the channel quiet before a babble burst that
+    #: opened the utterance) or its reading abstains, the seat's enrolled takes are slid along
+    #: the span with a free start (:mod:`audio.found_start`) and the span is read again from
+    #: where the best-matching take begins. CPU: one DTW per take and one more reading. False: off.
+    free_start: bool = True
+    #: ... and, where that reading abstains too, the span is read once more ending where the
+    #: best-matching take ends (the word's end, when the detector held the utterance open on the
+    #: babble after it); the call must still be that take's. CPU: one more reading. False: off.
+    free_end: bool = True
 
     def __post_init__(self):
         check_ranges(self, positive=("noise_s", "min_s"), non_negative=("voice_db", "gap_s"))
@@ -82,7 +91,13 @@ def voiced_rise(level: np.ndarray, floor_db: float, own_db: float, voice_db: flo
     """The frame where the word's voice rises: from its loud core's first frame (the frames
     within ``own_db`` of the loudest) back over frames ``voice_db`` over ``floor_db``, crossing
     up to ``gap`` quieter frames in a row."""
-    i = last = int(np.flatnonzero(level >= level.max() - own_db)[0])
+    return walk_back(level, int(np.flatnonzero(level >= level.max() - own_db)[0]), floor_db, voice_db, gap)
+
+
+def walk_back(level: np.ndarray, i: int, floor_db: float, voice_db: float, gap: int) -> int:
+    """From frame ``i`` back over frames ``voice_db`` over ``floor_db``, crossing up to ``gap``
+    quieter frames in a row: the first frame of the seat's sound that reaches ``i``."""
+    last = i
     quiet = 0
     while i > 0 and quiet <= gap:
         i -= 1

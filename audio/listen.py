@@ -43,6 +43,7 @@ import numpy as np
 from audio.capture import Block, Status
 from audio.early_voice import EarlyVoices
 from audio.found_inside import FoundParams, find_inside, record
+from audio.found_start import find_from_start
 from audio.onset import OnsetDetector, OnsetParams, Segment
 from audio.stage_times import CpuClock, StageTimes
 from session.events import ShoutEvent
@@ -716,7 +717,8 @@ class Listener:
         verdict, feats = self._enrolled(seg)
         if verdict is not None and verdict.tokens is None and not getattr(verdict, "conflict", False) \
                 and self.p.found is not None:
-            found = find_inside(seg, self._samples, self.read_voices, self.p.own_db, self.p.found)
+            found = find_inside(seg, self._samples, self.read_voices, self.p.own_db, self.p.found) \
+                or self._found_from_start(seg)
             if found is not None:
                 self._found[(seg.channel, found[0].start)] = record(seg)
                 seg, (verdict, feats) = found[0], found[1:]
@@ -726,6 +728,17 @@ class Listener:
         if mixed is not None:
             self._mixed[(seg.channel, seg.start)] = mixed
         return seg, level, verdict, feats, self._window(seg)[0]
+
+    def _found_from_start(self, seg: Segment):
+        """The word found with a free start (:mod:`audio.found_start`): the seat's enrolled
+        templates slid along the utterance, where the rise found nothing to read again."""
+        from audio.enroll import Enrollment
+
+        dtw = getattr(self.verifier, "dtw", self.verifier)  # the templates (alone or beside the embedding)
+        if not self.p.found.free_start or not isinstance(dtw, Enrollment):
+            return None
+        takes = dtw.templates.get(self.seats[seg.channel], [])
+        return find_from_start(seg, self._samples, self.read_voices, takes, dtw.rate, self.p.own_db, self.p.found)
 
     def mixed_with(self, seg: Segment) -> int | None:
         """The neighbour whose uncancelled voice (:attr:`uncancelled`) is in ``seg``: a channel
