@@ -18,7 +18,8 @@ chie's and dai's words. The sound before a word is quieter than the word, so:
 - the span from there to the detector's end is read by the enrolled voices as the whole
   utterance was (:meth:`audio.listen.Listener.read_voices`: the verify pre-roll and the noise
   before it included), and a call they decide on (as the listener decides: one engine sure, no
-  conflict) is the word; the shout's onset is re-anchored at the rise. The onset decides who
+  conflict; with ``FoundParams.both_engines``, the other engine sure of it or leaning to it) is
+  the word; the shout's onset is re-anchored at the rise. The onset decides who
   was first, and one taken early by the babble was an unearned head start.
 
 The end is not moved: ending the span where the voice falls back into the babble made 4-6 wrong
@@ -69,6 +70,14 @@ class FoundParams:
     #: best-matching take ends (the word's end, when the detector held the utterance open on the
     #: babble after it); the call must still be that take's. CPU: one more reading. False: off.
     free_end: bool = True
+    #: a call decided on a second reading (the rise's, the free start's or end's) must be heard by
+    #: both engines where both are enrolled: one sure of it and the other sure of it or, abstaining,
+    #: leaning to it (:func:`both_ears`). Why: each extra reading is another chance for a chance
+    #: match to pass the same thresholds, and a call found there can be a penalty; on held-out FSDD
+    #: voices (group B) the rise alone named 2-5 "zero"/"one" a call per lead (docs/hearing.md,
+    #: stop 50 "a second reading needs both ears"). Cost: words found where the second engine hears
+    #: nothing near the call. The first reading (the whole span) is unchanged. False: one engine sure.
+    both_engines: bool = True
 
     def __post_init__(self):
         check_ranges(self, positive=("noise_s", "min_s"), non_negative=("voice_db", "gap_s"))
@@ -113,6 +122,21 @@ def decided(verdict) -> bool:
     return verdict is not None and verdict.tokens is not None
 
 
+def both_ears(verdict) -> bool:
+    """The call of a combined verdict (:class:`audio.voices.Combined`) has both engines behind it:
+    each sure of it or, abstaining, leaning to it (``nearest``) — the corroboration the enrolled
+    voices already ask before overruling the speech model (:data:`audio.voices.LEANS` "agree") and
+    the word read whole asks of its cut part. One engine alone (no ``engines``): nothing to ask."""
+    call = tuple(verdict.tokens)
+    return all(tuple(v.tokens or v.nearest or ()) == call for _, v in getattr(verdict, "engines", ()))
+
+
+def decided_again(verdict, p: FoundParams) -> bool:
+    """A call taken from a second reading: decided as the listener decides, and with
+    ``p.both_engines``, heard by both engines (:func:`both_ears`)."""
+    return decided(verdict) and (not p.both_engines or both_ears(verdict))
+
+
 def find_inside(seg: Segment, samples, read, own_db: float, p: FoundParams):
     """``(segment, verdict, features)`` of the word found inside ``seg`` (see the module
     docstring), or None. ``samples(channel, start, end)``: the channel's samples there;
@@ -132,7 +156,7 @@ def find_inside(seg: Segment, samples, read, own_db: float, p: FoundParams):
         return None  # nothing before the voice's rise (the span as read), or too little after it
     later = replace(seg, start=a)
     verdict, feats = read(later)
-    return (later, verdict, feats) if decided(verdict) else None
+    return (later, verdict, feats) if decided_again(verdict, p) else None
 
 
 def record(old: Segment) -> dict:

@@ -26,7 +26,8 @@ the span, lies nearest where the word starts.
   first part: nicolas's and yweweler's words read "2", before this rule).
 - The span from there to the detector's end is read by the enrolled voices as an utterance is
   (:meth:`audio.listen.Listener.read_voices`), and only a call they *decide* (as the listener
-  decides: one engine sure at its own ``max_distance``/``min_margin``, no conflict) **and** the
+  decides: one engine sure at its own ``max_distance``/``min_margin``, no conflict; with
+  ``FoundParams.both_engines`` the other sure of it or leaning to it) **and** the
   call whose take found the start is the word. Where that reading abstains
   (``FoundParams.free_end``), the span is read once more ending where the take's match ends
   (the detector held the utterance open on the babble after the word), under the same two
@@ -49,7 +50,7 @@ import numpy as np
 
 from audio.capture import resampled
 from audio.enroll import DISTANCE_DECIMALS, HOP_S, mel_power
-from audio.found_inside import FRAME_S, FoundParams, decided, levels, walk_back
+from audio.found_inside import FRAME_S, FoundParams, decided_again, levels, walk_back
 from audio.onset import Segment
 
 
@@ -148,6 +149,6 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
         if end - start >= int(p.min_s * seg.rate):
             later = replace(seg, start=start, end=end)
             verdict, feats = read(later)
-            if decided(verdict) and tuple(verdict.tokens) == tuple(call):
+            if decided_again(verdict, p) and tuple(verdict.tokens) == tuple(call):
                 return later, verdict, feats
     return None
