@@ -70,13 +70,12 @@ class FoundParams:
     #: best-matching take ends (the word's end, when the detector held the utterance open on the
     #: babble after it); the call must still be that take's. CPU: one more reading. False: off.
     free_end: bool = True
-    #: a call decided on a second reading (the rise's, the free start's or end's) must be heard by
-    #: both engines where both are enrolled: one sure of it and the other sure of it or, abstaining,
-    #: leaning to it (:func:`both_ears`). Why: each extra reading is another chance for a chance
-    #: match to pass the same thresholds, and a call found there can be a penalty; on held-out FSDD
-    #: voices (group B) the rise alone named 2-5 "zero"/"one" a call per lead (docs/hearing.md,
-    #: stop 50 "a second reading needs both ears"). Cost: words found where the second engine hears
-    #: nothing near the call. The first reading (the whole span) is unchanged. False: one engine sure.
+    #: a call decided on a second reading (the rise's, the free start's or end's) needs both engines
+    #: where both are enrolled: one sure, the other sure of it or leaning to it (:func:`both_ears`).
+    #: Why: each extra reading is another chance for a chance match to pass the same thresholds.
+    #: On FSDD under babble (docs/hearing.md, stop 50 "a second reading needs both ears") wrong
+    #: calls found 7 -> 0 and "zero"/"one" named 11 -> 1; cost: 105 of 464 words found left
+    #: undecided (the player unclear). The first reading is unchanged. False: one engine sure.
     both_engines: bool = True
 
     def __post_init__(self):
