@@ -42,7 +42,8 @@ from referee.teach.drills.ikatako import VersusDrill
 from referee.teach.progress import Progress
 from referee.teach.scheduler import Scheduler
 from session.errors import RefereeError
-from session.events import CardEvent, EndEvent, Event, HandEvent, SessionHeader, ShoutEvent, WarningEvent
+from session.events import (AudioStatusEvent, CardEvent, EndEvent, Event, HandEvent, SeatStatusEvent, SessionHeader,
+                            ShoutEvent, SkippedEvent, WarningEvent)
 from session.params import check_ranges
 
 RIVAL = "rival"  # versus needs two players: the drill record's second, who never acts
@@ -119,6 +120,9 @@ class SensedDrill(Sink):
         self.mine: list[Event] = []  # the learner seat's hand and shout events
         self.seen_cards: list[CardEvent] = []  # the recording's cards (paced)
         self.seen_late: list[WarningEvent] = []  # their "card seen late" warnings (the judge reads them)
+        #: what the senses said of the learner's seat (video skipped, seat not seen, microphone
+        #: lost): the judge makes the learner unclear there, never wrong
+        self.senses: list[Event] = []
         self.cards: list[_Card] = []
         self.pending: list[_Card] = []
         self.done_cards: list[_Card] = []
@@ -155,6 +159,9 @@ class SensedDrill(Sink):
         elif isinstance(ev, WarningEvent) and ev.extra.get("card_time_uncertain") and self.paced \
                 and ev.extra.get("zone", "field") == "field":
             self.seen_late.append(replace(ev, line=0))
+            self._revise_if_late(ev.t)
+        elif _about_seat(ev, self.seat):
+            self.senses.append(replace(ev, line=0))
             self._revise_if_late(ev.t)
         elif isinstance(ev, CardEvent) and self.paced and ev.zone in (None, "field"):
             self.seen_cards.append(replace(ev, by=None, line=0))
@@ -281,6 +288,7 @@ class SensedDrill(Sink):
             # a card seen late counts the reactions of the gap before it, as the live judge does
             evs += [w for w in self.seen_late if w.t <= stop + 1e-9]
             evs += [e for e in self.mine if e.t < stop]
+            evs += [e for e in self.senses if e.t < stop]
             evs.append(EndEvent(t=rt(max(t_end, stop))))
             return [hd, *evs]
         sit = card.sit
@@ -292,6 +300,7 @@ class SensedDrill(Sink):
         evs += [CardEvent(t=rt(t_field + 0.002 * i), card=t, zone="field") for i, t in enumerate(troubles)]
         evs.append(CardEvent(t=card.shown, card=card.card, zone="field"))
         evs += [e for e in self.mine if card.shown <= e.t <= end]
+        evs += [e for e in self.senses if e.t <= end]
         evs.append(EndEvent(t=t_end))
         return [hd, *evs]
 
@@ -383,6 +392,16 @@ class SensedDrill(Sink):
                 "median_reaction": statistics.median(times) if times else None,
                 "feedback_after_window_s": (statistics.median(late), late[-1]) if late else None,
                 "verdicts": [(c.shown, c.card, c.fb.verdict, c.fb.reaction) for c in self.done_cards if c.fb]}
+
+
+def _about_seat(ev: Event, seat: str) -> bool:
+    """A status of the senses that concerns ``seat``: video skipped (for it or for everyone), its
+    seat not seen, its microphone lost or back."""
+    if isinstance(ev, SeatStatusEvent):
+        return ev.player == seat
+    if isinstance(ev, (SkippedEvent, AudioStatusEvent)):
+        return ev.extra.get("player") in (seat, None)
+    return False
 
 
 def _still_up(events, shown: float, moment: float) -> set[str]:

@@ -32,7 +32,10 @@ def _expected():
 
 
 def _status(v: dict | None) -> str:
-    """A seat's verdict as the drill names it (a trouble card left alone is right)."""
+    """A seat's verdict as the drill names it (a trouble card left alone is right; a seat the
+    referee did not clearly perceive is unclear)."""
+    if v["me"] in (v.get("unclear") or {}):
+        return "unclear"
     return "wrong" if v["me"] in v["wrong"] else "missed" if v["me"] in v["missed"] else "correct"
 
 
@@ -137,6 +140,31 @@ def test_a_late_word_revises_the_answer_as_the_referee_revises_its_verdict(tmp_p
     assert sum(x["type"] == "fsrs" for x in lines) == len(_expected())
     assert sum(x.get("revises", False) for x in lines) == 1
     assert "card 3 (ika) judged again" in out.getvalue()
+
+
+def test_a_seat_the_camera_did_not_see_is_unclear_in_the_drill_as_at_the_table(tmp_path):
+    """The live referee skipped aki's video from 7.37 s to 11.8 s (it fell behind): on the ika
+    card (9.03 s) aki said イカ but the hand was not seen, so the referee makes aki unclear — no
+    penalty — and the drill must too (before, it said "wrong": no hand raised)."""
+    from session.events import SkippedEvent
+
+    rec = read_record(DEMO / "truth.jsonl")
+    gap = SkippedEvent(t=7.366667, what="video", start=7.366667, stop=11.8,
+                       reason="aki's hands not analysed for 4.43 s", extra={"player": "aki"})
+    aki_hands = [e for e in rec.events if isinstance(e, HandEvent) and e.player == "aki" and 7.366 < e.t < 11.8]
+    events = sorted([e for e in rec.events if e not in aki_hands] + [gap], key=lambda e: e.t)
+    drill = S.SensedDrill("aki", TerminalView(io.StringIO(), game="ikatako"), paced=True)
+    drill.start(rec.header)
+    for ev in events:
+        drill.event(ev)
+    drill.finish(None)
+    from referee.judge import judge
+    from session.record import Entry, Record
+    seen = Record(header=rec.header, entries=[Entry(i + 2, e) for i, e in enumerate(events)])
+    referee = next(v for v in judge(seen).lines if v.get("type") == "verdict" and v["card"] == "ika")
+    assert "aki" in referee.get("unclear", {})
+    ika = next(c for c in drill.done_cards if c.card == "ika")
+    assert ika.fb.verdict == "unclear"
 
 
 class _Clock:
