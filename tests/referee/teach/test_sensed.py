@@ -301,8 +301,8 @@ def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for
     got = [(a["situation"].split("|")[0], a["verdict"]) for a in answers]
     truth_cards = [e for e in read_record(DEMO / "truth.jsonl").events if e.type == "card" and e.t < CLIP_S - 1.0]
     want = [(v["card"], _status({**v, "me": "aki"})) for v in _expected()[:len(truth_cards)]]
-    live = [json.loads(x) for x in (out / "session.jsonl").read_text().splitlines()]
-    live = list({x["t"]: x for x in live if x.get("type") == "verdict"}.values())  # (said twice: final, then said)
+    live_lines = [json.loads(x) for x in (out / "session.jsonl").read_text().splitlines()]
+    live = list({x["t"]: x for x in live_lines if x.get("type") == "verdict"}.values())  # (said twice: final, then said)
     # the drill's verdicts are the live referee's own for that seat, card by card, timed
     # from the same card event (shown = the card's time in the recording, session clock)
     assert [(v["card"], _status({**v, "me": "aki"})) for v in live] == got
@@ -316,8 +316,11 @@ def test_a_paced_recording_through_the_live_sources_gives_the_demos_verdicts_for
     # frames late and a hand raised before it counts as up already)
     figures = json.loads((out / "live-figures.json").read_text())
     load = (figures.get("load") or [0.0])[0]
-    overloaded = figures.get("processed", 0) < 0.7 * figures.get("captured", 1) or load > 2 * (os.cpu_count() or 1)
+    fell_behind = [x for x in live_lines if x.get("type") == "skipped" or x.get("card_time_uncertain")]
+    overloaded = figures.get("processed", 0) < 0.7 * figures.get("captured", 1) or load > 2 * (os.cpu_count() or 1) \
+        or bool(fell_behind)  # (frames skipped, a card seen late: the referee said so in the record)
     if got != want and overloaded:  # strict on a machine that keeps up (CI runs alone)
         pytest.xfail(f"the live perception gave aki {got}, the demo {want} (processed {figures.get('processed')} of "
-                     f"{figures.get('captured')} frames, load {figures.get('load')}); the drill agrees with the live judge")
+                     f"{figures.get('captured')} frames, load {figures.get('load')}, {len(fell_behind)} line(s) saying "
+                     "it fell behind); the drill agrees with the live judge")
     assert got == want
