@@ -99,7 +99,21 @@ def voiced_rise(level: np.ndarray, floor_db: float, own_db: float, voice_db: flo
     """The frame where the word's voice rises: from its loud core's first frame (the frames
     within ``own_db`` of the loudest) back over frames ``voice_db`` over ``floor_db``, crossing
     up to ``gap`` quieter frames in a row."""
-    return walk_back(level, int(np.flatnonzero(level >= level.max() - own_db)[0]), floor_db, voice_db, gap)
+    return walk_back(level, int(loud_frames(level, own_db)[0]), floor_db, voice_db, gap)
+
+
+def loud_frames(level: np.ndarray, own_db: float) -> np.ndarray:
+    """The word's loud core: the frames within ``own_db`` of the loudest (the word, louder than
+    the sound around it)."""
+    return np.flatnonzero(level >= level.max() - own_db)
+
+
+def floor_before(seg: Segment, samples, at: int, p: "FoundParams") -> float | None:
+    """The channel's level just before sample ``at`` (the median of its frames over the
+    ``p.noise_s`` before it: the babble, the echo), or None when less than half of that is kept."""
+    n = int(round(p.noise_s * seg.rate))
+    before = samples(seg.channel, max(0, at - n), at)
+    return None if len(before) < n // 2 else float(np.median(levels(before, seg.rate)))
 
 
 def walk_back(level: np.ndarray, i: int, floor_db: float, voice_db: float, gap: int) -> int:
@@ -142,13 +156,11 @@ def find_inside(seg: Segment, samples, read, own_db: float, p: FoundParams):
     ``read(segment)``: the enrolled voices' ``(verdict, features)`` of a span
     (:meth:`audio.listen.Listener.read_voices`); ``own_db``: ``ListenParams.own_db``."""
     rate = seg.rate
-    n = int(round(p.noise_s * rate))
-    before = samples(seg.channel, max(0, seg.start - n), seg.start)
+    floor = floor_before(seg, samples, seg.start, p)
     x = samples(seg.channel, seg.start, seg.end)
-    if len(before) < n // 2 or len(x) < int(FRAME_S * rate):
+    if floor is None or len(x) < int(FRAME_S * rate):
         return None
     hop = max(1, int(round(HOP_S * rate)))
-    floor = float(np.median(levels(before, rate)))
     rise = voiced_rise(levels(x, rate), floor, own_db, p.voice_db, int(round(p.gap_s / HOP_S)))
     a = seg.start + rise * hop
     if a == seg.start or seg.end - a < int(p.min_s * rate):

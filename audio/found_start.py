@@ -50,7 +50,8 @@ import numpy as np
 
 from audio.capture import resampled
 from audio.enroll import DISTANCE_DECIMALS, HOP_S, mel_power
-from audio.found_inside import FRAME_S, FoundParams, decided_again, levels, walk_back
+from audio.found_inside import FRAME_S, FoundParams, decided_again, floor_before, levels, loud_frames, walk_back
+from audio.found_inside import HOP_S as LEVEL_HOP_S
 from audio.onset import Segment
 
 
@@ -104,8 +105,7 @@ def loud_core(x: np.ndarray, rate: int, own_db: float) -> tuple[int, int]:
     the loudest: the word, louder than the sound around it, as
     :func:`audio.found_inside.voiced_rise` takes it). A reading that starts after the first or
     ends before the last has cut into the word."""
-    level = levels(x, rate)
-    core = np.flatnonzero(level >= level.max() - own_db) * max(1, int(round(0.001 * rate)))
+    core = loud_frames(levels(x, rate), own_db) * max(1, int(round(LEVEL_HOP_S * rate)))
     return int(core[0]), int(core[-1])
 
 
@@ -113,14 +113,12 @@ def rise_before(seg: Segment, samples, at: int, p: FoundParams) -> int | None:
     """Where the seat's voice rises before sample ``at`` (the onset walk of
     :func:`audio.found_inside.walk_back` over the level of the ``noise_s`` before ``at``), or
     None when too little of the channel is kept before it."""
-    n = int(round(p.noise_s * seg.rate))
-    before = samples(seg.channel, max(0, at - n), at)
-    if len(before) < n // 2:
+    floor = floor_before(seg, samples, at, p)
+    if floor is None:
         return None
-    hop = max(1, int(round(0.001 * seg.rate)))
+    hop = max(1, int(round(LEVEL_HOP_S * seg.rate)))
     level = levels(samples(seg.channel, seg.start, at + int(FRAME_S * seg.rate)), seg.rate)  # no edge frame at ``at``
-    back = walk_back(level, (at - seg.start) // hop, float(np.median(levels(before, seg.rate))), p.voice_db,
-                     int(round(p.gap_s / 0.001)))
+    back = walk_back(level, (at - seg.start) // hop, floor, p.voice_db, int(round(p.gap_s / LEVEL_HOP_S)))
     return seg.start + back * hop
 
 
