@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.live.run import LatencyProbe  # noqa: E402
+from referee.live.latency import LatencyProbe  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_replay import verdicts_match  # noqa: E402

@@ -9,6 +9,7 @@ import pytest
 
 from session.events import CardEvent, SessionHeader
 from referee.live import run as live_run
+from referee.live.latency import LatencyProbe
 
 
 def test_new_game_closes_the_session_and_starts_the_next_in_a_folder_of_its_own(monkeypatch, tmp_path):
@@ -35,7 +36,7 @@ def test_new_game_closes_the_session_and_starts_the_next_in_a_folder_of_its_own(
 
 
 def test_the_latency_probe_measures_on_the_session_clock(monkeypatch):
-    probe = live_run.LatencyProbe()
+    probe = LatencyProbe()
     probe.start(SessionHeader(t=0.0, game="ikatako", mode="versus", players=("aki", "ben")))
     clock = {"now": 1000.0}
     monkeypatch.setattr(live_run.time, "monotonic", lambda: clock["now"])
@@ -134,7 +135,7 @@ def test_lent_pose_workers_are_reset_for_the_next_session_in_the_same_processes(
 def test_the_probe_splits_a_hands_and_a_shouts_latency_into_their_parts(monkeypatch):
     from session.events import HandEvent, ShoutEvent
 
-    probe = live_run.LatencyProbe()
+    probe = LatencyProbe()
     clock = {"now": 1000.0}
     monkeypatch.setattr(live_run.time, "monotonic", lambda: clock["now"])
     probe.start_clock(990.0)  # session time now: 10.0

@@ -10,6 +10,8 @@ import time
 from session import calibration as cal_mod
 from referee.commands.demo_files import TAKOYAKI_DEMO
 from referee.live import run as live_run
+from referee.live import warmup
+from referee.live.warmup import warm_up
 
 
 def test_live_runs_no_seats_for_a_card_only_game_unless_a_room_microphone_credits_the_words():
@@ -37,11 +39,11 @@ def test_the_warm_up_waits_for_the_card_zones_and_stays_before_the_session():
         stage.tw.start_card_thread()
         image = next(iter(read_frames(TAKOYAKI_DEMO / "session.mp4"))).image
         c0 = time.monotonic()
-        n, _ = live_run._warm_up(stage, image, 15.0, align=8)
+        n, _ = warm_up(stage, image, 15.0, align=8)
         assert n % 8 == 1 and n < 200, n  # (12 quick frames, aligned; the zones' first look is slow)
-        assert live_run.WARM_FROM_S + (n - 1) / 15.0 < 0
+        assert warmup.WARM_FROM_S + (n - 1) / 15.0 < 0
         assert stage.tw.card_thread.in_flight == 0
-        assert time.monotonic() - c0 < live_run.WARM_MAX_S
+        assert time.monotonic() - c0 < warmup.WARM_MAX_S
     finally:
         stage.close()
 
@@ -59,7 +61,7 @@ def test_the_warm_up_never_stamps_a_frame_in_the_session(monkeypatch):
             self.stamps.append(frame.t)
             time.sleep(0.2)  # never quick: only the frame bound ends it
 
-    monkeypatch.setattr(live_run, "WARM_FROM_S", -1.0)
+    monkeypatch.setattr(warmup, "WARM_FROM_S", -1.0)
     stage = Stage()
-    n, _ = live_run._warm_up(stage, None, 10.0)
+    n, _ = warm_up(stage, None, 10.0)
     assert n == 9 and max(stage.stamps) < 0

@@ -71,9 +71,9 @@ def test_the_text_and_the_image_show_each_seat():
 
 
 def test_the_live_self_test_sink_maps_channel_peaks_to_seats_and_waits_to_be_seen():
-    from referee.live.run import SELFTEST_SHOW_S, _SelfTestSink
+    from referee.live.selftest_sink import SELFTEST_SHOW_S, SelfTestSink
 
-    sink = _SelfTestSink(PLAYERS, {"aki": 1, "ben": 0}, SelfTestParams())
+    sink = SelfTestSink(PLAYERS, {"aki": 1, "ben": 0}, SelfTestParams())
     for ev in _good("aki") + _good("ben"):
         sink.event(ev)
     sink.status({"now": 5.0, "peaks": [-25.0, -60.0]})
