@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from referee.judging.ikatako import _first_cell, _first_text
+from referee.judging.ikatako_words import _first_cell, _first_text
 from referee.judging.verdicts import verdict_of
 from referee.live.state import LiveState, StateSink, legend, result_text, verdict_headline
 from referee.live.terminal import TerminalParams, render_text
