@@ -51,9 +51,7 @@ edge had a guessed forearm at 73 degrees). On the demo session the rule changed 
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -64,8 +62,10 @@ import cv2
 import numpy as np
 
 from session.closing import close_all
-from session.errors import ModelMissing
 from session.events import Event, HandEvent, SeatStatusEvent, SkippedEvent
+
+from vision.mediapipe_quiet import (QUIET_FOUND_CALLS, QUIET_MAX_CALLS, WARM_SIZE,  # noqa: F401
+                                    mediapipe_solutions, quiet_native_stderr)
 
 #: re-analysis at reduced rate finds the crossing by halving the interval between the two
 #: analysed frames (log2(every) + 2 inferences per state change instead of every + 1);
@@ -264,89 +264,6 @@ def seat_crop_box(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tup
     return max(0, x1 - mx), max(0, y1 - my), min(shape[1], x2 + mx), min(shape[0], y2 + my)
 
 
-#: side of the blank picture each pose graph is opened with (its start-up log lines are said then)
-WARM_SIZE = 64
-#: MediaPipe's start-up log lines are silenced until a person was found this many times...
-QUIET_FOUND_CALLS = 3
-#: ... or for at most this many inferences (fd 2 is shared: the referee's own messages
-#: written during a silenced inference would be lost too)
-QUIET_MAX_CALLS = 60
-
-
-@contextlib.contextmanager
-def _quiet_native_stderr():
-    """Silence MediaPipe's native start-up log lines (TFLite delegate, absl warnings), which
-    are written straight to file descriptor 2 and would bury the referee's own messages.
-    Python exceptions still propagate."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
-
-
-#: modules MediaPipe imports only to plot landmarks (``mediapipe.python.solutions.drawing_utils``
-#: imports ``matplotlib.pyplot`` at import time: 0.3 CPU-s and up to 0.9 s of wall time in every
-#: process that loads pose, i.e. each seat worker; this project never plots with them)
-_PLOTTING = ("matplotlib", "matplotlib.pyplot")
-
-
-@contextlib.contextmanager
-def _without_plotting():
-    """While MediaPipe is imported, :data:`_PLOTTING` are placeholder modules (unless already
-    imported): its drawing helpers keep a placeholder that says so if ever used; afterwards the
-    placeholders are taken out of ``sys.modules``, so a later ``import matplotlib`` is the real one."""
-    import types
-
-    placed = [name for name in _PLOTTING if name not in sys.modules]
-    for name in placed:
-        mod = types.ModuleType(name, "placeholder: not imported by vision.hands (MediaPipe's landmark plotting)")
-
-        def missing(attr, _name=name):
-            raise AttributeError(f"{_name}.{attr}: MediaPipe's plotting is not loaded by this referee")
-
-        mod.__getattr__ = missing
-        sys.modules[name] = mod
-    if placed == list(_PLOTTING):  # ``import matplotlib.pyplot as plt`` takes the attribute
-        sys.modules["matplotlib"].pyplot = sys.modules["matplotlib.pyplot"]
-    try:
-        yield
-    finally:
-        for name in placed:
-            if getattr(sys.modules.get(name), "__doc__", "").startswith("placeholder:"):
-                del sys.modules[name]
-
-
-def _solutions():
-    try:
-        with _without_plotting():
-            import mediapipe as mp
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ModelMissing(f"mediapipe is not installed ({exc}); pip install mediapipe==0.10.21") from None
-    if not hasattr(mp, "solutions"):  # pragma: no cover
-        raise ModelMissing("this mediapipe has no mp.solutions pose model; pip install mediapipe==0.10.21")
-    return mp.solutions
-
-
-def mediapipe_solutions():
-    """MediaPipe's ``mp.solutions`` (the pinned 0.10.21), imported without its plotting
-    modules; :class:`ModelMissing` when it is not installed (also for :mod:`vision.mouth`)."""
-    return _solutions()
-
-
-#: MediaPipe's native start-up lines silenced around a block (also for :mod:`vision.mouth`)
-quiet_native_stderr = _quiet_native_stderr
-
-
 class PoseEstimator:
     """Single-person MediaPipe pose on one seat box. ``video=True`` tracks from frame to
     frame (needed for drawn figures and steadier on real ones); ``video=False`` treats each
@@ -354,8 +271,8 @@ class PoseEstimator:
 
     def __init__(self, box: tuple[int, int, int, int], *, video: bool = True):
         self.box = tuple(int(v) for v in box)
-        solutions = _solutions()
-        with _quiet_native_stderr():
+        solutions = mediapipe_solutions()
+        with quiet_native_stderr():
             self._pose = solutions.pose.Pose(
                 static_image_mode=not video, model_complexity=1, smooth_landmarks=False,
                 enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
@@ -384,7 +301,7 @@ class PoseEstimator:
         # the native warnings come with the first inferences of each model: the detector's,
         # then the landmark model's when a person is first found (maybe many frames later)
         if self._found < QUIET_FOUND_CALLS and self._calls <= QUIET_MAX_CALLS:
-            with _quiet_native_stderr():
+            with quiet_native_stderr():
                 res = self._pose.process(rgb)
         else:
             res = self._pose.process(rgb)

@@ -43,7 +43,8 @@ import cv2
 import numpy as np
 
 from session.events import MouthEvent
-from vision.hands import QUIET_FOUND_CALLS, QUIET_MAX_CALLS, mediapipe_solutions, quiet_native_stderr, seat_crop_box
+from vision.hands import seat_crop_box
+from vision.mediapipe_quiet import QUIET_FOUND_CALLS, QUIET_MAX_CALLS, mediapipe_solutions, quiet_native_stderr
 
 #: face-mesh points of the inner lips, upper and lower, in pairs: the middle (13, 14) and one
 #: to each side (82, 87 and 312, 317)
