@@ -130,6 +130,13 @@ def _view(v):
             ("card", "first", "tie", "unsettled", "correct", "wrong", "missed")}
 
 
+def _judged(v, unseen: set) -> dict:
+    """A verdict's correct and penalised players (wrong or missed: the same penalty), those the
+    live referee did not see left out."""
+    return {"correct": sorted(set(v["correct"]) - unseen),
+            "penalised": sorted((set(v["wrong"]) | set(v["missed"])) - unseen)}
+
+
 def test_a_replay_of_what_was_written_gives_the_verdicts_heard_live(live_run, tmp_path):
     """The recordings are the table's evidence: replayed, they give what was said live
     (same frames — the video holds the frames the live referee analysed — same audio)."""
@@ -142,9 +149,21 @@ def test_a_replay_of_what_was_written_gives_the_verdicts_heard_live(live_run, tm
                                    "--calibration", str(CAL), "--out", str(tmp_path / "r"), "--json"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    replayed = [_view(v) for v in map(json.loads, res.stdout.splitlines()) if v["type"] == "verdict"]
-    live = [_view(json.loads(x)) for x in (out / "session.jsonl").read_text().splitlines() if '"verdict"' in x]
-    assert replayed == live
+    replayed = [json.loads(x) for x in res.stdout.splitlines() if json.loads(x)["type"] == "verdict"]
+    lines = [json.loads(x) for x in (out / "session.jsonl").read_text().splitlines()]
+    live = [v for v in lines if v.get("type") == "verdict"]
+    if not any(e.get("type") == "skipped" for e in lines):
+        assert [_view(v) for v in replayed] == [_view(v) for v in live]
+        return
+    # Under load the live referee left a seat's hands unanalysed for a stretch (``skipped`` in
+    # its record) and judged on less than the replay of the recording sees. Then the replay may
+    # know more, never contradict: a player the live judge made unclear may be judged by the
+    # replay, and a hand it did not see can turn "missed" into "wrong" (a penalty all the same:
+    # "missed" needs evidence of absence). Everyone else is judged alike, card by card.
+    assert [v["card"] for v in replayed] == [v["card"] for v in live]
+    for r, v in zip(replayed, live):
+        unseen = set(v.get("unclear") or ()) | set(v.get("unjudged") or ())
+        assert _judged(r, unseen) == _judged(v, unseen), (r, v)
 
 
 def test_after_kill_9_the_record_video_and_audio_are_readable(clip, tmp_path):
