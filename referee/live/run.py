@@ -7,7 +7,7 @@ VisionStage` on the camera's newest frames, the hearing job (:mod:`referee.pipel
 on the live audio source, the table's keys as a third stream (``table``). Only the sources
 and the sinks are live:
 
-- sources: :class:`vision.camera.Camera` (the driver or :class:`vision.camera.PacedFakeCamera`)
+- sources: :class:`vision.camera.Camera` (the driver or :class:`vision.paced_camera.PacedFakeCamera`)
   and :class:`audio.capture.LiveSource` (PortAudio or :class:`audio.capture.PacedStreamFactory`),
   both on one session clock (``time.monotonic()`` at the session start); a recording given with
   ``--from-video``/``--audio`` is released on that clock in real time, so it goes through
@@ -401,7 +401,9 @@ class _LiveRun:
         cam_params = cam_mod.CameraParams(ring=max(cam_mod.CameraParams().ring, catch.ring_frames(self.fps))) \
             if catch is not None else cam_mod.CameraParams()
         if opts.from_video is not None:
-            self.fake = cam_mod.PacedFakeCamera(opts.from_video, **opts.camera_faults)
+            from vision.paced_camera import PacedFakeCamera
+
+            self.fake = PacedFakeCamera(opts.from_video, **opts.camera_faults)
             self.camera = cam_mod.Camera("recording", opener=self.fake.opener, params=cam_params)
         else:
             self.fake = None

@@ -13,7 +13,8 @@ import pytest
 
 from session.errors import DeviceError
 from session.events import WarningEvent
-from vision.camera import (CAP_PROP_BUFFERSIZE, Camera, CameraParams, PacedFakeCamera, VirtualClock)
+from vision.camera import CAP_PROP_BUFFERSIZE, Camera, CameraParams
+from vision.paced_camera import PacedFakeCamera, VirtualClock
 from vision.video import Frame, write_video
 
 FPS = 30

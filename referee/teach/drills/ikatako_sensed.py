@@ -3,7 +3,7 @@ the live referee's own perception stages, and each answer is judged by the same 
 
 ``referee teach ikatako --camera N --audio-device M --calibration CAL --seat NAME`` (a real
 table seat) or ``--from-video V.mp4 --audio SEATS.wav`` (a recording released in real time
-through the same live sources: :class:`vision.camera.PacedFakeCamera`,
+through the same live sources: :class:`vision.paced_camera.PacedFakeCamera`,
 :class:`audio.capture.PacedStreamFactory`). This module does not run a pipeline of its own:
 it is a sink and a view plugged into :func:`referee.live.run.run_live`, so the hands come
 from :class:`referee.pipeline.vision.VisionStage`, the shouts from the hearing job, both on
