@@ -24,7 +24,8 @@ from typing import IO
 
 from referee.live.controls import ControlledView, Controls, help_for
 from referee.live.tallies import tallies_of
-from referee.live.state import LiveState, StateSink, legend, result_text
+from referee.live.headlines import legend, result_text
+from referee.live.state import LiveState, StateSink
 from referee.live.window import METER_FLOOR_DB
 from session.closing import join_thread
 from session.params import check_ranges

@@ -14,7 +14,7 @@ hands (L/R lit when up) and last words, and the field box with the card; on the 
 the last verdict in large letters (green: someone was first; orange: a tie to settle;
 grey: nobody), the notes under it (who was wrong and why), the field's trouble cards and
 the expected reaction, and the scoreboard; along the bottom one level meter per seat, the
-legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live.state.legend`),
+legend (what "+N ms", "score", "turns down" and "sunk" mean: :func:`referee.live.headlines.legend`),
 the status line (camera fps, dropped and skipped frames, the voice on or off, warnings) and
 the prompt or the key help. A griddle game (TAKOYAKI: the calibration marks ``p:NAME:slotN``)
 gets the griddles as read instead of the field and the scoreboard, and its moves instead of
@@ -44,7 +44,8 @@ from referee.live.drawing import BOLD, FONT, outlined_text
 from referee.live.drawing import fit_scale as _fit, wrap_text as _wrap
 from referee.live.griddles import LEGEND as GRIDDLE_LEGEND, board_of, board_result, draw_panel, draw_zones
 from referee.live.tallies import draw_spreads, draw_tally_panel, tallies_of, tallies_result
-from referee.live.state import LiveState, StateSink, legend, result_text
+from referee.live.headlines import legend, result_text
+from referee.live.state import LiveState, StateSink
 
 # colours (BGR)
 WHITE, GREY, DIM, BLACK = (255, 255, 255), (170, 170, 170), (90, 90, 90), (0, 0, 0)

@@ -196,7 +196,7 @@ def test_the_window_sink_takes_a_frame_with_its_events_without_deadlocking():
 
 
 def test_a_first_unknown_reads_as_such_not_as_a_tie():
-    from referee.live.state import announce_headline, verdict_headline
+    from referee.live.headlines import announce_headline, verdict_headline
 
     v = {"card": "ika", "t": 5.0, "first": None, "tie": ["chie", "ben"], "unsettled": True,
          "first_unknown": ["ben"], "wrong": [], "missed": [], "why": {}, "times": {"chie": 0.6}}
@@ -210,7 +210,7 @@ def test_a_first_unknown_reads_as_such_not_as_a_tie():
 
 
 def test_a_coop_player_not_heard_reads_as_not_judged_not_as_a_miss():
-    from referee.live.state import verdict_headline
+    from referee.live.headlines import verdict_headline
 
     why = "not heard: audio missing from 4.50 s to 8.50 s (device unplugged); no miss"
     v = {"card": "2", "t": 5.0, "player": "ben", "ok": False, "why": "said nothing, expected 5",

@@ -159,7 +159,7 @@ def test_every_prefix_judges_the_same_event_by_event_as_in_one_batch():
 
 
 def test_the_live_headline_and_the_lesson_say_it_too():
-    from referee.live.state import verdict_headline
+    from referee.live.headlines import verdict_headline
     from referee.teach.drills.ikatako import _walk_versus as _ikatako
 
     _, ika = _verdicts(*_with([_late(5.9, "ika", 4.6), _card(5.9, "ika")]))
@@ -201,7 +201,7 @@ def test_a_reaction_in_the_doubtful_span_right_for_the_late_card_is_not_penalise
     # on tako ben is penalised either way (a wrong reaction, or none at all): the record's reading stands
     assert tako["first"] == "aki" and tako["wrong"] == ["ben"] and tako["missed"] == ["chie"]
     # what each view says counts: from 5.0 s (the earlier reactions stay with tako)
-    from referee.live.state import verdict_headline
+    from referee.live.headlines import verdict_headline
     from referee.teach.drills.ikatako import _walk_versus as _ikatako
     assert "card seen late: reactions from 5.00 s counted" in verdict_headline(ika).notes
     assert any("reactions from 5.00 s count" in line for line in _ikatako(2, ika, "en", []))
@@ -227,7 +227,7 @@ def test_a_slow_right_reaction_to_the_card_before_stays_its_own():
 
 
 def test_the_live_view_says_not_judged_not_not_heard_for_a_card_seen_late():
-    from referee.live.state import announce_headline, verdict_headline
+    from referee.live.headlines import announce_headline, verdict_headline
 
     events = [_card(2.0, "tako"), _late(5.9, "ika", 4.6), _card(5.9, "ika"),
               _hand(4.7, "ben"), _shout(4.7, "ben", "ika"), _hand(5.3, "chie"), _shout(5.3, "chie", "ika"),

@@ -106,7 +106,7 @@ def test_typed_values_replace_key_sniffing():
 
 
 def test_a_mokochaka_play_with_an_unclear_player_says_so_live():
-    from referee.live.state import verdict_headline
+    from referee.live.headlines import verdict_headline
 
     h = verdict_headline(PlayVerdict(t=3.0, card="moko1", caller="aki", unclear={"aki": "unclear"}).to_dict(),
                          "mokochaka")
