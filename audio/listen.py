@@ -85,6 +85,13 @@ class ListenParams:
     #: a word this much above an uncancelled neighbour's measured leak (``Listener.above_leak``).
     #: Higher: more leaks caught, loud genuine overlaps refused (unclear).
     own_db: float = 6.0
+    #: a burst whose words were not made out and that stands less than this (dB) above what
+    #: the other channels leave in it by their measured leaks (``Listener.leaks_db``) is the
+    #: neighbours' echo, not a shout (:mod:`audio.echo`). 3 dB: the neighbours' leaks explain
+    #: at least half its energy, so the seat's own voice is not the most of it. Higher: more
+    #: of a quiet seat's unclear words under loud neighbours dropped (the player judged as
+    #: silent); lower: more echoes kept as wordless shouts (a *missed* judged *wrong*). None: off.
+    echo_db: float | None = 3.0
     copy_window_s: float = 0.3  #: from the onset: where the test looks (the new voice's start)
     copy_step_s: float = 0.005  #: a burst that starts as a copy: where its own voice begins, in these steps...
     copy_scan_s: float = 0.05  #: ...over windows this long (onset resolution there: the step)
@@ -192,6 +199,11 @@ class Listener:
         #: ``own_db`` above that leak over its span is the seat's own, not a mix (:meth:`mixed_with`)
         self.uncancelled_db: dict[tuple[int, int], float] = {}
         self._mixed: dict[tuple[int, int], int] = {}  # (channel, start) -> the neighbour mixed in
+        #: per (mic, seat) pair: what the seat's voice leaves on the mic after cancellation (dB,
+        #: ``audio.demix.session_leaks_db``; NaN: not measured), or None: a burst without a word
+        #: is never judged the neighbours' echo (:meth:`neighbours_echo`)
+        self.leaks_db = None
+        self._echo: set[tuple[int, int]] = set()  # (channel, start) of utterances the neighbours' leaks explain
         #: (channel, start) -> where the detector had the utterance whose word was found inside it
         self._found: dict[tuple[int, int], dict] = {}
         #: per channel: the seat's speech level at its microphone (dB, ``audio.demix.speech_levels``
@@ -727,6 +739,8 @@ class Listener:
         mixed = self.mixed_with(seg)
         if mixed is not None:
             self._mixed[(seg.channel, seg.start)] = mixed
+        if self.neighbours_echo(seg):
+            self._echo.add((seg.channel, seg.start))  # dropped if no word is made out (_finish)
         return seg, level, verdict, feats, self._window(seg)[0]
 
     def _found_from_start(self, seg: Segment):
@@ -754,6 +768,20 @@ class Listener:
                     and not self.above_leak(seg, source)):
                 return source
         return None
+
+    def neighbours_echo(self, seg: Segment) -> bool:
+        """Whether ``seg`` is the neighbours' sound: it does not stand ``echo_db`` above what the
+        other channels leave in it over its span, by their measured leaks (:attr:`leaks_db`;
+        :mod:`audio.echo`). False when a leak is not measured or the test is off. Only a burst
+        without a word is dropped for it (:meth:`_finish`)."""
+        from audio.echo import above_neighbours_db, pair_leaks
+
+        if self.p.echo_db is None or self.room or self.leaks_db is None or self.used < 2:
+            return False
+        others = {j: self._samples(j, seg.start, seg.end) for j in range(self.used) if j != seg.channel}
+        above = above_neighbours_db(self._samples(seg.channel, seg.start, seg.end), others,
+                                    pair_leaks(self.leaks_db, seg.channel, self.used))
+        return above is not None and above < self.p.echo_db
 
     def above_leak(self, seg: Segment, source: int) -> bool:
         """Whether ``seg`` stands at least ``own_db`` above what channel ``source`` leaves in it
@@ -918,6 +946,10 @@ class Listener:
             voices = self.verifier.voice_distances(tuple(words), feats=feats)
             extra["voices"] = voices
             events += self._voice_check(seg, player, voices)
+        echo = (seg.channel, seg.start) in self._echo
+        self._echo.discard((seg.channel, seg.start))
+        if not words and echo:
+            return events + self._drop("the neighbours' echo")  # their words' tail on this mic (audio.echo)
         if not words and extra.get("speech") is False:
             # the engine says this was no recognisable speech (a knock, a cough, noise, an
             # unclear sound): not a reaction. (Vosk says nothing of the kind: an utterance it
