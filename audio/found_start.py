@@ -52,6 +52,7 @@ from audio.capture import resampled
 from audio.enroll import DISTANCE_DECIMALS, HOP_S, mel_power
 from audio.found_inside import FRAME_S, FoundParams, decided_again, floor_before, levels, loud_frames, walk_back
 from audio.found_inside import HOP_S as LEVEL_HOP_S
+from audio.found_whole import whole_word_start
 from audio.onset import Segment
 
 
@@ -83,17 +84,18 @@ def open_begin(take: np.ndarray, span: np.ndarray) -> tuple[float, int, int]:
     return float(norm[end]), int(start[end]), end
 
 
-def best_start(takes, logmel: np.ndarray) -> tuple[tuple[str, ...], int, int] | None:
+def best_start(takes, logmel: np.ndarray, holds=None) -> tuple[tuple[str, ...], int, int] | None:
     """The call of the take that best matches a stretch of the span's log-mel frames, and
     where that stretch starts and ends (frames): first over the span mean-normalised as a
     whole, then over it normalised by the mean of the part matched (the burst before it left
-    out)."""
+    out). ``holds(start, end)``: only the matches it accepts are taken (None: any)."""
     if not takes or len(logmel) < 2:
         return None
     lo, hi = 0, len(logmel) - 1
     for _ in range(2):
         span = logmel - logmel[lo : hi + 1].mean(axis=0)
         found = [(open_begin(feats, span), tokens) for tokens, feats in takes if len(feats) >= 2]
+        found = [f for f in found if holds is None or holds(f[0][1], f[0][2])]
         if not found:
             return None
         (_, lo, hi), call = min(found, key=lambda f: (f[0][0], f[1]))
@@ -130,15 +132,23 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
     if seg.end - seg.start < int(p.min_s * seg.rate):
         return None
     x = samples(seg.channel, seg.start, seg.end)
-    found = best_start(takes, np.log(mel_power(resampled(x, seg.rate, rate), rate) + 1e-10))
+    logmel = np.log(mel_power(resampled(x, seg.rate, rate), rate) + 1e-10)
+    core = loud_core(x, seg.rate, own_db)
+    found = best_start(takes, logmel)
+    a = None if found is None else rise_before(seg, samples, seg.start + int(round(found[1] * HOP_S * seg.rate)), p)
+    if found is not None and a is not None and a > seg.start + core[0] and p.whole_word:
+        # a take matched the word's end only (タコ at the end of イカタコ): the best take whose
+        # reading holds the loud core is the candidate (:func:`audio.found_whole.whole_word_start`)
+        found, a = whole_word_start(takes, logmel, (seg.start + core[0], seg.start + core[1]), best_start,
+                                    lambda at: rise_before(seg, samples, at, p),
+                                    lambda first: seg.start + int(round(first * HOP_S * seg.rate)),
+                                    lambda last: match_end(seg, last))
     if found is None:
         return None
     call, first, last = found
-    a = rise_before(seg, samples, seg.start + int(round(first * HOP_S * seg.rate)), p)
-    core = loud_core(x, seg.rate, own_db)
     if a is not None and a > seg.start + core[0]:
         return None  # a take matched the word's end only: the start found inside its loud core
-    b = min(seg.end, seg.start + int(round((last * HOP_S + FRAME_S) * seg.rate)))
+    b = match_end(seg, last)
     spans = [(a, seg.end)] if a is not None and a > seg.start else []
     if p.free_end and seg.end - b >= int(round(p.gap_s * seg.rate)) and b > seg.start + core[1]:
         # the word ends well before the span, after the loud core (a match ending inside it cut the word)
@@ -150,3 +160,8 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
             if decided_again(verdict, p) and tuple(verdict.tokens) == tuple(call):
                 return later, verdict, feats
     return None
+
+
+def match_end(seg: Segment, last: int) -> int:
+    """The sample where a match ending on log-mel frame ``last`` ends (its frame's end), within the span."""
+    return min(seg.end, seg.start + int(round((last * HOP_S + FRAME_S) * seg.rate)))

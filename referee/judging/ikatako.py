@@ -520,7 +520,8 @@ class Doubt:
     ``status`` ``unclear`` (the readings disagree: ``value`` is the reason, ``early`` the
     earliest moment a reading makes them correct, session µs, or None when none does), or
     the status and value all readings agree on when they penalise (the favourable
-    reading's why, not the unclear word's)."""
+    reading's why, not the unclear word's; *missed* where only the unclear observation would
+    make it *wrong*, :func:`referee.judging.unclear.clear_penalty`)."""
 
     status: str
     value: Any
@@ -541,7 +542,12 @@ def _versus_doubt(ctx: _Ctx, player: str, act: Act) -> Doubt | None:
                               ctx.window_end, ctx.seconds) for r in uc.readings(len(shouts), len(hands))]
     statuses = [s for s, _ in results]
     if uc.agree(statuses):
-        return Doubt(*results[0]) if statuses[0] in uc.PENALISED else None
+        if statuses[0] not in uc.PENALISED:
+            return None
+        status, why = uc.clear_penalty(results)
+        if status == "missed" and "wrong" in statuses:
+            why = f"no clear reaction within {ctx.seconds:g} s ({reason})"
+        return Doubt(status, why)
     early = min((v for s, v in results if s == "correct"), default=None)
     return Doubt("unclear", reason, early)
 

@@ -7,7 +7,9 @@ sure of — a shout whose word it could not make out (``words: []``) or made out
 :attr:`Clarity.card_conf` — makes that player
 **unclear** for that card when the verdict depends on it: no penalty, no point, no card taken
 on it, and the reason in words. A verdict that every reading of the unclear observations
-gives the same way stands (a clearly wrong hand is wrong whatever the word was).
+gives the same way stands (a clearly wrong hand is wrong whatever the word was); a penalty
+that is *wrong* only if the unclear observation was a reaction is *missed*
+(:func:`clear_penalty`).
 
 *Readings*: each unclear observation could have been several things — an unclear shout the
 right words, wrong words, or no utterance at all (cross-talk, a cough); an unclear hand event
@@ -198,6 +200,20 @@ def agree(statuses: Sequence[str]) -> bool:
     due reaction, or all penalised (wrong and missed cost the same penalty)."""
     kinds = {("penalised" if s in PENALISED else s) for s in statuses}
     return len(kinds) == 1
+
+
+def clear_penalty(results: Sequence[tuple[str, object]]) -> tuple[str, object]:
+    """The penalty every reading gives (all penalised, :func:`agree`), named by what was
+    clearly perceived: where some readings say *wrong* and others *missed*, only an unclear
+    observation (a sound whose word was not made out, perhaps cross-talk or babble; a hand
+    the camera barely saw) would make it *wrong* — a reading that drops it leaves no reaction
+    at all, so nothing the player clearly did was wrong: *missed* (the same penalty; issue
+    31, fairness: a wordless sound on a silent player's channel turned "missed" into
+    "wrong"). All readings wrong: the favourable one (its why, not the unclear word's)."""
+    missed = [r for r in results if r[0] == "missed"]
+    if missed and len(missed) < len(results):
+        return missed[0]
+    return results[0]
 
 
 # ----------------------------------------------------------------------------- answers

@@ -92,6 +92,25 @@ def test_versus_an_unclear_word_cannot_rescue_a_clear_wrong_hand():
     assert v["why"]["ben"] == "raised left hand, expected right hand"  # not "said an unclear word"
 
 
+def test_versus_an_unclear_sound_and_no_hand_is_missed_not_wrong():
+    """No hand where one was required, and a sound whose word was not made out: every reading
+    penalises (the word and no hand: wrong; no utterance: missed), so the penalty stands — but
+    the only thing that would make it *wrong* is the unclear sound, perhaps cross-talk: the
+    clearly perceived reaction is none, so the player is missed (docs/rules.md, "Only when it
+    matters")."""
+    v = verdicts(VERSUS, card(1.0, "ika"), shout(1.4, "aki", "ika"), hand(1.45, "aki", "right"),
+                 shout(1.6, "ben"), card(5.0, "2"))[0]
+    assert v["missed"] == ["ben", "chie"] and v["wrong"] == [] and "ben" not in v.get("unclear", {})
+    assert "ben" in v["penalties"]  # the same penalty as before: only the name of it changes
+    assert v["why"]["ben"].startswith("no clear reaction within 3 s") and "+0.600 s" in v["why"]["ben"]
+
+
+def test_versus_an_unclear_hand_alone_where_a_word_was_due_is_missed():
+    v = verdicts(VERSUS, card(1.0, "ika"), shout(1.4, "aki", "ika"), hand(1.45, "aki", "right"),
+                 hand(1.6, "ben", "right", conf=0.2), card(5.0, "2"))[0]
+    assert "ben" in v["missed"] and "ben" not in v["wrong"] and "ben" in v["penalties"]
+
+
 def test_versus_an_unclear_word_on_a_trouble_card_is_unclear():
     v = verdicts(VERSUS, card(1.0, "mirror"), shout(1.4, "ben"), card(5.0, "2"))[0]
     assert v["wrong"] == [] and "ben" in v["unclear"] and v["penalties"] == {}
