@@ -115,8 +115,8 @@ class WhisperParams:
     #: Lower: more calls heard in noise, more talk taken for calls.
     min_unprompted: float = -6.0
     #: a call must score at least this many nats above what it scores on empty audio (its prior,
-    #: one ~50 ms pass per language and call, once). Higher: fewer false alarms, more calls lost
-    #: in noise. None: no such gate.
+    #: once per language and call; the priors one judgement needs share one pass). Higher: fewer
+    #: false alarms, more calls lost in noise. None: no such gate.
     min_lift: float | None = 2.25
     #: length (s) of the prior's empty audio: about an utterance's length
     #: (``pre_roll_s`` + ``post_roll_s``).
