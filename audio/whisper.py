@@ -115,8 +115,8 @@ class WhisperParams:
     #: Lower: more calls heard in noise, more talk taken for calls.
     min_unprompted: float = -6.0
     #: a call must score at least this many nats above what it scores on empty audio (its prior,
-    #: one ~50 ms pass per language and call, once). Higher: fewer false alarms, more calls lost
-    #: in noise. None: no such gate.
+    #: once per language and call; the priors one judgement needs share one pass). Higher: fewer
+    #: false alarms, more calls lost in noise. None: no such gate.
     min_lift: float | None = 2.25
     #: length (s) of the prior's empty audio: about an utterance's length
     #: (``pre_roll_s`` + ``post_roll_s``).
@@ -400,17 +400,29 @@ class WhisperRecognizer:
         """What ``call`` scores unprompted on empty audio (the room's hiss; cached per process,
         language and call: the same call always gets the same prior, so it is deterministic);
         ``view``: through the features of that front-end (``second_views``)."""
+        return self.priors([call], view)[0]
+
+    def priors(self, calls: list[tuple[str, ...]], view: str = "first") -> list[float]:
+        """:meth:`prior` of each of ``calls``: those not cached yet scored together, in one
+        unprompted pass on the empty audio (:meth:`unprompted_many`). Why: a session's first
+        utterances ask for a prior per call, and a ``generate`` call costs ~20 ms of fixed work
+        — the demo's first run paid 20 of them. A row's scores do not depend on the other rows
+        of its call, so each prior is what it is alone, bit for bit
+        (tests/audio/test_whisper_batch.py)."""
         p = self.p
         denoise = p.denoise if view == "first" else view
         if isinstance(denoise, ShiftedMean):
             denoise = denoise.denoise
-        key = (str(self.folder), self.lang, call, p.prior_s, p.prior_db, p.window_s, p.window_step_s, p.window_min_s, denoise)
-        if key not in _PRIORS:
-            if _EMPTY.get(key[3:]) is None:
+        empty = (p.prior_s, p.prior_db, p.window_s, p.window_step_s, p.window_min_s, denoise)
+        keys = [(str(self.folder), self.lang, call) + empty for call in calls]
+        missing = list(dict.fromkeys(key for key in keys if key not in _PRIORS))
+        if missing:
+            if _EMPTY.get(empty) is None:
                 hiss = np.random.default_rng(0).standard_normal(int(p.prior_s * RATE)) * 10 ** (p.prior_db / 20)
-                _EMPTY[key[3:]] = self._encode_as(hiss, denoise)
-            _PRIORS[key] = self._unprompted(_EMPTY[key[3:]], call)
-        return _PRIORS[key]
+                _EMPTY[empty] = self._encode_as(hiss, denoise)
+            scores = self.unprompted_many([(_EMPTY[empty], key[2]) for key in missing])
+            _PRIORS.update(zip(missing, scores))
+        return [_PRIORS[key] for key in keys]
 
     def token_ids(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False).ids
@@ -601,6 +613,8 @@ class WhisperRecognizer:
         gated = [i for i, (best, _, _) in enumerate(found) if best.tokens and best.score >= p.min_prompted]
         goes: list = []
         unprompted = self.unprompted_many([(encs[i], found[i][0].tokens) for i in gated], goes)
+        if p.min_lift is not None:  # the priors the lift gate will ask, scored together
+            self.priors([found[i][0].tokens for i, score in zip(gated, unprompted) if score >= p.min_unprompted], view)
         for i, score, more in zip(gated, unprompted, goes):
             best, extra = found[i][0], extras[i]
             extra["unprompted_logprob"] = round(score, 3)

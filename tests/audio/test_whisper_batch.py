@@ -199,3 +199,19 @@ def test_a_held_listener_emits_the_same_events_and_decodes_utterances_together()
     del single.decode_many
     one, _, when_one = heard(1.0, single)
     assert one == alone and when_one == when_alone and set(single.batches) == {1}
+
+
+def test_the_priors_a_judgement_needs_are_scored_together_and_each_is_what_it_is_alone(english, monkeypatch):
+    from audio import whisper
+
+    calls = [("4",), ("28",), ("7",), ("4",)]
+    monkeypatch.setattr(whisper, "_PRIORS", {})  # nothing cached: every prior is scored here
+    counting = _Counting(english.model)
+    monkeypatch.setattr(english, "model", counting)
+    together = english.priors(calls)
+    assert counting.calls == 2  # one call per length of spellings (1-2 and 3-4 tokens), not one per call
+    assert together[0] == together[3]
+    monkeypatch.setattr(whisper, "_PRIORS", {})
+    alone = [english.prior(c) for c in calls]
+    assert together == alone  # bit for bit: a row's scores do not depend on the other rows of its call
+    assert counting.calls == 2 + 3
