@@ -440,16 +440,16 @@ def unreferenced(source, fingerprint) -> None:
     """Seats whose own channel is no reference for cancelling their voice from the others —
     dead stretches (the raw input's watch: muted, unplugged) and unfit channels (seconds
     late, another microphone) — are cancelled from the other channels by their leak paths
-    as the calibration measured them (``audio.demix.cancel_unreferenced``)."""
+    as the calibration measured them (``audio.unreferenced.cancel_unreferenced``)."""
     import numpy as np
 
-    from audio import demix
+    from audio.unreferenced import UnreferencedParams, cancel_unreferenced
     from audio.watch import dead_mask
 
     raw = source.raw
     if not len(raw):
         return
-    p = demix.UnreferencedParams()
+    p = UnreferencedParams()
     dead = dead_mask(raw, source.rate)
     grow = int(p.margin_s * source.rate)
     seats = []
@@ -464,7 +464,7 @@ def unreferenced(source, fingerprint) -> None:
                 where = (c[np.minimum(idx + grow + 1, len(where))] - c[np.maximum(idx - grow, 0)]) > 0
             seats.append((k, where.astype(np.float64), dead[:, k].astype(np.float64)))
     if seats:
-        source.cancel_unreferenced(fingerprint, seats)
+        source.cancel_unreferenced(fingerprint, seats, cancel_unreferenced)
 
 
 def seat_channels(plan: HearingPlan) -> int | None:
@@ -689,7 +689,7 @@ class LiveDemixed:
         #: StreamingUnreferenced``; the calibration's leakage is its fingerprint), or None
         self.unreferenced = None
         if unreferenced:
-            from audio.demix import StreamingUnreferenced
+            from audio.unreferenced import StreamingUnreferenced
 
             self.unreferenced = StreamingUnreferenced(leakage, leakage, source.rate)
 
@@ -735,7 +735,7 @@ def demixed_from(source, recording: Path, channels: int, warnings: list[str] | N
     uncancelled is said in ``warnings``; a recording that does not fit is one clear error. As
     the replay: the raw input is watched (``watch``: a dead channel's seat not heard, clipping
     said, on the samples as they come, before evening) and a dead seat is cancelled from the
-    others by its leak fingerprint block by block (``audio.demix.StreamingUnreferenced``; its
+    others by its leak fingerprint block by block (``audio.unreferenced.StreamingUnreferenced``; its
     cost: up to 64 ms of latency while a channel is dead, none otherwise). ``measured``: the
     calibration's stored ``audio.leakage`` of ``recording``, used instead of measuring the
     recording again while it is still the recording's (:func:`_calibration_heard`)."""

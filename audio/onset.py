@@ -287,7 +287,7 @@ class OnsetDetector:
         #: ``-crosstalk_db`` for every pair (the loudest pair's)
         self._allow = None if leak_db is None or p.refine_leak_db is None else np.asarray(leak_db, dtype=np.float64)[:channels, :channels]
         #: channels whose seat is cancelled from the others by its fingerprint, not by its own
-        #: channel (dead, unfit: ``audio.demix.cancel_unreferenced``; the listener keeps it):
+        #: channel (dead, unfit: ``audio.unreferenced.cancel_unreferenced``; the listener keeps it):
         #: while any is, every pair is allowed ``-crosstalk_db`` — what the fingerprint leaves
         #: is not what the calibration measured per pair (demo, ben muted, the per-pair
         #: allowances: aki walked 9 and 24 ms early onto ben's leftover, cards イカ and イカ)

@@ -112,7 +112,7 @@ class InputWatch:
 def dead_mask(x: np.ndarray, rate: int, params: WatchParams | None = None, frame_s: float = 0.02) -> np.ndarray:
     """Per sample and channel of a whole recording ``x[samples, channels]``: True where the
     channel is dead as :class:`InputWatch` says it (``dead_s`` or more of ``frame_s`` frames
-    below ``dead_db``): what an offline stage (``audio.demix.cancel_unreferenced``) needs to
+    below ``dead_db``): what an offline stage (``audio.unreferenced.cancel_unreferenced``) needs to
     know before the blocks are read."""
     p = params or WatchParams()
     n, c = x.shape

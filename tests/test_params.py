@@ -7,7 +7,8 @@ import re
 import pytest
 
 from audio.calls import CallParams
-from audio.demix import DemixParams, LagParams, NoisyTriggerParams, SelfFitParams, UnreferencedParams
+from audio.demix import DemixParams, LagParams, NoisyTriggerParams, SelfFitParams
+from audio.unreferenced import UnreferencedParams
 from audio.gains import GainParams
 from audio.enroll import NoiseParams
 from audio.found_inside import FoundParams

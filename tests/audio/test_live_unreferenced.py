@@ -1,5 +1,5 @@
 """Live: a seat whose microphone is dead cancelled from the others by its leak fingerprint,
-block by block (``audio.demix.StreamingUnreferenced``), as the replay does offline."""
+block by block (``audio.unreferenced.StreamingUnreferenced``), as the replay does offline."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audio import demix
+from audio import demix, unreferenced
 from audio.capture import Block, read_all
 from tests.audio.test_listen_attribution import RATE, _calibration, _muted_session
 
@@ -34,20 +34,20 @@ def test_the_live_fingerprint_cancellation_is_the_offline_one(tmp_path):
     cal, _ = read_all(_calibration(tmp_path))
     leak = demix.estimate(cal)
     y = leak.demix(x)
-    where = demix.live_dead_where(x, RATE)
+    where = unreferenced.live_dead_where(x, RATE)
     assert where[:, 1].all() and not where[:, [0, 2]].any()  # ben's channel is muted throughout
-    own = demix.live_dead_where(x, RATE, widen=False)[:, 1]
-    offline = demix.cancel_unreferenced(y, leak, 1, where[:, 1], used=leak, own=own)
+    own = unreferenced.live_dead_where(x, RATE, widen=False)[:, 1]
+    offline = unreferenced.cancel_unreferenced(y, leak, 1, where[:, 1], used=leak, own=own)
     assert np.max(np.abs(offline[:, [0, 2]] - y[:, [0, 2]])) > 0.05  # the offline stage does remove ben's leak
     assert np.mean(offline[:, 1] ** 2) > 0.01 * np.mean(s[:, 1] ** 2)  # ... and puts his voice on his channel
-    blocks, held = _stream(demix.StreamingUnreferenced(leak, leak, RATE), x, y)
+    blocks, held = _stream(unreferenced.StreamingUnreferenced(leak, leak, RATE), x, y)
     # the session clock kept: contiguous blocks from sample 0 to the end
     assert blocks[0].index == 0 and all(a.index + len(a.data) == b.index for a, b in zip(blocks, blocks[1:]))
     got = np.concatenate([b.data for b in blocks])
     assert got.shape == x.shape and got.dtype == y.dtype
     assert np.max(np.abs(got - offline)) < 1e-4
     # while the seat is dead the output waits for its frames: bounded (64 ms + a block)
-    p = demix.UnreferencedParams()
+    p = unreferenced.UnreferencedParams()
     assert max(held) <= p.nperseg // 2 + p.hop + 96 + int(p.live_frame_s * RATE) + 700
 
 
@@ -60,7 +60,7 @@ def test_with_every_channel_alive_the_live_stage_holds_nothing_back(tmp_path):
     x[:, 1] = _mix(s, np.random.default_rng(8))[:, 1]  # ben's microphone working
     leak = demix.estimate(read_all(_calibration(tmp_path))[0])
     y = leak.demix(x)
-    stage = demix.StreamingUnreferenced(leak, leak, RATE)
+    stage = unreferenced.StreamingUnreferenced(leak, leak, RATE)
     for k in range(0, len(x), 320):
         got = stage.update(Block(k, x[k : k + 320], RATE, 0.0), Block(k, y[k : k + 320], RATE, 0.0))
         assert len(got) == 1 and got[0].index == k and np.array_equal(got[0].data, y[k : k + 320])
@@ -77,13 +77,13 @@ def test_a_channel_muted_mid_session_is_cancelled_from_then_on_and_released_afte
     x[int(1.8 * RATE) : int(2.6 * RATE), 1] = 0.0  # ben's mic muted for his word at 2.0 s
     leak = demix.estimate(read_all(_calibration(tmp_path))[0])
     y = leak.demix(x)
-    offline = demix.cancel_unreferenced(y, leak, 1, demix.live_dead_where(x, RATE)[:, 1], used=leak,
-                                        own=demix.live_dead_where(x, RATE, widen=False)[:, 1])
-    blocks, held = _stream(demix.StreamingUnreferenced(leak, leak, RATE), x, y, seed=3)
+    offline = unreferenced.cancel_unreferenced(y, leak, 1, unreferenced.live_dead_where(x, RATE)[:, 1], used=leak,
+                                        own=unreferenced.live_dead_where(x, RATE, widen=False)[:, 1])
+    blocks, held = _stream(unreferenced.StreamingUnreferenced(leak, leak, RATE), x, y, seed=3)
     got = np.concatenate([b.data for b in blocks])
     # the same but where the channel went dead: live, up to a block and a frame of it went
     # on before the stage knew (uncancelled there)
-    edge = slice(int(1.8 * RATE), int(1.8 * RATE) + 700 + int(demix.UnreferencedParams().live_frame_s * RATE))
+    edge = slice(int(1.8 * RATE), int(1.8 * RATE) + 700 + int(unreferenced.UnreferencedParams().live_frame_s * RATE))
     same = np.ones(len(x), bool)
     same[edge] = False
     assert np.max(np.abs(got - offline)[same]) < 1e-4
