@@ -79,7 +79,7 @@ class FoundParams:
     both_engines: bool = True
     #: where the free start's best take begins inside the span's loud core (it matched a call
     #: the word ends with, タコ in イカタコ), the best take that begins before the core is tried
-    #: instead (:func:`audio.found_start.whole_word_start`); the engines' gates and the take's call
+    #: instead (:func:`audio.found_whole.whole_word_start`); the engines' gates and the take's call
     #: still decide. Chosen a priori (the loud-core rule's own consequence, no number); held-out
     #: FSDD wrong calls in docs/hearing.md, stop 51. CPU: one more open-begin DTW per take, twice,
     #: only where the best take was refused. False: off (the refusal ends the search).

@@ -135,14 +135,13 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
     logmel = np.log(mel_power(resampled(x, seg.rate, rate), rate) + 1e-10)
     core = loud_core(x, seg.rate, own_db)
     found = best_start(takes, logmel)
-    a = None if found is None else rise_before(seg, samples, seg.start + int(round(found[1] * HOP_S * seg.rate)), p)
+    a = None if found is None else rise_before(seg, samples, match_start(seg, found[1]), p)
     if found is not None and a is not None and a > seg.start + core[0] and p.whole_word:
         # a take matched the word's end only (タコ at the end of イカタコ): the best take whose
         # reading holds the loud core is the candidate (:func:`audio.found_whole.whole_word_start`)
         found, a = whole_word_start(takes, logmel, (seg.start + core[0], seg.start + core[1]), best_start,
                                     lambda at: rise_before(seg, samples, at, p),
-                                    lambda first: seg.start + int(round(first * HOP_S * seg.rate)),
-                                    lambda last: match_end(seg, last))
+                                    lambda first: match_start(seg, first), lambda last: match_end(seg, last))
     if found is None:
         return None
     call, first, last = found
@@ -160,6 +159,11 @@ def find_from_start(seg: Segment, samples, read, takes, rate: int, own_db: float
             if decided_again(verdict, p) and tuple(verdict.tokens) == tuple(call):
                 return later, verdict, feats
     return None
+
+
+def match_start(seg: Segment, first: int) -> int:
+    """The sample where a match starting on log-mel frame ``first`` starts."""
+    return seg.start + int(round(first * HOP_S * seg.rate))
 
 
 def match_end(seg: Segment, last: int) -> int:

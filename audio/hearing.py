@@ -571,7 +571,6 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
     listener.uncancelled = {(int(i), int(j)) for i, j in getattr(source, "uncancelled", ())}
     leaks = getattr(source, "residual_leaks_db", None)
     listener.leaks_db = leaks  # every pair's: a burst without a word under them is their echo (audio.echo)
-    listener.leaks_db = leaks  # every pair's: a burst without a word under them is their echo (audio.echo)
     if leaks is not None:  # what each uncancelled pair leaves, measured on the session (demix.session_leaks_db)
         listener.uncancelled_db = {(i, j): float(leaks[i][j]) for i, j in listener.uncancelled
                                    if i < len(leaks) and j < len(leaks[i])}
