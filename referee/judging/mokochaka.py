@@ -32,9 +32,9 @@ How the record tells the referee the game (decisions where docs/record.md is sil
   :mod:`referee.judging.unclear`): a shout whose word was not made out, a player not heard
   (their audio missing in the window and no call heard from them), a ``grab`` below the hand
   threshold, a seat not seen while a special call holds. The play is resolved under every
-  reading of them (:func:`_weigh`); a player penalised in some readings and not in others
-  is *unclear* (no penalty), and a token winner that differs between readings is held
-  (``first_unclear``: nobody wins the piles). A play card that was not read judges nobody.
+  reading of them (:func:`referee.judging.mokochaka_doubt.weigh_readings`); a player
+  penalised in some readings and not in others is *unclear* (no penalty), and a token winner
+  that differs between readings is held (``first_unclear``: nobody wins the piles). A play card that was not read judges nobody.
   The table's answers (``decision`` with ``card_index``) settle a player's unclear call:
   ``correct`` reads it as the accepted call, ``wrong`` as a wrong one.
 
@@ -44,56 +44,18 @@ verdicts do not depend on the session clock's origin); ``t`` is the card's own t
 
 from __future__ import annotations
 
-import copy
-import itertools
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.judging import unclear as uc
 from referee.judging.base import GameJudge, LivePlay
-from referee.judging.verdicts.mokochaka import MokochakaResult, PlayVerdict
+from referee.judging.mokochaka_doubt import clarity_of, unless_unclear
+from referee.judging.mokochaka_play import OpenPlay, call_token, pile_number, rounded_us, settle_play
+from referee.judging.mokochaka_resolve import resolve_play
+from referee.judging.verdicts.mokochaka import MokochakaResult
+from rules.mokochaka import DeclareGabu, GAME, N_PILES, Play, Setup, Shout, card_id
 from session.errors import IllegalAction, RulesError
 from session.events import CardEvent, ChoiceEvent, DecisionEvent, EndEvent, GrabEvent, ShoutEvent
-from rules.mokochaka import (GAME, N_PILES, SPECIAL_CALLS, DeclareGabu, Play, Resolve, Setup, Shout, Touch,
-                             card_id, is_call_token)
-
-
-def _rt(x: float) -> float:
-    return round(x, 6)
-
-
-def call_token(words: tuple[str, ...]) -> str | None:
-    """The call in one shout's words: all words run together if that is a call, else the first call word."""
-    joined = "".join(words)
-    if joined and is_call_token(joined):
-        return joined
-    return next((w for w in words if is_call_token(w)), None)
-
-
-def _pile(zone: str | None) -> int | None:
-    if zone and zone.startswith("pile") and zone[4:].isdigit() and int(zone[4:]) < N_PILES:
-        return int(zone[4:])
-    return None
-
-
-@dataclass
-class _Play:
-    """The play whose window is open (until the next play or the end) and what came in it."""
-
-    ev: CardEvent
-    cid: str
-    pile: int
-    player: str
-    played: dict[str, Any]  # the Play outcome's details
-    calls: list[tuple[float, Shout]] = field(default_factory=list)  # (session time, call)
-    grabs: list[tuple[float, float, str]] = field(default_factory=list)  # (session time, dt, player)
-    unclear_shouts: list[ShoutEvent] = field(default_factory=list)  # words not made out
-    unclear_grabs: list[GrabEvent] = field(default_factory=list)  # below the hand threshold
-    tie_first: str | None = None
-    penalty_to: dict[str, str] = field(default_factory=dict)
-    chosen_piles: tuple[str, tuple[int, ...]] | None = None
-    said: set = field(default_factory=set)  # announcement keys already given
 
 
 class Judge(GameJudge):
@@ -127,8 +89,8 @@ class Judge(GameJudge):
       special call, a touch that wins nothing before the winner's). Who receives the card
       (a ``choice`` may name them) only the verdict says; ``stuck`` too.
 
-    Nothing an unclear observation could change is announced (:func:`_unless_unclear`): no
-    call or penalty of a player with one, no token winner or grab penalty while anyone has
+    Nothing an unclear observation could change is announced
+    (:func:`referee.judging.mokochaka_doubt.unless_unclear`): no call or penalty of a player with one, no token winner or grab penalty while anyone has
     one, nothing on a play card not read.
 
     The one case where the verdict can differ from an announcement: ``no_call`` followed
@@ -151,7 +113,7 @@ class Judge(GameJudge):
         self.after_end = 0
         self.gabu: dict[str, int] = {}
         self.seen_play = False
-        self.play: _Play | None = None  # None: no play yet, or an ignored one
+        self.play: OpenPlay | None = None  # None: no play yet, or an ignored one
         self.verdicts = 0  # verdict lines so far: the next play's number is this + 1 (answers name it)
         self.unclear: dict[str, int] = defaultdict(int)  # unclear items per player (the result's count)
 
@@ -187,7 +149,7 @@ class Judge(GameJudge):
 
     def _setup_card(self, ev: CardEvent) -> None:
         self.setup_cards += 1
-        pile = _pile(ev.zone)
+        pile = pile_number(ev.zone)
         try:
             cid = card_id(ev.card)
         except RulesError as exc:
@@ -221,7 +183,7 @@ class Judge(GameJudge):
         except RulesError as exc:
             self.session.warn(f"t={ev.t:g}: {exc}; ignored", ev)
             return []
-        pile = _pile(ev.zone)
+        pile = pile_number(ev.zone)
         if pile is None:
             self.session.warn(f"card {cid} at t={ev.t:g} is in zone {ev.zone!r}, not pile0-pile2; ignored", ev)
             return []
@@ -230,7 +192,7 @@ class Judge(GameJudge):
         self.play = self._open(ev, cid, pile)
         return out
 
-    def _open(self, ev: CardEvent, cid: str, pile: int) -> _Play | None:
+    def _open(self, ev: CardEvent, cid: str, pile: int) -> OpenPlay | None:
         """Place the card (None: the play is ignored, with a warning, and so is its window)."""
         session, state = self.session, self.state
         if state.is_over:
@@ -252,17 +214,17 @@ class Judge(GameJudge):
             return None
         for note in played.details["notes"]:
             session.warn(f"t={ev.t:g}: {note}", ev)
-        return _Play(ev, cid, pile, player, played.details)
+        return OpenPlay(ev, cid, pile, player, played.details)
 
-    def _window_event(self, play: _Play, w) -> None:
+    def _window_event(self, play: OpenPlay, w) -> None:
         session, players = self.session, self.players
-        dt = _rt(w.t - play.ev.t)
+        dt = rounded_us(w.t - play.ev.t)
         if isinstance(w, ShoutEvent):
             if w.player is None:
                 session.warn(f"unattributed shout {' '.join(w.words)!r} at t={w.t:g} ignored", w)
             elif w.player not in players:
                 session.warn(f"shout by unknown player {w.player!r} at t={w.t:g} ignored", w)
-            elif uc.shout_unclear(w, _clarity(session)):
+            elif uc.shout_unclear(w, clarity_of(session)):
                 play.unclear_shouts.append(w)
             else:
                 token = call_token(w.words)
@@ -271,7 +233,7 @@ class Judge(GameJudge):
         elif isinstance(w, GrabEvent):
             if w.player not in players:
                 session.warn(f"grab by unknown player {w.player!r} at t={w.t:g} ignored", w)
-            elif uc.hand_unclear(w, _clarity(session)):
+            elif uc.hand_unclear(w, clarity_of(session)):
                 play.unclear_grabs.append(w)
             else:
                 play.grabs.append((w.t, dt, w.player))
@@ -301,7 +263,7 @@ class Judge(GameJudge):
         if play is None:
             return []
         self.verdicts += 1
-        verdict = _resolve(self.session, self.state, play, self.verdicts)
+        verdict = resolve_play(self.session, self.state, play, self.verdicts)
         for p in verdict.unclear:
             self.unclear[p] += 1
         return [verdict.to_dict()]
@@ -331,357 +293,13 @@ class Judge(GameJudge):
             return []
         base = {"type": "announce", "t": t, "card": play.cid, "card_t": play.ev.t}
         out = []
-        for key, what in _unless_unclear(self.session, play, self.players, t,
-                                         _settled(play, self.state, self.players, self.session.options, t)):
+        for key, what in unless_unclear(self.session, play, self.players, t,
+                                        settle_play(play, self.state, self.players, self.session.options, t)):
             if key not in play.said:
                 play.said.add(key)
                 out.append({**base, **what})
         return out
 
-
-def _unless_unclear(session, play: _Play, players, t: float, found):
-    """The announcements an unclear observation cannot change: nothing on a play card not read;
-    no call or penalty of a player with an unclear observation so far, and no token winner or
-    grab penalty while anyone has one (the verdict weighs them, :func:`_weigh`)."""
-    if uc.card_not_read(play.ev, _clarity(session)):
-        return []
-    seen = _Play(play.ev, play.cid, play.pile, play.player, play.played,
-                 calls=[c for c in play.calls if c[0] < t],
-                 unclear_shouts=[e for e in play.unclear_shouts if e.t < t],
-                 unclear_grabs=[e for e in play.unclear_grabs if e.t < t])
-    doubt = {i.player for i in _items(session, seen, players, min(float(session.options["window"]), t - play.ev.t))}
-    if not doubt:
-        return found
-    return [(key, what) for key, what in found
-            if not (key == "grab" or (key[0] == "call" and play.player in doubt)
-                    or (key[0] == "penalty" and (key[1] in doubt or what.get("reason") == "grab")))]
-
-
-def _turn_order(players, active: str) -> dict[str, int]:
-    return {p: (players.index(p) - players.index(active)) % len(players) for p in players}
-
-
-def _first_calls(calls: list[Shout], active: str) -> dict[str, Shout]:
-    """Each player's call that counts (the rules' choice: the caller's first call by onset,
-    another player's first special call, else their first call)."""
-    first: dict[str, Shout] = {}
-    for s in sorted(calls, key=lambda s: s.dt):
-        if s.player != active and s.call in SPECIAL_CALLS and first.get(s.player, s).call not in SPECIAL_CALLS:
-            first[s.player] = s
-        first.setdefault(s.player, s)
-    return first
-
-
-def _settled(play: _Play, state, players, options, t: float) -> list[tuple[Any, dict[str, Any]]]:
-    """What is settled about the open play at watermark ``t`` (see :class:`Judge`)."""
-    window, slack = float(options["window"]), float(options["grab_slack"])
-    call, active, t_card = play.played["call"], play.player, play.ev.t
-    accepted, special = call["accepted"], call["special"]
-    expected = " or ".join(accepted)
-    # a player's counting call is settled once it is older than t: no earlier one can come
-    first = _first_calls([s for when, s in play.calls if when < t], active)
-    found: list[tuple[Any, dict[str, Any]]] = []
-    penalised: dict[str, tuple[str, str]] = {}
-
-    def penalty(p: str, code: str, why: str) -> None:
-        penalised.setdefault(p, (code, why))
-
-    mine = first.get(active)
-    if mine is not None:
-        if mine.call not in accepted:
-            verdict = "wrong_call"
-            penalty(active, verdict, f"said {mine.call}, expected {expected}")
-        elif mine.dt >= window:
-            verdict = "late"
-            penalty(active, verdict, f"called {mine.call} {mine.dt:.2f} s after the card (limit {window:g} s)")
-        else:
-            verdict = "accepted"
-        found.append((("call", verdict), {"what": verdict, "player": active, "call": mine.call,
-                                          "time": round(mine.dt, 3)}))
-    elif not special and t >= t_card + window:
-        found.append((("call", "no_call"), {"what": "no_call", "player": active, "call": None, "time": None}))
-        penalty(active, "no_call", f"no call within {window:g} s, expected {expected}")
-    for p, s in first.items():
-        if p != active and s.call in SPECIAL_CALLS and s.call not in accepted:
-            penalty(p, "wrong_call", f"said {s.call}, expected " + (expected if special else "no special call"))
-
-    def can_win(when: float, dt: float, p: str) -> bool | None:
-        """True/False once settled, None while a call in the grab slack may still come."""
-        s = first.get(p)
-        if not special:
-            return False
-        if s is None:
-            return False if when + slack < t else None
-        if s.call not in accepted or s.dt > dt + slack:
-            return False
-        if p == active and s.dt >= window:
-            return False  # penalised for a late call: cannot win with it
-        return True
-
-    order = _turn_order(players, active)
-    known = sorted((g for g in play.grabs if g[0] < t), key=lambda g: (g[1], order[g[2]]))
-    grabbed: set[str] = set()
-    i = 0
-    while i < len(known):
-        group = [g for g in known[i:] if g[1] == known[i][1]]
-        i += len(group)
-        group = [g for g in group if g[2] not in grabbed]
-        grabbed.update(g[2] for g in group)
-        wins = [can_win(*g) for g in group]
-        if None in wins or wins.count(True) > 1:
-            break  # unsettled, or a decision may order equal-time touches
-        if True in wins:
-            when, dt, p = group[wins.index(True)]
-            found.append(("grab", {"what": "grab", "player": p, "call": first[p].call, "time": round(dt, 3)}))
-            break
-        for when, dt, p in group:
-            if p == active and first.get(p) is not None and first[p].dt >= window and first[p].call in accepted \
-                    and special and first[p].dt <= dt + slack:
-                continue  # a late caller's touch: no win, no new fault
-            penalty(p, "grab", _grab_why(first.get(p), dt, special, accepted, slack))
-    for p in players:
-        if p in penalised:
-            code, why = penalised[p]
-            found.append((("penalty", p), {"what": "penalty", "player": p, "reason": code, "why": why}))
-    return found
-
-
-def _grab_why(s: Shout | None, dt: float, special: bool, accepted, slack: float) -> str:
-    """The rules' reason for a touch that wins nothing (the same words as the verdict's)."""
-    if not special:
-        return f"grabbed the token at {dt:.2f} s with no special call holding"
-    if s is None or s.call not in accepted:
-        said = "without calling" if s is None else f"calling {s.call}"
-        return f"grabbed the token {said}, expected {' or '.join(accepted)}"
-    return f"grabbed the token {s.dt - dt:.2f} s before calling {s.call} (slack {slack:g} s)"
-
-
-def _clarity(session) -> uc.Clarity:
-    return getattr(session, "clarity", None) or uc.Clarity()
-
-
-@dataclass
-class _Item:
-    """One unclear observation of a play: a ``call`` that may have been right, wrong or none
-    (a shout not made out; a player not heard), or a ``grab`` that may or may not have
-    happened (a doubtful touch, ``recorded``; a seat not seen, not recorded). ``fixed``: the
-    table's answer about a call (``right``/``wrong``)."""
-
-    kind: str
-    player: str
-    dt: float
-    reason: str
-    recorded: bool = True
-    fixed: str | None = None
-
-    def options(self) -> tuple:
-        if self.kind == "grab":
-            return (True, False)
-        return (self.fixed,) if self.fixed else uc.SHOUT_READINGS
-
-
-def _items(session, play: _Play, players, window: float) -> list[_Item]:
-    """The play's unclear observations, in seat order then time."""
-    t, special = play.ev.t, play.played["call"]["special"]
-    clarity, senses = _clarity(session), getattr(session, "senses", None)
-    called = {s.player for _, s in play.calls}
-    grabbed = {p for _, _, p in play.grabs}
-    items = [_Item("call", sh.player, _rt(sh.t - t), uc.shout_reason(sh, t, clarity)) for sh in play.unclear_shouts]
-    items += [_Item("grab", g.player, _rt(g.t - t), uc.hand_reason(g, t, clarity)) for g in play.unclear_grabs]
-    heard_unclear = {i.player for i in items if i.kind == "call"}
-    seen_unclear = {i.player for i in items if i.kind == "grab"}
-    for p in players if senses is not None else ():
-        if p not in called and p not in heard_unclear and (deaf := senses.missing_near("audio", p, t, window)):
-            items.append(_Item("call", p, 0.0, f"not heard: {deaf}"))
-        if special and p not in grabbed and p not in seen_unclear and (
-                blind := senses.missing_near("video", p, t, window)):
-            dt = min((s.dt for _, s in play.calls if s.player == p), default=0.0)
-            items.append(_Item("grab", p, dt, f"not seen: {blind}", recorded=False))
-    return sorted(items, key=lambda i: (players.index(i.player), i.dt))
-
-
-def _answer_items(session, items: list[_Item], answers: uc.CardAnswers, index: int, players,
-                  not_read: str | None) -> dict[str, str]:
-    """The table's answers about this play's unclear calls (``correct``: the call was the
-    accepted one; ``wrong``: another): fixes those readings. Returns who was answered."""
-    decided = {}
-    for p, a in answers.verdicts.items():
-        mine = [i for i in items if i.player == p and i.kind == "call"]
-        if p not in players:
-            session.warn(f"{a.describe()}: {p!r} is not at the table; ignored", a.line)
-        elif not_read:
-            session.warn(f"{a.describe()}: play {index} was not read; correct its card line to judge it; ignored",
-                         a.line)
-        elif not mine:
-            session.warn(f"{a.describe()}: {p} made no unclear call on play {index} (an answer settles unclear "
-                         "calls; a correction overrides the record); ignored", a.line)
-        else:
-            for i in mine:
-                i.fixed = "right" if a.verdict == "correct" else "wrong"
-            decided[p] = a.verdict
-    return decided
-
-
-@dataclass
-class _Weighed:
-    """What the unclear observations of a play leave unjudged."""
-
-    excused: tuple[str, ...] = ()  # penalised in some readings and not in others: no penalty
-    hold_token: bool = False  # the token's winner differs between readings: nobody wins it
-    unclear: dict[str, str] = field(default_factory=dict)  # player -> reason
-
-
-def _read_call(item: _Item, choice: str, call) -> Shout:
-    """An unclear call read as the accepted call (``right``) or as a wrong special call."""
-    accepted = call["accepted"]
-    wrong = next(c for c in SPECIAL_CALLS if c not in accepted)
-    return Shout(item.player, accepted[0] if choice == "right" else wrong, item.dt)
-
-
-def _reading_action(play: _Play, items: list[_Item], combo, order, call) -> Resolve:
-    """The play's resolution as one reading has its unclear observations."""
-    calls = [s for _, s in play.calls]
-    touches = [(dt, p) for _, dt, p in play.grabs]
-    for item, choice in zip(items, combo):
-        if item.kind == "call" and choice in ("right", "wrong"):
-            calls.append(_read_call(item, choice, call))
-        elif item.kind == "grab" and choice:
-            touches.append((item.dt, item.player))
-    ordered = tuple(Touch(p, dt) for dt, p in sorted(touches, key=lambda g: (g[0], order[g[1]])))
-    return Resolve(tuple(calls), ordered)
-
-
-def _weigh(state, play: _Play, items: list[_Item], order, players) -> _Weighed:
-    """Resolve the play under every reading of its unclear observations (on copies of the
-    state): who is penalised in some readings only, and whether the token's winner changes."""
-    if not items:
-        return _Weighed()
-    reasons: dict[str, list[str]] = {}
-    for i in items:
-        reasons.setdefault(i.player, []).append(i.reason)
-    combos = list(itertools.product(*(i.options() for i in items)))
-    if len(combos) > uc.MAX_READINGS:
-        return _Weighed(tuple(reasons), True, {p: "; ".join(r) + "; too many unclear observations to weigh"
-                                               for p, r in reasons.items()})
-    outcomes = []
-    for combo in combos:
-        trial = copy.deepcopy(state)
-        d = trial.apply(_reading_action(play, items, combo, order, play.played["call"])).details
-        outcomes.append(({x["player"] for x in d["penalties"]}, d["grab_winner"]))
-    mixed = [p for p in players if len({p in pen for pen, _ in outcomes}) > 1]
-    winners = {w for _, w in outcomes}
-    hold = len(winners) > 1
-    unsure = [p for p in players if p in mixed or (hold and p in winners and p in reasons)]
-    return _Weighed(tuple(mixed), hold, {p: "; ".join(reasons.get(p) or ["the token's winner was unclear"])
-                                         for p in unsure})
-
-
-def _resolve(session, state, play: _Play, index: int = 0) -> PlayVerdict:
-    """The verdict of a play whose window is closed: everything the table did, resolved; what
-    the referee did not clearly perceive neither penalises nor wins (:func:`_weigh`)."""
-    players = state.players
-    ev = play.ev
-    order = _turn_order(players, state.active)
-    answers = session.answers.card(index) if getattr(session, "answers", None) is not None and index \
-        else uc.CardAnswers()
-    if answers.first is not None and answers.first.first in players:
-        play.tie_first = answers.first.first
-    if play.tie_first is not None:
-        order[play.tie_first] = -1
-    not_read = uc.card_not_read(ev, _clarity(session))
-    items = _items(session, play, players, float(session.options["window"]))
-    decided = _answer_items(session, items, answers, index, players, not_read)
-    if not_read:
-        weighed = _Weighed(tuple(players), bool(play.grabs or play.unclear_grabs), {p: not_read for p in players})
-    else:
-        weighed = _weigh(state, play, items, order, players)
-    grabs = [(dt, p) for _, dt, p in play.grabs] + [(i.dt, i.player) for i in items if i.kind == "grab" and i.recorded]
-    touches = tuple(Touch(p, dt) for dt, p in sorted(grabs, key=lambda g: (g[0], order[g[1]])))
-    answered = tuple(_read_call(i, i.fixed, play.played["call"]) for i in items if i.fixed)
-    out = _apply_resolve(session, state, play, touches, weighed, answered)
-    verdict = _show_answers(_verdict(play, out.details, touches), items, decided)
-    return replace(verdict,  # what the referee was not sure of: written only when there is something to say
-                   unclear={p: weighed.unclear[p] for p in players if p in weighed.unclear},
-                   first_unclear=bool(weighed.hold_token),
-                   decided={p: decided[p] for p in players if p in decided},
-                   card_unclear=not_read or "")
-
-
-def _show_answers(verdict: PlayVerdict, items: list[_Item], decided: dict[str, str]) -> PlayVerdict:
-    """A call the table answered ``wrong`` was judged as some wrong call: the verdict does not
-    name a word nobody made out — no call listed for the player, and the reason is the
-    table's answer. (One answered ``correct`` is listed as the accepted call it was.)"""
-    for p, answer in decided.items():
-        if answer != "wrong":
-            continue
-        verdict.calls.pop(p, None)
-        verdict.times.pop(p, None)
-        if verdict.caller == p:
-            verdict = replace(verdict, call=None)
-        if p in verdict.why:
-            why = "; ".join(i.reason for i in items if i.player == p and i.kind == "call")
-            verdict.why[p] = f"the table's answer: wrong ({why})"
-    return verdict
-
-
-def _apply_resolve(session, state, play: _Play, touches, weighed: _Weighed, answered: tuple[Shout, ...] = ()):
-    """Apply the play's resolution to the game: the clear calls and the table's answered ones,
-    the touches as recorded, without penalty for the excused and without a token if held."""
-    ev, cid = play.ev, play.cid
-    calls = tuple(s for _, s in play.calls) + answered
-    penalty_to = tuple(sorted(play.penalty_to.items()))
-    pile_choice = play.chosen_piles[1] if play.chosen_piles else None
-    try:
-        out = state.apply(Resolve(calls, touches, penalty_to, pile_choice, weighed.excused, weighed.hold_token))
-    except IllegalAction as exc:
-        session.warn(f"card {cid} at t={ev.t:g}: choice ignored ({exc})", ev)
-        out = state.apply(Resolve(calls, touches, penalty_to, None, weighed.excused, weighed.hold_token))
-    d = out.details
-    chosen_piles, penalty_to = play.chosen_piles, play.penalty_to
-    if chosen_piles and d["grab_winner"] and chosen_piles[0] not in (None, d["grab_winner"]):
-        session.warn(f"t={ev.t:g}: piles chosen by {chosen_piles[0]}, but {d['grab_winner']} won the token", ev)
-    if chosen_piles and not d["grab_winner"]:
-        session.warn(f"t={ev.t:g}: piles choice ignored, nobody won the token", ev)
-    penalised = {p["player"] for p in d["penalties"]}
-    for who in sorted(set(penalty_to) - penalised):
-        session.warn(f"t={ev.t:g}: penalty choice for {who}, who was not penalised; ignored", ev)
-    return out
-
-
-def _verdict(play: _Play, d: dict[str, Any], touches) -> PlayVerdict:
-    players = list(d["hands"])
-    ev = play.ev
-    first_touch: dict[str, float] = {}
-    for g in touches:
-        first_touch.setdefault(g.player, g.dt)
-    margin = None
-    if d["grab_winner"] is not None:
-        won = first_touch[d["grab_winner"]]
-        later = [dt for p, dt in first_touch.items() if p != d["grab_winner"] and dt >= won]
-        margin = _rt(min(later) - won) if later else None
-    first_calls = d["calls"]  # the call that counts for each player (the rules decide)
-    call = play.played["call"]
-    return PlayVerdict(
-        t=ev.t, card=play.cid, pile=play.pile, by=play.player,
-        tops=call["tops"], caller=d["caller"], call=d["call"],
-        accepted=d["accepted"], special=d["special"], ok=d["ok"], late=d["late"],
-        grab_winner=d["grab_winner"], margin=margin,
-        grabs={p: first_touch[p] for p in players if p in first_touch},
-        penalties=[
-            {"player": p["player"], "reason": p["reason"], "reasons": p["reasons"], "t": _rt(ev.t + p["dt"]),
-             "to": p["to"],
-             "cards": p["cards"], **({"chosen": True} if p["chosen"] else {})}
-            for p in d["penalties"]
-        ],
-        bonus=d["bonus"],
-        calls={p: c["call"] for p, c in first_calls.items()},
-        times={p: round(c["dt"], 3) for p, c in first_calls.items()},
-        why={p: d["why"][p] for p in players if p in d["why"]},
-        next=d["next"], hands=d["hands"],
-    )
-
-
-# ----------------------------------------------------------------------------- for people
 
 def _live_prompts(item: dict[str, Any], players, state: Any = None) -> list:
     """The token winner picks two piles (default: the two fullest) and a penalised player
