@@ -160,7 +160,7 @@ def test_every_prefix_judges_the_same_event_by_event_as_in_one_batch():
 
 def test_the_live_headline_and_the_lesson_say_it_too():
     from referee.live.headlines import verdict_headline
-    from referee.teach.drills.ikatako import _walk_versus as _ikatako
+    from referee.teach.drills.ikatako_walk import walk_versus as _ikatako
 
     _, ika = _verdicts(*_with([_late(5.9, "ika", 4.6), _card(5.9, "ika")]))
     assert "card seen late: reactions from 4.60 s counted" in verdict_headline(ika).notes
@@ -202,7 +202,7 @@ def test_a_reaction_in_the_doubtful_span_right_for_the_late_card_is_not_penalise
     assert tako["first"] == "aki" and tako["wrong"] == ["ben"] and tako["missed"] == ["chie"]
     # what each view says counts: from 5.0 s (the earlier reactions stay with tako)
     from referee.live.headlines import verdict_headline
-    from referee.teach.drills.ikatako import _walk_versus as _ikatako
+    from referee.teach.drills.ikatako_walk import walk_versus as _ikatako
     assert "card seen late: reactions from 5.00 s counted" in verdict_headline(ika).notes
     assert any("reactions from 5.00 s count" in line for line in _ikatako(2, ika, "en", []))
 
