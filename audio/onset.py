@@ -442,6 +442,12 @@ class OnsetDetector:
         return [(k, self._sample(c.onset), self._sample(c.last_loud + 1))
                 for k, c in enumerate(self.chans) if c.active and newest - c.last_loud >= wait]
 
+    def open_channels(self) -> list[int]:
+        """The channels with an utterance being said: open, or a run begun that may yet be
+        confirmed as an onset — words the listener will release soon
+        (``ListenParams.share_s`` waits for them)."""
+        return [k for k, c in enumerate(self.chans) if c.active or c.cand is not None]
+
     def walk_back_bound(self) -> int | None:
         """Sample index before which no utterance not yet returned can start, *including one
         not begun yet* (None before the first block): the hearing watermark's promise.

@@ -12,7 +12,9 @@ Prints, for each code tree, with counts and the load average:
    the file name (half A tuned the parameters of ``audio.whisper``; half B checks them). The table plays IKATAKO co-op: every name and every total 1..154 is a call.
    Each clip goes through the hearing the pipeline uses (``audio.hearing.make_listener``:
    onset detector, engine, gates) as one seat's channel.
-2. *real-time factor* of the hearing of the demo's four channels (cancellation included),
+2. *real-time factor* of the hearing of the demo's four channels (cancellation included) —
+   the first run of the process (a replay pays it once), the same again warm, and warm as a
+   live referee hears (its words not held for the next ones: the steady state of hours of play) —,
    without and with the seats' enrolled voices (asked first, the engine then runs only when
    they abstain), with the engine's CPU time per decoded utterance; the *word latency* after
    each utterance's end (detector wait + processing), and the decoding part of it.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import rules
 import argparse
 import copy
+import dataclasses
 import csv
 import json
 import os
@@ -87,18 +90,23 @@ def timed(listener, decode_s: list[float]):
     an utterance decoded in a batch counts the batch's time shared equally)."""
     rec = listener.recognizer
     inner = rec.decode
+    inside = []  # (Whisper's decode is its decode_many of one: counted once, not twice)
 
     def decode(samples, rate):
         c0 = time.process_time()
+        inside.append(1)
         try:
             return inner(samples, rate)
         finally:
+            inside.pop()
             decode_s.append(time.process_time() - c0)
 
     rec.decode = decode
     many = getattr(rec, "decode_many", None)
     if many is not None:  # several utterances decoded at once (an offline replay holds them): each its share
         def decode_many(items):
+            if inside:
+                return many(items)
             c0 = time.process_time()
             try:
                 return many(items)
@@ -283,8 +291,11 @@ def measure_speech(limit: int | None, show_missed: bool = False, only: tuple[str
     return out
 
 
-def measure_rtf(enrolled: bool) -> dict:
-    """The demo's hearing as ``referee replay``/``demo`` hears it: the plan the replay makes of
+def measure_rtf(enrolled: bool, live: bool = False, share_s: float | None = None) -> dict:
+    """The demo's hearing as ``referee replay``/``demo`` hears it (``live``: as a live referee
+    would, its words not held for the next ones — ``ListenParams`` of a live input, no replay
+    hold —, the steady state of a referee that hears for hours; ``share_s``: its
+    ``ListenParams.share_s`` where the tree has it): the plan the replay makes of
     the demo's calibration (``referee.replay.hearing_plan``), so the seat-to-seat leakage is
     the calibration recording's (``leakage_from`` = ``seats.wav``) — taken from the
     calibration file's stored measurement (``audio.leakage``) where the tree has one, as the
@@ -316,7 +327,11 @@ def measure_rtf(enrolled: bool) -> dict:
     source, _ = hearing.open_source(DEMO / "session.mp4", DEMO / "seats.wav", warnings, demix=True,
                                     leakage_from=plan.leakage_from, rate=cal.audio.rate,
                                     channels=hearing.seat_channels(plan), **extra)
+    if live:  # the listener a live input gets (a file has no capture queue: never "behind")
+        source.offline = False
     listener = hearing.make_listener(plan, source, warnings)
+    if live and share_s is not None and hasattr(listener.p, "share_s"):
+        listener.p = dataclasses.replace(listener.p, share_s=share_s)
     decode_s: list[float] = []
     timed(listener, decode_s)
     n = 0
@@ -405,6 +420,8 @@ def inside(args) -> int:
                      else measure_speech(args.limit, args.show_missed))
     out["rtf"] = measure_rtf(enrolled=False)
     out["rtf_enrolled"] = measure_rtf(enrolled=True)
+    out["rtf_warm"] = measure_rtf(enrolled=False)  # the same, the process's priors and kernels warm
+    out["rtf_live"] = measure_rtf(enrolled=False, live=True, share_s=args.live_share)  # warm: the steady state
     out["onset_shift"] = {"neighbours": 0, "moves_ms": []} if args.skip_onset else measure_onset_shift()
     print("RESULT " + json.dumps(out))
     return 0
@@ -415,7 +432,8 @@ def inside(args) -> int:
 def run_tree(tree: Path, args) -> dict:
     return run_inside(tree, Path(__file__), (["--limit", str(args.limit)] if args.limit else [])
                       + (["--skip-onset"] if args.skip_onset else []) + (["--skip-speech"] if args.skip_speech else [])
-                      + (["--show-missed"] if args.show_missed else []))
+                      + (["--show-missed"] if args.show_missed else [])
+                      + (["--live-share", str(args.live_share)] if args.live_share is not None else []))
 
 
 def run_inside(tree: Path, script: Path, options: list[str]) -> dict:
@@ -446,6 +464,8 @@ def main(argv=None) -> int:
     ap.add_argument("--show-missed", action="store_true",
                     help="per digit clip missed, per tree: what was heard, the gate that refused it, the onset "
                          "detector's segment against the clip's voiced stretch, the right call's scores")
+    ap.add_argument("--live-share", type=float, default=None,
+                    help="the live measure's ListenParams.share_s (s; a tree without it: off)")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.inside:
@@ -481,7 +501,11 @@ def main(argv=None) -> int:
                         if cells:
                             print(f"| {labels[kind]}, {lang}, {'quiet' if cond == 'quiet' else 'white 10 dB'} | "
                                   + " | ".join(cells) + " |")
-            for key, label in (("rtf", "no enrollment"), ("rtf_enrolled", "every seat enrolled")):
+            for key, label in (("rtf", "no enrollment"), ("rtf_enrolled", "every seat enrolled"),
+                               ("rtf_warm", "no enrollment, warm (second run)"),
+                               ("rtf_live", "no enrollment, live (words not held; warm)")):
+                if any(key not in r for r in res.values()):
+                    continue
                 cells = [f"{r[key]['rtf']} ({r[key]['cpu_s']} CPU-s / {r[key]['audio_s']} s; {r[key]['decoded']} utterances "
                          f"decoded, {r[key]['decode_cpu_s']} CPU-s)" for r in res.values()]
                 print(f"| real-time factor, 4 channels (demo), {label} | {cells[0]} | {cells[1]} |")

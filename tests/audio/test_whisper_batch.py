@@ -173,7 +173,8 @@ def test_a_held_listener_emits_the_same_events_and_decodes_utterances_together()
     from audio.capture import Block
 
     def heard(hold_s, recognizer):
-        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, recognizer, params=ListenParams(hold_s=hold_s))
+        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, recognizer,
+                       params=ListenParams(hold_s=hold_s, share_s=None))  # (unheld: read at release)
         events, late, mark, when = [], [], float("-inf"), []
         for k in range(0, len(x), 320):
             out = lis.update(Block(k, x[k:k + 320], synth.RATE, 0.0))
@@ -215,3 +216,52 @@ def test_the_priors_a_judgement_needs_are_scored_together_and_each_is_what_it_is
     alone = [english.prior(c) for c in calls]
     assert together == alone  # bit for bit: a row's scores do not depend on the other rows of its call
     assert counting.calls == 2 + 3
+
+
+def test_a_live_listener_reads_words_said_over_each_other_together_and_emits_the_same_events():
+    """Live (``hold_s`` 0): a word released while another seat is still saying its own waits
+    for it (``ListenParams.share_s``) and the two are read in one ``decode_many``: every event
+    the same, byte for byte, none before the promised watermark, in fewer reads; a word alone
+    is not held, and none waits more than ``share_s`` of audio."""
+    from audio import synth
+    from rules import vocabulary
+    from audio.capture import Block
+    from audio.listen import ListenParams, Listener
+    from audio.whisper import WhisperRecognizer
+    from session.errors import ModelMissing
+
+    try:
+        rec = WhisperRecognizer(vocabulary("ikatako", "versus"), "ja")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    # three seats answering over each other (each starts before the one before has ended), then one alone
+    shouts = [synth.Shout(k, synth.say(w, "ja", k), at) for k, (w, at) in
+              enumerate([("イカ", 0.5), ("タコ", 0.6), ("ゴ", 0.7)])]
+    shouts.append(synth.Shout(3, synth.say("サン", "ja", 3), 3.0))
+    x = synth.mix_table(4, 4.5, shouts, snr_db=40, seed=5)
+
+    def heard(share_s):
+        wrapped = _Recording(rec)
+        lis = Listener(["aki", "ben", "chie", "dai"], 4, synth.RATE, wrapped,
+                       params=ListenParams(hold_s=0.0, share_s=share_s))
+        events, late, mark, when = [], [], float("-inf"), []
+        for k in range(0, len(x), 320):
+            out = lis.update(Block(k, x[k:k + 320], synth.RATE, 0.0))
+            late += [e for e in out if e["t"] < mark]
+            when += [(k + 320) / synth.RATE] * len(out)
+            events += out
+            mark = lis.watermark()
+        events += lis.close_window()
+        return events, late, when, wrapped.batches
+
+    alone, late, when_alone, reads_alone = heard(None)
+    shared, late_shared, when_shared, reads_shared = heard(0.2)
+    assert sum(e["type"] == "shout" for e in alone) >= 3
+    assert shared == alone and late == late_shared == []
+    assert len(reads_shared) < len(reads_alone), (reads_alone, reads_shared)
+    assert sum(reads_shared) == sum(reads_alone)
+    delays = [b - a for a, b in zip(when_alone, when_shared)]
+    assert all(0 <= d <= 0.2 + 0.02 for d in delays) and any(d > 0 for d in delays)
+    assert when_shared[-1] == when_alone[-1]  # the word said alone: not held
+    with pytest.raises(ValueError, match="share_s"):
+        ListenParams(share_s=2.0)
