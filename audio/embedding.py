@@ -245,8 +245,10 @@ class EmbeddingEnrollment:
         return out
 
     def verify(self, player: str, samples: np.ndarray | None = None, *,
-               feats: np.ndarray | None = None) -> Verdict:
-        """The enrolled call nearest to this utterance of ``player``, or an abstention."""
+               feats: np.ndarray | None = None, max_distance: float | None = None) -> Verdict:
+        """The enrolled call nearest to this utterance of ``player``, or an abstention.
+        ``max_distance``: this cap instead of the enrollment's (``audio.voices``: a word under a
+        neighbour's voice in another room)."""
         feats = self.features(samples) if feats is None else feats
         best: dict[tuple[str, ...], float] = {}
         for tokens, t in self.templates.get(player, []):
@@ -256,7 +258,7 @@ class EmbeddingEnrollment:
             return Verdict(None, float("inf"), 0.0, by="embedding")
         d0 = ranked[0][1]
         margin = round(ranked[1][1] - d0, DISTANCE_DECIMALS) if len(ranked) > 1 else float("inf")
-        ok = d0 <= self.max_distance and margin >= self.min_margin
+        ok = d0 <= (self.max_distance if max_distance is None else max_distance) and margin >= self.min_margin
         nearest = ranked[0][0]
         if self.check_takes and nearest in self.doubtful(player):
             ok, nearest = False, None

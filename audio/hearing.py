@@ -543,10 +543,13 @@ def make_listener(plan: HearingPlan, source, warnings: list[str]):
         if not Path(plan.enroll).is_dir():
             warnings.append(f"enroll: folder {plan.enroll} not found; words from the speech model alone")
         else:
-            from audio.rooms import ROOMS
+            from audio.rooms import OVERLAPPED_MAX_DISTANCE, ROOMS
 
-            # a session in another room than the calibration (demix.other_room): the takes heard through rooms too
-            verifier = voices.from_folder(plan.enroll, rooms=ROOMS if getattr(source, "other_room", False) else ())
+            # a session in another room than the calibration (demix.other_room): the takes heard through rooms
+            # too, and a word under a neighbour's voice allowed the embedding's wider cap
+            other = getattr(source, "other_room", False)
+            verifier = voices.from_folder(plan.enroll, rooms=ROOMS if other else (),
+                                          overlapped_max_distance=OVERLAPPED_MAX_DISTANCE if other else None)
     onset = onset_params(plan.crosstalk_db, warnings, residual_db=getattr(source, "residual_db", None),
                          noise_ratio_db=getattr(source, "noise_ratio_db", None))
     params = _listen_params(source)

@@ -576,7 +576,38 @@ class Listener:
         (``said``: its samples as :meth:`_said` gives them, when already taken), read as
         :meth:`_enrolled` reads an utterance (no early reading taken)."""
         feats = self.verifier.features(*(said if said is not None else self._said(seg)))
-        return self.verifier.verify(self.seats[seg.channel], feats=feats), feats
+        return self._verify(seg, feats), feats
+
+    def _verify(self, seg: Segment, feats):
+        """The enrolled voices' verdict of ``seg`` from its features; told whether a neighbour
+        spoke over it when the verifier widens its embedding's cap for such a word (a session in
+        another room: ``CombinedEnrollment.overlapped_max_distance``), else not asked."""
+        player = self.seats[seg.channel]
+        if getattr(self.verifier, "overlapped_max_distance", None) is None:
+            return self.verifier.verify(player, feats=feats)
+        return self.verifier.verify(player, feats=feats, overlapped=self.neighbour_speaks(seg))
+
+    def neighbour_speaks(self, seg: Segment) -> bool:
+        """Whether another channel heard carries its own seat's voice over ``seg``'s span: it
+        stands ``own_db`` above what the other channels (this seat's among them) leave in it by
+        their measured leaks (:attr:`leaks_db`, :func:`audio.echo.above_neighbours_db`: the echo
+        test's measure, the copy test's 6 dB). A leak not measured, or none: not (nothing is
+        widened without it). Not the level test (``own_level_db``): in a reverberant room this
+        seat's own leak and echo pass it on a silent neighbour's microphone
+        (``benchmarks/bench_room_words.py``)."""
+        from audio.echo import above_neighbours_db, pair_leaks
+
+        if self.room or self.leaks_db is None or self.used < 2:
+            return False
+        heard = {j: self._samples(j, seg.start, seg.end) for j in range(self.used)}
+        for j in range(self.used):
+            if j == seg.channel or j in self._dead or j in self._unfit:
+                continue
+            above = above_neighbours_db(heard[j], {k: y for k, y in heard.items() if k != j},
+                                        pair_leaks(self.leaks_db, j, self.used))
+            if above is not None and above >= self.p.own_db:
+                return True
+        return False
 
     def samples(self, channel: int, start: int, end: int) -> np.ndarray:
         """Channel ``channel``'s kept samples ``start .. end`` (what of them is kept)."""
@@ -601,8 +632,7 @@ class Listener:
                               seg.offset)
             said = self._said(seg)
             feats = self.verifier.features(*said)
-            self.early_voices.keep((seg.channel, seg.start, seg.end), said, feats,
-                                   self.verifier.verify(self.seats[k], feats=feats))
+            self.early_voices.keep((seg.channel, seg.start, seg.end), said, feats, self._verify(seg, feats))
 
     def _drop(self, why: str) -> list[dict]:
         self.dropped[why] = self.dropped.get(why, 0) + 1
@@ -1018,8 +1048,11 @@ def enrolled_extra(verdict) -> dict:
     scale; the templates' for "both" and "neither") and which engine's verdict it is (``by``:
     "dtw", "embedding", "both" when both were sure of it, "neither" when the combined voices
     abstained; :mod:`audio.voices`)."""
-    return {"distance": round(verdict.distance, RECORD_DECIMALS), "margin": round(verdict.margin, RECORD_DECIMALS),
-            "by": verdict.by}
+    out = {"distance": round(verdict.distance, RECORD_DECIMALS), "margin": round(verdict.margin, RECORD_DECIMALS),
+           "by": verdict.by}
+    if getattr(verdict, "overlapped", False):
+        out["overlapped"] = True  # decided under the wider cap of a word under a neighbour's voice
+    return out
 
 
 def listen(source: Iterable[Block | Status], listener: Listener) -> Iterator[dict]:

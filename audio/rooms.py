@@ -68,3 +68,21 @@ def reverberant(samples: np.ndarray, rate: int, rooms: tuple[RoomParams, ...] = 
 
     x = np.asarray(samples, dtype=np.float64)
     return [fftconvolve(x, response(room, rate)).astype(np.float32) for room in rooms]
+
+
+#: In a session in another room (the takes heard through :data:`ROOMS` too), the speech
+#: embedding's distance cap (cosine-DTW, 0-2; its own cap is
+#: ``EmbeddingEnrollment.max_distance``, 0.075) for a word said **while a neighbour speaks**
+#: (``Listener.neighbour_speaks``: another channel stands ``ListenParams.own_db`` above what the
+#: session's measured leaks leave in it), taken only where neither engine is sure, the DTW
+#: templates lean to the same call and the embedding's own margin test passes.
+#: Why (docs/hearing.md, "2026-12-07 (stop 52)"): a neighbour's voice and its echo in the
+#: word's span — which the dry takes and their room copies never had — move the word away from
+#: every take, its own call's too; the demo's aki's タコ (RT60 0.3 s) and イカ (0.6 s) lay
+#: 0.0756 and 0.085 from their own takes, margins 0.031 and 0.023, unheard. A word said with no
+#: neighbour keeps the enrollment's cap: there, on real voices, a wider cap named "zero"s and
+#: "one"s as calls. Chosen on george, jackson and lucas (``benchmarks/bench_room_words.py``),
+#: reported on nicolas, theo and yweweler: 547 -> 585 right, 42 -> 42 wrong of 1008 cases.
+#: Cost: a non-call said under a neighbour's word that lies within this cap of a call and that
+#: the templates lean to is taken as that call.
+OVERLAPPED_MAX_DISTANCE = 0.1

