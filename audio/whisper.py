@@ -151,7 +151,17 @@ class WhisperParams:
     #: the call must end where it is scored: the model's preference (log-probability) for a word
     #: token over an end right after the call at most this. Free in CPU; lower refuses more talk
     #: that begins like a number but also calls with a word run on ("3名"). None: no such gate.
-    max_goes_on: float | None = 0.5
+    #: 0.25 with ``goes_on_stops_looks`` (was 0.5, stop 52): under the tuning talk's 0.29 (出獄
+    #: "7", sure), over every tuning digit's (quiet 0.06 at most); docs/settings.md.
+    max_goes_on: float | None = 0.25
+    #: a look whose call passed every other gate but was refused by ``max_goes_on`` (the model
+    #: heard the speech go on past it) ends the search: no later look of ``second_views`` may take
+    #: a call from that utterance. Why: that the word goes on is a fact of the sound, not of one
+    #: front-end; another look that hears the call end there is the noise deciding (real 出獄 at
+    #: 10 dB white: refused on one look, taken as a sure "7" by the next). Free in CPU (fewer
+    #: looks). Cost: a noisy call one look hears run on is not rescued by the next. False: every
+    #: look judged on its own (before stop 52).
+    goes_on_stops_looks: bool = True
     #: the first look in a noisy room through this front-end instead of ``denoise``. Off: noise
     #: levelled up would no longer be "no speech" and a burst of noise would become talk.
     #: None: ``denoise`` everywhere.
@@ -178,6 +188,8 @@ class WhisperParams:
                 v is not None and not isinstance(v, (DenoiseParams, ShiftedMean)) for v in self.second_views):
             raise ValueError("WhisperParams.second_views must be a tuple of DenoiseParams, ShiftedMean or None, "
                              f"got {self.second_views!r}")
+        if not isinstance(self.goes_on_stops_looks, bool):
+            raise ValueError(f"WhisperParams.goes_on_stops_looks must be True or False, got {self.goes_on_stops_looks!r}")
         if self.noisy_first is not None and not isinstance(self.noisy_first, DenoiseParams):
             raise ValueError(f"WhisperParams.noisy_first must be a DenoiseParams or None, got {self.noisy_first!r}")
 
@@ -352,6 +364,16 @@ class WhisperRecognizer:
         self.eot_id = ids("<|endoftext|>")
         self.trie = _trie(self, vocab, lang)
         self._one: dict = {}
+
+    @property
+    def plain_prompt(self) -> list[int]:
+        """The prompt without the game's words (start, language, transcribe, no timestamps): what
+        the unprompted gate and the talk transcription decode after."""
+        return list(self._plain)
+
+    def judge_looks(self, encs: list, view="first") -> list[tuple]:
+        """:meth:`_judge_many` for a caller that scores looks itself (``benchmarks/bench_talk.py``)."""
+        return self._judge_many(encs, view)
 
     def call_trie(self, call: tuple[str, ...]):
         """The spellings of one call (cached): where the unprompted pass looks."""
@@ -554,14 +576,18 @@ class WhisperRecognizer:
             idx = [i for i, (_, view) in enumerate(firsts) if view == look]
             for i, j in zip(idx, self._judge_many([encs[i] for i in idx], look)):
                 judged[i] = list(j)
+        went_on = {i for i, j in enumerate(judged) if j[4]} if p.goes_on_stops_looks else set()
         for k, view in enumerate(p.second_views if p.denoise is not None else ()):
             # another look at each utterance whose call does not stand, through another
-            # front-end (``second_views``; only in a noisy room: ``encode_view``)
-            looks = [(i, self.encode_view(*items[i], view)) for i, j in enumerate(judged) if not j[1]]
+            # front-end (``second_views``; only in a noisy room: ``encode_view``), unless a look
+            # heard its speech go on past the call (``goes_on_stops_looks``)
+            looks = [(i, self.encode_view(*items[i], view)) for i, j in enumerate(judged) if not j[1] and i not in went_on]
             looks = [(i, other) for i, other in looks if other is not None]
             if not looks:
                 continue
-            for (i, _), (best2, sure2, extra2, _) in zip(looks, self._judge_many([o for _, o in looks], view)):
+            for (i, _), (best2, sure2, extra2, _, on2) in zip(looks, self._judge_many([o for _, o in looks], view)):
+                if on2 and p.goes_on_stops_looks:
+                    went_on.add(i)
                 extra = judged[i][2]
                 extra[f"view{k + 2}"] = {key: v for key, v in extra2.items() if key in ("call_logprob", "unprompted_logprob",
                                                                                   "lift", "rejected")}
@@ -570,7 +596,7 @@ class WhisperRecognizer:
                     extra.update(extra2, view=k + 2, no_speech=extra["no_speech"])
         heard: list[Heard | None] = [None] * len(encs)
         talk = []
-        for i, (best, sure, extra, no_speech) in enumerate(judged):
+        for i, (best, sure, extra, no_speech, _) in enumerate(judged):
             if sure:
                 extra.pop("below_conf", None), extra.pop("rejected", None)
                 extra["speech"] = True
@@ -592,12 +618,13 @@ class WhisperRecognizer:
 
     def _judge_many(self, encs: list, view="first") -> list[tuple]:
         """For each encoded utterance, the best call of this view and whether it stands (the
-        gates), as ``(best, sure, extra, no_speech)``; ``view``: a front-end of
+        gates), as ``(best, sure, extra, no_speech, went_on)`` — ``went_on``: the call passed every
+        gate but ``max_goes_on``; ``view``: a front-end of
         ``second_views``, whose prior is that of its own features. The searches share decoder
         passes (:func:`audio.whisper_calls.search_many`)."""
         p = self.p
         found = search_many(self.model, encs, self.prompt_ids, [self.trie] * len(encs), p.beam, p.prune, p.lookahead)
-        extras, sure = [], [False] * len(encs)
+        extras, sure, went_on = [], [False] * len(encs), [False] * len(encs)
         for best, steps, no_speech in found:
             extra = {"engine": ENGINE, "no_speech": round(no_speech, 3), "decoder_steps": steps}
             if best.tokens:
@@ -627,9 +654,10 @@ class WhisperRecognizer:
                 extra["goes_on"] = round(more, 3)
                 if sure[i] and p.max_goes_on is not None and more > p.max_goes_on:
                     sure[i] = False  # the start of a longer word: the model expects it to go on
+                    went_on[i] = True
             if not sure[i]:
                 extra["rejected"] = "not a call"
-        return [(found[i][0], sure[i], extras[i], found[i][2]) for i in range(len(encs))]
+        return [(found[i][0], sure[i], extras[i], found[i][2], went_on[i]) for i in range(len(encs))]
 
 
 def _at_16k(samples: np.ndarray, rate: int) -> np.ndarray:

@@ -104,3 +104,60 @@ def test_a_real_word_that_begins_with_a_number_is_refused_where_it_goes_on():
     digit = next(r for r in rows if r["kind"] == "keyword")
     heard = english.decode(*clip(digit))
     assert heard.parsed.tokens == (digit["token"],) and heard.extra["goes_on"] <= english.p.max_goes_on
+
+
+def _noisy_talk(word: str, index: int, snr_db: float = 10.0):
+    """A real Japanese word (no call) as ``benchmarks/bench_hearing.py`` lays it on a seat's
+    channel — 0.8 s of silence either side, a microphone's hiss, white noise ``snr_db`` under
+    the speech, seeded by the clip's ``index`` among the non-game clips — cut to the window the
+    listener hands the engine (``onset`` s: its segment's start, 0.6 s pre-roll; ``window_s``)."""
+    import csv
+    from pathlib import Path
+
+    from audio.capture import read_all
+
+    root = Path(__file__).resolve().parents[2]
+    speech = next((p / "shared" / "data" / "speech" for p in root.parents if (p / "shared" / "data" / "speech").is_dir()),
+                  root.parent / "shared" / "data" / "speech")
+    if not speech.is_dir():
+        pytest.skip(f"{speech} not found (the shared real-speech data)")
+    rows = [r for r in csv.DictReader(open(speech / "labels.csv", encoding="utf-8"))
+            if r["kind"] in ("other", "sentence") and r["text"] != "one"]
+    row = rows[index]
+    assert row["text"].startswith(word)
+    x, rate = read_all(speech / row["file"])
+    assert rate == 16000
+    x = np.concatenate([np.zeros(12800), x.mean(axis=1).astype(np.float64), np.zeros(12800)])
+    n = len(x) // 160
+    e = (x[: n * 160].reshape(n, 160) ** 2).mean(axis=1)
+    level = float(np.sqrt(e[e >= e.max() * 1e-3].mean()))
+    rng = np.random.default_rng(index)
+    x = x + rng.standard_normal(len(x)) * 10 ** (-65 / 20)
+    x = x + rng.standard_normal(len(x)) * level * 10 ** (-snr_db / 20)
+    return x, rate
+
+
+def test_a_look_that_hears_the_word_go_on_ends_the_search():
+    """Real 出獄 (しゅつごく, no call) under white noise 10 dB below it, the window the listener
+    read (onset 1.034 s, 1.406 s long): the second look hears "7" and the model expecting the
+    word to go on (0.29); the raw-feature look after it hears "7" end there and took it as a sure
+    call (conf 0.78, over the judge's word_conf). With ``goes_on_stops_looks`` the first look
+    that hears the word go on ends the search: no call, whatever a later look hears."""
+    from rules import vocabulary
+    from audio.whisper import WhisperParams, WhisperRecognizer
+    from session.errors import ModelMissing
+
+    x, rate = _noisy_talk("出獄", 84)
+    start = int(round((1.034 - 0.6) * rate))
+    window = x[start:start + int(round(1.406 * rate))]
+    vocab = vocabulary("ikatako", "coop")
+    try:
+        shipped = WhisperRecognizer(vocab, "ja")
+    except ModelMissing as exc:
+        pytest.skip(str(exc))
+    assert shipped.p.goes_on_stops_looks
+    heard = shipped.decode(window, rate)
+    assert heard.parsed.tokens == () and heard.conf is None
+    each_look = WhisperRecognizer(vocab, "ja", WhisperParams(goes_on_stops_looks=False)).decode(window, rate)
+    assert each_look.parsed.tokens == ("7",) and each_look.extra["goes_on"] <= shipped.p.max_goes_on
+    assert each_look.extra["view"] > 2  # a later look took the call the earlier one heard go on
