@@ -113,6 +113,31 @@ def mirror_rows(folder: Path) -> list[dict]:
             for who in ts.FSDD_MIRROR_ONLY for d in range(10) for k in range(10)]
 
 
+def speaker_pairs(rows: list[dict]):
+    """Each speaker's shouts (the non-calls, and the calls' takes from the third on: the first two
+    are enrolled) as ``(speaker, neighbour, row, theirs)``: the neighbour is the next speaker in
+    name order, ``theirs`` their calls by ``(token, take)``."""
+    speakers = sorted({r["speaker"] for r in rows})
+    shouts = {s: [r for r in rows if r["speaker"] == s and not (r["token"] and r["take"] < 2)] for s in speakers}
+    for i, speaker in enumerate(speakers):
+        neighbour = speakers[(i + 1) % len(speakers)]
+        theirs = {(r["token"], r["take"]): r for r in shouts[neighbour] if r["token"]}
+        for r in shouts[speaker]:
+            yield speaker, neighbour, r, theirs
+
+
+def neighbour_word(theirs: dict, token: str, take: int, own: np.ndarray, rate: int) -> np.ndarray:
+    """The neighbour's take of ``token`` (the same take number, else their third), trimmed, at the
+    RMS of the seat's own word ``own``."""
+    from audio.enroll import trim
+    import bench_enrollment as be
+
+    other_row = theirs.get((token, take)) or theirs.get((token, 2))
+    other = trim(be.read(be.SPEECH / other_row["file"])[0], rate)
+    other *= np.sqrt(np.mean(own ** 2) / max(np.mean(other ** 2), 1e-20))
+    return other
+
+
 def case_rows(offsets: list[float], rows: list[dict]) -> list[dict]:
     from audio.enroll import trim
     from audio.read_whole import contains_cut
@@ -120,33 +145,26 @@ def case_rows(offsets: list[float], rows: list[dict]) -> list[dict]:
 
     rate = be.read(be.SPEECH / rows[0]["file"])[1]
     verifier = enrolled(rows, rate)
-    speakers = sorted({r["speaker"] for r in rows})
-    shouts = {s: [r for r in rows if r["speaker"] == s and not (r["token"] and r["take"] < 2)] for s in speakers}
     out = []
-    for i, speaker in enumerate(speakers):
-        neighbour = speakers[(i + 1) % len(speakers)]
-        theirs = {(r["token"], r["take"]): r for r in shouts[neighbour] if r["token"]}
-        for r in shouts[speaker]:
-            own = trim(be.read(be.SPEECH / r["file"])[0], rate)
-            k = DIGITS.index(r["token"]) if r["token"] else r["take"] % len(DIGITS)
-            for kind, token in (("another", DIGITS[(k + 1) % len(DIGITS)]), ("same", r["token"])):
-                if not token:
-                    continue  # a non-call said by the seat: only "another" digit beside it
-                other_row = theirs.get((token, r["take"])) or theirs.get((token, 2))
-                other = trim(be.read(be.SPEECH / other_row["file"])[0], rate)
-                other *= np.sqrt(np.mean(own ** 2) / max(np.mean(other ** 2), 1e-20))
-                for offset in offsets:
-                    x, a, end = table(own, other, int(offset * rate), rate)
-                    whole = read(verifier, speaker, x[:, 0], a, end, rate)
-                    near = read(verifier, neighbour, x[:, 1], a, end, rate)
-                    cut = read(verifier, speaker, x[:, 0], a, min(a + int((offset + CUT_S) * rate), a + len(own)), rate)
-                    call = whole.tokens
-                    out.append({"speaker": speaker, "file": r["file"], "token": r["token"] or None, "kind": kind,
-                                "offset": offset, "whole": " ".join(call) if call else None, "by": whole.by,
-                                "cut": " ".join(cut.tokens) if cut.tokens else None,
-                                "cut_leans": " ".join(cut.nearest) if cut.nearest else None,
-                                "contains_cut": call is not None and contains_cut(whole, cut),
-                                "neighbour_says": call is not None and call in (near.tokens, near.nearest)})
+    for speaker, neighbour, r, theirs in speaker_pairs(rows):
+        own = trim(be.read(be.SPEECH / r["file"])[0], rate)
+        k = DIGITS.index(r["token"]) if r["token"] else r["take"] % len(DIGITS)
+        for kind, token in (("another", DIGITS[(k + 1) % len(DIGITS)]), ("same", r["token"])):
+            if not token:
+                continue  # a non-call said by the seat: only "another" digit beside it
+            other = neighbour_word(theirs, token, r["take"], own, rate)
+            for offset in offsets:
+                x, a, end = table(own, other, int(offset * rate), rate)
+                whole = read(verifier, speaker, x[:, 0], a, end, rate)
+                near = read(verifier, neighbour, x[:, 1], a, end, rate)
+                cut = read(verifier, speaker, x[:, 0], a, min(a + int((offset + CUT_S) * rate), a + len(own)), rate)
+                call = whole.tokens
+                out.append({"speaker": speaker, "file": r["file"], "token": r["token"] or None, "kind": kind,
+                            "offset": offset, "whole": " ".join(call) if call else None, "by": whole.by,
+                            "cut": " ".join(cut.tokens) if cut.tokens else None,
+                            "cut_leans": " ".join(cut.nearest) if cut.nearest else None,
+                            "contains_cut": call is not None and contains_cut(whole, cut),
+                            "neighbour_says": call is not None and call in (near.tokens, near.nearest)})
     return out
 
 

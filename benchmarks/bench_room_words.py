@@ -73,25 +73,18 @@ def case_rows(rows: list[dict], rooms: list[float]) -> list[dict]:
 
     rate = be.read(be.SPEECH / rows[0]["file"])[1]
     verifier = brw.enrolled(rows, rate)
-    speakers = sorted({r["speaker"] for r in rows})
-    shouts = {s: [r for r in rows if r["speaker"] == s and not (r["token"] and r["take"] < 2)] for s in speakers}
     out = []
-    for i, speaker in enumerate(speakers):
-        neighbour = speakers[(i + 1) % len(speakers)]
-        theirs = {(r["token"], r["take"]): r for r in shouts[neighbour] if r["token"]}
-        for r in shouts[speaker]:
-            own = trim(be.read(be.SPEECH / r["file"])[0], rate)
-            k = brw.DIGITS.index(r["token"]) if r["token"] else r["take"] % len(brw.DIGITS)
-            token = brw.DIGITS[(k + 1) % len(brw.DIGITS)]
-            other_row = theirs.get((token, r["take"])) or theirs.get((token, 2))
-            other = trim(be.read(be.SPEECH / other_row["file"])[0], rate)
-            other *= np.sqrt(np.mean(own ** 2) / max(np.mean(other ** 2), 1e-20))
-            for j, rt60 in enumerate(rooms):
-                for kind, said in (("silent", None), ("another", other)):
-                    x, a, end = room_table(own, said, rt60, SEEDS[j % len(SEEDS)], rate)
-                    out.append(reading(verifier, speaker, x[:, 0], a, end, rate)
-                               | {"speaker": speaker, "token": r["token"] or None, "rt60": rt60, "neighbour": kind,
-                                  "level": level_speaks(x[a:end, 1], other), "speaking": speaks(x[a:end], 1)})
+    for speaker, neighbour, r, theirs in brw.speaker_pairs(rows):
+        own = trim(be.read(be.SPEECH / r["file"])[0], rate)
+        k = brw.DIGITS.index(r["token"]) if r["token"] else r["take"] % len(brw.DIGITS)
+        token = brw.DIGITS[(k + 1) % len(brw.DIGITS)]
+        other = brw.neighbour_word(theirs, token, r["take"], own, rate)
+        for j, rt60 in enumerate(rooms):
+            for kind, said in (("silent", None), ("another", other)):
+                x, a, end = room_table(own, said, rt60, SEEDS[j % len(SEEDS)], rate)
+                out.append(reading(verifier, speaker, x[:, 0], a, end, rate)
+                           | {"speaker": speaker, "token": r["token"] or None, "rt60": rt60, "neighbour": kind,
+                              "level": level_speaks(x[a:end, 1], other), "speaking": speaks(x[a:end], 1)})
     return out
 
 
