@@ -33,7 +33,7 @@ without the model is visibly different, never silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -163,8 +163,6 @@ class CombinedEnrollment:
         wider = self.embedding.verify(player, feats=heard.embedding, max_distance=cap)
         if wider.tokens is None or tuple(wider.tokens) != tuple(dtw.nearest):
             return verdict
-        from dataclasses import replace
-
         return replace(decide(dtw, wider, self.lean), overlapped=True)
 
     def voice_distances(self, tokens: tuple[str, ...], samples: np.ndarray | None = None, *,

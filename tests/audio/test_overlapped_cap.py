@@ -1,15 +1,15 @@
 """A word said under a neighbour's voice in another room: the embedding's wider cap
 (``CombinedEnrollment.overlapped_max_distance``, ``audio.rooms.OVERLAPPED_MAX_DISTANCE``; stop 52)
 — taken only when a neighbour spoke over the word and the templates lean to the same call, and
-the listener tells the verifier whether one did (its existing level test)."""
+the listener tells the verifier whether one did (``Listener.neighbour_speaks``: the measured
+leaks' test, not the level test)."""
 
 import rules
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from audio import embedding, enroll, rooms, voices
+from audio import embedding, rooms, voices
 from audio.demix import frame_levels
 from audio.enroll import Verdict
 from audio.listen import Listener, listen
